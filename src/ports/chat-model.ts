@@ -1,0 +1,50 @@
+/** One message of a chat exchange. */
+export interface ChatMessage {
+  role: 'system' | 'user' | 'assistant';
+  content: string;
+}
+
+export interface ChatRequest {
+  messages: readonly ChatMessage[];
+  /** Model id as the adapter understands it (the core maps SPEC model names first). */
+  model: string;
+  /** 0..1 as in SPEC. */
+  temperature?: number;
+  topP?: number;
+  /** -2..2 */
+  presencePenalty?: number;
+  /** -2..2 */
+  frequencyPenalty?: number;
+  /** Upper bound on generated tokens. */
+  maxTokens?: number;
+  signal?: AbortSignal;
+}
+
+export interface ChatUsage {
+  promptTokens: number;
+  completionTokens: number;
+}
+
+/** Why generation ended. */
+export type FinishReason = 'stop' | 'length' | 'content_filter' | 'error' | 'other';
+
+export interface ChatResult {
+  text: string;
+  usage: ChatUsage;
+  finishReason: FinishReason;
+  /** Settings the model ignored (e.g. penalties on a model without them), reported instead of failing. */
+  warnings: string[];
+}
+
+/** Stream parts: text deltas in order, then exactly one `finish`. */
+export type ChatStreamPart =
+  | { type: 'delta'; text: string }
+  | { type: 'finish'; usage: ChatUsage; finishReason: FinishReason; warnings: string[] };
+
+export interface ChatModel {
+  /** Adapter name plus default model, for labelling responses, e.g. `openai:gpt-4o-mini`. */
+  readonly name: string;
+  generate(request: ChatRequest): Promise<ChatResult>;
+  /** Async iterable of deltas then one finish part. Aborting `signal` stops the upstream call. */
+  stream(request: ChatRequest): AsyncIterable<ChatStreamPart>;
+}

@@ -1,0 +1,31 @@
+/** What the text is for: some models embed queries and documents differently. */
+export type EmbeddingPurpose = 'document' | 'query';
+
+export interface EmbedOptions {
+  purpose: EmbeddingPurpose;
+  signal?: AbortSignal;
+}
+
+export interface EmbeddingUsage {
+  /** Input tokens billed or counted for the call. */
+  tokens: number;
+}
+
+export interface EmbeddingResult {
+  /** One vector per input text, in input order, each of length `dimensions`. */
+  vectors: Float32Array[];
+  usage: EmbeddingUsage;
+}
+
+/**
+ * Turns text into vectors. Implementations must be deterministic for a given `model` so stored
+ * vectors stay comparable with new query vectors.
+ */
+export interface Embeddings {
+  /** Stable model id recorded with every datastore, e.g. `local-hash-v1` or `text-embedding-3-small`. */
+  readonly model: string;
+  readonly dimensions: number;
+  /** The core never passes more texts than this in one call. */
+  readonly maxBatchSize: number;
+  embed(texts: readonly string[], options: EmbedOptions): Promise<EmbeddingResult>;
+}

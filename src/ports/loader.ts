@@ -1,0 +1,34 @@
+/** A piece of loaded text with the place it came from, so chunks can cite a page or slide. */
+export interface LoadedSection {
+  text: string;
+  /** 1-based page, slide or sheet index when the format has one. */
+  pageNumber?: number;
+  /** Sheet name, slide title, heading path, ... */
+  label?: string;
+}
+
+export interface LoadedDocument {
+  /** Sections in reading order; the core joins them with blank lines. */
+  sections: LoadedSection[];
+  /** Title found in the document (HTML `<title>`, PDF info), if any. */
+  title?: string;
+  mimeType: string;
+  /** Total pages or slides when known. */
+  totalPages?: number;
+  metadata?: Record<string, string | number | boolean | null>;
+}
+
+export interface LoadInput {
+  bytes: Uint8Array;
+  mimeType: string;
+  fileName?: string;
+  signal?: AbortSignal;
+}
+
+/** Parses one family of file formats into text sections. */
+export interface Loader {
+  readonly name: string;
+  /** Mime types this loader reads. */
+  readonly mimeTypes: readonly string[];
+  load(input: LoadInput): Promise<LoadedDocument>;
+}

@@ -1,0 +1,96 @@
+/**
+ * Records the Store persists. Plain data: no methods, no adapter-specific fields.
+ * Timestamps are ISO-8601 strings in UTC.
+ */
+
+/** Free-form metadata value. Flat on purpose: nested objects are rejected at the edges. */
+export type MetadataValue = string | number | boolean | null;
+
+/** Flat key/value metadata (SPEC "Document" uses `source`, `author`, `date`). */
+export type Metadata = Record<string, MetadataValue>;
+
+export interface DatastoreRecord {
+  id: string;
+  name: string;
+  description: string;
+  /** Id of the embedding model the chunks of this datastore were embedded with. */
+  embeddingModel: string;
+  /** Vector length of that model; every chunk vector has exactly this length. */
+  embeddingDimensions: number;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** The datasource kinds. `text` is what `Datastore.upsert` creates for each document. */
+export type DatasourceType = 'file' | 'text' | 'web_page' | 'web_site';
+
+/** SPEC "States and transitions". */
+export type DatasourceStatus =
+  | 'unsynched'
+  | 'pending'
+  | 'running'
+  | 'synched'
+  | 'error'
+  | 'usage_limit_reached';
+
+export interface DatasourceRecord {
+  id: string;
+  datastoreId: string;
+  type: DatasourceType;
+  name: string;
+  status: DatasourceStatus;
+  /** Parent datasource (e.g. the `web_site` a `web_page` was discovered from); null when top level. */
+  groupId: string | null;
+  /** Tenant id for multi-tenant filtering (SPEC `custom_id`). */
+  customId: string | null;
+  /** Type-specific configuration (`source_url`, `sitemap`, ...). JSON-serialisable. */
+  config: Record<string, unknown>;
+  /** Document metadata (SPEC "Document" `metadata`). */
+  metadata: Metadata;
+  /** Human-readable failure when `status` is `error` or `usage_limit_reached`. */
+  error: string | null;
+  /** Hash of the loaded text the current chunks came from; null before the first sync. */
+  contentHash: string | null;
+  nbChunks: number;
+  nbTokens: number;
+  /** Length in characters of the loaded text. */
+  textSize: number;
+  createdAt: string;
+  updatedAt: string;
+  lastSynch: string | null;
+}
+
+export interface ChunkRecord {
+  id: string;
+  datastoreId: string;
+  datasourceId: string;
+  /** Copy of the owning datasource's `customId`, so filters need no join. */
+  customId: string | null;
+  /** 0-based order of the chunk within its datasource. */
+  position: number;
+  text: string;
+  tokenCount: number;
+  /** Character offset of the chunk's first character in the loaded text. */
+  charOffset: number;
+  /** Content hash of `text`; equal hashes mean an embedding can be reused. */
+  hash: string;
+  /** 1-based page (PDF) or slide number when the loader knows it. */
+  pageNumber: number | null;
+  metadata: Metadata;
+  /** The embedding, kept in the Store so the vector index can always be rebuilt. */
+  vector: Float32Array;
+}
+
+/** Restricts retrieval. An absent or empty list places no restriction; both lists must hold when both are given. */
+export interface RetrievalFilter {
+  /** Match chunks owned by any of these datasources (exact ids; the core expands groups before calling a port). */
+  datasourceIds?: readonly string[];
+  /** Match chunks whose datasource carries any of these custom ids. */
+  customIds?: readonly string[];
+}
+
+/** A scored reference to a chunk. Higher `score` is better. */
+export interface ScoredId {
+  id: string;
+  score: number;
+}

@@ -1,0 +1,114 @@
+import type {
+  ChunkRecord,
+  DatasourceRecord,
+  DatastoreRecord,
+  RetrievalFilter,
+  ScoredId,
+} from './records.js';
+
+/** Fields of a datastore that may change after creation. */
+export type DatastorePatch = Partial<
+  Pick<DatastoreRecord, 'name' | 'description' | 'embeddingModel' | 'embeddingDimensions' | 'updatedAt'>
+>;
+
+/** Fields of a datasource that may change after creation. */
+export type DatasourcePatch = Partial<Omit<DatasourceRecord, 'id' | 'datastoreId' | 'type' | 'createdAt'>>;
+
+/** What `replaceChunks` and `deleteDatasource` changed, so the caller can update the vector index. */
+export interface ChunkChange {
+  /** Ids of chunks that no longer exist. */
+  removedIds: string[];
+  /** Ids of chunks that exist now and did not before the call. */
+  addedIds: string[];
+  /** The datastore's chunk sequence after the change (see `Store.chunkSequence`). */
+  sequence: number;
+}
+
+/** Lexical (full-text) search request. */
+export interface TextSearchRequest {
+  datastoreId: string;
+  /** Raw user text. Adapters must accept any string (punctuation, quotes, FTS operators) without throwing. */
+  query: string;
+  topK: number;
+  filter?: RetrievalFilter;
+}
+
+/**
+ * Durable records: the source of truth. Every method is atomic on its own (it either happens whole
+ * or not at all); there is deliberately no generic transaction, because better-sqlite3 transactions
+ * are synchronous and cannot span awaits.
+ *
+ * Getters return `null` (never throw) for unknown ids; creators throw `RagdeskError('conflict')`
+ * on a duplicate id. Returned records are copies: mutating them does not change the store.
+ */
+export interface Store {
+  /** Adapter name for logs and errors, e.g. `sqlite`. */
+  readonly name: string;
+
+  /** Inserts a datastore. Throws `conflict` when the id exists. */
+  createDatastore(record: DatastoreRecord): Promise<void>;
+  getDatastore(id: string): Promise<DatastoreRecord | null>;
+  /** All datastores, oldest first. */
+  listDatastores(): Promise<DatastoreRecord[]>;
+  /** Applies the patch; returns the updated record, or null when the id is unknown. */
+  updateDatastore(id: string, patch: DatastorePatch): Promise<DatastoreRecord | null>;
+  /** Deletes the datastore with its datasources and chunks. Returns false when the id is unknown. */
+  deleteDatastore(id: string): Promise<boolean>;
+
+  /** Inserts a datasource. Throws `conflict` on a duplicate id, `not_found` when its datastore is unknown. */
+  createDatasource(record: DatasourceRecord): Promise<void>;
+  getDatasource(id: string): Promise<DatasourceRecord | null>;
+  /** Datasources of a datastore, oldest first; with `groupId`, only the children of that group. */
+  listDatasources(datastoreId: string, options?: { groupId?: string }): Promise<DatasourceRecord[]>;
+  /** Applies the patch; returns the updated record, or null when the id is unknown. */
+  updateDatasource(id: string, patch: DatasourcePatch): Promise<DatasourceRecord | null>;
+  /**
+   * Deletes a datasource and its chunks in one step. Returns the chunk change (sequence bumped),
+   * or null when the id is unknown. Children (`groupId` = id) are not touched: the core deletes them.
+   */
+  deleteDatasource(id: string): Promise<ChunkChange | null>;
+
+  /**
+   * Atomically makes `chunks` the complete chunk set of the datasource (rows with a listed id are
+   * overwritten, rows not listed are removed) and applies `datasourcePatch` in the same step. The
+   * caller derives ids from content, so `addedIds` / `removedIds` tell exactly which vectors the
+   * index must change. Bumps the datastore's chunk sequence. Throws `not_found` when the datasource
+   * is unknown and `invalid_request` when a chunk names another datasource or datastore.
+   */
+  replaceChunks(
+    datasourceId: string,
+    chunks: readonly ChunkRecord[],
+    datasourcePatch?: DatasourcePatch,
+  ): Promise<ChunkChange>;
+  /** The chunks with these ids, in the order of `ids`; unknown ids are skipped. */
+  getChunks(ids: readonly string[]): Promise<ChunkRecord[]>;
+  /** Chunks of one datasource ordered by `position`. */
+  listChunks(datasourceId: string): Promise<ChunkRecord[]>;
+  /** Every chunk of a datastore, in batches, for rebuilding an index. Order is stable but unspecified. */
+  iterateChunks(datastoreId: string, options?: { batchSize?: number }): AsyncIterable<ChunkRecord[]>;
+  countChunks(datastoreId: string): Promise<number>;
+  /**
+   * Vectors already stored in the datastore for these chunk hashes (any datasource), so unchanged
+   * text is never embedded twice. Only vectors of `dimensions` length are returned.
+   */
+  findVectorsByHash(
+    datastoreId: string,
+    hashes: readonly string[],
+    dimensions: number,
+  ): Promise<Map<string, Float32Array>>;
+  /**
+   * Monotonic counter of chunk changes in a datastore: every `replaceChunks` and `deleteDatasource`
+   * raises it. A vector index records the sequence it reflects, so a stale index is detected on open.
+   * 0 for a datastore with no change yet.
+   */
+  chunkSequence(datastoreId: string): Promise<number>;
+
+  /**
+   * Full-text search over chunk text (bm25 or the engine's equivalent), best first, at most `topK`.
+   * Scores are positive and higher is better; they are comparable only within one call.
+   */
+  searchText(request: TextSearchRequest): Promise<ScoredId[]>;
+
+  /** Releases connections and file handles. Further calls throw `closed`. Idempotent. */
+  close(): Promise<void>;
+}

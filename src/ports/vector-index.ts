@@ -1,0 +1,71 @@
+import type { RetrievalFilter, ScoredId } from './records.js';
+
+/** One vector with the attributes filters need. */
+export interface IndexEntry {
+  /** Chunk id. */
+  id: string;
+  vector: Float32Array;
+  datasourceId: string;
+  customId: string | null;
+}
+
+/** A collection is the index of one datastore. */
+export interface IndexCollection {
+  datastoreId: string;
+  dimensions: number;
+  /** Embedding model id; a persisted index built with another model is rebuilt. */
+  model: string;
+}
+
+/** Where an index reloads its content from: the Store, which is the source of truth. */
+export interface IndexSource {
+  /** The Store's current chunk sequence for the datastore. */
+  sequence(): Promise<number>;
+  /** Every entry of the datastore, in batches. */
+  entries(): AsyncIterable<IndexEntry[]>;
+}
+
+export interface OpenResult {
+  /** True when the collection was (re)built from the source rather than loaded. */
+  rebuilt: boolean;
+  /** Why it was rebuilt: `missing`, `corrupt`, `stale`, `model_changed`, `in_memory`. */
+  reason?: string;
+}
+
+export interface IndexQuery {
+  vector: Float32Array;
+  /** How many hits at most. Filtered queries still return `topK` hits when that many match. */
+  topK: number;
+  filter?: RetrievalFilter;
+}
+
+/**
+ * Approximate (or exact) nearest-neighbour search over chunk vectors, one collection per datastore.
+ * Scores are cosine similarities: higher is better, 1 for identical direction.
+ *
+ * The Store is the source of truth: the index may be rebuilt from it at any time, and `open`
+ * must rebuild when the persisted state is missing, corrupt, written for another model or
+ * dimensions, or older than the store's chunk sequence.
+ *
+ * Calls for one collection are made one at a time by the core (writes are serialised per datastore).
+ */
+export interface VectorIndex {
+  /** Adapter name, e.g. `hnsw`. */
+  readonly name: string;
+  /** Loads or builds the collection; must be called before other calls for that datastore. Idempotent. */
+  open(collection: IndexCollection, source: IndexSource): Promise<OpenResult>;
+  /** Adds or replaces entries, then records `sequence` as the store state the index reflects. */
+  upsert(datastoreId: string, entries: readonly IndexEntry[], sequence: number): Promise<void>;
+  /** Removes entries (unknown ids are ignored), then records `sequence`. */
+  remove(datastoreId: string, ids: readonly string[], sequence: number): Promise<void>;
+  /** Nearest entries, best first. */
+  query(datastoreId: string, query: IndexQuery): Promise<ScoredId[]>;
+  /** Live (not deleted) entries. */
+  count(datastoreId: string): Promise<number>;
+  /** Persists pending changes of one collection, or of all when no id is given. No-op in memory. */
+  flush(datastoreId?: string): Promise<void>;
+  /** Deletes the collection and its files. */
+  drop(datastoreId: string): Promise<void>;
+  /** Flushes and releases every collection. Idempotent. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,147 @@
+import { notFound, RagdeskError } from '../../src/errors.js';
+import type { IndexCollection, IndexSource, OpenResult, VectorIndex } from '../../src/ports/index.js';
+import type { CollectionIdentity } from './collection.js';
+import { search } from './filtered-search.js';
+import { CollectionHandle } from './handle.js';
+import { build, type Loaded, loadOrBuild } from './loading.js';
+import { type HnswIndexOptions, resolveOptions } from './options.js';
+import { collectionDirectory, removeCollectionDirectory } from './persistence.js';
+import { SerialQueue } from './serial-queue.js';
+import { checkCollection, checkEntries, checkIds, checkSequence, checkTopK, checkVector } from './validation.js';
+
+/**
+ * `VectorIndex` on hnswlib-node (`HierarchicalNSW`, cosine space), one graph and one directory per
+ * datastore under `dir`. Changes are kept in memory and written by `flush`, `close`, an idle timer
+ * (`flushAfterMs`) or a change count (`flushAfterChanges`); a crash before a write leaves a header
+ * older than the store, which `open` detects and answers with a rebuild from the source.
+ *
+ * One instance per directory: two processes writing the same directory are not coordinated.
+ */
+export function hnswIndex(options: HnswIndexOptions): VectorIndex {
+  const settings = resolveOptions(options);
+  const collections = new Map<string, CollectionHandle>();
+  // One queue per datastore orders open, mutations, flushes and drop; it outlives the collection.
+  // Queries are synchronous reads and skip it.
+  const queues = new Map<string, SerialQueue>();
+  let closing: Promise<void> | undefined;
+
+  function queueOf(datastoreId: string): SerialQueue {
+    let queue = queues.get(datastoreId);
+    if (!queue) queues.set(datastoreId, (queue = new SerialQueue()));
+    return queue;
+  }
+
+  function live(): void {
+    if (closing) throw new RagdeskError('closed', 'hnsw index is closed');
+  }
+
+  function opened(datastoreId: string): CollectionHandle {
+    live();
+    const handle = collections.get(datastoreId);
+    if (!handle) throw notFound('index collection', datastoreId);
+    return handle;
+  }
+
+  /** Inside a queued task: the collection may have been dropped or replaced while the task waited. */
+  function stillOpen(datastoreId: string, expected: CollectionHandle): CollectionHandle {
+    if (collections.get(datastoreId) !== expected || expected.isReleased) throw notFound('index collection', datastoreId);
+    return expected;
+  }
+
+  async function reopen(current: CollectionHandle, identity: CollectionIdentity, source: IndexSource): Promise<Loaded> {
+    const { model, dimensions } = current.state.identity;
+    if (model !== identity.model || dimensions !== identity.dimensions) {
+      return build(identity, current.directory, source, settings, 'model_changed');
+    }
+    if ((await source.sequence()) === current.state.sequence) return { state: current.state, result: { rebuilt: false } };
+    return build(identity, current.directory, source, settings, 'stale');
+  }
+
+  return {
+    name: 'hnsw',
+
+    async open(collection: IndexCollection, source: IndexSource): Promise<OpenResult> {
+      live();
+      checkCollection(collection);
+      const { datastoreId, model, dimensions } = collection;
+      const identity: CollectionIdentity = { datastoreId, model, dimensions };
+      const queue = queueOf(datastoreId);
+      return queue.run(async () => {
+        live();
+        const current = collections.get(datastoreId);
+        const directory = collectionDirectory(settings.dir, datastoreId);
+        const loaded = current ? await reopen(current, identity, source) : await loadOrBuild(identity, directory, source, settings);
+        if (current?.state === loaded.state) return loaded.result;
+        current?.release();
+        collections.set(datastoreId, new CollectionHandle(loaded.state, directory, queue, settings));
+        return loaded.result;
+      });
+    },
+
+    async upsert(datastoreId, entries, sequence) {
+      const handle = opened(datastoreId);
+      checkEntries(entries, handle.state.identity.dimensions);
+      checkSequence(sequence);
+      await queueOf(datastoreId).run(() => {
+        const { state } = stillOpen(datastoreId, handle);
+        return handle.mutate(() => (state.upsert(entries), entries.length), sequence);
+      });
+    },
+
+    async remove(datastoreId, ids, sequence) {
+      const handle = opened(datastoreId);
+      checkIds(ids);
+      checkSequence(sequence);
+      await queueOf(datastoreId).run(() => {
+        const { state } = stillOpen(datastoreId, handle);
+        return handle.mutate(() => state.remove(ids), sequence);
+      });
+    },
+
+    async query(datastoreId, query) {
+      const { state } = opened(datastoreId);
+      checkVector(query.vector, state.identity.dimensions, 'vector');
+      checkTopK(query.topK);
+      return search(state, query, settings);
+    },
+
+    async count(datastoreId) {
+      return opened(datastoreId).state.count;
+    },
+
+    async flush(datastoreId) {
+      live();
+      const targets = datastoreId === undefined ? [...collections.entries()] : [[datastoreId, opened(datastoreId)] as const];
+      await Promise.all(targets.map(([id, handle]) => queueOf(id).run(() => handle.persist())));
+    },
+
+    async drop(datastoreId) {
+      live();
+      await queueOf(datastoreId).run(async () => {
+        collections.get(datastoreId)?.release();
+        collections.delete(datastoreId);
+        await removeCollectionDirectory(collectionDirectory(settings.dir, datastoreId));
+      });
+    },
+
+    close() {
+      closing ??= (async () => {
+        const results = await Promise.allSettled(
+          [...collections.entries()].map(([datastoreId, handle]) =>
+            queueOf(datastoreId).run(async () => {
+              try {
+                await handle.persist();
+              } finally {
+                handle.release();
+              }
+            }),
+          ),
+        );
+        collections.clear();
+        const failure = results.find((result) => result.status === 'rejected');
+        if (failure) throw failure.reason;
+      })();
+      return closing;
+    },
+  };
+}

@@ -1,0 +1,6 @@
+/**
+ * `ragdesk/hnsw`: the default persistent `VectorIndex`, on hnswlib-node. One graph file and one
+ * header per datastore under a directory; rebuilt from the Store whenever the files cannot be trusted.
+ */
+export { hnswIndex } from './hnsw-index.js';
+export type { HnswIndexOptions } from './options.js';

@@ -1,0 +1,210 @@
+/**
+ * On-disk layout of one collection, under `<dir>/<collection directory>/`:
+ *
+ *   header.json               what the index reflects (sequence, model, id/label map) and which
+ *                             binary belongs to it, with that binary's size and SHA-256
+ *   index.<gen>.<nonce>.bin   hnswlib's own file; never rewritten once a header names it
+ *   *.tmp                     in-flight writes; leftovers of a crash, deleted on the next flush
+ *
+ * A flush writes a new binary under a new name, then replaces `header.json` by rename, and only then
+ * deletes the previous binary. A crash at any point leaves either the old pair or the new pair, and
+ * the checksum rejects any other combination (a binary copied over, a torn or truncated file)
+ * before hnswlib reads it: a damaged file must never reach the native loader.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, open, readdir, readFile, rename, rm, stat } from 'node:fs/promises';
+import { join } from 'node:path';
+
+export const HEADER_FILE = 'header.json';
+const FORMAT = 'ragdesk-hnsw';
+const FORMAT_VERSION = 1;
+
+/** The id → label map and filter attributes, as parallel arrays (compact for 100k entries). */
+export interface PersistedEntries {
+  ids: string[];
+  labels: number[];
+  /** Index into `IndexHeader.datasourceIds`. */
+  datasources: number[];
+  /** Index into `IndexHeader.customIds`, or -1 for no custom id. */
+  customIds: number[];
+}
+
+export interface IndexHeader {
+  format: typeof FORMAT;
+  version: typeof FORMAT_VERSION;
+  datastoreId: string;
+  model: string;
+  dimensions: number;
+  /** The store chunk sequence the index reflects; any other value at open means stale. */
+  sequence: number;
+  generation: number;
+  /** Next unused label; labels are never reused (see collection.ts). */
+  nextLabel: number;
+  binary: { file: string; bytes: number; sha256: string };
+  datasourceIds: string[];
+  customIds: string[];
+  entries: PersistedEntries;
+}
+
+export type HeaderContent = Omit<IndexHeader, 'format' | 'version' | 'binary'>;
+
+export type HeaderRead = { ok: true; header: IndexHeader } | { ok: false; reason: 'missing' | 'corrupt'; detail: string };
+
+/**
+ * Directory of a collection. Readable prefix for humans, hash suffix for uniqueness: datastore ids
+ * may contain `/`, `..` or differ only by case, which a case-insensitive file system would merge.
+ */
+export function collectionDirectory(root: string, datastoreId: string): string {
+  const readable = datastoreId.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 48);
+  const hash = createHash('sha256').update(datastoreId, 'utf8').digest('hex').slice(0, 16);
+  return join(root, `${readable}-${hash}`);
+}
+
+export async function readHeader(directory: string): Promise<HeaderRead> {
+  let text: string;
+  try {
+    text = await readFile(join(directory, HEADER_FILE), 'utf8');
+  } catch (error) {
+    if (isNotFound(error)) return { ok: false, reason: 'missing', detail: 'no header file' };
+    return { ok: false, reason: 'corrupt', detail: `header unreadable: ${String(error)}` };
+  }
+  try {
+    return { ok: true, header: parseHeader(JSON.parse(text) as unknown) };
+  } catch (error) {
+    return { ok: false, reason: 'corrupt', detail: `header invalid: ${String(error)}` };
+  }
+}
+
+/** Path of the header's binary once its size and checksum match; throws otherwise. */
+export async function verifiedBinary(directory: string, header: IndexHeader): Promise<string> {
+  const path = join(directory, header.binary.file);
+  const { size } = await stat(path);
+  if (size !== header.binary.bytes) throw new Error(`binary is ${size} bytes, header says ${header.binary.bytes}`);
+  const sha256 = await fileSha256(path);
+  if (sha256 !== header.binary.sha256) throw new Error('binary checksum does not match the header');
+  return path;
+}
+
+/**
+ * Writes a new generation: the binary (via `writeBinary`, given a temporary path), then the header
+ * naming it. Returns the header written.
+ */
+export async function writeGeneration(
+  directory: string,
+  content: HeaderContent,
+  writeBinary: (path: string) => Promise<void>,
+): Promise<IndexHeader> {
+  await mkdir(directory, { recursive: true });
+  const file = `index.${content.generation}.${randomBytes(4).toString('hex')}.bin`;
+  const temporary = join(directory, `${file}.tmp`);
+  await writeBinary(temporary);
+  await syncFile(temporary);
+  const { size } = await stat(temporary);
+  const header: IndexHeader = {
+    format: FORMAT,
+    version: FORMAT_VERSION,
+    ...content,
+    binary: { file, bytes: size, sha256: await fileSha256(temporary) },
+  };
+  await rename(temporary, join(directory, file));
+  const headerTemporary = join(directory, `${HEADER_FILE}.${randomBytes(4).toString('hex')}.tmp`);
+  const handle = await open(headerTemporary, 'w');
+  try {
+    await handle.writeFile(JSON.stringify(header));
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+  await rename(headerTemporary, join(directory, HEADER_FILE));
+  await syncDirectory(directory);
+  await removeOtherFiles(directory, file);
+  return header;
+}
+
+/** Deletes superseded binaries and crash leftovers. Best effort: a leftover only costs disk space. */
+export async function removeOtherFiles(directory: string, keep: string): Promise<void> {
+  const names = await readdir(directory).catch(() => [] as string[]);
+  await Promise.all(
+    names
+      .filter((name) => name !== keep && name !== HEADER_FILE && (name.endsWith('.bin') || name.endsWith('.tmp')))
+      .map((name) => rm(join(directory, name), { force: true }).catch(() => undefined)),
+  );
+}
+
+export async function removeCollectionDirectory(directory: string): Promise<void> {
+  await rm(directory, { recursive: true, force: true });
+}
+
+async function fileSha256(path: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(path, { highWaterMark: 1 << 20 })) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+/** hnswlib writes with a plain ofstream; without fsync a power loss could leave a renamed empty file. */
+async function syncFile(path: string): Promise<void> {
+  const handle = await open(path, 'r+');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Makes the renames durable. Not supported on every platform (Windows), where it is skipped. */
+async function syncDirectory(directory: string): Promise<void> {
+  try {
+    const handle = await open(directory, 'r');
+    try {
+      await handle.sync();
+    } finally {
+      await handle.close();
+    }
+  } catch {
+    // Durability of the rename is best effort where directories cannot be opened.
+  }
+}
+
+function isNotFound(error: unknown): boolean {
+  return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'ENOENT';
+}
+
+function parseHeader(value: unknown): IndexHeader {
+  const header = value as IndexHeader;
+  const check = (condition: boolean, what: string): void => {
+    if (!condition) throw new Error(what);
+  };
+  check(typeof value === 'object' && value !== null, 'not an object');
+  check(header.format === FORMAT && header.version === FORMAT_VERSION, 'unknown format or version');
+  check(typeof header.datastoreId === 'string' && typeof header.model === 'string', 'datastoreId/model');
+  for (const key of ['dimensions', 'generation', 'nextLabel'] as const) {
+    check(Number.isSafeInteger(header[key]) && header[key] >= 0, key);
+  }
+  // -1 marks a state that failed mid-mutation: it parses, then fails the sequence check (stale).
+  check(Number.isSafeInteger(header.sequence), 'sequence');
+  const binary = header.binary as Partial<IndexHeader['binary']> | undefined;
+  check(typeof binary?.file === 'string' && /^index\.[0-9]+\.[0-9a-f]+\.bin$/.test(binary.file), 'binary.file');
+  check(Number.isSafeInteger(binary?.bytes) && typeof binary?.sha256 === 'string', 'binary size/checksum');
+  check(isStringArray(header.datasourceIds) && isStringArray(header.customIds), 'attribute tables');
+  const entries = header.entries as Partial<PersistedEntries> | undefined;
+  const count = entries?.ids?.length ?? -1;
+  check(isStringArray(entries?.ids), 'entries.ids');
+  for (const key of ['labels', 'datasources', 'customIds'] as const) {
+    check(Array.isArray(entries?.[key]) && entries[key].length === count, `entries.${key}`);
+  }
+  const valid = header.entries;
+  for (let i = 0; i < count; i++) {
+    const label = valid.labels[i] as number;
+    const datasource = valid.datasources[i] as number;
+    const customId = valid.customIds[i] as number;
+    check(Number.isInteger(label) && label >= 0 && label < header.nextLabel, 'entry label');
+    check(Number.isInteger(datasource) && datasource >= 0 && datasource < header.datasourceIds.length, 'entry datasource');
+    check(Number.isInteger(customId) && customId >= -1 && customId < header.customIds.length, 'entry custom id');
+  }
+  return header;
+}
+
+function isStringArray(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === 'string');
+}

@@ -1,0 +1,66 @@
+import { invalidRequest } from '../../src/errors.js';
+import type { IndexCollection, IndexEntry } from '../../src/ports/index.js';
+
+/** Checked before anything is applied, so a bad batch leaves the collection untouched. */
+export function checkEntries(entries: readonly IndexEntry[], dimensions: number): void {
+  if (!Array.isArray(entries)) throw invalidRequest('entries must be an array', [{ path: 'entries', message: 'not an array' }]);
+  entries.forEach((entry, i) => {
+    if (typeof entry?.id !== 'string' || entry.id === '') {
+      throw invalidRequest('entry id must be a non-empty string', [{ path: `entries.${i}.id`, message: 'required' }]);
+    }
+    if (typeof entry.datasourceId !== 'string') {
+      throw invalidRequest('entry datasourceId must be a string', [{ path: `entries.${i}.datasourceId`, message: 'required' }]);
+    }
+    if (entry.customId !== null && typeof entry.customId !== 'string') {
+      throw invalidRequest('entry customId must be a string or null', [{ path: `entries.${i}.customId`, message: 'invalid' }]);
+    }
+    checkVector(entry.vector, dimensions, `entries.${i}.vector`);
+  });
+}
+
+/** NaN or Infinity would poison every distance computed against the point, so they are refused. */
+export function checkVector(vector: ArrayLike<number> | undefined, dimensions: number, path: string): void {
+  const length = vector?.length;
+  if (vector === undefined || length !== dimensions) {
+    throw invalidRequest(`vector has ${String(length)} dimensions, the collection has ${dimensions}`, [
+      { path, message: `expected ${dimensions} dimensions, got ${String(length)}` },
+    ]);
+  }
+  for (let i = 0; i < dimensions; i++) {
+    if (!Number.isFinite(vector[i])) {
+      throw invalidRequest('vector components must be finite numbers', [{ path: `${path}.${i}`, message: 'not finite' }]);
+    }
+  }
+}
+
+export function checkTopK(topK: number): void {
+  if (!Number.isInteger(topK) || topK < 0) {
+    throw invalidRequest('topK must be a non-negative integer', [{ path: 'topK', message: String(topK) }]);
+  }
+}
+
+export function checkSequence(sequence: number): void {
+  if (!Number.isSafeInteger(sequence)) {
+    throw invalidRequest('sequence must be an integer', [{ path: 'sequence', message: String(sequence) }]);
+  }
+}
+
+export function checkCollection(collection: IndexCollection): void {
+  if (typeof collection?.datastoreId !== 'string' || collection.datastoreId === '') {
+    throw invalidRequest('collection datastoreId is required', [{ path: 'datastoreId', message: 'required' }]);
+  }
+  if (typeof collection.model !== 'string') {
+    throw invalidRequest('collection model must be a string', [{ path: 'model', message: 'required' }]);
+  }
+  if (!Number.isInteger(collection.dimensions) || collection.dimensions < 1) {
+    throw invalidRequest('collection dimensions must be a positive integer', [
+      { path: 'dimensions', message: String(collection.dimensions) },
+    ]);
+  }
+}
+
+export function checkIds(ids: readonly string[]): void {
+  if (!Array.isArray(ids) || ids.some((id) => typeof id !== 'string')) {
+    throw invalidRequest('ids must be an array of strings', [{ path: 'ids', message: 'invalid' }]);
+  }
+}

@@ -1,0 +1,244 @@
+import { execFile } from 'node:child_process';
+import { mkdir, mkdtemp, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { hnswIndex, type HnswIndexOptions } from '../../adapters/hnsw/index.js';
+import { collectionDirectory, HEADER_FILE } from '../../adapters/hnsw/persistence.js';
+import type { IndexCollection, IndexEntry, IndexSource, VectorIndex } from '../../src/ports/index.js';
+import { clusteredVectors } from '../../src/testing/random.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const DIMENSIONS = 16;
+const DATASTORE = 'ds-main';
+const COLLECTION: IndexCollection = { datastoreId: DATASTORE, dimensions: DIMENSIONS, model: 'model-a' };
+
+class Source implements IndexSource {
+  readonly byId = new Map<string, IndexEntry>();
+  current = 0;
+  put(entries: readonly IndexEntry[]): number {
+    for (const entry of entries) this.byId.set(entry.id, entry);
+    return ++this.current;
+  }
+  delete(ids: readonly string[]): number {
+    for (const id of ids) this.byId.delete(id);
+    return ++this.current;
+  }
+  async sequence(): Promise<number> {
+    return this.current;
+  }
+  async *entries(): AsyncIterable<IndexEntry[]> {
+    yield [...this.byId.values()];
+  }
+}
+
+function entries(count: number, seed = 1, prefix = 'c'): IndexEntry[] {
+  return clusteredVectors({ count, dimensions: DIMENSIONS, clusters: 8, seed }).map((vector, i) => ({
+    id: `${prefix}${i}`,
+    vector,
+    datasourceId: i % 100 === 1 ? 'rare' : `ds-${i % 3}`,
+    customId: i % 2 === 0 ? 'even' : null,
+  }));
+}
+
+describe('hnswIndex (hnsw-specific behaviour)', () => {
+  let dir: string;
+  let directory: string;
+  const opened: VectorIndex[] = [];
+  const make = (options: Partial<HnswIndexOptions> = {}): VectorIndex => {
+    const index = hnswIndex({ dir, flushAfterMs: Number.POSITIVE_INFINITY, initialCapacity: 8, ...options });
+    opened.push(index);
+    return index;
+  };
+  const header = async () => JSON.parse(await readFile(join(directory, HEADER_FILE), 'utf8')) as {
+    sequence: number;
+    binary: { file: string };
+  };
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'ragdesk-hnsw-test-'));
+    directory = collectionDirectory(dir, DATASTORE);
+  });
+
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((index) => index.close().catch(() => undefined)));
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('detects a header and a binary from different flushes (torn write) and rebuilds', async () => {
+    const source = new Source();
+    const first = entries(200);
+    const index = make();
+    await index.open(COLLECTION, source);
+    await index.upsert(DATASTORE, first, source.put(first));
+    await index.flush(DATASTORE);
+    const header1 = await readFile(join(directory, HEADER_FILE));
+    const file1 = (await header()).binary.file;
+    // Same ids, new vectors: the second binary has the same size, so only the checksum can tell.
+    const second = entries(200, 2);
+    await index.upsert(DATASTORE, second, 2);
+    await index.flush(DATASTORE);
+    const binary2 = await readFile(join(directory, (await header()).binary.file));
+    await index.close();
+    expect(binary2.length).toBe((await readFile(join(directory, (await header()).binary.file))).length);
+
+    await writeFile(join(directory, HEADER_FILE), header1); // the header of flush 1 ...
+    await writeFile(join(directory, file1), binary2); // ... with the binary of flush 2 under its name
+    const stale = new Source();
+    stale.put(first); // sequence 1, matching header 1: only the binary check can catch this
+    const reopened = make();
+    expect(await reopened.open(COLLECTION, stale)).toEqual({ rebuilt: true, reason: 'corrupt' });
+    const [best] = await reopened.query(DATASTORE, { vector: (first[3] as IndexEntry).vector, topK: 1 });
+    expect(best?.id).toBe('c3');
+    expect(best?.score).toBeCloseTo(1, 4);
+  });
+
+  it('rebuilds when the header is torn or names a missing binary, and ignores crash leftovers', async () => {
+    const source = new Source();
+    const index = make();
+    await index.open(COLLECTION, source);
+    const data = entries(100);
+    await index.upsert(DATASTORE, data, source.put(data));
+    await index.close();
+
+    // Leftovers of a flush that crashed before its rename: the previous pair must still load.
+    await writeFile(join(directory, 'index.9.deadbeef.bin.tmp'), 'partial');
+    await writeFile(join(directory, `${HEADER_FILE}.cafe.tmp`), '{"format":');
+    expect(await make().open(COLLECTION, source)).toEqual({ rebuilt: false });
+    const files = await readdir(directory);
+    expect(files.filter((name) => name.endsWith('.tmp'))).toEqual([]);
+
+    const text = await readFile(join(directory, HEADER_FILE), 'utf8');
+    await writeFile(join(directory, HEADER_FILE), text.slice(0, text.length / 2));
+    expect(await make().open(COLLECTION, source)).toEqual({ rebuilt: true, reason: 'corrupt' });
+    await rm(join(directory, (await header()).binary.file));
+    expect(await make().open(COLLECTION, source)).toEqual({ rebuilt: true, reason: 'corrupt' });
+  });
+
+  it('leaves a stale header after a crash before a flush, and rebuilds from the source', async () => {
+    const source = new Source();
+    const index = make();
+    await index.open(COLLECTION, source);
+    const data = entries(120);
+    await index.upsert(DATASTORE, data.slice(0, 60), source.put(data.slice(0, 60)));
+    await index.flush();
+    await index.upsert(DATASTORE, data.slice(60), source.put(data.slice(60)));
+    expect((await header()).sequence).toBe(1); // the "crash": nothing wrote sequence 2
+    const after = make();
+    expect(await after.open(COLLECTION, source)).toEqual({ rebuilt: true, reason: 'stale' });
+    expect(await after.count(DATASTORE)).toBe(120);
+  });
+
+  it('writes after the idle delay and after flushAfterChanges', async () => {
+    const source = new Source();
+    const timed = make({ flushAfterMs: 40 });
+    await timed.open(COLLECTION, source);
+    const data = entries(50);
+    await timed.upsert(DATASTORE, data, source.put(data));
+    expect((await header()).sequence).toBe(0);
+    const deadline = Date.now() + 5000; // the write itself (fsync) may be slow on a busy machine
+    while ((await header()).sequence !== 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
+    expect((await header()).sequence).toBe(1);
+    await timed.close();
+
+    const counted = make({ flushAfterChanges: 30 });
+    await counted.open(COLLECTION, source);
+    await counted.upsert(DATASTORE, data.slice(0, 20), source.put(data.slice(0, 20)));
+    expect((await header()).sequence).toBe(1);
+    await counted.upsert(DATASTORE, data.slice(20, 40), source.put(data.slice(20, 40)));
+    expect((await header()).sequence).toBe(3);
+  });
+
+  it('keeps one binary per collection and loads it after churn without a rebuild', async () => {
+    const source = new Source();
+    const index = make();
+    await index.open(COLLECTION, source);
+    let live = entries(300);
+    await index.upsert(DATASTORE, live, source.put(live));
+    for (let round = 0; round < 6; round++) {
+      const removed = live.filter((_, i) => i % 3 === round % 3).map((entry) => entry.id);
+      await index.remove(DATASTORE, removed, source.delete(removed));
+      const added = entries(100, 10 + round, `r${round}-`);
+      await index.upsert(DATASTORE, added, source.put(added));
+      live = [...source.byId.values()];
+      await index.flush(DATASTORE);
+    }
+    expect((await readdir(directory)).filter((name) => name.endsWith('.bin'))).toHaveLength(1);
+    await index.close();
+    const reopened = make();
+    expect(await reopened.open(COLLECTION, source)).toEqual({ rebuilt: false });
+    expect(await reopened.count(DATASTORE)).toBe(source.byId.size);
+    // Slots freed before the write are reused after the load.
+    const dropped = live.slice(0, 50).map((entry) => entry.id);
+    await reopened.remove(DATASTORE, dropped, source.delete(dropped));
+    const later = entries(80, 99, 'later-');
+    await reopened.upsert(DATASTORE, later, source.put(later));
+    expect(await reopened.count(DATASTORE)).toBe(source.byId.size);
+    const gone = new Set(dropped);
+    for (const entry of source.byId.values()) {
+      const hits = await reopened.query(DATASTORE, { vector: entry.vector, topK: 5 });
+      expect(hits[0]?.id).toBe(entry.id);
+      expect(hits.some((hit) => gone.has(hit.id))).toBe(false);
+    }
+  });
+
+  it('still returns every match when the graph walk is forced for a selective filter', async () => {
+    const source = new Source();
+    const index = make({ exactSearchThreshold: 0, efSearch: 10 });
+    await index.open(COLLECTION, source);
+    const data = entries(1000);
+    await index.upsert(DATASTORE, data, source.put(data));
+    const rare = data.filter((entry) => entry.datasourceId === 'rare').map((entry) => entry.id);
+    for (const entry of data.slice(0, 20)) {
+      const hits = await index.query(DATASTORE, { vector: entry.vector, topK: 20, filter: { datasourceIds: ['rare'] } });
+      expect(hits.map((hit) => hit.id).sort()).toEqual([...rare].sort());
+    }
+  });
+
+  it('does not keep the process alive with a pending flush timer', async () => {
+    const work = await transpileAdapter();
+    try {
+      const script = join(work, 'pending-flush.mjs');
+      await writeFile(
+        script,
+        `import { hnswIndex } from './adapters/hnsw/index.js';
+const index = hnswIndex({ dir: process.argv[2], flushAfterMs: 600000 });
+const source = { sequence: async () => 0, async *entries() {} };
+await index.open({ datastoreId: 'd', dimensions: 4, model: 'm' }, source);
+await index.upsert('d', [{ id: 'a', vector: new Float32Array([1, 2, 3, 4]), datasourceId: 's', customId: null }], 1);
+console.log('pending');
+`,
+      );
+      const started = Date.now();
+      const stdout = await new Promise<string>((resolve, reject) => {
+        execFile(process.execPath, [script, dir], { timeout: 30_000 }, (error, out) => (error ? reject(error) : resolve(out)));
+      });
+      expect(stdout.trim()).toBe('pending');
+      expect(Date.now() - started).toBeLessThan(20_000);
+    } finally {
+      await rm(work, { recursive: true, force: true });
+    }
+  });
+});
+
+/** The child process cannot load TypeScript on Node 20, so the adapter is transpiled for it. */
+async function transpileAdapter(): Promise<string> {
+  const work = await mkdtemp(join(tmpdir(), 'ragdesk-hnsw-child-'));
+  await symlink(join(ROOT, 'node_modules'), join(work, 'node_modules'), 'dir');
+  await writeFile(join(work, 'package.json'), '{"type":"module"}');
+  const sources = [
+    ...(await readdir(join(ROOT, 'adapters/hnsw'))).filter((name) => name.endsWith('.ts')).map((name) => `adapters/hnsw/${name}`),
+    'src/errors.ts',
+  ];
+  for (const file of sources) {
+    const { outputText } = ts.transpileModule(await readFile(join(ROOT, file), 'utf8'), {
+      compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true },
+    });
+    const target = join(work, file.replace(/\.ts$/, '.js'));
+    await mkdir(dirname(target), { recursive: true });
+    await writeFile(target, outputText);
+  }
+  return work;
+}

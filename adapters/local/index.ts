@@ -1,0 +1,2 @@
+/** `ragdesk/local`: the offline, deterministic embedder used when no embedding API is configured. */
+export { localEmbeddings, type LocalEmbeddingsOptions } from './local-embeddings.js';

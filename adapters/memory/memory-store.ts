@@ -1,0 +1,317 @@
+import { invalidRequest, notFound, RagdeskError, type FieldIssue } from '../../src/errors.js';
+import type {
+  ChunkRecord,
+  DatasourceRecord,
+  DatastoreRecord,
+  ScoredId,
+} from '../../src/ports/records.js';
+import type {
+  ChunkChange,
+  DatasourcePatch,
+  DatastorePatch,
+  Store,
+  TextSearchRequest,
+} from '../../src/ports/store.js';
+import { TextPostings } from './text-postings.js';
+
+/**
+ * Options of {@link memoryStore}. None yet: the interface exists so options can be added without
+ * changing the factory's signature.
+ */
+// eslint-disable-next-line @typescript-eslint/no-empty-interface, @typescript-eslint/no-empty-object-type
+export interface MemoryStoreOptions {}
+
+interface DatastoreState {
+  record: DatastoreRecord;
+  sequence: number;
+  text: TextPostings;
+}
+
+const DATASTORE_PATCH_KEYS = ['name', 'description', 'embeddingModel', 'embeddingDimensions', 'updatedAt'] as const;
+/** Keys a datasource patch may not change (DatasourcePatch omits them; callers in JS may not). */
+const DATASOURCE_FIXED_KEYS = new Set(['id', 'datastoreId', 'type', 'createdAt']);
+
+/**
+ * The Store contract held in Maps: the reference implementation the conformance suite is checked
+ * against, and a zero-setup store for tests. Every method validates before it mutates, so a
+ * rejected call changes nothing. Records are copied in and out.
+ */
+export function memoryStore(_options: MemoryStoreOptions = {}): Store {
+  const datastores = new Map<string, DatastoreState>();
+  const datasources = new Map<string, DatasourceRecord>();
+  const chunks = new Map<string, ChunkRecord>();
+  /** Chunk ids per datasource, so replace and delete need not scan every chunk. */
+  const chunkIds = new Map<string, Set<string>>();
+  let closed = false;
+
+  function open(): void {
+    if (closed) throw new RagdeskError('closed', 'the memory store is closed');
+  }
+
+  function datastoreState(id: string): DatastoreState {
+    const state = datastores.get(id);
+    if (state === undefined) throw notFound('datastore', id);
+    return state;
+  }
+
+  function removeChunk(id: string): void {
+    const chunk = chunks.get(id);
+    if (chunk === undefined) return;
+    chunks.delete(id);
+    chunkIds.get(chunk.datasourceId)?.delete(id);
+    datastores.get(chunk.datastoreId)?.text.remove(id);
+  }
+
+  function chunksOfDatastore(datastoreId: string): ChunkRecord[] {
+    const result: ChunkRecord[] = [];
+    for (const source of datasources.values()) {
+      if (source.datastoreId !== datastoreId) continue;
+      for (const id of chunkIds.get(source.id) ?? []) {
+        const chunk = chunks.get(id);
+        if (chunk !== undefined) result.push(chunk);
+      }
+    }
+    return result;
+  }
+
+  return {
+    name: 'memory',
+
+    async createDatastore(record) {
+      open();
+      if (datastores.has(record.id)) throw conflict('datastore', record.id);
+      datastores.set(record.id, { record: { ...record }, sequence: 0, text: new TextPostings() });
+    },
+
+    async getDatastore(id) {
+      open();
+      const state = datastores.get(id);
+      return state === undefined ? null : { ...state.record };
+    },
+
+    async listDatastores() {
+      open();
+      return oldestFirst([...datastores.values()].map((state) => ({ ...state.record })));
+    },
+
+    async updateDatastore(id, patch: DatastorePatch) {
+      open();
+      const state = datastores.get(id);
+      if (state === undefined) return null;
+      const next = { ...state.record };
+      for (const key of DATASTORE_PATCH_KEYS) {
+        const value = patch[key];
+        if (value !== undefined) Object.assign(next, { [key]: value });
+      }
+      state.record = next;
+      return { ...next };
+    },
+
+    async deleteDatastore(id) {
+      open();
+      if (!datastores.has(id)) return false;
+      for (const source of [...datasources.values()]) {
+        if (source.datastoreId !== id) continue;
+        for (const chunkId of [...(chunkIds.get(source.id) ?? [])]) removeChunk(chunkId);
+        chunkIds.delete(source.id);
+        datasources.delete(source.id);
+      }
+      datastores.delete(id);
+      return true;
+    },
+
+    async createDatasource(record) {
+      open();
+      if (datasources.has(record.id)) throw conflict('datasource', record.id);
+      datastoreState(record.datastoreId);
+      datasources.set(record.id, copyDatasource(record));
+      chunkIds.set(record.id, new Set());
+    },
+
+    async getDatasource(id) {
+      open();
+      const record = datasources.get(id);
+      return record === undefined ? null : copyDatasource(record);
+    },
+
+    async listDatasources(datastoreId, options = {}) {
+      open();
+      const matching = [...datasources.values()].filter(
+        (source) =>
+          source.datastoreId === datastoreId &&
+          (options.groupId === undefined || source.groupId === options.groupId),
+      );
+      return oldestFirst(matching.map(copyDatasource));
+    },
+
+    async updateDatasource(id, patch) {
+      open();
+      const record = datasources.get(id);
+      if (record === undefined) return null;
+      const next = patchDatasource(record, patch);
+      datasources.set(id, next);
+      return copyDatasource(next);
+    },
+
+    async deleteDatasource(id) {
+      open();
+      const record = datasources.get(id);
+      if (record === undefined) return null;
+      const state = datastoreState(record.datastoreId);
+      const removedIds = [...(chunkIds.get(id) ?? [])];
+      for (const chunkId of removedIds) removeChunk(chunkId);
+      chunkIds.delete(id);
+      datasources.delete(id);
+      state.sequence += 1;
+      return { removedIds, addedIds: [], sequence: state.sequence };
+    },
+
+    async replaceChunks(datasourceId, incoming, datasourcePatch): Promise<ChunkChange> {
+      open();
+      const source = datasources.get(datasourceId);
+      if (source === undefined) throw notFound('datasource', datasourceId);
+      const state = datastoreState(source.datastoreId);
+      validateChunks(source, incoming, (id) => chunks.get(id)?.datasourceId);
+      const existing = chunkIds.get(datasourceId) ?? new Set<string>();
+      const nextIds = new Set(incoming.map((chunk) => chunk.id));
+      const removedIds = [...existing].filter((id) => !nextIds.has(id));
+      const addedIds = [...nextIds].filter((id) => !existing.has(id));
+      for (const id of removedIds) removeChunk(id);
+      const owned = new Set<string>();
+      for (const chunk of incoming) {
+        chunks.set(chunk.id, copyChunk(chunk));
+        owned.add(chunk.id);
+        state.text.add(chunk);
+      }
+      chunkIds.set(datasourceId, owned);
+      if (datasourcePatch !== undefined) {
+        datasources.set(datasourceId, patchDatasource(source, datasourcePatch));
+      }
+      state.sequence += 1;
+      return { removedIds, addedIds, sequence: state.sequence };
+    },
+
+    async getChunks(ids) {
+      open();
+      const result: ChunkRecord[] = [];
+      for (const id of ids) {
+        const chunk = chunks.get(id);
+        if (chunk !== undefined) result.push(copyChunk(chunk));
+      }
+      return result;
+    },
+
+    async listChunks(datasourceId) {
+      open();
+      const owned = [...(chunkIds.get(datasourceId) ?? [])].flatMap((id) => chunks.get(id) ?? []);
+      return owned.sort((a, b) => a.position - b.position).map(copyChunk);
+    },
+
+    async *iterateChunks(datastoreId, options = {}) {
+      open();
+      const batchSize = Math.max(1, Math.floor(options.batchSize ?? 1000) || 1000);
+      const snapshot = chunksOfDatastore(datastoreId);
+      for (let start = 0; start < snapshot.length; start += batchSize) {
+        open();
+        yield snapshot.slice(start, start + batchSize).map(copyChunk);
+      }
+    },
+
+    async countChunks(datastoreId) {
+      open();
+      return chunksOfDatastore(datastoreId).length;
+    },
+
+    async findVectorsByHash(datastoreId, hashes, dimensions) {
+      open();
+      const wanted = new Set(hashes);
+      const found = new Map<string, Float32Array>();
+      for (const chunk of chunksOfDatastore(datastoreId)) {
+        if (!wanted.has(chunk.hash) || found.has(chunk.hash)) continue;
+        if (chunk.vector.length === dimensions) found.set(chunk.hash, chunk.vector.slice());
+      }
+      return found;
+    },
+
+    async chunkSequence(datastoreId) {
+      open();
+      return datastores.get(datastoreId)?.sequence ?? 0;
+    },
+
+    async searchText(request: TextSearchRequest): Promise<ScoredId[]> {
+      open();
+      const state = datastores.get(request.datastoreId);
+      if (state === undefined) return [];
+      return state.text.search(request.query, request.topK, request.filter);
+    },
+
+    async close() {
+      closed = true;
+    },
+  };
+}
+
+/**
+ * Throws `invalid_request` listing every chunk that names another datasource or datastore, repeats
+ * an id, or has no Float32Array vector; `conflict` when an id belongs to another datasource
+ * (overwriting it would silently move the chunk out of that datasource).
+ */
+function validateChunks(
+  source: DatasourceRecord,
+  incoming: readonly ChunkRecord[],
+  ownerOf: (id: string) => string | undefined,
+): void {
+  const issues: FieldIssue[] = [];
+  const seen = new Set<string>();
+  incoming.forEach((chunk, index) => {
+    if (chunk.datasourceId !== source.id) {
+      issues.push({ path: `chunks.${index}.datasourceId`, message: `must be ${source.id}` });
+    }
+    if (chunk.datastoreId !== source.datastoreId) {
+      issues.push({ path: `chunks.${index}.datastoreId`, message: `must be ${source.datastoreId}` });
+    }
+    if (seen.has(chunk.id)) issues.push({ path: `chunks.${index}.id`, message: 'duplicate chunk id' });
+    seen.add(chunk.id);
+    if (!(chunk.vector instanceof Float32Array)) {
+      issues.push({ path: `chunks.${index}.vector`, message: 'must be a Float32Array' });
+    }
+  });
+  if (issues.length > 0) throw invalidRequest('chunks do not belong to this datasource', issues);
+  for (const chunk of incoming) {
+    const owner = ownerOf(chunk.id);
+    if (owner !== undefined && owner !== source.id) {
+      throw new RagdeskError('conflict', `chunk ${JSON.stringify(chunk.id)} belongs to another datasource`, {
+        details: { kind: 'chunk', id: chunk.id, datasourceId: owner },
+      });
+    }
+  }
+}
+
+function patchDatasource(record: DatasourceRecord, patch: DatasourcePatch): DatasourceRecord {
+  const next = copyDatasource(record);
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === undefined || DATASOURCE_FIXED_KEYS.has(key) || !(key in next)) continue;
+    Object.assign(next, { [key]: structuredClone(value) });
+  }
+  return next;
+}
+
+function copyDatasource(record: DatasourceRecord): DatasourceRecord {
+  return { ...record, config: structuredClone(record.config), metadata: { ...record.metadata } };
+}
+
+function copyChunk(chunk: ChunkRecord): ChunkRecord {
+  // slice() of a Float32Array copies bytes, so the copy is bit-exact (NaN payloads included).
+  return { ...chunk, metadata: { ...chunk.metadata }, vector: chunk.vector.slice() };
+}
+
+/** Oldest `createdAt` first; Array.prototype.sort is stable, so ties keep insertion order. */
+function oldestFirst<T extends { createdAt: string }>(records: T[]): T[] {
+  return records.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
+}
+
+function conflict(kind: string, id: string): RagdeskError {
+  return new RagdeskError('conflict', `${kind} ${JSON.stringify(id)} already exists`, {
+    details: { kind, id },
+  });
+}

@@ -1,0 +1,160 @@
+import { invalidRequest, notFound, RagdeskError, type FieldIssue } from '../../src/errors.js';
+import type { ChunkRecord, DatasourceRecord } from '../../src/ports/records.js';
+import type { ChunkChange, DatasourcePatch } from '../../src/ports/store.js';
+import { inTransaction, type SqliteDatabase } from './database.js';
+import type { RecordQueries } from './record-queries.js';
+import { CHUNK_COLUMNS, chunkValues, toChunkRecord, vectorFromBlob, type ChunkRow } from './row-mapping.js';
+
+/** Upsert keeps the row (and its pk, hence its full-text rowid) when the id exists. */
+const UPSERT_UPDATES = CHUNK_COLUMNS.split(',')
+  .slice(1)
+  .map((column) => `${column.trim()} = excluded.${column.trim()}`)
+  .join(', ');
+
+/** Chunk rows: the atomic replace, reads, and the lookups the vector index and embedder need. */
+export function chunkQueries(db: SqliteDatabase, records: RecordQueries) {
+  const selectIds = db.prepare('SELECT id FROM chunks WHERE datasource_id = ?');
+  const selectOwners = db.prepare(
+    'SELECT id, datasource_id FROM chunks WHERE id IN (SELECT value FROM json_each(?))',
+  );
+  const deleteChunk = db.prepare('DELETE FROM chunks WHERE id = ?');
+  // The WHERE turns an id owned by another datasource into "no change", caught below.
+  const upsertChunk = db.prepare(
+    `INSERT INTO chunks (${CHUNK_COLUMNS}) VALUES (${CHUNK_COLUMNS.split(',').map(() => '?').join(', ')})
+     ON CONFLICT (id) DO UPDATE SET ${UPSERT_UPDATES} WHERE chunks.datasource_id = excluded.datasource_id`,
+  );
+  const deleteDatasourceRow = db.prepare('DELETE FROM datasources WHERE id = ?');
+  const bumpSequence = db.prepare(
+    'UPDATE datastores SET chunk_sequence = chunk_sequence + 1 WHERE id = ? RETURNING chunk_sequence',
+  );
+  const selectSequence = db.prepare('SELECT chunk_sequence FROM datastores WHERE id = ?');
+  const selectByIds = db.prepare(
+    `SELECT ${CHUNK_COLUMNS} FROM chunks WHERE id IN (SELECT value FROM json_each(?))`,
+  );
+  const selectByDatasource = db.prepare(
+    `SELECT ${CHUNK_COLUMNS} FROM chunks WHERE datasource_id = ? ORDER BY position, pk`,
+  );
+  // Keyset pages over the (datastore_id, hash) index, whose entries end with the pk: a stable
+  // total order without OFFSET and without a third index on chunks.
+  const selectPage = db.prepare(
+    `SELECT ${CHUNK_COLUMNS}, pk FROM chunks
+     WHERE datastore_id = ? AND (hash, pk) > (?, ?) ORDER BY hash, pk LIMIT ?`,
+  );
+  const countByDatastore = db.prepare('SELECT count(*) AS count FROM chunks WHERE datastore_id = ?');
+  const selectVectors = db.prepare(
+    `SELECT hash, vector FROM chunks
+     WHERE datastore_id = ? AND hash IN (SELECT value FROM json_each(?)) AND length(vector) = ?`,
+  );
+
+  function nextSequence(datastoreId: string): number {
+    const row = bumpSequence.get(datastoreId) as { chunk_sequence: number } | undefined;
+    if (row === undefined) throw notFound('datastore', datastoreId);
+    return row.chunk_sequence;
+  }
+
+  /** Throws before anything is written, so a rejected batch leaves the previous set intact. */
+  function checkOwnership(source: DatasourceRecord, chunks: readonly ChunkRecord[]): void {
+    const issues: FieldIssue[] = [];
+    const seen = new Set<string>();
+    chunks.forEach((chunk, index) => {
+      if (chunk.datasourceId !== source.id) {
+        issues.push({ path: `chunks.${index}.datasourceId`, message: `must be ${source.id}` });
+      }
+      if (chunk.datastoreId !== source.datastoreId) {
+        issues.push({ path: `chunks.${index}.datastoreId`, message: `must be ${source.datastoreId}` });
+      }
+      if (seen.has(chunk.id)) issues.push({ path: `chunks.${index}.id`, message: 'duplicate chunk id' });
+      seen.add(chunk.id);
+      if (!(chunk.vector instanceof Float32Array)) {
+        issues.push({ path: `chunks.${index}.vector`, message: 'must be a Float32Array' });
+      }
+    });
+    if (issues.length > 0) throw invalidRequest('chunks do not belong to this datasource', issues);
+    const owners = selectOwners.all(JSON.stringify([...seen])) as { id: string; datasource_id: string }[];
+    const foreign = owners.find((row) => row.datasource_id !== source.id);
+    if (foreign !== undefined) throw chunkOwnedElsewhere(foreign.id, foreign.datasource_id);
+  }
+
+  return {
+    replaceChunks(datasourceId: string, chunks: readonly ChunkRecord[], patch: DatasourcePatch | undefined): ChunkChange {
+      return inTransaction(db, () => {
+        const source = records.getDatasource(datasourceId);
+        if (source === null) throw notFound('datasource', datasourceId);
+        checkOwnership(source, chunks);
+        const existing = new Set((selectIds.all(datasourceId) as { id: string }[]).map((row) => row.id));
+        const next = new Set(chunks.map((chunk) => chunk.id));
+        const removedIds = [...existing].filter((id) => !next.has(id));
+        const addedIds = [...next].filter((id) => !existing.has(id));
+        // Delete first: a removed row's text leaves the full-text index before new rows enter it.
+        for (const id of removedIds) deleteChunk.run(id);
+        for (const chunk of chunks) {
+          if (upsertChunk.run(...chunkValues(chunk)).changes === 0) {
+            throw chunkOwnedElsewhere(chunk.id, 'another datasource');
+          }
+        }
+        if (patch !== undefined) records.writeDatasourcePatch(source, patch);
+        return { removedIds, addedIds, sequence: nextSequence(source.datastoreId) };
+      });
+    },
+
+    /** Chunks cascade with the row; the sequence still moves even when there were none. */
+    deleteDatasource(id: string): ChunkChange | null {
+      return inTransaction(db, () => {
+        const source = records.getDatasource(id);
+        if (source === null) return null;
+        const removedIds = (selectIds.all(id) as { id: string }[]).map((row) => row.id);
+        deleteDatasourceRow.run(id);
+        return { removedIds, addedIds: [], sequence: nextSequence(source.datastoreId) };
+      });
+    },
+
+    getChunks(ids: readonly string[]): ChunkRecord[] {
+      if (ids.length === 0) return [];
+      const rows = selectByIds.all(JSON.stringify([...new Set(ids)])) as ChunkRow[];
+      const byId = new Map(rows.map((row) => [row.id, row]));
+      return ids.flatMap((id) => {
+        const row = byId.get(id);
+        return row === undefined ? [] : [toChunkRecord(row)];
+      });
+    },
+
+    listChunks(datasourceId: string): ChunkRecord[] {
+      return (selectByDatasource.all(datasourceId) as ChunkRow[]).map(toChunkRecord);
+    },
+
+    /** One page after the cursor; `cursor` is the last row of the previous page. */
+    page(datastoreId: string, cursor: { hash: string; pk: number } | null, size: number) {
+      const rows = selectPage.all(datastoreId, cursor?.hash ?? '', cursor?.pk ?? -1, size) as (ChunkRow & { pk: number })[];
+      const last = rows[rows.length - 1];
+      return {
+        chunks: rows.map(toChunkRecord),
+        cursor: last === undefined ? null : { hash: last.hash, pk: last.pk },
+      };
+    },
+
+    countChunks(datastoreId: string): number {
+      return (countByDatastore.get(datastoreId) as { count: number }).count;
+    },
+
+    findVectorsByHash(datastoreId: string, hashes: readonly string[], dimensions: number): Map<string, Float32Array> {
+      const found = new Map<string, Float32Array>();
+      if (hashes.length === 0 || !Number.isInteger(dimensions) || dimensions <= 0) return found;
+      const rows = selectVectors.all(datastoreId, JSON.stringify([...new Set(hashes)]), dimensions * 4);
+      for (const row of rows as { hash: string; vector: Buffer }[]) {
+        if (!found.has(row.hash)) found.set(row.hash, vectorFromBlob(row.vector));
+      }
+      return found;
+    },
+
+    chunkSequence(datastoreId: string): number {
+      const row = selectSequence.get(datastoreId) as { chunk_sequence: number } | undefined;
+      return row?.chunk_sequence ?? 0;
+    },
+  };
+}
+
+function chunkOwnedElsewhere(id: string, owner: string): RagdeskError {
+  return new RagdeskError('conflict', `chunk ${JSON.stringify(id)} belongs to ${owner}`, {
+    details: { kind: 'chunk', id },
+  });
+}

@@ -1,0 +1,138 @@
+import { notFound, RagdeskError } from '../../src/errors.js';
+import type { DatasourceRecord, DatastoreRecord } from '../../src/ports/records.js';
+import type { DatasourcePatch, DatastorePatch } from '../../src/ports/store.js';
+import { inTransaction, type SqliteDatabase } from './database.js';
+import {
+  DATASOURCE_COLUMNS,
+  DATASTORE_COLUMNS,
+  datasourceValues,
+  datastoreValues,
+  toDatasourceRecord,
+  toDatastoreRecord,
+  type DatasourceRow,
+  type DatastoreRow,
+} from './row-mapping.js';
+
+const DATASTORE_PATCH_KEYS = ['name', 'description', 'embeddingModel', 'embeddingDimensions', 'updatedAt'] as const;
+/** Keys a datasource patch may not change (the type omits them; JavaScript callers may not). */
+const DATASOURCE_FIXED_KEYS = new Set(['id', 'datastoreId', 'type', 'createdAt']);
+
+const placeholders = (columns: string): string => columns.split(',').map(() => '?').join(', ');
+/** `a = ?, b = ?` for the columns after the first `skip` (the keys, which never change). */
+const assignments = (columns: string, skip: number): string =>
+  columns.split(',').slice(skip).map((column) => `${column.trim()} = ?`).join(', ');
+
+/** Datastore and datasource rows. Statements are prepared once, when the store opens. */
+export function recordQueries(db: SqliteDatabase) {
+  const insertDatastore = db.prepare(
+    `INSERT INTO datastores (${DATASTORE_COLUMNS}) VALUES (${placeholders(DATASTORE_COLUMNS)})`,
+  );
+  const selectDatastore = db.prepare(`SELECT ${DATASTORE_COLUMNS} FROM datastores WHERE id = ?`);
+  const selectDatastores = db.prepare(`SELECT ${DATASTORE_COLUMNS} FROM datastores ORDER BY created_at, pk`);
+  const updateDatastoreRow = db.prepare(
+    `UPDATE datastores SET ${assignments(DATASTORE_COLUMNS, 1)} WHERE id = ?`,
+  );
+  const deleteDatastoreRow = db.prepare('DELETE FROM datastores WHERE id = ?');
+
+  const insertDatasource = db.prepare(
+    `INSERT INTO datasources (${DATASOURCE_COLUMNS}) VALUES (${placeholders(DATASOURCE_COLUMNS)})`,
+  );
+  const selectDatasource = db.prepare(`SELECT ${DATASOURCE_COLUMNS} FROM datasources WHERE id = ?`);
+  const selectDatasources = db.prepare(
+    `SELECT ${DATASOURCE_COLUMNS} FROM datasources WHERE datastore_id = ? ORDER BY created_at, pk`,
+  );
+  const selectGroup = db.prepare(
+    `SELECT ${DATASOURCE_COLUMNS} FROM datasources WHERE datastore_id = ? AND group_id = ? ORDER BY created_at, pk`,
+  );
+  const updateDatasourceRow = db.prepare(
+    `UPDATE datasources SET ${assignments(DATASOURCE_COLUMNS, 2)} WHERE id = ?`,
+  );
+
+  function getDatastore(id: string): DatastoreRecord | null {
+    const row = selectDatastore.get(id) as DatastoreRow | undefined;
+    return row === undefined ? null : toDatastoreRecord(row);
+  }
+
+  function getDatasource(id: string): DatasourceRecord | null {
+    const row = selectDatasource.get(id) as DatasourceRow | undefined;
+    return row === undefined ? null : toDatasourceRecord(row);
+  }
+
+  /** Writes the merged record; call inside a transaction that read `current`. */
+  function writeDatasourcePatch(current: DatasourceRecord, patch: DatasourcePatch): DatasourceRecord {
+    const next: DatasourceRecord = { ...current };
+    for (const [key, value] of Object.entries(patch)) {
+      if (value === undefined || DATASOURCE_FIXED_KEYS.has(key) || !(key in next)) continue;
+      Object.assign(next, { [key]: value });
+    }
+    updateDatasourceRow.run(...datasourceValues(next).slice(2), current.id);
+    // Read back rather than return `next`, so the caller gets the same copy a getter would.
+    return getDatasource(current.id) ?? next;
+  }
+
+  return {
+    getDatastore,
+    getDatasource,
+    writeDatasourcePatch,
+
+    createDatastore(record: DatastoreRecord): void {
+      inTransaction(db, () => {
+        if (selectDatastore.get(record.id) !== undefined) throw conflict('datastore', record.id);
+        insertDatastore.run(...datastoreValues(record));
+      });
+    },
+
+    listDatastores(): DatastoreRecord[] {
+      return (selectDatastores.all() as DatastoreRow[]).map(toDatastoreRecord);
+    },
+
+    updateDatastore(id: string, patch: DatastorePatch): DatastoreRecord | null {
+      return inTransaction(db, () => {
+        const current = getDatastore(id);
+        if (current === null) return null;
+        const next: DatastoreRecord = { ...current };
+        for (const key of DATASTORE_PATCH_KEYS) {
+          const value = patch[key];
+          if (value !== undefined) Object.assign(next, { [key]: value });
+        }
+        updateDatastoreRow.run(...datastoreValues(next).slice(1), id);
+        return next;
+      });
+    },
+
+    /** Foreign keys cascade to datasources, chunks and (through triggers) the full-text index. */
+    deleteDatastore(id: string): boolean {
+      return inTransaction(db, () => deleteDatastoreRow.run(id).changes > 0);
+    },
+
+    createDatasource(record: DatasourceRecord): void {
+      inTransaction(db, () => {
+        if (selectDatasource.get(record.id) !== undefined) throw conflict('datasource', record.id);
+        if (selectDatastore.get(record.datastoreId) === undefined) {
+          throw notFound('datastore', record.datastoreId);
+        }
+        insertDatasource.run(...datasourceValues(record));
+      });
+    },
+
+    listDatasources(datastoreId: string, groupId: string | undefined): DatasourceRecord[] {
+      const rows = groupId === undefined ? selectDatasources.all(datastoreId) : selectGroup.all(datastoreId, groupId);
+      return (rows as DatasourceRow[]).map(toDatasourceRecord);
+    },
+
+    updateDatasource(id: string, patch: DatasourcePatch): DatasourceRecord | null {
+      return inTransaction(db, () => {
+        const current = getDatasource(id);
+        return current === null ? null : writeDatasourcePatch(current, patch);
+      });
+    },
+  };
+}
+
+export type RecordQueries = ReturnType<typeof recordQueries>;
+
+export function conflict(kind: string, id: string): RagdeskError {
+  return new RagdeskError('conflict', `${kind} ${JSON.stringify(id)} already exists`, {
+    details: { kind, id },
+  });
+}

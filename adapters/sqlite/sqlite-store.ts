@@ -1,0 +1,141 @@
+import { RagdeskError } from '../../src/errors.js';
+import type { ChunkRecord } from '../../src/ports/records.js';
+import type { Store } from '../../src/ports/store.js';
+import { chunkQueries } from './chunk-queries.js';
+import {
+  configureConnection,
+  DEFAULT_BUSY_TIMEOUT_MS,
+  openDatabase,
+  translateError,
+  type SqliteDatabase,
+} from './database.js';
+import { DEFAULT_LEXICAL_LIMITS, lexicalSearch, type LexicalSearchLimits } from './lexical-search.js';
+import { recordQueries } from './record-queries.js';
+import { migrate } from './schema.js';
+
+interface CommonOptions {
+  /** Milliseconds a write waits for another connection's lock. Default 5000. */
+  busyTimeoutMs?: number;
+  /** Cost limits of `searchText` (see {@link LexicalSearchLimits}); defaults suit ~100k chunks. */
+  lexicalLimits?: Partial<LexicalSearchLimits>;
+}
+
+/** Where the store keeps its data: a file path (`:memory:` for a throwaway database) or an open database. */
+export type SqliteStoreOptions = CommonOptions &
+  (
+    | { path: string; database?: never }
+    | {
+        /**
+         * A better-sqlite3 `Database` (or anything with the same methods). The store configures
+         * it (WAL, foreign keys, ...) and migrates it, but does not close it: its owner does.
+         */
+        database: SqliteDatabase;
+        path?: never;
+      }
+  );
+
+/** Iteration page size when the caller gives none. */
+const DEFAULT_BATCH_SIZE = 1_000;
+
+/**
+ * The `Store` port on SQLite (better-sqlite3): records, chunks with their vectors, and FTS5 bm25
+ * search, in one file. Every method is one synchronous transaction, so it is atomic and never
+ * interleaves with another call of this process.
+ */
+export function sqliteStore(options: SqliteStoreOptions): Store {
+  const ownsDatabase = options.database === undefined;
+  const db = options.database ?? openDatabase(requirePath(options.path));
+  try {
+    configureConnection(db, options.busyTimeoutMs ?? DEFAULT_BUSY_TIMEOUT_MS);
+    migrate(db);
+  } catch (error) {
+    if (ownsDatabase) db.close();
+    throw translateError(error, 'opening the SQLite store');
+  }
+  const records = recordQueries(db);
+  const chunks = chunkQueries(db, records);
+  const lexical = lexicalSearch(db, { ...DEFAULT_LEXICAL_LIMITS, ...options.lexicalLimits });
+  let closed = false;
+
+  /** Runs one store operation: refuses after close, gives driver errors stable codes. */
+  function run<T>(action: string, operation: () => T): Promise<T> {
+    if (closed) return Promise.reject(closedError());
+    try {
+      return Promise.resolve(operation());
+    } catch (error) {
+      return Promise.reject(translateError(error, action));
+    }
+  }
+
+  return {
+    name: 'sqlite',
+
+    createDatastore: (record) => run('createDatastore', () => records.createDatastore(record)),
+    getDatastore: (id) => run('getDatastore', () => records.getDatastore(id)),
+    listDatastores: () => run('listDatastores', () => records.listDatastores()),
+    updateDatastore: (id, patch) => run('updateDatastore', () => records.updateDatastore(id, patch)),
+    deleteDatastore: (id) =>
+      run('deleteDatastore', () => {
+        const deleted = records.deleteDatastore(id);
+        if (deleted) lexical.resetFrequencies();
+        return deleted;
+      }),
+
+    createDatasource: (record) => run('createDatasource', () => records.createDatasource(record)),
+    getDatasource: (id) => run('getDatasource', () => records.getDatasource(id)),
+    listDatasources: (datastoreId, listOptions = {}) =>
+      run('listDatasources', () => records.listDatasources(datastoreId, listOptions.groupId)),
+    updateDatasource: (id, patch) => run('updateDatasource', () => records.updateDatasource(id, patch)),
+    deleteDatasource: (id) =>
+      run('deleteDatasource', () => {
+        const change = chunks.deleteDatasource(id);
+        if (change !== null) lexical.noteWrites(change.removedIds.length);
+        return change;
+      }),
+
+    replaceChunks: (datasourceId, incoming, patch) =>
+      run('replaceChunks', () => {
+        const change = chunks.replaceChunks(datasourceId, incoming, patch);
+        lexical.noteWrites(change.addedIds.length + change.removedIds.length);
+        return change;
+      }),
+    getChunks: (ids) => run('getChunks', () => chunks.getChunks(ids)),
+    listChunks: (datasourceId) => run('listChunks', () => chunks.listChunks(datasourceId)),
+    countChunks: (datastoreId) => run('countChunks', () => chunks.countChunks(datastoreId)),
+    findVectorsByHash: (datastoreId, hashes, dimensions) =>
+      run('findVectorsByHash', () => chunks.findVectorsByHash(datastoreId, hashes, dimensions)),
+    chunkSequence: (datastoreId) => run('chunkSequence', () => chunks.chunkSequence(datastoreId)),
+
+    async *iterateChunks(datastoreId, iterateOptions = {}): AsyncGenerator<ChunkRecord[]> {
+      const size = Math.max(1, Math.floor(iterateOptions.batchSize ?? DEFAULT_BATCH_SIZE) || DEFAULT_BATCH_SIZE);
+      let cursor: { hash: string; pk: number } | null = null;
+      for (;;) {
+        const page: ReturnType<typeof chunks.page> = await run('iterateChunks', () =>
+          chunks.page(datastoreId, cursor, size),
+        );
+        if (page.chunks.length > 0) yield page.chunks;
+        if (page.chunks.length < size) return;
+        cursor = page.cursor;
+      }
+    },
+
+    searchText: (request) => run('searchText', () => lexical.search(request)),
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      if (ownsDatabase) db.close();
+    },
+  };
+}
+
+function requirePath(path: string | undefined): string {
+  if (typeof path !== 'string') {
+    throw new RagdeskError('invalid_request', 'sqliteStore needs a `path` or a `database`');
+  }
+  return path;
+}
+
+function closedError(): RagdeskError {
+  return new RagdeskError('closed', 'the SQLite store is closed');
+}

@@ -1,0 +1,48 @@
+import type { Datastore } from '../../src/index.js';
+import type { RetrievalMode } from '../../src/index.js';
+import { evaluate, type BeirDataset, type Ranking, type Scores } from '../beir.js';
+
+export interface BeirRun {
+  scores: Scores;
+  indexSeconds: number;
+  querySeconds: number;
+  queries: number;
+  documents: number;
+}
+
+/** Upserts a BEIR corpus (title + text per document, the BEIR convention) through the public API. */
+export async function indexBeirCorpus(datastore: Datastore, dataset: BeirDataset, batchSize = 500): Promise<number> {
+  const started = performance.now();
+  for (let start = 0; start < dataset.corpus.length; start += batchSize) {
+    const batch = dataset.corpus.slice(start, start + batchSize);
+    await datastore.upsert(
+      batch.map((document) => ({
+        text: document.title ? `${document.title}\n\n${document.text}` : document.text || document.title || document.id,
+        name: document.id,
+        metadata: { beir_id: document.id },
+      })),
+    );
+  }
+  return (performance.now() - started) / 1000;
+}
+
+/** Queries every judged query (top 100 chunks), folds chunks into documents, and scores the rankings. */
+export async function queryBeir(
+  datastore: Datastore,
+  dataset: BeirDataset,
+  mode: RetrievalMode,
+): Promise<{ scores: Scores; querySeconds: number; latenciesMs: number[] }> {
+  const rankings = new Map<string, Ranking>();
+  const latenciesMs: number[] = [];
+  const started = performance.now();
+  for (const query of dataset.queries) {
+    const t = performance.now();
+    const fragments = await datastore.query({ query: query.text, topK: 100, mode });
+    latenciesMs.push(performance.now() - t);
+    const seen = new Set<string>();
+    for (const fragment of fragments) seen.add(String(fragment.metadata.beir_id ?? fragment.datasource_name));
+    rankings.set(query.id, [...seen]);
+  }
+  const querySeconds = (performance.now() - started) / 1000;
+  return { scores: evaluate(rankings, dataset.qrels, dataset.queries.map((query) => query.id)), querySeconds, latenciesMs };
+}

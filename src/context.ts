@@ -1,0 +1,87 @@
+import { RagdeskError } from './errors.js';
+import type { Embeddings } from './ports/embeddings.js';
+import type { Store } from './ports/store.js';
+import type { VectorIndex } from './ports/vector-index.js';
+import type { Tokenizer } from './ingest/tokenizer.js';
+import { KeyedMutex } from './util/keyed-mutex.js';
+
+export interface ChunkingOptions {
+  /** Tokens per chunk (default 512). */
+  chunkSize: number;
+  /** Tokens repeated from the end of the previous chunk (default 64). */
+  overlap: number;
+  tokenizer?: Tokenizer;
+}
+
+/**
+ * What the services of one ragdesk instance share. Internal: built by `createRagdesk`, never a
+ * global, so two instances in one process stay independent.
+ */
+export class RagdeskContext {
+  /** Serialises chunk writes per datastore so the index sees them in store order. */
+  readonly writes = new KeyedMutex();
+  private readonly openedIndexes = new Map<string, Promise<void>>();
+  private closed = false;
+
+  constructor(
+    readonly store: Store,
+    readonly index: VectorIndex,
+    readonly embeddings: Embeddings,
+    readonly chunking: ChunkingOptions,
+  ) {}
+
+  assertOpen(): void {
+    if (this.closed) throw new RagdeskError('closed', 'This ragdesk instance is closed');
+  }
+
+  /**
+   * Opens the datastore's vector collection once; the index rebuilds itself from the store when its
+   * files are missing, stale or corrupt.
+   */
+  ensureIndex(datastore: { id: string; embeddingDimensions: number; embeddingModel: string }): Promise<void> {
+    let opening = this.openedIndexes.get(datastore.id);
+    if (!opening) {
+      opening = this.openIndex(datastore);
+      this.openedIndexes.set(datastore.id, opening);
+      opening.catch(() => this.openedIndexes.delete(datastore.id));
+    }
+    return opening;
+  }
+
+  /** Forgets an opened collection (after a drop or a reindex) so the next use opens it again. */
+  forgetIndex(datastoreId: string): void {
+    this.openedIndexes.delete(datastoreId);
+  }
+
+  private async openIndex(datastore: {
+    id: string;
+    embeddingDimensions: number;
+    embeddingModel: string;
+  }): Promise<void> {
+    const store = this.store;
+    await this.index.open(
+      { datastoreId: datastore.id, dimensions: datastore.embeddingDimensions, model: datastore.embeddingModel },
+      {
+        sequence: () => store.chunkSequence(datastore.id),
+        entries: async function* () {
+          for await (const batch of store.iterateChunks(datastore.id)) {
+            yield batch.map((chunk) => ({
+              id: chunk.id,
+              vector: chunk.vector,
+              datasourceId: chunk.datasourceId,
+              customId: chunk.customId,
+            }));
+          }
+        },
+      },
+    );
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await this.writes.idle();
+    await this.index.close();
+    await this.store.close();
+  }
+}

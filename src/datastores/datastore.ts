@@ -1,0 +1,140 @@
+import type { RagdeskContext } from '../context.js';
+import { notFound } from '../errors.js';
+import type { DatasourceRecord, DatastoreRecord, Metadata } from '../ports/records.js';
+import { newId, nowIso } from '../util/ids.js';
+import { parseInput } from '../validation.js';
+import { writeDocuments, type DocumentWrite } from './document-writer.js';
+import type { DocumentFragment } from './fragment.js';
+import { reindexDatastore } from './reindex.js';
+import { assertEmbeddingMatches, retrieve } from './retrieval.js';
+import {
+  datastoreQuerySchema,
+  documentUpdateSchema,
+  upsertSchema,
+  type DatastoreQueryInput,
+  type DocumentInput,
+  type DocumentUpdateInput,
+} from './schemas.js';
+
+/**
+ * A datastore: documents cut into chunks, searchable by meaning and by words. Obtained from
+ * `ragdesk.datastores`; holds a snapshot of its record (call `datastores.get` for a fresh one).
+ */
+export class Datastore {
+  readonly id: string;
+  readonly name: string;
+  readonly description: string;
+  readonly embeddingModel: string;
+  readonly embeddingDimensions: number;
+  readonly createdAt: string;
+  readonly updatedAt: string;
+
+  /** @internal Created by `DatastoreService`. */
+  constructor(
+    private readonly context: RagdeskContext,
+    private readonly record: DatastoreRecord,
+  ) {
+    this.id = record.id;
+    this.name = record.name;
+    this.description = record.description;
+    this.embeddingModel = record.embeddingModel;
+    this.embeddingDimensions = record.embeddingDimensions;
+    this.createdAt = record.createdAt;
+    this.updatedAt = record.updatedAt;
+  }
+
+  /**
+   * SPEC endpoint 5: adds documents, each as a `text` datasource of this datastore. All documents
+   * are validated before anything is written. Returns the new datasource ids, in input order.
+   */
+  async upsert(documents: readonly DocumentInput[]): Promise<{ ids: string[] }> {
+    const parsed = parseInput(upsertSchema, documents, 'documents');
+    const record = await this.current();
+    assertEmbeddingMatches(this.context, record);
+    const now = nowIso();
+    const writes: DocumentWrite[] = parsed.map((document) => ({
+      isNew: true,
+      text: document.text,
+      datasource: newTextDatasource(record.id, document, now),
+    }));
+    await writeDocuments(this.context, record, writes);
+    return { ids: writes.map((write) => write.datasource.id) };
+  }
+
+  /**
+   * SPEC endpoint 6: replaces the text (and optionally name and metadata) of one document. Only
+   * chunks whose text changed are embedded again; unchanged text is a no-op for the index.
+   */
+  async update(input: DocumentUpdateInput): Promise<{ id: string }> {
+    const parsed = parseInput(documentUpdateSchema, input, 'document update');
+    const record = await this.current();
+    assertEmbeddingMatches(this.context, record);
+    const datasource = await this.context.store.getDatasource(parsed.id);
+    if (!datasource || datasource.datastoreId !== record.id) throw notFound('datasource', parsed.id);
+    const patch = {
+      ...(parsed.name === undefined ? {} : { name: parsed.name }),
+      ...(parsed.metadata === undefined ? {} : { metadata: parsed.metadata }),
+    };
+    await writeDocuments(this.context, record, [{ isNew: false, datasource, text: parsed.text, patch }]);
+    return { id: datasource.id };
+  }
+
+  /** SPEC endpoint 4: the fragments most similar to the query, best first. Hybrid by default. */
+  async query(input: DatastoreQueryInput): Promise<DocumentFragment[]> {
+    const parsed = parseInput(datastoreQuerySchema, input, 'datastore query');
+    return retrieve(this.context, await this.current(), parsed);
+  }
+
+  /**
+   * Re-embeds every chunk with the instance's current embedder and rebuilds the vector index, then
+   * records the new model. The fix for `embedding_mismatch` after changing embedders.
+   */
+  async reindex(): Promise<{ chunks: number }> {
+    return reindexDatastore(this.context, await this.current());
+  }
+
+  toJSON(): DatastoreRecord {
+    return { ...this.record };
+  }
+
+  private async current(): Promise<DatastoreRecord> {
+    this.context.assertOpen();
+    const record = await this.context.store.getDatastore(this.id);
+    if (!record) throw notFound('datastore', this.id);
+    return record;
+  }
+}
+
+function newTextDatasource(
+  datastoreId: string,
+  document: { text: string; name?: string | undefined; metadata?: Metadata | undefined; custom_id?: string | undefined },
+  now: string,
+): DatasourceRecord {
+  const metadata = document.metadata ?? {};
+  return {
+    id: newId(),
+    datastoreId,
+    type: 'text',
+    name: document.name?.trim() || defaultName(metadata, document.text),
+    status: 'pending',
+    groupId: null,
+    customId: document.custom_id ?? null,
+    config: {},
+    metadata,
+    error: null,
+    contentHash: null,
+    nbChunks: 0,
+    nbTokens: 0,
+    textSize: 0,
+    createdAt: now,
+    updatedAt: now,
+    lastSynch: null,
+  };
+}
+
+/** Documents upserted without a name are named after their source, else their first words. */
+function defaultName(metadata: Metadata, text: string): string {
+  if (typeof metadata.source === 'string' && metadata.source.trim()) return metadata.source.trim();
+  const words = text.trim().replace(/\s+/g, ' ');
+  return words.length > 60 ? `${words.slice(0, 57)}...` : words;
+}

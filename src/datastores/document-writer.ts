@@ -1,0 +1,112 @@
+import { chunkSections } from '../ingest/chunker.js';
+import { cleanText } from '../ingest/text-clean.js';
+import type { RagdeskContext } from '../context.js';
+import type { ChunkRecord, DatasourceRecord, DatastoreRecord } from '../ports/records.js';
+import type { DatasourcePatch } from '../ports/store.js';
+import { chunkId, nowIso, sha256 } from '../util/ids.js';
+import { embedChunks } from './embed-chunks.js';
+
+/** One document to make searchable: a new datasource, or new text for an existing one. */
+export interface DocumentWrite {
+  datasource: DatasourceRecord;
+  /** True when the datasource record does not exist yet. */
+  isNew: boolean;
+  text: string;
+  /** Extra fields (name, metadata) applied in the same atomic step as the chunks. */
+  patch?: DatasourcePatch;
+}
+
+interface PreparedWrite {
+  write: DocumentWrite;
+  chunks: Omit<ChunkRecord, 'vector'>[];
+  contentHash: string;
+  textSize: number;
+  tokens: number;
+}
+
+/**
+ * Chunks, embeds (reusing vectors by chunk hash) and stores documents, then mirrors the change into
+ * the vector index. Everything that can fail on input or upstream happens before the first write,
+ * so a failed embedding call leaves the store untouched.
+ */
+export async function writeDocuments(
+  context: RagdeskContext,
+  datastore: DatastoreRecord,
+  writes: readonly DocumentWrite[],
+): Promise<void> {
+  const prepared = writes.map((write) => prepare(context, write));
+  const textsByHash = new Map<string, string>();
+  for (const item of prepared) for (const chunk of item.chunks) textsByHash.set(chunk.hash, chunk.text);
+  const { vectors } = await embedChunks(context.store, context.embeddings, datastore.id, textsByHash);
+
+  await context.ensureIndex(datastore);
+  await context.writes.run(datastore.id, async () => {
+    for (const item of prepared) await commit(context, datastore, item, vectors);
+  });
+}
+
+function prepare(context: RagdeskContext, write: DocumentWrite): PreparedWrite {
+  const text = cleanText(write.text);
+  const pieces = chunkSections(text, context.chunking);
+  const occurrences = new Map<string, number>();
+  const { datasource } = write;
+  const chunks = pieces.map((piece, position) => {
+    const seen = occurrences.get(piece.hash) ?? 0;
+    occurrences.set(piece.hash, seen + 1);
+    return {
+      id: chunkId(datasource.id, piece.hash, seen),
+      datastoreId: datasource.datastoreId,
+      datasourceId: datasource.id,
+      customId: datasource.customId,
+      position,
+      text: piece.text,
+      tokenCount: piece.tokenCount,
+      charOffset: piece.charOffset,
+      hash: piece.hash,
+      pageNumber: piece.pageNumber,
+      metadata: {},
+    };
+  });
+  const tokens = chunks.reduce((sum, chunk) => sum + chunk.tokenCount, 0);
+  return { write, chunks, contentHash: sha256(text), textSize: text.length, tokens };
+}
+
+async function commit(
+  context: RagdeskContext,
+  datastore: DatastoreRecord,
+  item: PreparedWrite,
+  vectors: ReadonlyMap<string, Float32Array>,
+): Promise<void> {
+  const { store, index } = context;
+  const { datasource, isNew, patch } = item.write;
+  const now = nowIso();
+  if (isNew) await store.createDatasource({ ...datasource, status: 'running', updatedAt: now });
+  const records: ChunkRecord[] = item.chunks.map((chunk) => ({
+    ...chunk,
+    vector: vectors.get(chunk.hash) as Float32Array,
+  }));
+  const change = await store.replaceChunks(datasource.id, records, {
+    ...patch,
+    status: 'synched',
+    error: null,
+    contentHash: item.contentHash,
+    nbChunks: records.length,
+    nbTokens: item.tokens,
+    textSize: item.textSize,
+    lastSynch: now,
+    updatedAt: now,
+  });
+  if (change.removedIds.length > 0) await index.remove(datastore.id, change.removedIds, change.sequence);
+  const added = new Set(change.addedIds);
+  const entries = records
+    .filter((record) => added.has(record.id))
+    .map((record) => ({
+      id: record.id,
+      vector: record.vector,
+      datasourceId: record.datasourceId,
+      customId: record.customId,
+    }));
+  if (entries.length > 0 || change.removedIds.length === 0) {
+    await index.upsert(datastore.id, entries, change.sequence);
+  }
+}

@@ -1,0 +1,109 @@
+import type { RagdeskContext } from '../context.js';
+import { RagdeskError } from '../errors.js';
+import type { DatasourceRecord, DatastoreRecord, RetrievalFilter, ScoredId } from '../ports/records.js';
+import type { FiltersInput } from '../validation.js';
+import { assertDimensions } from './embed-chunks.js';
+import { toFragment, type DocumentFragment } from './fragment.js';
+import { reciprocalRankFusion } from './fusion.js';
+import type { RetrievalMode } from './schemas.js';
+
+/** Candidates each retriever contributes to the fusion; deeper lists barely change the top 10. */
+const FUSION_POOL = 50;
+
+export interface RetrievalRequest {
+  query: string;
+  topK: number;
+  filters?: FiltersInput;
+  mode: RetrievalMode;
+}
+
+export async function retrieve(
+  context: RagdeskContext,
+  datastore: DatastoreRecord,
+  request: RetrievalRequest,
+): Promise<DocumentFragment[]> {
+  const filter = await expandFilter(context, datastore.id, request.filters);
+  const pool = request.mode === 'hybrid' ? Math.max(request.topK, FUSION_POOL) : request.topK;
+  const [vectorHits, textHits] = await Promise.all([
+    request.mode === 'lexical' ? [] : vectorSearch(context, datastore, request.query, pool, filter),
+    request.mode === 'vector'
+      ? []
+      : context.store.searchText({ datastoreId: datastore.id, query: request.query, topK: pool, filter }),
+  ]);
+  const ranked =
+    request.mode === 'hybrid' ? reciprocalRankFusion([vectorHits, textHits]) : request.mode === 'vector' ? vectorHits : textHits;
+  return hydrate(context, ranked.slice(0, request.topK));
+}
+
+export function assertEmbeddingMatches(context: RagdeskContext, datastore: DatastoreRecord): void {
+  const { embeddings } = context;
+  if (datastore.embeddingModel !== embeddings.model || datastore.embeddingDimensions !== embeddings.dimensions) {
+    throw new RagdeskError(
+      'embedding_mismatch',
+      `Datastore ${datastore.id} was embedded with ${datastore.embeddingModel} (${datastore.embeddingDimensions} dimensions) ` +
+        `but this instance embeds with ${embeddings.model} (${embeddings.dimensions}); call datastore.reindex() to re-embed it`,
+      {
+        details: {
+          datastoreModel: datastore.embeddingModel,
+          datastoreDimensions: datastore.embeddingDimensions,
+          embedderModel: embeddings.model,
+          embedderDimensions: embeddings.dimensions,
+        },
+      },
+    );
+  }
+}
+
+async function vectorSearch(
+  context: RagdeskContext,
+  datastore: DatastoreRecord,
+  query: string,
+  topK: number,
+  filter: RetrievalFilter | undefined,
+): Promise<ScoredId[]> {
+  assertEmbeddingMatches(context, datastore);
+  const [{ vectors }] = await Promise.all([
+    context.embeddings.embed([query], { purpose: 'query' }),
+    context.ensureIndex(datastore),
+  ]);
+  const vector = vectors[0];
+  if (!vector) throw new RagdeskError('upstream_failed', `Embedder ${context.embeddings.model} returned no vector`);
+  assertDimensions(vector, context.embeddings);
+  return context.index.query(datastore.id, { vector, topK, filter });
+}
+
+/** A datasource id in a filter also selects the datasources grouped under it (a site's pages). */
+async function expandFilter(
+  context: RagdeskContext,
+  datastoreId: string,
+  filters: FiltersInput | undefined,
+): Promise<RetrievalFilter | undefined> {
+  if (!filters) return undefined;
+  const filter: RetrievalFilter = {};
+  if (filters.custom_ids?.length) filter.customIds = filters.custom_ids;
+  if (filters.datasource_ids?.length) {
+    const ids = new Set(filters.datasource_ids);
+    for (const id of filters.datasource_ids) {
+      for (const child of await context.store.listDatasources(datastoreId, { groupId: id })) ids.add(child.id);
+    }
+    filter.datasourceIds = [...ids];
+  }
+  return filter.customIds || filter.datasourceIds ? filter : undefined;
+}
+
+async function hydrate(context: RagdeskContext, hits: readonly ScoredId[]): Promise<DocumentFragment[]> {
+  const chunks = await context.store.getChunks(hits.map((hit) => hit.id));
+  const byId = new Map(chunks.map((chunk) => [chunk.id, chunk]));
+  const datasources = new Map<string, DatasourceRecord | undefined>();
+  const fragments: DocumentFragment[] = [];
+  for (const hit of hits) {
+    // A hit the store no longer has was deleted after the index answered: skip it, never invent it.
+    const chunk = byId.get(hit.id);
+    if (!chunk) continue;
+    if (!datasources.has(chunk.datasourceId)) {
+      datasources.set(chunk.datasourceId, (await context.store.getDatasource(chunk.datasourceId)) ?? undefined);
+    }
+    fragments.push(toFragment(chunk, datasources.get(chunk.datasourceId), hit.score));
+  }
+  return fragments;
+}

@@ -1,0 +1,51 @@
+import { z } from 'zod';
+import { filtersSchema, idSchema, metadataSchema, nonBlankString } from '../validation.js';
+
+export const MAX_TOP_K = 1000;
+export const DEFAULT_TOP_K = 5;
+
+export const datastoreCreateSchema = z.object({
+  name: nonBlankString.pipe(z.string().max(200)),
+  description: z.string().max(10_000).optional(),
+});
+
+export const datastoreUpdateSchema = z.object({
+  name: nonBlankString.pipe(z.string().max(200)).optional(),
+  description: z.string().max(10_000).optional(),
+});
+
+/** SPEC "Document (upsert input)". */
+export const documentSchema = z.object({
+  text: nonBlankString,
+  name: z.string().max(500).optional(),
+  metadata: metadataSchema.optional(),
+  /** Tenant id for `filters.custom_ids` (an extension: SPEC sets it on file datasources). */
+  custom_id: idSchema.optional(),
+});
+
+export const upsertSchema = z.array(documentSchema).min(1).max(10_000);
+
+/** SPEC endpoint 6: `id` is the datasource (document) to replace. */
+export const documentUpdateSchema = z.object({
+  id: idSchema,
+  text: nonBlankString,
+  name: z.string().max(500).optional(),
+  metadata: metadataSchema.optional(),
+});
+
+export const retrievalModeSchema = z.enum(['hybrid', 'vector', 'lexical']);
+
+/** SPEC endpoint 4 body, plus `mode`. */
+export const datastoreQuerySchema = z.object({
+  query: nonBlankString.pipe(z.string().max(20_000)),
+  topK: z.int().min(1).max(MAX_TOP_K).default(DEFAULT_TOP_K),
+  filters: filtersSchema.optional(),
+  mode: retrievalModeSchema.default('hybrid'),
+});
+
+export type DatastoreCreateInput = z.input<typeof datastoreCreateSchema>;
+export type DatastoreUpdateInput = z.input<typeof datastoreUpdateSchema>;
+export type DocumentInput = z.input<typeof documentSchema>;
+export type DocumentUpdateInput = z.input<typeof documentUpdateSchema>;
+export type DatastoreQueryInput = z.input<typeof datastoreQuerySchema>;
+export type RetrievalMode = z.output<typeof retrievalModeSchema>;

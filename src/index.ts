@@ -1,0 +1,26 @@
+export { createRagdesk, type Ragdesk, type RagdeskOptions } from './ragdesk.js';
+export type { ChunkingOptions } from './context.js';
+export { Datastore } from './datastores/datastore.js';
+export { DatastoreService } from './datastores/datastore-service.js';
+export { DatasourceService } from './datasources/datasource-service.js';
+export type { DocumentFragment } from './datastores/fragment.js';
+export { reciprocalRankFusion, RRF_K } from './datastores/fusion.js';
+export {
+  DEFAULT_TOP_K,
+  MAX_TOP_K,
+  type DatastoreCreateInput,
+  type DatastoreUpdateInput,
+  type DatastoreQueryInput,
+  type DocumentInput,
+  type DocumentUpdateInput,
+  type RetrievalMode,
+} from './datastores/schemas.js';
+export {
+  RagdeskError,
+  isRagdeskError,
+  type RagdeskErrorCode,
+  type RagdeskErrorOptions,
+  type FieldIssue,
+} from './errors.js';
+export type * from './ports/index.js';
+export { chunkSections, cleanText, type TextChunk, type Tokenizer } from './ingest/index.js';

@@ -1,0 +1,52 @@
+import { createRequire } from 'node:module';
+
+/** Counts and splits text in model tokens; chunk sizes and prompt budgets are measured with it. */
+export interface Tokenizer {
+  /** Encoding name, e.g. `cl100k_base`. */
+  readonly name: string;
+  /** Token ids. Special-token markers such as `<|endoftext|>` are encoded as ordinary text. */
+  encode(text: string): number[];
+  decode(tokens: readonly number[]): string;
+  /** Same as `encode(text).length`, without building the array. */
+  count(text: string): number;
+}
+
+/** The slice of gpt-tokenizer's per-encoding module that we use. */
+interface GptTokenizerEncoding {
+  encode(text: string, options?: { disallowedSpecial?: Set<string> }): number[];
+  decode(tokens: Iterable<number>): string;
+  countTokens(text: string, options?: { disallowedSpecial?: Set<string> }): number;
+}
+
+// An empty disallow-list (and no allow-list) makes the library encode `<|endoftext|>` and friends
+// as plain text instead of throwing: user documents can and do contain them.
+const PLAIN_TEXT = { disallowedSpecial: new Set<string>() };
+
+let cl100k: GptTokenizerEncoding | undefined;
+
+// gpt-tokenizer measured 4.5 MB/s cold and ~9 MB/s warm on 5 MB of English here against 1.0–1.4 MB/s
+// for js-tiktoken, with identical token ids. Its rank table costs ~130 ms and ~50 MB to load, so it is
+// required on first use rather than imported: the interface is synchronous, and a dynamic `import()`
+// would force every caller to await.
+function loadCl100k(): GptTokenizerEncoding {
+  if (cl100k === undefined) {
+    const require = createRequire(import.meta.url);
+    cl100k = require('gpt-tokenizer/encoding/cl100k_base') as GptTokenizerEncoding;
+  }
+  return cl100k;
+}
+
+const cl100kInstance: Tokenizer = {
+  name: 'cl100k_base',
+  encode: (text) => loadCl100k().encode(text, PLAIN_TEXT),
+  decode: (tokens) => loadCl100k().decode(tokens),
+  count: (text) => (text.length === 0 ? 0 : loadCl100k().countTokens(text, PLAIN_TEXT)),
+};
+
+/**
+ * The cl100k_base encoding (GPT-4, GPT-3.5, text-embedding-3-*). The encoding tables load lazily on
+ * the first call, so importing the core stays cheap.
+ */
+export function cl100kTokenizer(): Tokenizer {
+  return cl100kInstance;
+}

@@ -1,0 +1,91 @@
+import { RagdeskContext, type ChunkingOptions } from './context.js';
+import { DatasourceService } from './datasources/datasource-service.js';
+import { DatastoreService } from './datastores/datastore-service.js';
+import { RagdeskError } from './errors.js';
+import type { ChatModel } from './ports/chat-model.js';
+import type { Embeddings } from './ports/embeddings.js';
+import type { Loader } from './ports/loader.js';
+import type { Store } from './ports/store.js';
+import type { VectorIndex } from './ports/vector-index.js';
+
+export interface RagdeskOptions {
+  store: Store;
+  index: VectorIndex;
+  embeddings: Embeddings;
+  /** Answers agent queries (used by agents). */
+  chat?: ChatModel;
+  /** File parsers by mime type (used by file datasources). */
+  loaders?: readonly Loader[];
+  /** Chunk size and overlap in tokens; defaults 512 and 64. */
+  chunking?: Partial<ChunkingOptions>;
+}
+
+export interface Ragdesk {
+  readonly datastores: DatastoreService;
+  readonly datasources: DatasourceService;
+  /** The adapters this instance was composed of, e.g. for labelling responses. */
+  readonly adapters: { store: string; index: string; embeddings: string; chat: string | null };
+  /** Waits for pending writes, flushes the vector index and closes the store. Idempotent. */
+  close(): Promise<void>;
+}
+
+const STORE_METHODS = [
+  'createDatastore', 'getDatastore', 'listDatastores', 'updateDatastore', 'deleteDatastore',
+  'createDatasource', 'getDatasource', 'listDatasources', 'updateDatasource', 'deleteDatasource',
+  'replaceChunks', 'getChunks', 'listChunks', 'iterateChunks', 'countChunks', 'findVectorsByHash',
+  'chunkSequence', 'searchText', 'close',
+] as const;
+const INDEX_METHODS = ['open', 'upsert', 'remove', 'query', 'count', 'flush', 'drop', 'close'] as const;
+
+/** Composition root: checks the adapters fit their ports, then wires the services. No globals. */
+export function createRagdesk(options: RagdeskOptions): Ragdesk {
+  assertAdapter('store', options.store, STORE_METHODS);
+  assertAdapter('index', options.index, INDEX_METHODS);
+  assertAdapter('embeddings', options.embeddings, ['embed']);
+  const { dimensions, maxBatchSize, model } = options.embeddings;
+  if (!Number.isInteger(dimensions) || dimensions < 1) {
+    throw new RagdeskError('invalid_adapter', `embeddings.dimensions must be a positive integer, got ${String(dimensions)}`);
+  }
+  if (!Number.isInteger(maxBatchSize) || maxBatchSize < 1) {
+    throw new RagdeskError('invalid_adapter', `embeddings.maxBatchSize must be a positive integer, got ${String(maxBatchSize)}`);
+  }
+  if (typeof model !== 'string' || !model) throw new RagdeskError('invalid_adapter', 'embeddings.model must be a non-empty string');
+  if (options.chat) assertAdapter('chat', options.chat, ['generate', 'stream']);
+
+  const chunking = resolveChunking(options.chunking);
+  const context = new RagdeskContext(options.store, options.index, options.embeddings, chunking);
+  return {
+    datastores: new DatastoreService(context),
+    datasources: new DatasourceService(context),
+    adapters: {
+      store: options.store.name,
+      index: options.index.name,
+      embeddings: model,
+      chat: options.chat?.name ?? null,
+    },
+    close: () => context.close(),
+  };
+}
+
+function resolveChunking(input: Partial<ChunkingOptions> | undefined): ChunkingOptions {
+  const chunkSize = input?.chunkSize ?? 512;
+  const overlap = input?.overlap ?? 64;
+  if (!Number.isInteger(chunkSize) || chunkSize < 16) {
+    throw new RagdeskError('invalid_request', `chunking.chunkSize must be an integer of at least 16, got ${chunkSize}`);
+  }
+  if (!Number.isInteger(overlap) || overlap < 0 || overlap * 2 >= chunkSize) {
+    throw new RagdeskError('invalid_request', `chunking.overlap must be an integer from 0 to under half of chunkSize, got ${overlap}`);
+  }
+  return { chunkSize, overlap, ...(input?.tokenizer ? { tokenizer: input.tokenizer } : {}) };
+}
+
+function assertAdapter(port: string, adapter: unknown, methods: readonly string[]): void {
+  if (typeof adapter !== 'object' || adapter === null) {
+    throw new RagdeskError('invalid_adapter', `${port} adapter is missing`);
+  }
+  const record = adapter as Record<string, unknown>;
+  const missing = methods.filter((method) => typeof record[method] !== 'function');
+  if (missing.length > 0) {
+    throw new RagdeskError('invalid_adapter', `${port} adapter lacks ${missing.join(', ')}`, { details: { port, missing } });
+  }
+}

@@ -1,0 +1,8 @@
+/**
+ * Conformance suites for third-party adapters (`ragdesk/testing`). They run on vitest, which is an
+ * optional peer dependency: install it in the project that runs the suites.
+ */
+export { describeStoreConformance, type StoreHarness } from './store-conformance.js';
+export { describeVectorIndexConformance, type VectorIndexHarness } from './vector-index-conformance.js';
+export * from './fixtures.js';
+export { seededRandom, clusteredVectors } from './random.js';

@@ -1,0 +1,208 @@
+/**
+ * The Store conformance suite (`ragdesk/testing`): every Store adapter runs it; an adapter is done
+ * when it passes. Like unstorage's shared driver tests, it only needs a factory; like Auth.js's
+ * adapter tests, it can also check what the adapter wrote with the adapter's own queries.
+ *
+ *   describeStoreConformance('sqlite', { create: async () => sqliteStore({ path: fresh() }), ... });
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { DatasourcePatch, Store } from '../ports/store.js';
+import { describeChunkConformance } from './store-conformance-chunks.js';
+import { describeSearchConformance } from './store-conformance-search.js';
+import { isoAt, makeDatasource, makeDatastore } from './fixtures.js';
+
+/** Raw reads through the adapter's own backend, bypassing the Store methods under test. */
+export interface StoreInspector {
+  /** Chunk rows stored for the datasource. */
+  chunkRows(datasourceId: string): Promise<number>;
+  /** Datasource rows stored for the datastore. */
+  datasourceRows?(datastoreId: string): Promise<number>;
+  /**
+   * Rows in the full-text index, all datastores together (read from the index itself, not from
+   * the chunk table), to prove deletes reach the index.
+   */
+  textIndexRows?(): Promise<number>;
+}
+
+/** How the suite gets stores. */
+export interface StoreHarness {
+  /** A new, empty store. Called before every test. */
+  create(): Promise<Store>;
+  /**
+   * A new instance over the data of the store `create` returned last, after the suite closed it.
+   * Omit for stores that keep nothing (the persistence tests are then skipped).
+   */
+  reopen?(): Promise<Store>;
+  /** Raw checks on the data of the store `create` returned last. */
+  inspect?: StoreInspector;
+  /** Called after every test, once its stores are closed: remove files and the like. */
+  cleanup?(): Promise<void>;
+}
+
+/** What the suite's parts share: the store of the running test. */
+export interface StoreSuiteContext {
+  harness: StoreHarness;
+  /** The store `create` made for the running test. */
+  store(): Store;
+  /** Closes the running test's store and opens it again through `reopen`. */
+  reopen(): Promise<Store>;
+}
+
+/** Expects `promise` to reject with a RagdeskError of this code. */
+export async function expectCode(promise: Promise<unknown>, code: string): Promise<void> {
+  await expect(promise).rejects.toMatchObject({ name: 'RagdeskError', code });
+}
+
+export function describeStoreConformance(name: string, harness: StoreHarness): void {
+  describe(`Store conformance: ${name}`, () => {
+    const opened: Store[] = [];
+    let current: Store | undefined;
+
+    const context: StoreSuiteContext = {
+      harness,
+      store() {
+        if (current === undefined) throw new Error('no store: the suite creates one before each test');
+        return current;
+      },
+      async reopen() {
+        if (harness.reopen === undefined) throw new Error('this harness has no reopen()');
+        await context.store().close();
+        current = await harness.reopen();
+        opened.push(current);
+        return current;
+      },
+    };
+
+    beforeEach(async () => {
+      current = await harness.create();
+      opened.push(current);
+    });
+
+    afterEach(async () => {
+      for (const store of opened.splice(0)) await store.close();
+      current = undefined;
+      await harness.cleanup?.();
+    });
+
+    describeRecordConformance(context);
+    describeChunkConformance(context);
+    describeSearchConformance(context);
+  });
+}
+
+function describeRecordConformance(context: StoreSuiteContext): void {
+  const store = () => context.store();
+
+  describe('datastores', () => {
+    it('creates, reads back equal copies, and returns null for unknown ids', async () => {
+      const record = makeDatastore({ name: 'Support' });
+      await store().createDatastore(record);
+      const read = await store().getDatastore(record.id);
+      expect(read).toEqual(record);
+      read!.name = 'mutated';
+      record.name = 'mutated too';
+      expect((await store().getDatastore(record.id))?.name).toBe('Support');
+      expect(await store().getDatastore('missing')).toBeNull();
+    });
+
+    it('rejects a duplicate id with conflict', async () => {
+      await store().createDatastore(makeDatastore({ id: 'same', name: 'First' }));
+      await expectCode(store().createDatastore(makeDatastore({ id: 'same', name: 'Second' })), 'conflict');
+      expect((await store().getDatastore('same'))?.name).toBe('First');
+    });
+
+    it('lists oldest first', async () => {
+      await store().createDatastore(makeDatastore({ name: 'Later', createdAt: isoAt(20) }));
+      await store().createDatastore(makeDatastore({ name: 'Earliest', createdAt: isoAt(5) }));
+      await store().createDatastore(makeDatastore({ name: 'Middle', createdAt: isoAt(10) }));
+      expect((await store().listDatastores()).map((d) => d.name)).toEqual(['Earliest', 'Middle', 'Later']);
+    });
+
+    it('applies a patch to the given fields only and returns the result', async () => {
+      const record = makeDatastore({ name: 'Docs' });
+      await store().createDatastore(record);
+      const updated = await store().updateDatastore(record.id, { description: 'Product docs', updatedAt: isoAt(60) });
+      expect(updated).toEqual({ ...record, description: 'Product docs', updatedAt: isoAt(60) });
+      expect(await store().getDatastore(record.id)).toEqual(updated);
+      expect(await store().updateDatastore('missing', { name: 'x' })).toBeNull();
+    });
+
+    it('deletes, reporting whether the id existed', async () => {
+      const record = makeDatastore();
+      await store().createDatastore(record);
+      expect(await store().deleteDatastore(record.id)).toBe(true);
+      expect(await store().getDatastore(record.id)).toBeNull();
+      expect(await store().deleteDatastore(record.id)).toBe(false);
+    });
+  });
+
+  describe('datasources', () => {
+    const datastore = makeDatastore({ name: 'Knowledge' });
+    beforeEach(async () => {
+      await store().createDatastore(datastore);
+    });
+
+    it('creates and reads back equal copies, config and metadata included', async () => {
+      const record = makeDatasource(datastore, {
+        type: 'web_page',
+        customId: 'tenant-1',
+        config: { source_url: 'https://example.com/a', depth: 2, tags: ['a', 'b'] },
+        metadata: { author: 'Ada', year: 1843, draft: false, date: null },
+      });
+      await store().createDatasource(record);
+      const read = await store().getDatasource(record.id);
+      expect(read).toEqual(record);
+      (read!.config as { tags: string[] }).tags.push('c');
+      read!.metadata.author = 'mutated';
+      expect(await store().getDatasource(record.id)).toEqual(record);
+      expect(await store().getDatasource('missing')).toBeNull();
+    });
+
+    it('rejects a duplicate id with conflict and an unknown datastore with not_found', async () => {
+      const record = makeDatasource(datastore);
+      await store().createDatasource(record);
+      await expectCode(store().createDatasource({ ...record, name: 'again' }), 'conflict');
+      await expectCode(store().createDatasource(makeDatasource('no-such-datastore', { name: 'orphan' })), 'not_found');
+      expect(await store().getDatasource(makeDatasource('no-such-datastore', { name: 'orphan' }).id)).toBeNull();
+    });
+
+    it('lists a datastore\'s datasources oldest first, optionally one group\'s children', async () => {
+      const other = makeDatastore({ name: 'Other' });
+      await store().createDatastore(other);
+      const site = makeDatasource(datastore, { name: 'site', type: 'web_site', createdAt: isoAt(1) });
+      const pageB = makeDatasource(datastore, { name: 'page-b', type: 'web_page', groupId: site.id, createdAt: isoAt(3) });
+      const pageA = makeDatasource(datastore, { name: 'page-a', type: 'web_page', groupId: site.id, createdAt: isoAt(2) });
+      const loose = makeDatasource(datastore, { name: 'loose', createdAt: isoAt(4) });
+      const elsewhere = makeDatasource(other, { name: 'elsewhere' });
+      for (const record of [pageB, site, loose, pageA, elsewhere]) await store().createDatasource(record);
+      const names = async (groupId?: string) =>
+        (await store().listDatasources(datastore.id, groupId === undefined ? undefined : { groupId })).map((d) => d.name);
+      expect(await names()).toEqual(['site', 'page-a', 'page-b', 'loose']);
+      expect(await names(site.id)).toEqual(['page-a', 'page-b']);
+      expect(await store().listDatasources('missing')).toEqual([]);
+    });
+
+    it('patches: given fields change, absent ones stay, null clears, fixed fields are ignored', async () => {
+      const record = makeDatasource(datastore, { customId: 'tenant-1', error: null });
+      await store().createDatasource(record);
+      const patch = {
+        status: 'error' as const,
+        error: 'fetch failed',
+        customId: null,
+        config: { source_url: 'https://example.com' },
+        metadata: { source: 'example.com' },
+        nbChunks: 3,
+        updatedAt: isoAt(9),
+        name: undefined,
+      };
+      const updated = await store().updateDatasource(record.id, patch);
+      const expected = { ...record, ...patch, name: record.name };
+      expect(updated).toEqual(expected);
+      expect(await store().getDatasource(record.id)).toEqual(expected);
+      // Not in DatasourcePatch, but JavaScript callers can still send them.
+      const sneaky = { id: 'other', datastoreId: 'other', type: 'file', createdAt: isoAt(99) } as unknown as DatasourcePatch;
+      expect(await store().updateDatasource(record.id, sneaky)).toEqual(expected);
+      expect(await store().updateDatasource('missing', { name: 'x' })).toBeNull();
+    });
+  });
+}

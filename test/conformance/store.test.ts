@@ -1,0 +1,51 @@
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { memoryStore } from '../../adapters/memory/index.js';
+import { sqliteStore } from '../../adapters/sqlite/index.js';
+import { describeStoreConformance } from '../../src/testing/store-conformance.js';
+
+/** A fresh database file per test; `reopen` and `inspect` work on the latest one. */
+function sqliteHarness() {
+  let dir: string | undefined;
+  const path = () => join(dir ?? '', 'store.db');
+
+  /** Auth.js style: read what the store wrote through a separate, read-only connection. */
+  function count(sql: string, ...params: string[]): Promise<number> {
+    const db = new Database(path(), { readonly: true });
+    try {
+      // Reads the FTS5 index b-tree itself (the temp schema stays writable on a read-only connection).
+      db.exec("CREATE VIRTUAL TABLE temp.fts_instances USING fts5vocab(main, chunks_fts, 'instance')");
+      return Promise.resolve((db.prepare(sql).get(...params) as { count: number }).count);
+    } finally {
+      db.close();
+    }
+  }
+
+  return {
+    async create() {
+      dir = mkdtempSync(join(tmpdir(), 'ragdesk-store-'));
+      return sqliteStore({ path: path() });
+    },
+    async reopen() {
+      return sqliteStore({ path: path() });
+    },
+    inspect: {
+      chunkRows: (datasourceId: string) =>
+        count('SELECT count(*) AS count FROM chunks WHERE datasource_id = ?', datasourceId),
+      datasourceRows: (datastoreId: string) =>
+        count('SELECT count(*) AS count FROM datasources WHERE datastore_id = ?', datastoreId),
+      // Counted from the index, not from the content table (which a plain count of an external
+      // content FTS5 table would read): a chunk deleted without its index entries still counts here.
+      textIndexRows: () => count('SELECT count(DISTINCT doc) AS count FROM temp.fts_instances'),
+    },
+    async cleanup() {
+      if (dir !== undefined) rmSync(dir, { recursive: true, force: true });
+      dir = undefined;
+    },
+  };
+}
+
+describeStoreConformance('sqlite', sqliteHarness());
+describeStoreConformance('memory', { create: async () => memoryStore() });

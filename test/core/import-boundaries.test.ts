@@ -1,0 +1,64 @@
+import { readdirSync, readFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+const NATIVE_OR_OPTIONAL = ['better-sqlite3', 'hnswlib-node', 'openai', 'pg', 'officeparser', 'linkedom'];
+/** The composition points allowed to wire several adapters together. */
+const WIRING = ['adapters/node.ts', 'adapters/cli/'];
+/** Core folders an adapter may use: contracts, errors and dependency-free helpers. */
+const SHARED_FOR_ADAPTERS = ['src/ports/', 'src/errors.ts', 'src/text/', 'src/util/'];
+
+function sourceFiles(folder: string): string[] {
+  return readdirSync(join(ROOT, folder), { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
+    .map((entry) => relative(ROOT, join(entry.parentPath, entry.name)));
+}
+
+function importsOf(file: string): string[] {
+  const text = readFileSync(join(ROOT, file), 'utf8');
+  const specifiers = [...text.matchAll(/(?:import|export)[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g)];
+  return specifiers.map((match) => (match[1] ?? match[2]) as string);
+}
+
+function resolveLocal(file: string, specifier: string): string {
+  return relative(ROOT, resolve(ROOT, dirname(file), specifier)).replace(/\.js$/, '.ts');
+}
+
+describe('import boundaries (DESIGN.md section 1)', () => {
+  it('the core imports no adapter and no native or optional package', () => {
+    const violations: string[] = [];
+    for (const file of sourceFiles('src')) {
+      for (const specifier of importsOf(file)) {
+        const isTesting = file.startsWith('src/testing/') && specifier === 'vitest';
+        if (specifier.startsWith('.')) {
+          if (resolveLocal(file, specifier).startsWith('adapters/')) violations.push(`${file} -> ${specifier}`);
+        } else if (NATIVE_OR_OPTIONAL.includes(specifier.split('/')[0] ?? '') && !isTesting) {
+          violations.push(`${file} -> ${specifier}`);
+        }
+      }
+    }
+    expect(violations).toEqual([]);
+  });
+
+  it('adapters import only ports, errors, helpers and their own packages', () => {
+    const violations: string[] = [];
+    for (const file of sourceFiles('adapters')) {
+      if (WIRING.some((allowed) => file.startsWith(allowed))) continue;
+      const own = file.split('/').slice(0, 2).join('/');
+      for (const specifier of importsOf(file)) {
+        if (!specifier.startsWith('.')) continue;
+        const target = resolveLocal(file, specifier);
+        const ok = target.startsWith(`${own}/`) || SHARED_FOR_ADAPTERS.some((shared) => target.startsWith(shared));
+        if (!ok) violations.push(`${file} -> ${target}`);
+      }
+    }
+    expect(violations).toEqual([]);
+  });
+
+  it('finds the files it checks', () => {
+    expect(sourceFiles('src').length).toBeGreaterThan(10);
+    expect(sourceFiles('adapters').length).toBeGreaterThan(5);
+  });
+});

@@ -31,7 +31,9 @@ export async function retrieve(
       : context.store.searchText({ datastoreId: datastore.id, query: request.query, topK: pool, filter }),
   ]);
   const ranked =
-    request.mode === 'hybrid' ? reciprocalRankFusion([vectorHits, textHits]) : request.mode === 'vector' ? vectorHits : textHits;
+    request.mode === 'hybrid'
+      ? reciprocalRankFusion([vectorHits, textHits], { weights: [context.embeddings.fusionWeight ?? 1, 1] })
+       : request.mode === 'vector' ? vectorHits : textHits;
   return hydrate(context, ranked.slice(0, request.topK));
 }
 

@@ -27,5 +27,11 @@ export interface Embeddings {
   readonly dimensions: number;
   /** The core never passes more texts than this in one call. */
   readonly maxBatchSize: number;
+  /**
+   * How much hybrid retrieval trusts this embedder's ranking relative to bm25 (reciprocal-rank
+   * fusion weight; bm25 has weight 1). Omitted means 1. An embedder built from word features, like
+   * the offline one, ranks much like bm25 but less well, and says so with a lower weight.
+   */
+  readonly fusionWeight?: number;
   embed(texts: readonly string[], options: EmbedOptions): Promise<EmbeddingResult>;
 }

@@ -4,3 +4,4 @@ export type * from './vector-index.js';
 export type * from './embeddings.js';
 export type * from './chat-model.js';
 export type * from './loader.js';
+export type * from './web-loader.js';

@@ -1,0 +1,75 @@
+import type { LoadInput, LoadedDocument, Loader } from '../../src/ports/loader.js';
+import { MIME } from './mime-types.js';
+import { tableSections } from './table-text.js';
+import { readText } from './text-loaders.js';
+
+export interface CsvOptions {
+  /** Data rows per section, each section starting with the header row (default 30). */
+  rowsPerSection?: number;
+}
+
+/** CSV (comma, semicolon or tab separated, RFC 4180 quoting) as Markdown table sections. */
+export function csvLoader(options: CsvOptions = {}): Loader {
+  return {
+    name: 'csv',
+    mimeTypes: [MIME.csv],
+    async load(input: LoadInput): Promise<LoadedDocument> {
+      const text = readText(input).replace(/^\uFEFF/, '');
+      const rows = parseCsv(text, guessDelimiter(text)).filter((row) => row.some((cell) => cell.trim() !== ''));
+      return {
+        mimeType: input.mimeType,
+        sections: tableSections(rows, { rowsPerSection: options.rowsPerSection ?? 30 }),
+        metadata: { rows: Math.max(0, rows.length - 1) },
+      };
+    },
+  };
+}
+
+/** The candidate that splits the first lines into the most, and equally many, fields. */
+export function guessDelimiter(text: string): string {
+  const lines = text.split('\n', 6).filter((line) => line.trim() !== '');
+  let best = ',';
+  let bestScore = 0;
+  for (const candidate of [',', ';', '\t', '|']) {
+    const counts = lines.map((line) => parseCsv(line, candidate)[0]?.length ?? 1);
+    const consistent = counts.every((count) => count === counts[0]);
+    const score = (counts[0] ?? 1) > 1 ? (counts[0] ?? 1) * (consistent ? 2 : 1) : 0;
+    if (score > bestScore) {
+      best = candidate;
+      bestScore = score;
+    }
+  }
+  return best;
+}
+
+/** RFC 4180: quoted fields may hold delimiters, quotes (doubled) and line breaks. */
+export function parseCsv(text: string, delimiter: string): string[][] {
+  const rows: string[][] = [];
+  let row: string[] = [];
+  let field = '';
+  let quoted = false;
+  for (let index = 0; index < text.length; index++) {
+    const char = text[index] as string;
+    if (quoted) {
+      if (char !== '"') field += char;
+      else if (text[index + 1] === '"') {
+        field += '"';
+        index++;
+      } else quoted = false;
+    } else if (char === '"' && field.trim() === '') {
+      quoted = true;
+      field = '';
+    } else if (char === delimiter) {
+      row.push(field);
+      field = '';
+    } else if (char === '\n' || char === '\r') {
+      if (char === '\r' && text[index + 1] === '\n') index++;
+      row.push(field);
+      rows.push(row);
+      row = [];
+      field = '';
+    } else field += char;
+  }
+  if (field !== '' || row.length > 0) rows.push([...row, field]);
+  return rows;
+}

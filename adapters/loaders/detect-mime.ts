@@ -1,0 +1,100 @@
+import { EXTENSION_MIME, KNOWN_UNSUPPORTED, MIME, extensionOf, normaliseMimeType } from './mime-types.js';
+import { decodeText } from './text-decode.js';
+import { isZip, readZipDirectory } from './zip-directory.js';
+
+export interface DetectOptions {
+  /** The type the uploader declared (Content-Type of the part), if any. */
+  declared?: string;
+  fileName?: string;
+}
+
+const OLE2 = [0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1];
+const OOXML_TYPES: readonly string[] = [MIME.docx, MIME.pptx, MIME.xlsx];
+const TEXT_TYPES: readonly string[] = [MIME.csv, MIME.markdown, MIME.html, MIME.json, MIME.text, KNOWN_UNSUPPORTED.ipynb];
+
+/**
+ * The mime type of a file, decided from its bytes first: PDF and ZIP-based formats by their
+ * signatures and parts, text by its encoding and content. The declared type and the file extension
+ * only choose among text types the bytes allow (CSV, Markdown, HTML), so a wrong or generic declared
+ * type cannot route a file to the wrong parser. Unrecognised binary data is
+ * `application/octet-stream`.
+ */
+export function detectMimeType(bytes: Uint8Array, options: DetectOptions = {}): string {
+  const declared = normaliseMimeType(options.declared);
+  const byExtension = EXTENSION_MIME[extensionOf(options.fileName) ?? ''];
+  const binary = detectBinary(bytes, declared, byExtension);
+  if (binary !== undefined) return binary;
+  const text = decodeText(bytes);
+  if (text === undefined) return KNOWN_UNSUPPORTED.octetStream;
+  return detectText(text, [declared, byExtension]);
+}
+
+function detectBinary(bytes: Uint8Array, declared?: string, byExtension?: string): string | undefined {
+  const head = new TextDecoder('latin1').decode(bytes.subarray(0, 1024));
+  if (head.includes('%PDF-')) return MIME.pdf;
+  if (OLE2.every((byte, index) => bytes[index] === byte)) {
+    const hinted = [declared, byExtension].find((type) =>
+      [KNOWN_UNSUPPORTED.xls, KNOWN_UNSUPPORTED.doc, KNOWN_UNSUPPORTED.ppt].includes(type as never),
+    );
+    return hinted ?? KNOWN_UNSUPPORTED.ole;
+  }
+  if (!isZip(bytes)) return undefined;
+  const stored = storedMimetypeEntry(bytes);
+  if (stored !== undefined) return stored;
+  const names = readZipDirectory(bytes)?.map((entry) => entry.name);
+  if (names === undefined) {
+    // A damaged archive: let the parser the uploader asked for report it as unreadable.
+    return [declared, byExtension].find((type) => OOXML_TYPES.includes(type ?? '')) ?? KNOWN_UNSUPPORTED.zip;
+  }
+  if (!names.includes('[Content_Types].xml')) return KNOWN_UNSUPPORTED.zip;
+  if (names.some((name) => name.startsWith('word/'))) return MIME.docx;
+  if (names.some((name) => name.startsWith('ppt/'))) return MIME.pptx;
+  if (names.some((name) => name.startsWith('xl/'))) return MIME.xlsx;
+  return KNOWN_UNSUPPORTED.zip;
+}
+
+/** EPUB and OpenDocument store their type, uncompressed, as the first entry `mimetype`. */
+function storedMimetypeEntry(bytes: Uint8Array): string | undefined {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  if (bytes.length < 38 || view.getUint16(8, true) !== 0) return undefined;
+  const size = view.getUint32(18, true);
+  const nameLength = view.getUint16(26, true);
+  const extraLength = view.getUint16(28, true);
+  const name = new TextDecoder().decode(bytes.subarray(30, 30 + nameLength));
+  if (name !== 'mimetype' || size > 100) return undefined;
+  const start = 30 + nameLength + extraLength;
+  const value = new TextDecoder().decode(bytes.subarray(start, start + size)).trim();
+  return value || undefined;
+}
+
+function detectText(text: string, hints: ReadonlyArray<string | undefined>): string {
+  const candidates = hints.filter((hint): hint is string => hint !== undefined && TEXT_TYPES.includes(hint));
+  for (const candidate of candidates) {
+    if (candidate === MIME.text) continue;
+    if (candidate === MIME.json && !parsesAsJson(text)) continue;
+    return candidate;
+  }
+  if (looksLikeJson(text) && parsesAsJson(text)) return MIME.json;
+  if (looksLikeHtml(text)) return MIME.html;
+  return MIME.text;
+}
+
+function looksLikeJson(text: string): boolean {
+  const first = text.trimStart()[0];
+  return first === '{' || first === '[';
+}
+
+function parsesAsJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function looksLikeHtml(text: string): boolean {
+  const head = text.slice(0, 2048).trimStart().toLowerCase();
+  if (/^(<!--[\s\S]*?-->\s*)*(<!doctype html|<html[\s>]|<head[\s>]|<body[\s>])/.test(head)) return true;
+  return /<html[\s>]/.test(head) && /<\/(head|body|p|div)>/.test(text.slice(0, 65536).toLowerCase());
+}

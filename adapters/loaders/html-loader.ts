@@ -1,0 +1,38 @@
+import { parseHTML } from 'linkedom';
+import type { LoadInput, LoadedDocument, Loader } from '../../src/ports/loader.js';
+import { MIME } from './mime-types.js';
+import { removeBoilerplate } from './html-boilerplate.js';
+import { visibleText } from './html-text.js';
+import { readText } from './text-loaders.js';
+
+/**
+ * The main text of an HTML page: scripts, styles, navigation, headers, footers, asides and hidden
+ * elements removed; `<main>` (or the only `<article>`) preferred over the whole body when present.
+ */
+export function htmlLoader(): Loader {
+  return {
+    name: 'html',
+    mimeTypes: [MIME.html],
+    async load(input: LoadInput): Promise<LoadedDocument> {
+      const { title, text } = extractHtml(readText(input));
+      return {
+        mimeType: input.mimeType,
+        sections: text === '' ? [] : [{ text }],
+        ...(title ? { title } : {}),
+      };
+    },
+  };
+}
+
+export function extractHtml(html: string): { title: string | undefined; text: string } {
+  // linkedom needs a full document to build <body>; fragments are wrapped.
+  const source = /<html[\s>]/i.test(html.slice(0, 4096)) ? html : `<html><head></head><body>${html}</body></html>`;
+  const { document } = parseHTML(source);
+  const title = document.querySelector('title')?.textContent?.replace(/\s+/g, ' ').trim() || undefined;
+  const body = document.body ?? document.documentElement;
+  if (body === null || body === undefined) return { title, text: '' };
+  removeBoilerplate(body);
+  const articles = body.querySelectorAll('article');
+  const main = body.querySelector('main, [role="main"]') ?? (articles.length === 1 ? articles[0] : null) ?? body;
+  return { title, text: visibleText(main) };
+}

@@ -1,0 +1,12 @@
+/** File loaders: CSV, text, Markdown, HTML, JSON, PDF, DOCX, PPTX, XLSX, with type sniffing and limits. */
+export {
+  fileLoaders,
+  DEFAULT_MAX_BYTES,
+  DEFAULT_MAX_UNCOMPRESSED_BYTES,
+  type FileLoaderOptions,
+  type FileLoaderList,
+} from './file-loaders.js';
+export { loadFile, type LoadFileInput } from './load-file.js';
+export { detectMimeType, type DetectOptions } from './detect-mime.js';
+export { MIME, SUPPORTED_MIME_TYPES, isSupportedMimeType, type SupportedMimeType } from './mime-types.js';
+export { extractHtml } from './html-loader.js';

@@ -1,0 +1,75 @@
+import type { OfficeParser as OfficeParserClass, OfficeParserAST, OfficeParserConfig, SupportedFileType } from 'officeparser';
+import type { LoadInput, LoadedDocument, Loader } from '../../src/ports/loader.js';
+import { couldNotParse, payloadTooLarge } from './loader-errors.js';
+import { MIME } from './mime-types.js';
+import { officeSections } from './office-sections.js';
+import { checkArchiveSize } from './archive-limits.js';
+
+export interface OfficeLoaderLimits {
+  /** Cap on the bytes a DOCX/PPTX/XLSX may inflate to, declared and actual. */
+  maxUncompressedBytes: number;
+  /** Documents with more pages or slides are refused; `undefined` for no limit. */
+  maxPages?: number;
+}
+
+const FILE_TYPES: Readonly<Record<string, SupportedFileType>> = {
+  [MIME.pdf]: 'pdf',
+  [MIME.docx]: 'docx',
+  [MIME.pptx]: 'pptx',
+  [MIME.xlsx]: 'xlsx',
+};
+
+// Loaded on first use: pdfjs and the XML stack are heavy and most callers never parse an office file.
+let officeparser: Promise<{ OfficeParser: typeof OfficeParserClass }> | undefined;
+
+/** PDF, DOCX, PPTX and XLSX through officeparser's AST, keeping pages, slides and sheets. */
+export function officeLoader(limits: OfficeLoaderLimits): Loader {
+  return {
+    name: 'officeparser',
+    mimeTypes: [MIME.pdf, MIME.docx, MIME.pptx, MIME.xlsx],
+    async load(input: LoadInput): Promise<LoadedDocument> {
+      const fileType = FILE_TYPES[input.mimeType];
+      if (fileType === undefined) throw new TypeError(`officeLoader cannot read ${input.mimeType}`);
+      if (fileType !== 'pdf') checkArchiveSize(input.bytes, limits.maxUncompressedBytes);
+      const ast = await parse(input, fileType, limits);
+      const document = officeSections(ast, input.mimeType);
+      const pages = document.totalPages;
+      if (limits.maxPages !== undefined && pages !== undefined && pages > limits.maxPages) {
+        throw payloadTooLarge(`the document has ${pages} pages, more than the limit of ${limits.maxPages}`, {
+          pages,
+          maxPages: limits.maxPages,
+        });
+      }
+      return document;
+    },
+  };
+}
+
+async function parse(input: LoadInput, fileType: SupportedFileType, limits: OfficeLoaderLimits): Promise<OfficeParserAST> {
+  officeparser ??= import('officeparser');
+  const { OfficeParser } = await officeparser;
+  const config: OfficeParserConfig = {
+    fileType,
+    abortSignal: input.signal ?? null,
+    // Chart titles and data live in attachments; PDF image extraction is slow and yields no text.
+    extractAttachments: fileType !== 'pdf',
+    ocr: false,
+    ignoreHeadersAndFooters: true,
+    ignoreComments: true,
+    decompressionLimits: { maxUncompressedBytes: limits.maxUncompressedBytes },
+    onWarning: () => {},
+  };
+  try {
+    // A copy: pdfjs transfers (detaches) the buffer it is given, and the caller may still need it.
+    return await OfficeParser.parseOffice(Buffer.from(input.bytes), config);
+  } catch (error) {
+    if (input.signal?.aborted) throw input.signal.reason;
+    const code = (error as { officeIssue?: { code?: string } }).officeIssue?.code;
+    if (code === 'ZIP_SIZE_LIMIT_EXCEEDED' || code === 'ZIP_ENTRY_COUNT_LIMIT_EXCEEDED') {
+      throw payloadTooLarge(`the archive inflates past the limit of ${limits.maxUncompressedBytes} bytes`, {
+        maxUncompressedBytes: limits.maxUncompressedBytes,
+      });
+    }
+    throw couldNotParse(`${fileType.toUpperCase()} file${input.fileName ? ` ${JSON.stringify(input.fileName)}` : ''}`, input.mimeType, error);
+  }
+}

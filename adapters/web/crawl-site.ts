@@ -1,0 +1,189 @@
+/**
+ * Whole sites: pages from a sitemap (given, or discovered through robots.txt then /sitemap.xml),
+ * else a breadth-first same-origin link crawl. Pages load concurrently (the per-host limit applies)
+ * but are yielded in discovery order; a page that fails is yielded as a `WebPageFailure`.
+ */
+import { isRagdeskError, RagdeskError } from '../../src/errors.js';
+import type { SiteCrawlOptions, WebPage, WebPageFailure } from '../../src/ports/web-loader.js';
+import { parseHttpUrl, resolveAllowedAddress } from './address-policy.js';
+import { fetchResource, type FetchContext } from './fetch-resource.js';
+import { robotsLookup, type RobotsLookup } from './site-robots.js';
+import { sitemapPageUrls } from './sitemap.js';
+import { normalizeUrl, urlFilter, type UrlMatcher } from './url-filters.js';
+
+type LoadPage = (url: string, signal: AbortSignal) => Promise<WebPage>;
+type CrawlItem = WebPage | WebPageFailure;
+
+interface Candidate {
+  url: string;
+  depth: number;
+  isStart: boolean;
+}
+
+interface CandidateSource {
+  next(): Promise<Candidate | undefined>;
+  /** Link crawl only: queue a yielded page's links one level deeper. */
+  addLinks?(links: readonly string[], depth: number): void;
+}
+
+function count(name: string, value: number | undefined, fallback: number, min: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < min) {
+    throw new RagdeskError('invalid_request', `${name} must be an integer >= ${min}`, {
+      details: { issues: [{ path: name, message: `must be an integer >= ${min}` }] },
+    });
+  }
+  return value;
+}
+
+function failure(url: string, error: unknown): WebPageFailure {
+  if (isRagdeskError(error)) return { url, code: error.code, message: error.message, retryable: error.retryable };
+  return { url, code: 'internal', message: error instanceof Error ? error.message : String(error), retryable: false };
+}
+
+function fromIterator(urls: AsyncIterator<string>): CandidateSource {
+  return {
+    async next() {
+      const step = await urls.next();
+      return step.done ? undefined : { url: step.value, depth: 0, isStart: false };
+    },
+  };
+}
+
+function linkFrontier(start: string, maxDepth: number): CandidateSource {
+  const queue: Candidate[] = [{ url: start, depth: 0, isStart: true }];
+  const queued = new Set([start]);
+  return {
+    next: () => Promise.resolve(queue.shift()),
+    addLinks(links, depth) {
+      if (depth > maxDepth) return;
+      for (const link of links) {
+        if (queued.has(link)) continue;
+        queued.add(link);
+        queue.push({ url: link, depth, isStart: false });
+      }
+    },
+  };
+}
+
+/** Sitemap page URLs, or undefined when the sitemaps list none (so discovery can move on). */
+async function nonEmpty(urls: AsyncGenerator<string>): Promise<AsyncIterator<string> | undefined> {
+  const first = await urls.next();
+  if (first.done) return undefined;
+  return (async function* () {
+    yield first.value;
+    yield* urls;
+  })();
+}
+
+async function chooseSource(
+  context: FetchContext,
+  options: SiteCrawlOptions,
+  robots: RobotsLookup,
+  signal: AbortSignal,
+  maxDepth: number,
+): Promise<CandidateSource> {
+  const read = (roots: string[], strictRoots: boolean): AsyncGenerator<string> =>
+    sitemapPageUrls(roots, {
+      fetch: (url) => fetchResource(context, url, 'sitemap', { signal }),
+      maxBytes: context.options.maxBytes,
+      strictRoots,
+      signal,
+    });
+  if (options.sitemap) return fromIterator(read([parseHttpUrl(options.sitemap).href], true));
+  const start = parseHttpUrl(options.sourceUrl ?? '');
+  const listed = (await robots(start)).sitemaps;
+  const fallback = new URL('/sitemap.xml', start).href;
+  const discovered =
+    (listed.length > 0 ? await nonEmpty(read(listed, false)) : undefined) ??
+    (listed.includes(fallback) ? undefined : await nonEmpty(read([fallback], false)));
+  if (discovered) return fromIterator(discovered);
+  return linkFrontier(normalizeUrl(start.href) ?? start.href, maxDepth);
+}
+
+interface Admission {
+  candidate: Candidate;
+  /** Set when the page must not be requested; yielded in its place. */
+  blocked?: WebPageFailure;
+}
+
+/** Next candidate that is new, passes include/exclude and robots.txt (the start URL skips the filter). */
+async function admit(
+  source: CandidateSource,
+  seen: Set<string>,
+  filter: UrlMatcher,
+  robots: RobotsLookup,
+): Promise<Admission | undefined> {
+  for (;;) {
+    const candidate = await source.next();
+    if (!candidate) return undefined;
+    const url = normalizeUrl(candidate.url);
+    if (!url || seen.has(url)) continue;
+    seen.add(url);
+    if (!candidate.isStart && !filter(url)) continue;
+    const rules = await robots(new URL(url));
+    const admitted = { ...candidate, url };
+    if (rules.unreachable) return { candidate: admitted, blocked: failure(url, rules.unreachable) };
+    if (rules.isAllowed(new URL(url))) return { candidate: admitted };
+    if (candidate.isStart) {
+      const blocked = { url, code: 'forbidden', message: `robots.txt disallows ${url}`, retryable: false };
+      return { candidate: admitted, blocked };
+    }
+  }
+}
+
+export async function* crawlSite(context: FetchContext, loadPage: LoadPage, options: SiteCrawlOptions): AsyncGenerator<CrawlItem> {
+  if (!options.sitemap && !options.sourceUrl) {
+    throw new RagdeskError('invalid_request', 'a site crawl needs a sitemap or a source URL', {
+      details: { issues: [{ path: 'sourceUrl', message: 'sitemap or sourceUrl is required' }] },
+    });
+  }
+  const maxPages = count('maxPages', options.maxPages, 100, 1);
+  const maxDepth = count('maxDepth', options.maxDepth, 3, 0);
+  const filter = urlFilter(options.include, options.exclude);
+  // A site whose own address is refused cannot be started at all: throw, don't yield.
+  for (const entry of [options.sitemap, options.sourceUrl]) {
+    if (entry) await resolveAllowedAddress(parseHttpUrl(entry), context.options);
+  }
+  const controller = new AbortController();
+  const onAbort = (): void => controller.abort(options.signal?.reason);
+  options.signal?.throwIfAborted();
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  const signal = controller.signal;
+  try {
+    const robots = robotsLookup(context, signal);
+    const source = await chooseSource(context, options, robots, signal, maxDepth);
+    const windowSize = context.options.perHostConcurrency * 2;
+    const inFlight: Array<{ candidate: Candidate; result: Promise<CrawlItem> }> = [];
+    const seen = new Set<string>();
+    const yieldedFinalUrls = new Set<string>();
+    let produced = 0;
+    for (;;) {
+      while (inFlight.length < windowSize && produced + inFlight.length < maxPages) {
+        const admission = await admit(source, seen, filter, robots);
+        if (!admission) break;
+        const { candidate, blocked } = admission;
+        const result = blocked
+          ? Promise.resolve<CrawlItem>(blocked)
+          : loadPage(candidate.url, signal).catch((error: unknown) => failure(candidate.url, error));
+        inFlight.push({ candidate, result });
+      }
+      const head = inFlight.shift();
+      if (!head) return;
+      const item = await head.result;
+      signal.throwIfAborted();
+      if ('document' in item) {
+        const finalUrl = normalizeUrl(item.finalUrl) ?? item.finalUrl;
+        if (yieldedFinalUrls.has(finalUrl)) continue; // redirected onto a page already yielded
+        yieldedFinalUrls.add(finalUrl);
+        seen.add(finalUrl);
+        source.addLinks?.(item.links, head.candidate.depth + 1);
+      }
+      produced++;
+      yield item;
+    }
+  } finally {
+    options.signal?.removeEventListener('abort', onAbort);
+    controller.abort(); // a consumer that stops early cancels what is still loading
+  }
+}

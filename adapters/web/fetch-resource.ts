@@ -1,0 +1,101 @@
+/**
+ * GET with manual redirects: every hop is checked by the address policy, runs under the per-host
+ * limit and its own deadline; loops and chains longer than `maxRedirects` fail cleanly.
+ */
+import { RagdeskError } from '../../src/errors.js';
+import { parseHttpUrl, resolveAllowedAddress } from './address-policy.js';
+import type { HostLimiter } from './host-limiter.js';
+import { timeoutError, transportError } from './http-errors.js';
+import { requestOnce, type HopResult } from './http-request.js';
+import type { MediaType, ResourceKind } from './media-types.js';
+import type { ResolvedWebLoaderOptions } from './options.js';
+
+export interface FetchContext {
+  options: ResolvedWebLoaderOptions;
+  limiter: HostLimiter;
+}
+
+export interface FetchedResource {
+  url: string;
+  finalUrl: string;
+  status: number;
+  mediaType: MediaType;
+  body: Buffer;
+}
+
+export interface FetchOptions {
+  signal?: AbortSignal;
+  /** Lower cap than the loader's `maxBytes` (robots.txt is read up to 512 KiB). */
+  maxBytes?: number;
+}
+
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(resolve, reject).finally(() => signal.removeEventListener('abort', onAbort));
+  });
+}
+
+async function fetchHop(context: FetchContext, url: URL, kind: ResourceKind, options: FetchOptions): Promise<HopResult> {
+  const { timeoutMs, userAgent } = context.options;
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, timeoutMs);
+  const onAbort = (): void => controller.abort(options.signal?.reason);
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    const target = await untilAborted(resolveAllowedAddress(url, context.options), controller.signal);
+    const maxBytes = Math.min(options.maxBytes ?? Infinity, context.options.maxBytes);
+    return await requestOnce({ url, target, kind, userAgent, maxBytes, signal: controller.signal });
+  } catch (error) {
+    if (options.signal?.aborted) throw options.signal.reason;
+    if (timedOut) throw timeoutError(url.href, timeoutMs);
+    throw transportError(url.href, error);
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener('abort', onAbort);
+  }
+}
+
+function withoutFragment(url: URL): URL {
+  const copy = new URL(url.href);
+  copy.hash = '';
+  return copy;
+}
+
+/** Fetches `input`, following redirects. Throws a `RagdeskError` with a stable code on failure. */
+export async function fetchResource(
+  context: FetchContext,
+  input: string,
+  kind: ResourceKind,
+  options: FetchOptions = {},
+): Promise<FetchedResource> {
+  let current = withoutFragment(parseHttpUrl(input));
+  const chain = [current.href];
+  for (;;) {
+    options.signal?.throwIfAborted();
+    const target = current;
+    const result = await context.limiter.run(target.host, () => fetchHop(context, target, kind, options), options.signal);
+    if (result.type === 'body') {
+      return { url: chain[0]!, finalUrl: current.href, status: result.status, mediaType: result.mediaType, body: result.body };
+    }
+    const next = withoutFragment(parseHttpUrl(result.location, current.href));
+    if (chain.includes(next.href)) {
+      throw new RagdeskError('upstream_failed', `redirect loop at ${next.href}`, {
+        details: { url: chain[0], reason: 'redirect_loop', chain: [...chain, next.href] },
+      });
+    }
+    if (chain.length > context.options.maxRedirects) {
+      throw new RagdeskError('upstream_failed', `more than ${context.options.maxRedirects} redirects from ${chain[0]}`, {
+        details: { url: chain[0], reason: 'too_many_redirects', chain: [...chain, next.href] },
+      });
+    }
+    chain.push(next.href);
+    current = next;
+  }
+}

@@ -1,0 +1,72 @@
+import { lookup as dnsLookup } from 'node:dns/promises';
+import { RagdeskError } from '../../src/errors.js';
+
+/** One resolved address of a host name. */
+export interface ResolvedAddress {
+  address: string;
+  family: 4 | 6;
+}
+
+export interface WebLoaderOptions {
+  /** Reach loopback, private, link-local and other non-public addresses. Default false. */
+  allowPrivateNetwork?: boolean;
+  /** Time limit of one HTTP request (DNS + connect + headers + body), per redirect hop. Default 15000. */
+  timeoutMs?: number;
+  /** Largest body accepted, counted on the wire and again after decompression. Default 10 MB. */
+  maxBytes?: number;
+  /** Redirects followed per request; each hop is checked by the address policy again. Default 5. */
+  maxRedirects?: number;
+  /** `User-Agent` header; its product token (`ragdesk`) selects the robots.txt group. */
+  userAgent?: string;
+  /** Requests in flight per host, across all calls on this loader. Default 2. */
+  perHostConcurrency?: number;
+  /** DNS override; default `node:dns/promises` `lookup(hostname, { all: true })`. */
+  lookup?: (hostname: string) => Promise<ResolvedAddress[]>;
+  /**
+   * Replaces the built-in address check (not applied when `allowPrivateNetwork` is true): return
+   * true to let the loader connect to `address` (resolved from `hostname`). Meant for tests and
+   * for allowing one known internal host; compose with `isPrivateAddress` from this module.
+   */
+  isAllowedAddress?: (address: string, hostname: string) => boolean;
+}
+
+export interface ResolvedWebLoaderOptions {
+  allowPrivateNetwork: boolean;
+  timeoutMs: number;
+  maxBytes: number;
+  maxRedirects: number;
+  userAgent: string;
+  perHostConcurrency: number;
+  lookup: (hostname: string) => Promise<ResolvedAddress[]>;
+  isAllowedAddress: ((address: string, hostname: string) => boolean) | undefined;
+}
+
+export const DEFAULT_USER_AGENT = 'ragdesk/0.1 (+https://github.com/ragdesk)';
+
+async function defaultLookup(hostname: string): Promise<ResolvedAddress[]> {
+  const answers = await dnsLookup(hostname, { all: true, verbatim: true });
+  return answers.map((answer) => ({ address: answer.address, family: answer.family === 6 ? 6 : 4 }));
+}
+
+function positiveInteger(name: string, value: number | undefined, fallback: number, min = 1): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < min) {
+    throw new RagdeskError('invalid_request', `webLoader option ${name} must be an integer >= ${min}`, {
+      details: { issues: [{ path: name, message: `must be an integer >= ${min}` }] },
+    });
+  }
+  return value;
+}
+
+export function resolveOptions(options: WebLoaderOptions = {}): ResolvedWebLoaderOptions {
+  return {
+    allowPrivateNetwork: options.allowPrivateNetwork ?? false,
+    timeoutMs: positiveInteger('timeoutMs', options.timeoutMs, 15_000),
+    maxBytes: positiveInteger('maxBytes', options.maxBytes, 10 * 1024 * 1024),
+    maxRedirects: positiveInteger('maxRedirects', options.maxRedirects, 5, 0),
+    userAgent: options.userAgent?.trim() || DEFAULT_USER_AGENT,
+    perHostConcurrency: positiveInteger('perHostConcurrency', options.perHostConcurrency, 2),
+    lookup: options.lookup ?? defaultLookup,
+    isAllowedAddress: options.isAllowedAddress,
+  };
+}

@@ -1,0 +1,54 @@
+import type { LoadedDocument } from './loader.js';
+
+/** A fetched and extracted web page. */
+export interface WebPage {
+  /** The URL asked for. */
+  url: string;
+  /** The URL after redirects; the page's identity for re-syncs. */
+  finalUrl: string;
+  /** `<title>` (or first heading) of the page, when it has one. */
+  title?: string;
+  /** Main text in reading order (navigation, scripts and boilerplate removed). */
+  document: LoadedDocument;
+  /** Same-origin links found on the page (absolute, fragment-free), for crawling. */
+  links: string[];
+}
+
+/** A page that could not be loaded during a crawl; the crawl goes on without it. */
+export interface WebPageFailure {
+  url: string;
+  /** Stable error code (`upstream_failed`, `payload_too_large`, `unsupported_media_type`, `forbidden`, ...). */
+  code: string;
+  message: string;
+  /** True for timeouts, 429 and 5xx: the page may load on a later attempt. */
+  retryable: boolean;
+}
+
+export interface SiteCrawlOptions {
+  /** Sitemap URL (SPEC `config.sitemap`); when absent the crawler discovers one or follows links. */
+  sitemap?: string;
+  /** Start URL (SPEC `config.source_url`). At least one of `sitemap` and `sourceUrl` is required. */
+  sourceUrl?: string;
+  /** At most this many pages are yielded (default 100). */
+  maxPages?: number;
+  /** Link depth from the start URL when crawling links (default 3). */
+  maxDepth?: number;
+  /** Only URLs matching one of these patterns (glob-like `*`, or a RegExp source in `/.../`). */
+  include?: readonly string[];
+  /** URLs matching one of these are skipped. */
+  exclude?: readonly string[];
+  signal?: AbortSignal;
+}
+
+/**
+ * Loads web pages for `web_page` and `web_site` datasources. Implementations must refuse private,
+ * loopback and link-local addresses unless explicitly configured otherwise, cap bytes, time and
+ * redirects, and respect robots.txt when crawling.
+ */
+export interface WebLoader {
+  readonly name: string;
+  /** Fetches and extracts one page. Throws a `RagdeskError` with a stable code on failure. */
+  loadPage(url: string, options?: { signal?: AbortSignal }): Promise<WebPage>;
+  /** Pages of a site, each loaded once, in discovery order; failures are yielded, not thrown. */
+  crawlSite(options: SiteCrawlOptions): AsyncIterable<WebPage | WebPageFailure>;
+}

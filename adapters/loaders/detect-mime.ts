@@ -26,12 +26,15 @@ export function detectMimeType(bytes: Uint8Array, options: DetectOptions = {}): 
   if (binary !== undefined) return binary;
   const text = decodeText(bytes);
   if (text === undefined) return KNOWN_UNSUPPORTED.octetStream;
-  return detectText(text, [declared, byExtension]);
+  // Windows browsers declare CSV uploads as Excel files.
+  const textHint = declared === KNOWN_UNSUPPORTED.xls ? MIME.csv : declared;
+  return detectText(text, [textHint, byExtension]);
 }
 
 function detectBinary(bytes: Uint8Array, declared?: string, byExtension?: string): string | undefined {
-  const head = new TextDecoder('latin1').decode(bytes.subarray(0, 1024));
-  if (head.includes('%PDF-')) return MIME.pdf;
+  // Readers accept a PDF header anywhere in the first KB; text that merely mentions one stays text.
+  const pdfAt = new TextDecoder('latin1').decode(bytes.subarray(0, 1024)).indexOf('%PDF-');
+  if (pdfAt === 0 || (pdfAt > 0 && decodeText(bytes.subarray(0, 4096)) === undefined)) return MIME.pdf;
   if (OLE2.every((byte, index) => bytes[index] === byte)) {
     const hinted = [declared, byExtension].find((type) =>
       [KNOWN_UNSUPPORTED.xls, KNOWN_UNSUPPORTED.doc, KNOWN_UNSUPPORTED.ppt].includes(type as never),

@@ -4,6 +4,9 @@ const BLOCK = new Set([
   'SUMMARY', 'TABLE', 'TBODY', 'TFOOT', 'THEAD', 'TR', 'UL',
 ]);
 
+/** Marks a paragraph break while lines are assembled (a private-use character, which trim() keeps). */
+const PARAGRAPH = '\ue000';
+
 interface DomNode {
   nodeType: number;
   nodeName: string;
@@ -20,11 +23,15 @@ interface DomNode {
 export function visibleText(root: DomNode): string {
   const out: string[] = [];
   walk(root, out, false);
-  return out
+  const lines = out
     .join('')
     .split('\n')
-    .map((line) => line.replace(/[ \t\u00a0]+/g, (run) => (run.includes('\t') ? run : ' ')).trim())
-    .filter((line, index, lines) => line !== '' || (index > 0 && lines[index - 1] !== ''))
+    .map((line) => line.replace(/[ \t\u00a0]+/g, ' ').trim())
+    .filter((line) => line !== '');
+  // Paragraph marks become one blank line; repeated or leading/trailing ones disappear.
+  return lines
+    .filter((line, index) => line !== PARAGRAPH || (index > 0 && lines[index - 1] !== PARAGRAPH))
+    .map((line) => (line === PARAGRAPH ? '' : line))
     .join('\n')
     .trim();
 }
@@ -45,7 +52,7 @@ function walk(node: DomNode, out: string[], pre: boolean): void {
   }
   const block = BLOCK.has(tag);
   const paragraphLike = /^(H[1-6]|P|PRE|TABLE|BLOCKQUOTE|UL|OL)$/.test(tag);
-  if (block) out.push(paragraphLike ? '\n\n' : '\n');
+  if (block) out.push(paragraphLike ? `\n${PARAGRAPH}\n` : '\n');
   const children = node.childNodes;
   if (tag === 'TD' || tag === 'TH') {
     // A cell stays on its row's line whatever blocks it holds.
@@ -58,5 +65,5 @@ function walk(node: DomNode, out: string[], pre: boolean): void {
     walk(children[index] as DomNode, out, pre || tag === 'PRE');
   }
   if (tag === 'TR') out.push(' |');
-  if (block) out.push(paragraphLike ? '\n\n' : '\n');
+  if (block) out.push(paragraphLike ? `\n${PARAGRAPH}\n` : '\n');
 }

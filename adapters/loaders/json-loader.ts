@@ -27,7 +27,14 @@ export function jsonLoader(): Loader {
 export function renderJson(value: unknown, indent: string): string[] {
   if (Array.isArray(value)) {
     if (value.length === 0) return [`${indent}[]`];
-    return value.flatMap((item) => entry(`${indent}-`, item, `${indent}  `));
+    return value.flatMap((item) => {
+      if (item === null || typeof item !== 'object' || Object.keys(item).length === 0) {
+        return entry(`${indent}-`, item, `${indent}  `);
+      }
+      // YAML style: the first line of a nested block goes on the dash line.
+      const [first = '', ...rest] = renderJson(item, `${indent}  `);
+      return [`${indent}- ${first.slice(indent.length + 2)}`, ...rest];
+    });
   }
   if (value !== null && typeof value === 'object') {
     const keys = Object.keys(value);

@@ -1,9 +1,9 @@
 import type { OfficeParser as OfficeParserClass, OfficeParserAST, OfficeParserConfig, SupportedFileType } from 'officeparser';
 import type { LoadInput, LoadedDocument, Loader } from '../../src/ports/loader.js';
+import { checkArchiveSize } from './archive-limits.js';
 import { couldNotParse, payloadTooLarge } from './loader-errors.js';
 import { MIME } from './mime-types.js';
 import { officeSections } from './office-sections.js';
-import { checkArchiveSize } from './archive-limits.js';
 
 export interface OfficeLoaderLimits {
   /** Cap on the bytes a DOCX/PPTX/XLSX may inflate to, declared and actual. */
@@ -30,7 +30,7 @@ export function officeLoader(limits: OfficeLoaderLimits): Loader {
     async load(input: LoadInput): Promise<LoadedDocument> {
       const fileType = FILE_TYPES[input.mimeType];
       if (fileType === undefined) throw new TypeError(`officeLoader cannot read ${input.mimeType}`);
-      if (fileType !== 'pdf') checkArchiveSize(input.bytes, limits.maxUncompressedBytes);
+      if (fileType !== 'pdf') await checkArchiveSize(input.bytes, limits.maxUncompressedBytes);
       const ast = await parse(input, fileType, limits);
       const document = officeSections(ast, input.mimeType);
       const pages = document.totalPages;

@@ -3,6 +3,9 @@ export interface ZipEntry {
   name: string;
   compressedSize: number;
   uncompressedSize: number;
+  /** 0 stored, 8 deflate. */
+  method: number;
+  localHeaderOffset: number;
 }
 
 const END_OF_CENTRAL_DIRECTORY = 0x06054b50;
@@ -48,6 +51,8 @@ export function readZipDirectory(bytes: Uint8Array): ZipEntry[] | undefined {
       name: decoder.decode(bytes.subarray(offset + 46, offset + 46 + nameLength)),
       compressedSize: view.getUint32(offset + 20, true),
       uncompressedSize: view.getUint32(offset + 24, true),
+      method: view.getUint16(offset + 10, true),
+      localHeaderOffset: view.getUint32(offset + 42, true),
     };
     applyZip64Sizes(view, offset + 46 + nameLength, extraLength, entry);
     entries.push(entry);
@@ -62,6 +67,16 @@ function findEndOfCentralDirectory(view: DataView): number | undefined {
     if (view.getUint32(position, true) === END_OF_CENTRAL_DIRECTORY) return position;
   }
   return undefined;
+}
+
+/** The entry's stored bytes, or `undefined` when its local header is out of bounds. */
+export function entryData(bytes: Uint8Array, entry: ZipEntry): Uint8Array | undefined {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const header = entry.localHeaderOffset;
+  if (header + 30 > view.byteLength || view.getUint32(header, true) !== 0x04034b50) return undefined;
+  const start = header + 30 + view.getUint16(header + 26, true) + view.getUint16(header + 28, true);
+  const end = start + entry.compressedSize;
+  return end > bytes.length ? undefined : bytes.subarray(start, end);
 }
 
 /** Sizes of 0xFFFFFFFF mean "see the ZIP64 extra field", in the order uncompressed, compressed. */

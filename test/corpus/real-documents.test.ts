@@ -1,7 +1,7 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { detectMimeType, fileLoaders, isSupportedMimeType, loadFile } from '../../adapters/loaders/index.js';
 import { normaliseForMatch } from './normalise.js';
 
@@ -27,8 +27,15 @@ function mimeOf(path: string): string {
   return detectMimeType(readFileSync(path), { fileName: path });
 }
 
+const pdfTiming = { pages: 0, milliseconds: 0 };
+
 async function extract(path: string): Promise<string> {
+  const started = performance.now();
   const document = await loadFile(loaders, { bytes: readFileSync(path), fileName: path });
+  if (document.mimeType === 'application/pdf') {
+    pdfTiming.pages += document.totalPages ?? 0;
+    pdfTiming.milliseconds += performance.now() - started;
+  }
   return document.sections.map((section) => section.text).join('\n\n');
 }
 
@@ -64,6 +71,11 @@ describe.skipIf(!present)('real documents (../shared/corpus/docs)', () => {
       expect({ missing, unwanted }).toEqual({ missing: [], unwanted: [] });
     });
   }
+
+  afterAll(() => {
+    const rate = (pdfTiming.pages / pdfTiming.milliseconds) * 1000;
+    console.info(`[corpus] PDF: ${pdfTiming.pages} pages in ${Math.round(pdfTiming.milliseconds)} ms (${rate.toFixed(1)} pages/s)`);
+  });
 
   const listed = new Set(expectations.map((expectation) => expectation.file));
   for (const file of files.filter((candidate) => !listed.has(candidate) && !unsupported.includes(candidate))) {

@@ -1,4 +1,4 @@
-import { invalidRequest, notFound, RagdeskError, type FieldIssue } from '../../src/errors.js';
+import { notFound, RagdeskError } from '../../src/errors.js';
 import type {
   ChunkRecord,
   DatasourceRecord,
@@ -12,13 +12,20 @@ import type {
   Store,
   TextSearchRequest,
 } from '../../src/ports/store.js';
+import {
+  conflict,
+  copyChunk,
+  copyDatasource,
+  oldestFirst,
+  patchDatasource,
+  validateChunks,
+} from './record-copies.js';
 import { TextPostings } from './text-postings.js';
 
 /**
  * Options of {@link memoryStore}. None yet: the interface exists so options can be added without
  * changing the factory's signature.
  */
-// eslint-disable-next-line @typescript-eslint/no-empty-interface, @typescript-eslint/no-empty-object-type
 export interface MemoryStoreOptions {}
 
 interface DatastoreState {
@@ -28,8 +35,6 @@ interface DatastoreState {
 }
 
 const DATASTORE_PATCH_KEYS = ['name', 'description', 'embeddingModel', 'embeddingDimensions', 'updatedAt'] as const;
-/** Keys a datasource patch may not change (DatasourcePatch omits them; callers in JS may not). */
-const DATASOURCE_FIXED_KEYS = new Set(['id', 'datastoreId', 'type', 'createdAt']);
 
 /**
  * The Store contract held in Maps: the reference implementation the conformance suite is checked
@@ -249,69 +254,4 @@ export function memoryStore(_options: MemoryStoreOptions = {}): Store {
       closed = true;
     },
   };
-}
-
-/**
- * Throws `invalid_request` listing every chunk that names another datasource or datastore, repeats
- * an id, or has no Float32Array vector; `conflict` when an id belongs to another datasource
- * (overwriting it would silently move the chunk out of that datasource).
- */
-function validateChunks(
-  source: DatasourceRecord,
-  incoming: readonly ChunkRecord[],
-  ownerOf: (id: string) => string | undefined,
-): void {
-  const issues: FieldIssue[] = [];
-  const seen = new Set<string>();
-  incoming.forEach((chunk, index) => {
-    if (chunk.datasourceId !== source.id) {
-      issues.push({ path: `chunks.${index}.datasourceId`, message: `must be ${source.id}` });
-    }
-    if (chunk.datastoreId !== source.datastoreId) {
-      issues.push({ path: `chunks.${index}.datastoreId`, message: `must be ${source.datastoreId}` });
-    }
-    if (seen.has(chunk.id)) issues.push({ path: `chunks.${index}.id`, message: 'duplicate chunk id' });
-    seen.add(chunk.id);
-    if (!(chunk.vector instanceof Float32Array)) {
-      issues.push({ path: `chunks.${index}.vector`, message: 'must be a Float32Array' });
-    }
-  });
-  if (issues.length > 0) throw invalidRequest('chunks do not belong to this datasource', issues);
-  for (const chunk of incoming) {
-    const owner = ownerOf(chunk.id);
-    if (owner !== undefined && owner !== source.id) {
-      throw new RagdeskError('conflict', `chunk ${JSON.stringify(chunk.id)} belongs to another datasource`, {
-        details: { kind: 'chunk', id: chunk.id, datasourceId: owner },
-      });
-    }
-  }
-}
-
-function patchDatasource(record: DatasourceRecord, patch: DatasourcePatch): DatasourceRecord {
-  const next = copyDatasource(record);
-  for (const [key, value] of Object.entries(patch)) {
-    if (value === undefined || DATASOURCE_FIXED_KEYS.has(key) || !(key in next)) continue;
-    Object.assign(next, { [key]: structuredClone(value) });
-  }
-  return next;
-}
-
-function copyDatasource(record: DatasourceRecord): DatasourceRecord {
-  return { ...record, config: structuredClone(record.config), metadata: { ...record.metadata } };
-}
-
-function copyChunk(chunk: ChunkRecord): ChunkRecord {
-  // slice() of a Float32Array copies bytes, so the copy is bit-exact (NaN payloads included).
-  return { ...chunk, metadata: { ...chunk.metadata }, vector: chunk.vector.slice() };
-}
-
-/** Oldest `createdAt` first; Array.prototype.sort is stable, so ties keep insertion order. */
-function oldestFirst<T extends { createdAt: string }>(records: T[]): T[] {
-  return records.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
-}
-
-function conflict(kind: string, id: string): RagdeskError {
-  return new RagdeskError('conflict', `${kind} ${JSON.stringify(id)} already exists`, {
-    details: { kind, id },
-  });
 }

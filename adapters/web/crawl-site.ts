@@ -6,25 +6,13 @@
 import { isRagdeskError, RagdeskError } from '../../src/errors.js';
 import type { SiteCrawlOptions, WebPage, WebPageFailure } from '../../src/ports/web-loader.js';
 import { parseHttpUrl, resolveAllowedAddress } from './address-policy.js';
-import { fetchResource, type FetchContext } from './fetch-resource.js';
+import { chooseSource, type Candidate, type CandidateSource } from './crawl-sources.js';
+import type { FetchContext } from './fetch-resource.js';
 import { robotsLookup, type RobotsLookup } from './site-robots.js';
-import { sitemapPageUrls } from './sitemap.js';
 import { normalizeUrl, urlFilter, type UrlMatcher } from './url-filters.js';
 
 type LoadPage = (url: string, signal: AbortSignal) => Promise<WebPage>;
 type CrawlItem = WebPage | WebPageFailure;
-
-interface Candidate {
-  url: string;
-  depth: number;
-  isStart: boolean;
-}
-
-interface CandidateSource {
-  next(): Promise<Candidate | undefined>;
-  /** Link crawl only: queue a yielded page's links one level deeper. */
-  addLinks?(links: readonly string[], depth: number): void;
-}
 
 function count(name: string, value: number | undefined, fallback: number, min: number): number {
   if (value === undefined) return fallback;
@@ -39,66 +27,6 @@ function count(name: string, value: number | undefined, fallback: number, min: n
 function failure(url: string, error: unknown): WebPageFailure {
   if (isRagdeskError(error)) return { url, code: error.code, message: error.message, retryable: error.retryable };
   return { url, code: 'internal', message: error instanceof Error ? error.message : String(error), retryable: false };
-}
-
-function fromIterator(urls: AsyncIterator<string>): CandidateSource {
-  return {
-    async next() {
-      const step = await urls.next();
-      return step.done ? undefined : { url: step.value, depth: 0, isStart: false };
-    },
-  };
-}
-
-function linkFrontier(start: string, maxDepth: number): CandidateSource {
-  const queue: Candidate[] = [{ url: start, depth: 0, isStart: true }];
-  const queued = new Set([start]);
-  return {
-    next: () => Promise.resolve(queue.shift()),
-    addLinks(links, depth) {
-      if (depth > maxDepth) return;
-      for (const link of links) {
-        if (queued.has(link)) continue;
-        queued.add(link);
-        queue.push({ url: link, depth, isStart: false });
-      }
-    },
-  };
-}
-
-/** Sitemap page URLs, or undefined when the sitemaps list none (so discovery can move on). */
-async function nonEmpty(urls: AsyncGenerator<string>): Promise<AsyncIterator<string> | undefined> {
-  const first = await urls.next();
-  if (first.done) return undefined;
-  return (async function* () {
-    yield first.value;
-    yield* urls;
-  })();
-}
-
-async function chooseSource(
-  context: FetchContext,
-  options: SiteCrawlOptions,
-  robots: RobotsLookup,
-  signal: AbortSignal,
-  maxDepth: number,
-): Promise<CandidateSource> {
-  const read = (roots: string[], strictRoots: boolean): AsyncGenerator<string> =>
-    sitemapPageUrls(roots, {
-      fetch: (url) => fetchResource(context, url, 'sitemap', { signal }),
-      maxBytes: context.options.maxBytes,
-      strictRoots,
-      signal,
-    });
-  if (options.sitemap) return fromIterator(read([parseHttpUrl(options.sitemap).href], true));
-  const start = parseHttpUrl(options.sourceUrl ?? '');
-  const listed = (await robots(start)).sitemaps;
-  const fallback = new URL('/sitemap.xml', start).href;
-  const discovered =
-    (listed.length > 0 ? await nonEmpty(read(listed, false)) : undefined) ??
-    (listed.includes(fallback) ? undefined : await nonEmpty(read([fallback], false)));
-  if (discovered) return fromIterator(discovered);
-  return linkFrontier(normalizeUrl(start.href) ?? start.href, maxDepth);
 }
 
 interface Admission {

@@ -47,7 +47,8 @@ async function fetchHop(context: FetchContext, url: URL, kind: ResourceKind, opt
     controller.abort();
   }, timeoutMs);
   const onAbort = (): void => controller.abort(options.signal?.reason);
-  options.signal?.addEventListener('abort', onAbort, { once: true });
+  if (options.signal?.aborted) onAbort();
+  else options.signal?.addEventListener('abort', onAbort, { once: true });
   try {
     const target = await untilAborted(resolveAllowedAddress(url, context.options), controller.signal);
     const maxBytes = Math.min(options.maxBytes ?? Infinity, context.options.maxBytes);

@@ -36,6 +36,7 @@ const IPV4_RANGES: Range[] = [
 ];
 
 const IPV6_RANGES: Range[] = [
+  range('::1/128', 'loopback'),
   range('::/96', 'unspecified'), // ::, ::1 and the deprecated IPv4-compatible block
   range('64:ff9b:1::/48', 'private'),
   range('100::/64', 'reserved'),

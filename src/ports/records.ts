@@ -94,3 +94,37 @@ export interface ScoredId {
   id: string;
   score: number;
 }
+
+/** A job's lifecycle. `pending` jobs wait for `runAt`; `running` jobs hold a lease until `leaseUntil`. */
+export type JobStatus = 'pending' | 'running' | 'done' | 'failed' | 'cancelled';
+
+/** A persisted unit of background work (a datasource sync), so work survives restarts. */
+export interface JobRecord {
+  id: string;
+  /** What to do; `sync` loads, chunks, embeds and stores one datasource. */
+  kind: 'sync';
+  datastoreId: string;
+  datasourceId: string;
+  status: JobStatus;
+  /** Attempts started so far (a resumed or retried job counts again). */
+  attempts: number;
+  /** Earliest time the job may (re)start: set in the future for a retry with backoff. */
+  runAt: string;
+  /** Who holds the job while `running` (process id / worker id) and until when. */
+  leaseOwner: string | null;
+  leaseUntil: string | null;
+  /** Last failure, for the datasource's `error` and for logs. */
+  lastError: string | null;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** One persisted status change of a datasource (SPEC "States and transitions"). */
+export interface StatusEvent {
+  datasourceId: string;
+  from: DatasourceStatus | null;
+  to: DatasourceStatus;
+  at: string;
+  /** Error message or reason, when there is one. */
+  message: string | null;
+}

@@ -186,9 +186,15 @@ describe('webLoader: pages', () => {
 
   it('stops when aborted', async () => {
     const controller = new AbortController();
+    const started = Date.now();
     const pending = loader.loadPage(`${server.origin}/slow`, { signal: controller.signal });
     controller.abort(new Error('stop'));
     await expect(pending).rejects.toThrow('stop');
+    const later = new AbortController();
+    const inFlight = webLoader({ allowPrivateNetwork: true }).loadPage(`${server.origin}/slow`, { signal: later.signal });
+    setTimeout(() => later.abort(new Error('stop later')), 50);
+    await expect(inFlight).rejects.toThrow('stop later');
+    expect(Date.now() - started).toBeLessThan(250);
   });
 });
 

@@ -1,0 +1,83 @@
+/**
+ * Where a crawl's page URLs come from: a given sitemap; else the sitemaps robots.txt lists, then
+ * /sitemap.xml; else a breadth-first frontier of same-origin links from the start URL.
+ */
+import type { SiteCrawlOptions } from '../../src/ports/web-loader.js';
+import { parseHttpUrl } from './address-policy.js';
+import { fetchResource, type FetchContext } from './fetch-resource.js';
+import type { RobotsLookup } from './site-robots.js';
+import { sitemapPageUrls } from './sitemap.js';
+import { normalizeUrl } from './url-filters.js';
+
+export interface Candidate {
+  url: string;
+  depth: number;
+  isStart: boolean;
+}
+
+export interface CandidateSource {
+  next(): Promise<Candidate | undefined>;
+  /** Link crawl only: queue a yielded page's links one level deeper. */
+  addLinks?(links: readonly string[], depth: number): void;
+}
+
+function fromIterator(urls: AsyncIterator<string>): CandidateSource {
+  return {
+    async next() {
+      const step = await urls.next();
+      return step.done ? undefined : { url: step.value, depth: 0, isStart: false };
+    },
+  };
+}
+
+function linkFrontier(start: string, maxDepth: number): CandidateSource {
+  const queue: Candidate[] = [{ url: start, depth: 0, isStart: true }];
+  const queued = new Set([start]);
+  return {
+    next: () => Promise.resolve(queue.shift()),
+    addLinks(links, depth) {
+      if (depth > maxDepth) return;
+      for (const link of links) {
+        if (queued.has(link)) continue;
+        queued.add(link);
+        queue.push({ url: link, depth, isStart: false });
+      }
+    },
+  };
+}
+
+/** Sitemap page URLs, or undefined when the sitemaps list none (so discovery can move on). */
+async function nonEmpty(urls: AsyncGenerator<string>): Promise<AsyncIterator<string> | undefined> {
+  const first = await urls.next();
+  if (first.done) return undefined;
+  return (async function* () {
+    yield first.value;
+    yield* urls;
+  })();
+}
+
+export async function chooseSource(
+  context: FetchContext,
+  options: SiteCrawlOptions,
+  robots: RobotsLookup,
+  signal: AbortSignal,
+  maxDepth: number,
+): Promise<CandidateSource> {
+  const read = (roots: string[], strictRoots: boolean): AsyncGenerator<string> =>
+    sitemapPageUrls(roots, {
+      fetch: (url) => fetchResource(context, url, 'sitemap', { signal }),
+      maxBytes: context.options.maxBytes,
+      strictRoots,
+      signal,
+    });
+  if (options.sitemap) return fromIterator(read([parseHttpUrl(options.sitemap).href], true));
+  const start = parseHttpUrl(options.sourceUrl ?? '');
+  const listed = (await robots(start)).sitemaps;
+  const fallback = new URL('/sitemap.xml', start).href;
+  const discovered =
+    (listed.length > 0 ? await nonEmpty(read(listed, false)) : undefined) ??
+    (listed.includes(fallback) ? undefined : await nonEmpty(read([fallback], false)));
+  if (discovered) return fromIterator(discovered);
+  return linkFrontier(normalizeUrl(start.href) ?? start.href, maxDepth);
+}
+

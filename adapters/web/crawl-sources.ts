@@ -72,7 +72,10 @@ export async function chooseSource(
     });
   if (options.sitemap) return fromIterator(read([parseHttpUrl(options.sitemap).href], true));
   const start = parseHttpUrl(options.sourceUrl ?? '');
-  const listed = (await robots(start)).sitemaps;
+  const startRobots = await robots(start);
+  // robots.txt unreachable: fetch nothing more; the start URL is yielded as a retryable failure.
+  if (startRobots.unreachable) return linkFrontier(normalizeUrl(start.href) ?? start.href, maxDepth);
+  const listed = startRobots.sitemaps;
   const fallback = new URL('/sitemap.xml', start).href;
   const discovered =
     (listed.length > 0 ? await nonEmpty(read(listed, false)) : undefined) ??

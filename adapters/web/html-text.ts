@@ -8,7 +8,8 @@
 export interface DomNode {
   nodeType: number;
   nodeName: string;
-  childNodes: ArrayLike<DomNode>;
+  firstChild: DomNode | null;
+  nextSibling: DomNode | null;
   textContent: string | null;
 }
 
@@ -86,7 +87,8 @@ function walk(node: DomNode, out: TextBuilder, preformatted: boolean): void {
   const breaks = PARAGRAPHS.has(tag) ? 2 : LINES.has(tag) ? 1 : 0;
   if (breaks) out.lineBreak(breaks);
   const inner = preformatted || tag === 'pre' || tag === 'textarea';
-  for (let index = 0; index < node.childNodes.length; index++) walk(node.childNodes[index]!, out, inner);
+  // Sibling links, not `childNodes[i]`: linkedom rebuilds `childNodes` on every access.
+  for (let child = node.firstChild; child; child = child.nextSibling) walk(child, out, inner);
   if (breaks) out.lineBreak(breaks);
   else if (CELLS.has(tag)) out.append(' ', false);
 }

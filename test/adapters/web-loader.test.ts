@@ -415,3 +415,48 @@ describe('robots.txt and sitemap parsing', () => {
     ]);
   });
 });
+
+describe('webLoader: robots.txt failures and per-host concurrency', () => {
+  let server: TestHttpServer;
+  let robotsStatus = 503;
+  let active = 0;
+  let peak = 0;
+
+  beforeAll(async () => {
+    server = await startHttpServer((request, response) => {
+      if (request.url === '/robots.txt') {
+        response.writeHead(robotsStatus, { 'content-type': 'text/plain' });
+        return void response.end('');
+      }
+      if (request.url === '/sitemap.xml') {
+        response.writeHead(404);
+        return void response.end();
+      }
+      active++;
+      peak = Math.max(peak, active);
+      setTimeout(() => {
+        active--;
+        const links = Array.from({ length: 8 }, (_, index) => `<a href="/p${index}">p${index}</a>`).join('');
+        response.writeHead(200, { 'content-type': 'text/html' });
+        response.end(html(request.url ?? '', links));
+      }, 30);
+    });
+  });
+  afterAll(() => server.close());
+
+  it('crawls nothing while robots.txt is unreachable, with a retryable failure', async () => {
+    robotsStatus = 503;
+    const items = await collect(webLoader({ allowPrivateNetwork: true }).crawlSite({ sourceUrl: `${server.origin}/` }));
+    expect(items).toEqual([expect.objectContaining({ url: `${server.origin}/`, code: 'upstream_failed', retryable: true })]);
+    expect(server.requests).toEqual(['/robots.txt']);
+  });
+
+  it('treats a 4xx robots.txt as no restrictions and keeps to perHostConcurrency', async () => {
+    robotsStatus = 403;
+    peak = 0;
+    const items = await collect(webLoader({ allowPrivateNetwork: true, perHostConcurrency: 2 }).crawlSite({ sourceUrl: `${server.origin}/` }));
+    expect(items).toHaveLength(9);
+    expect(items.every((item) => !isFailure(item))).toBe(true);
+    expect(peak).toBe(2);
+  });
+});

@@ -1,13 +1,15 @@
 /**
  * The embedded preset: one SQLite file and one HNSW index per datastore under `dataDir`, with the
- * offline embedder. This is the one module that wires adapters together.
+ * offline embedder, the file loaders and the web loader (private addresses refused). This is the one module that wires adapters together.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRagdesk, type Ragdesk, type RagdeskOptions } from '../src/index.js';
 import type { Embeddings } from '../src/ports/embeddings.js';
 import { hnswIndex } from './hnsw/index.js';
+import { fileLoading } from './loaders/index.js';
 import { localEmbeddings } from './local/index.js';
+import { webLoader } from './web/index.js';
 import { sqliteStore } from './sqlite/index.js';
 
 export interface OpenRagdeskOptions extends Omit<Partial<RagdeskOptions>, 'store' | 'index'> {
@@ -29,7 +31,14 @@ export function openRagdesk(options: OpenRagdeskOptions): OpenedRagdesk {
   const embeddings: Embeddings = rest.embeddings ?? pickEmbeddings(env, notes);
   const store = sqliteStore({ path: join(dataDir, 'ragdesk.db') });
   const index = hnswIndex({ dir: join(dataDir, 'indexes') });
-  const ragdesk = createRagdesk({ ...rest, store, index, embeddings });
+  const ragdesk = createRagdesk({
+    ...rest,
+    store,
+    index,
+    embeddings,
+    files: rest.files ?? fileLoading(),
+    web: rest.web ?? webLoader(),
+  });
   return Object.assign(ragdesk, { notes });
 }
 

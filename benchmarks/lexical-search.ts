@@ -29,10 +29,10 @@ const SCIFACT = args.get('scifact') ?? resolve(PACKAGE_ROOT, '..', 'shared', 'da
 
 const SETTINGS: Record<string, Partial<LexicalSearchLimits>> = {
   unpruned: { maxTerms: 64, maxQueryTerms: 64, postingBudget: 1e9 },
-  'default': {},
-  'terms 8, budget 8000': { maxTerms: 8, postingBudget: 8_000 },
-  'terms 8, budget 2000': { maxTerms: 8, postingBudget: 2_000 },
-  'terms 5, budget 4000': { maxTerms: 5, postingBudget: 4_000 },
+  'budget 8000': { postingBudget: 8_000 },
+  'budget 4000': { postingBudget: 4_000 },
+  'default (budget 2000)': {},
+  'budget 1000': { postingBudget: 1_000 },
 };
 
 async function load(store: Store, texts: readonly { id: string; text: string }[], dimensions: number): Promise<number> {

@@ -1,5 +1,7 @@
 import { RagdeskError } from './errors.js';
 import type { Embeddings } from './ports/embeddings.js';
+import type { FileLoading } from './ports/loader.js';
+import type { WebLoader } from './ports/web-loader.js';
 import type { Store } from './ports/store.js';
 import type { VectorIndex } from './ports/vector-index.js';
 import type { Tokenizer } from './ingest/tokenizer.js';
@@ -22,13 +24,21 @@ export class RagdeskContext {
   readonly writes = new KeyedMutex();
   private readonly openedIndexes = new Map<string, Promise<void>>();
   private closed = false;
+  /** Runs before the store closes (the job runner stops there). */
+  private readonly closers: (() => Promise<void>)[] = [];
 
   constructor(
     readonly store: Store,
     readonly index: VectorIndex,
     readonly embeddings: Embeddings,
     readonly chunking: ChunkingOptions,
+    readonly files?: FileLoading,
+    readonly web?: WebLoader,
   ) {}
+
+  onClose(closer: () => Promise<void>): void {
+    this.closers.push(closer);
+  }
 
   assertOpen(): void {
     if (this.closed) throw new RagdeskError('closed', 'This ragdesk instance is closed');
@@ -80,6 +90,7 @@ export class RagdeskContext {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    for (const closer of this.closers) await closer();
     await this.writes.idle();
     await this.index.close();
     await this.store.close();

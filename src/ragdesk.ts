@@ -4,7 +4,9 @@ import { DatastoreService } from './datastores/datastore-service.js';
 import { RagdeskError } from './errors.js';
 import type { ChatModel } from './ports/chat-model.js';
 import type { Embeddings } from './ports/embeddings.js';
-import type { Loader } from './ports/loader.js';
+import type { FileLoading } from './ports/loader.js';
+import type { WebLoader } from './ports/web-loader.js';
+import type { JobRunnerOptions } from './datasources/job-runner.js';
 import type { Store } from './ports/store.js';
 import type { VectorIndex } from './ports/vector-index.js';
 
@@ -14,8 +16,12 @@ export interface RagdeskOptions {
   embeddings: Embeddings;
   /** Answers agent queries (used by agents). */
   chat?: ChatModel;
-  /** File parsers by mime type (used by file datasources). */
-  loaders?: readonly Loader[];
+  /** Reads uploaded files for `file` datasources (`fileLoading()` from `ragdesk/loaders`). */
+  files?: FileLoading;
+  /** Fetches pages and crawls sites for `web_page` / `web_site` datasources (`webLoader()` from `ragdesk/web`). */
+  web?: WebLoader;
+  /** Background sync jobs: concurrency, lease, retries. */
+  jobs?: JobRunnerOptions;
   /** Chunk size and overlap in tokens; defaults 512 and 64. */
   chunking?: Partial<ChunkingOptions>;
 }
@@ -30,6 +36,8 @@ export interface Ragdesk {
 }
 
 const STORE_METHODS = [
+  'transitionDatasource', 'listStatusEvents', 'putDatasourceFile', 'getDatasourceFile',
+  'createJob', 'getJob', 'listJobs', 'claimJob', 'updateJob',
   'createDatastore', 'getDatastore', 'listDatastores', 'updateDatastore', 'deleteDatastore',
   'createDatasource', 'getDatasource', 'listDatasources', 'updateDatasource', 'deleteDatasource',
   'replaceChunks', 'getChunks', 'listChunks', 'iterateChunks', 'countChunks', 'findVectorsByHash',
@@ -53,10 +61,16 @@ export function createRagdesk(options: RagdeskOptions): Ragdesk {
   if (options.chat) assertAdapter('chat', options.chat, ['generate', 'stream']);
 
   const chunking = resolveChunking(options.chunking);
-  const context = new RagdeskContext(options.store, options.index, options.embeddings, chunking);
+  if (options.web) assertAdapter('web', options.web, ['loadPage', 'crawlSite']);
+  if (options.files) assertAdapter('files', options.files, ['inspect', 'load']);
+  const context = new RagdeskContext(options.store, options.index, options.embeddings, chunking, options.files, options.web);
+  const datasources = new DatasourceService(context, options.jobs);
+  // Unfinished jobs of a previous run resume in the background. A failure to read them is not lost:
+  // `start()` keeps the rejected promise, and `create` / `sync` await it and rethrow.
+  datasources.start().catch(() => undefined);
   return {
     datastores: new DatastoreService(context),
-    datasources: new DatasourceService(context),
+    datasources,
     adapters: {
       store: options.store.name,
       index: options.index.name,

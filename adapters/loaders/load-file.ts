@@ -19,6 +19,21 @@ export interface LoadFileInput {
  * supported type that cannot be read throws `invalid_request` ("could not parse ...").
  */
 export async function loadFile(loaders: readonly Loader[], input: LoadFileInput): Promise<LoadedDocument> {
+  const { mimeType, loader } = checkFile(loaders, input);
+  input.signal?.throwIfAborted();
+  return loader.load({
+    bytes: input.bytes,
+    mimeType,
+    ...(input.fileName === undefined ? {} : { fileName: input.fileName }),
+    ...(input.signal === undefined ? {} : { signal: input.signal }),
+  });
+}
+
+/** Size limit and sniffed type, checked without parsing: the gate before anything is stored. */
+export function checkFile(
+  loaders: readonly Loader[],
+  input: Pick<LoadFileInput, 'bytes' | 'mimeType' | 'fileName' | 'maxBytes'>,
+): { mimeType: string; loader: Loader } {
   const maxBytes = input.maxBytes ?? (loaders as FileLoaderList)[MAX_BYTES] ?? DEFAULT_MAX_BYTES;
   if (input.bytes.byteLength > maxBytes) {
     throw payloadTooLarge(`the file is ${input.bytes.byteLength} bytes, more than the limit of ${maxBytes}`, {
@@ -29,11 +44,5 @@ export async function loadFile(loaders: readonly Loader[], input: LoadFileInput)
   const mimeType = detectMimeType(input.bytes, { declared: input.mimeType, fileName: input.fileName });
   const loader = loaders.find((candidate) => candidate.mimeTypes.includes(mimeType));
   if (loader === undefined) throw unsupportedMediaType(mimeType, input.fileName);
-  input.signal?.throwIfAborted();
-  return loader.load({
-    bytes: input.bytes,
-    mimeType,
-    ...(input.fileName === undefined ? {} : { fileName: input.fileName }),
-    ...(input.signal === undefined ? {} : { signal: input.signal }),
-  });
+  return { mimeType, loader };
 }

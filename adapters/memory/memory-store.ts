@@ -20,6 +20,7 @@ import {
   patchDatasource,
   validateChunks,
 } from './record-copies.js';
+import { memoryJobs } from './memory-jobs.js';
 import { TextPostings } from './text-postings.js';
 
 /**
@@ -47,6 +48,7 @@ export function memoryStore(_options: MemoryStoreOptions = {}): Store {
   const chunks = new Map<string, ChunkRecord>();
   /** Chunk ids per datasource, so replace and delete need not scan every chunk. */
   const chunkIds = new Map<string, Set<string>>();
+  const jobs = memoryJobs((id) => datasources.get(id));
   let closed = false;
 
   function open(): void {
@@ -65,6 +67,16 @@ export function memoryStore(_options: MemoryStoreOptions = {}): Store {
     chunks.delete(id);
     chunkIds.get(chunk.datasourceId)?.delete(id);
     datastores.get(chunk.datastoreId)?.text.remove(id);
+  }
+
+  /** Applies a patch, recording a status event when the status changes (as the port requires). */
+  function writeDatasource(current: DatasourceRecord, patch: DatasourcePatch): DatasourceRecord {
+    const next = patchDatasource(current, patch);
+    datasources.set(current.id, next);
+    if (next.status !== current.status) {
+      jobs.appendEvent(current.id, current.status, next.status, patch.updatedAt ?? new Date().toISOString(), patch.error ?? null);
+    }
+    return copyDatasource(next);
   }
 
   function chunksOfDatastore(datastoreId: string): ChunkRecord[] {
@@ -120,6 +132,7 @@ export function memoryStore(_options: MemoryStoreOptions = {}): Store {
         for (const chunkId of [...(chunkIds.get(source.id) ?? [])]) removeChunk(chunkId);
         chunkIds.delete(source.id);
         datasources.delete(source.id);
+        jobs.dropDatasource(source.id);
       }
       datastores.delete(id);
       return true;
@@ -130,6 +143,8 @@ export function memoryStore(_options: MemoryStoreOptions = {}): Store {
       if (datasources.has(record.id)) throw conflict('datasource', record.id);
       datastoreState(record.datastoreId);
       datasources.set(record.id, copyDatasource(record));
+      // The history starts with the status the datasource was created in (`from` null).
+      jobs.appendEvent(record.id, null, record.status, record.createdAt, record.error);
       chunkIds.set(record.id, new Set());
     },
 
@@ -153,9 +168,7 @@ export function memoryStore(_options: MemoryStoreOptions = {}): Store {
       open();
       const record = datasources.get(id);
       if (record === undefined) return null;
-      const next = patchDatasource(record, patch);
-      datasources.set(id, next);
-      return copyDatasource(next);
+      return writeDatasource(record, patch);
     },
 
     async deleteDatasource(id) {
@@ -167,8 +180,21 @@ export function memoryStore(_options: MemoryStoreOptions = {}): Store {
       for (const chunkId of removedIds) removeChunk(chunkId);
       chunkIds.delete(id);
       datasources.delete(id);
+      jobs.dropDatasource(id);
       state.sequence += 1;
       return { removedIds, addedIds: [], sequence: state.sequence };
+    },
+
+    async transitionDatasource(id, expected, patch) {
+      open();
+      const record = datasources.get(id);
+      if (record === undefined || !expected.includes(record.status)) return null;
+      return writeDatasource(record, patch);
+    },
+
+    async listStatusEvents(datasourceId) {
+      open();
+      return jobs.listStatusEvents(datasourceId);
     },
 
     async replaceChunks(datasourceId, incoming, datasourcePatch): Promise<ChunkChange> {
@@ -190,7 +216,7 @@ export function memoryStore(_options: MemoryStoreOptions = {}): Store {
       }
       chunkIds.set(datasourceId, owned);
       if (datasourcePatch !== undefined) {
-        datasources.set(datasourceId, patchDatasource(source, datasourcePatch));
+        writeDatasource(source, datasourcePatch);
       }
       state.sequence += 1;
       return { removedIds, addedIds, sequence: state.sequence };
@@ -241,6 +267,41 @@ export function memoryStore(_options: MemoryStoreOptions = {}): Store {
     async chunkSequence(datastoreId) {
       open();
       return datastores.get(datastoreId)?.sequence ?? 0;
+    },
+
+    async putDatasourceFile(datasourceId, file) {
+      open();
+      jobs.putFile(datasourceId, file);
+    },
+
+    async getDatasourceFile(datasourceId) {
+      open();
+      return jobs.getFile(datasourceId);
+    },
+
+    async createJob(job) {
+      open();
+      jobs.createJob(job);
+    },
+
+    async getJob(id) {
+      open();
+      return jobs.getJob(id);
+    },
+
+    async listJobs(filter) {
+      open();
+      return jobs.listJobs(filter);
+    },
+
+    async claimJob(claim) {
+      open();
+      return jobs.claimJob(claim);
+    },
+
+    async updateJob(id, patch) {
+      open();
+      return jobs.updateJob(id, patch);
     },
 
     async searchText(request: TextSearchRequest): Promise<ScoredId[]> {

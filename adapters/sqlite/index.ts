@@ -3,5 +3,5 @@
  */
 export { sqliteStore, type SqliteStoreOptions } from './sqlite-store.js';
 export type { SqliteDatabase, SqliteStatement, SqliteValue } from './database.js';
-export type { LexicalSearchLimits } from './lexical-search.js';
+export { DEFAULT_LEXICAL_LIMITS, type LexicalSearchLimits } from './term-plan.js';
 export { SCHEMA_VERSION } from './schema.js';

@@ -2,46 +2,21 @@ import type { RetrievalFilter, ScoredId } from '../../src/ports/records.js';
 import type { TextSearchRequest } from '../../src/ports/store.js';
 import { extractQueryTerms } from '../../src/text/query-terms.js';
 import type { SqliteDatabase } from './database.js';
-
-/**
- * Cost limits of one search. FTS5 computes bm25 for every row that matches any OR'ed term
- * (~1-3 µs a row at 100k chunks, more with more terms), so an 8-term query with two common words
- * scores tens of thousands of rows. Keeping only the rarest terms bounds that work; the common
- * words dropped carry little bm25 weight (low idf) but do break ties among the rows kept.
- */
-export interface LexicalSearchLimits {
-  /** At most this many terms are searched (the rarest ones). */
-  maxTerms: number;
-  /** The selected terms' document frequencies add up to at most this (the rarest term always counts). */
-  postingBudget: number;
-  /** Query terms looked at (the first ones) before choosing the rarest. */
-  maxQueryTerms: number;
-}
-
-export const DEFAULT_LEXICAL_LIMITS: LexicalSearchLimits = {
-  maxTerms: 8,
-  postingBudget: 4_000,
-  maxQueryTerms: 32,
-};
+import { planExpressions, quoteTerm, type LexicalSearchLimits } from './term-plan.js';
 
 /** Cached document frequencies are dropped after this many chunk rows changed. */
 const FREQUENCY_CACHE_WRITES = 1_000;
 const FREQUENCY_CACHE_SIZE = 8_192;
 
-/** A term as an FTS5 string: double quotes make every keyword (AND, NEAR, ...) and symbol literal. */
-export function quoteTerm(term: string): string {
-  return `"${term.replaceAll('"', '""')}"`;
-}
-
-/** bm25 search over `chunks_fts`, restricted to a datastore and a filter. */
-export function lexicalSearch(db: SqliteDatabase, limits: LexicalSearchLimits = DEFAULT_LEXICAL_LIMITS) {
-  // Counting stops at the budget: a term that frequent is never worth more than "too common".
+/** bm25 search over `chunks_fts`, restricted to a datastore and a filter (see term-plan.ts for the cost model). */
+export function lexicalSearch(db: SqliteDatabase, limits: LexicalSearchLimits) {
+  // Counting stops just above the budget: past it, a term is "common" whatever its exact count.
   const countTerm = db.prepare(
     'SELECT count(*) AS count FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)',
   );
-  // The scope index holds (pk, datastore, datasource, custom id): checking a row costs a lookup in
-  // a small b-tree instead of a read of the chunk row (text + vector), 3-5x slower at 100k rows.
-  // bm25 is only computed for rows that pass the filter.
+  // The scope index holds (pk, datastore, datasource, custom id): checking a hit costs a lookup in
+  // that small b-tree instead of a read of the chunk row (text + vector), 3-5x slower at 100k rows.
+  // Rows failing the filter are dropped before bm25 is computed for them.
   const search = db.prepare(
     `SELECT c.pk AS pk, bm25(chunks_fts) AS rank
      FROM chunks_fts JOIN chunks c INDEXED BY chunks_scope ON c.pk = chunks_fts.rowid
@@ -52,6 +27,8 @@ export function lexicalSearch(db: SqliteDatabase, limits: LexicalSearchLimits = 
   );
   const selectIds = db.prepare('SELECT pk, id FROM chunks WHERE pk IN (SELECT value FROM json_each(?))');
 
+  // Frequencies are only used to choose terms, never in scores (FTS5 computes those live), so a
+  // slightly stale count costs nothing but a less ideal choice.
   const frequencies = new Map<string, number>();
   let writesSinceReset = 0;
 
@@ -64,36 +41,29 @@ export function lexicalSearch(db: SqliteDatabase, limits: LexicalSearchLimits = 
     return row.count;
   }
 
-  /** The rarest terms within the budget, in rarity order; none when no term occurs at all. */
-  function chooseTerms(query: string): string[] {
-    const terms = extractQueryTerms(query, { maxTerms: limits.maxQueryTerms })
-      .map((term, order) => ({ term, order, frequency: documentFrequency(term) }))
-      .filter((entry) => entry.frequency > 0)
-      .sort((a, b) => a.frequency - b.frequency || a.order - b.order);
-    const chosen: string[] = [];
-    let postings = 0;
-    for (const entry of terms) {
-      if (chosen.length >= limits.maxTerms) break;
-      if (chosen.length > 0 && postings + entry.frequency > limits.postingBudget) break;
-      chosen.push(entry.term);
-      postings += entry.frequency;
-    }
-    return chosen;
+  function run(match: string, request: TextSearchRequest, limit: number): { pk: number; rank: number }[] {
+    return search.all({
+      match,
+      datastore: request.datastoreId,
+      sources: filterList(request.filter?.datasourceIds),
+      tenants: filterList(request.filter?.customIds),
+      limit,
+    }) as { pk: number; rank: number }[];
   }
 
   return {
     search(request: TextSearchRequest): ScoredId[] {
       const topK = Math.floor(request.topK);
       if (!(topK > 0)) return [];
-      const terms = chooseTerms(request.query);
-      if (terms.length === 0) return [];
-      const rows = search.all({
-        match: terms.map(quoteTerm).join(' OR '),
-        datastore: request.datastoreId,
-        sources: filterList(request.filter?.datasourceIds),
-        tenants: filterList(request.filter?.customIds),
-        limit: topK,
-      }) as { pk: number; rank: number }[];
+      const terms = extractQueryTerms(request.query, { maxTerms: limits.maxQueryTerms }).map((term) => ({
+        term,
+        frequency: documentFrequency(term),
+      }));
+      let rows: { pk: number; rank: number }[] = [];
+      for (const match of planExpressions(terms, limits)) {
+        rows = run(match, request, topK);
+        if (rows.length > 0) break;
+      }
       if (rows.length === 0) return [];
       const ids = new Map(
         (selectIds.all(JSON.stringify(rows.map((row) => row.pk))) as { pk: number; id: string }[]).map(
@@ -107,16 +77,13 @@ export function lexicalSearch(db: SqliteDatabase, limits: LexicalSearchLimits = 
       });
     },
 
-    /** Tells the frequency cache that chunk rows changed; stale counts only affect term choice. */
+    /** Tells the frequency cache that chunk rows changed. */
     noteWrites(changedRows: number): void {
       writesSinceReset += changedRows;
-      if (writesSinceReset >= FREQUENCY_CACHE_WRITES) {
-        frequencies.clear();
-        writesSinceReset = 0;
-      }
+      if (writesSinceReset >= FREQUENCY_CACHE_WRITES) this.resetFrequencies();
     },
 
-    /** Drops every cached frequency (after deletes of whole datastores, for instance). */
+    /** Drops every cached frequency (after a datastore is deleted, for instance). */
     resetFrequencies(): void {
       frequencies.clear();
       writesSinceReset = 0;

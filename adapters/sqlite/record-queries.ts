@@ -1,5 +1,5 @@
 import { notFound, RagdeskError } from '../../src/errors.js';
-import type { DatasourceRecord, DatastoreRecord } from '../../src/ports/records.js';
+import type { DatasourceRecord, DatasourceStatus, DatastoreRecord, StatusEvent } from '../../src/ports/records.js';
 import type { DatasourcePatch, DatastorePatch } from '../../src/ports/store.js';
 import { inTransaction, type SqliteDatabase } from './database.js';
 import {
@@ -47,6 +47,12 @@ export function recordQueries(db: SqliteDatabase) {
   const updateDatasourceRow = db.prepare(
     `UPDATE datasources SET ${assignments(DATASOURCE_COLUMNS, 2)} WHERE id = ?`,
   );
+  const insertEvent = db.prepare(
+    'INSERT INTO status_events (datasource_id, from_status, to_status, at, message) VALUES (?, ?, ?, ?, ?)',
+  );
+  const selectEvents = db.prepare(
+    'SELECT datasource_id, from_status, to_status, at, message FROM status_events WHERE datasource_id = ? ORDER BY pk',
+  );
 
   function getDatastore(id: string): DatastoreRecord | null {
     const row = selectDatastore.get(id) as DatastoreRow | undefined;
@@ -58,7 +64,14 @@ export function recordQueries(db: SqliteDatabase) {
     return row === undefined ? null : toDatasourceRecord(row);
   }
 
-  /** Writes the merged record; call inside a transaction that read `current`. */
+  function appendEvent(datasourceId: string, from: DatasourceStatus | null, to: DatasourceStatus, at: string, message: string | null): void {
+    insertEvent.run(datasourceId, from, to, at, message);
+  }
+
+  /**
+   * Writes the merged record, and a status event when the status changes (at the patch's
+   * `updatedAt`, else now). Call inside a transaction that read `current`.
+   */
   function writeDatasourcePatch(current: DatasourceRecord, patch: DatasourcePatch): DatasourceRecord {
     const next: DatasourceRecord = { ...current };
     for (const [key, value] of Object.entries(patch)) {
@@ -66,6 +79,9 @@ export function recordQueries(db: SqliteDatabase) {
       Object.assign(next, { [key]: value });
     }
     updateDatasourceRow.run(...datasourceValues(next).slice(2), current.id);
+    if (next.status !== current.status) {
+      appendEvent(current.id, current.status, next.status, patch.updatedAt ?? new Date().toISOString(), patch.error ?? null);
+    }
     // Read back rather than return `next`, so the caller gets the same copy a getter would.
     return getDatasource(current.id) ?? next;
   }
@@ -112,6 +128,8 @@ export function recordQueries(db: SqliteDatabase) {
           throw notFound('datastore', record.datastoreId);
         }
         insertDatasource.run(...datasourceValues(record));
+        // The history starts with the status the datasource was created in (`from` null).
+        appendEvent(record.id, null, record.status, record.createdAt, record.error);
       });
     },
 
@@ -126,10 +144,41 @@ export function recordQueries(db: SqliteDatabase) {
         return current === null ? null : writeDatasourcePatch(current, patch);
       });
     },
+
+    /** Read and write in one IMMEDIATE transaction: no other connection can move the status between. */
+    transitionDatasource(
+      id: string,
+      expected: readonly DatasourceStatus[],
+      patch: DatasourcePatch,
+    ): DatasourceRecord | null {
+      return inTransaction(db, () => {
+        const current = getDatasource(id);
+        if (current === null || !expected.includes(current.status)) return null;
+        return writeDatasourcePatch(current, patch);
+      });
+    },
+
+    listStatusEvents(datasourceId: string): StatusEvent[] {
+      return (selectEvents.all(datasourceId) as StatusEventRow[]).map((row) => ({
+        datasourceId: row.datasource_id,
+        from: row.from_status as DatasourceStatus | null,
+        to: row.to_status as DatasourceStatus,
+        at: row.at,
+        message: row.message,
+      }));
+    },
   };
 }
 
 export type RecordQueries = ReturnType<typeof recordQueries>;
+
+interface StatusEventRow {
+  datasource_id: string;
+  from_status: string | null;
+  to_status: string;
+  at: string;
+  message: string | null;
+}
 
 export function conflict(kind: string, id: string): RagdeskError {
   return new RagdeskError('conflict', `${kind} ${JSON.stringify(id)} already exists`, {

@@ -90,6 +90,45 @@ const MIGRATIONS: readonly string[] = [
     INSERT INTO chunks_fts (rowid, text) VALUES (new.pk, new.text);
   END;
   `,
+  // 2: what the datasource pipeline persists: status history, uploaded files, sync jobs. All
+  // cascade from their datasource, so deleting a datasource or datastore takes them along.
+  `
+  CREATE TABLE status_events (
+    pk INTEGER PRIMARY KEY,
+    datasource_id TEXT NOT NULL REFERENCES datasources (id) ON DELETE CASCADE,
+    from_status TEXT,
+    to_status TEXT NOT NULL,
+    at TEXT NOT NULL,
+    message TEXT
+  );
+  CREATE INDEX status_events_datasource ON status_events (datasource_id, pk);
+
+  CREATE TABLE datasource_files (
+    datasource_id TEXT PRIMARY KEY REFERENCES datasources (id) ON DELETE CASCADE,
+    mime_type TEXT NOT NULL,
+    file_name TEXT,
+    bytes BLOB NOT NULL
+  );
+
+  CREATE TABLE jobs (
+    pk INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    kind TEXT NOT NULL,
+    datastore_id TEXT NOT NULL,
+    datasource_id TEXT NOT NULL REFERENCES datasources (id) ON DELETE CASCADE,
+    status TEXT NOT NULL,
+    attempts INTEGER NOT NULL,
+    run_at TEXT NOT NULL,
+    lease_owner TEXT,
+    lease_until TEXT,
+    last_error TEXT,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+  CREATE INDEX jobs_datasource ON jobs (datasource_id, created_at);
+  -- Claims scan the few pending / running jobs, not the done ones that pile up.
+  CREATE INDEX jobs_open ON jobs (created_at) WHERE status IN ('pending', 'running');
+  `,
 ];
 
 /** The schema version this code writes. */

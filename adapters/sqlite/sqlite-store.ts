@@ -9,7 +9,9 @@ import {
   translateError,
   type SqliteDatabase,
 } from './database.js';
-import { DEFAULT_LEXICAL_LIMITS, lexicalSearch, type LexicalSearchLimits } from './lexical-search.js';
+import { lexicalSearch } from './lexical-search.js';
+import { DEFAULT_LEXICAL_LIMITS, type LexicalSearchLimits } from './term-plan.js';
+import { jobQueries } from './job-queries.js';
 import { recordQueries } from './record-queries.js';
 import { migrate } from './schema.js';
 
@@ -38,8 +40,8 @@ export type SqliteStoreOptions = CommonOptions &
 const DEFAULT_BATCH_SIZE = 1_000;
 
 /**
- * The `Store` port on SQLite (better-sqlite3): records, chunks with their vectors, and FTS5 bm25
- * search, in one file. Every method is one synchronous transaction, so it is atomic and never
+ * The `Store` port on SQLite (better-sqlite3): records, chunks with their vectors, FTS5 bm25
+ * search, status history, uploaded files and sync jobs, in one file. Every method is one synchronous transaction, so it is atomic and never
  * interleaves with another call of this process.
  */
 export function sqliteStore(options: SqliteStoreOptions): Store {
@@ -54,6 +56,7 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
   }
   const records = recordQueries(db);
   const chunks = chunkQueries(db, records);
+  const jobs = jobQueries(db, records);
   const lexical = lexicalSearch(db, { ...DEFAULT_LEXICAL_LIMITS, ...options.lexicalLimits });
   let closed = false;
 
@@ -86,6 +89,9 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     listDatasources: (datastoreId, listOptions = {}) =>
       run('listDatasources', () => records.listDatasources(datastoreId, listOptions.groupId)),
     updateDatasource: (id, patch) => run('updateDatasource', () => records.updateDatasource(id, patch)),
+    transitionDatasource: (id, expected, patch) =>
+      run('transitionDatasource', () => records.transitionDatasource(id, expected, patch)),
+    listStatusEvents: (datasourceId) => run('listStatusEvents', () => records.listStatusEvents(datasourceId)),
     deleteDatasource: (id) =>
       run('deleteDatasource', () => {
         const change = chunks.deleteDatasource(id);
@@ -118,6 +124,14 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
         cursor = page.cursor;
       }
     },
+
+    putDatasourceFile: (datasourceId, file) => run('putDatasourceFile', () => jobs.putDatasourceFile(datasourceId, file)),
+    getDatasourceFile: (datasourceId) => run('getDatasourceFile', () => jobs.getDatasourceFile(datasourceId)),
+    createJob: (job) => run('createJob', () => jobs.createJob(job)),
+    getJob: (id) => run('getJob', () => jobs.getJob(id)),
+    listJobs: (filter) => run('listJobs', () => jobs.listJobs(filter)),
+    claimJob: (claim) => run('claimJob', () => jobs.claimJob(claim)),
+    updateJob: (id, patch) => run('updateJob', () => jobs.updateJob(id, patch)),
 
     searchText: (request) => run('searchText', () => lexical.search(request)),
 

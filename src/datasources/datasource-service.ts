@@ -1,15 +1,121 @@
 import type { RagdeskContext } from '../context.js';
-import { notFound } from '../errors.js';
-import type { DatasourceRecord } from '../ports/records.js';
+import { notFound, RagdeskError } from '../errors.js';
+import type { DatasourceRecord, DatasourceStatus, StatusEvent } from '../ports/records.js';
+import { newId, nowIso } from '../util/ids.js';
 import { idSchema, parseInput } from '../validation.js';
+import { DatasourceEvents } from './events.js';
+import { JobRunner, type JobRunnerOptions } from './job-runner.js';
+import { datasourceCreateSchema, type DatasourceCreateInput } from './schemas.js';
+import { isSettled } from './status-machine.js';
 
 /**
- * `ragdesk.datasources`: the documents of datastores. This first version reads and deletes them;
- * file, web page and web site sync arrive with the datasource pipeline.
+ * `ragdesk.datasources`: the documents of datastores. Files, web pages and sites are synced in the
+ * background by persisted jobs; `events` reports status changes and progress.
  */
 export class DatasourceService {
+  readonly events = new DatasourceEvents();
+  private readonly runner: JobRunner;
+
   /** @internal Created by `createRagdesk`. */
-  constructor(private readonly context: RagdeskContext) {}
+  constructor(
+    private readonly context: RagdeskContext,
+    jobs: JobRunnerOptions = {},
+  ) {
+    this.runner = new JobRunner(context, this.events, jobs);
+    context.onClose(() => this.runner.close());
+  }
+
+  /** Resumes jobs a previous run left unfinished. Called by `createRagdesk`; safe to call again. */
+  start(): Promise<void> {
+    return this.runner.start();
+  }
+
+  /**
+   * SPEC endpoint 7: creates a `file`, `web_page` or `web_site` datasource in `pending` and queues
+   * its sync. A file's size and type are checked first: nothing is stored for a refused file.
+   */
+  async create(input: DatasourceCreateInput): Promise<DatasourceRecord> {
+    const parsed = parseInput(datasourceCreateSchema, input, 'datasource');
+    this.context.assertOpen();
+    await this.start();
+    const datastore = await this.context.store.getDatastore(parsed.datastoreId);
+    if (!datastore) throw notFound('datastore', parsed.datastoreId);
+    let mimeType: string | undefined;
+    if (parsed.type === 'file') {
+      if (!this.context.files) throw new RagdeskError('invalid_adapter', 'This ragdesk instance has no file loading (createRagdesk({ files }))');
+      mimeType = this.context.files.inspect(parsed.file).mimeType;
+    } else if (!this.context.web) {
+      throw new RagdeskError('invalid_adapter', 'This ragdesk instance has no web loading (createRagdesk({ web }))');
+    }
+    const now = nowIso();
+    const record: DatasourceRecord = {
+      id: newId(),
+      datastoreId: datastore.id,
+      type: parsed.type,
+      name: parsed.name?.trim() || (parsed.type === 'file' ? (parsed.file.fileName ?? '') : ''),
+      status: 'pending',
+      groupId: null,
+      customId: parsed.custom_id ?? null,
+      config: parsed.type === 'file' ? { mime_type: mimeType, file_name: parsed.file.fileName ?? null } : { ...parsed.config },
+      metadata: parsed.metadata ?? {},
+      error: null,
+      contentHash: null,
+      nbChunks: 0,
+      nbTokens: 0,
+      textSize: 0,
+      createdAt: now,
+      updatedAt: now,
+      lastSynch: null,
+    };
+    await this.context.store.createDatasource(record);
+    if (parsed.type === 'file') {
+      await this.context.store.putDatasourceFile(record.id, {
+        bytes: parsed.file.bytes,
+        mimeType: mimeType as string,
+        fileName: parsed.file.fileName ?? null,
+      });
+    }
+    await this.enqueue(record);
+    return record;
+  }
+
+  /** Queues a re-sync of a finished datasource (back through `pending`). */
+  async sync(id: string): Promise<DatasourceRecord> {
+    const record = await this.get(id);
+    await this.start();
+    if (record.type === 'text') throw new RagdeskError('conflict', `Text datasource ${id} changes through datastore.update, not sync`);
+    if (!isSettled(record.status)) return record;
+    const moved = await this.context.store.transitionDatasource(id, ['synched', 'error', 'usage_limit_reached', 'unsynched'], {
+      status: 'pending',
+      updatedAt: nowIso(),
+    });
+    if (!moved) return this.get(id);
+    this.emitStatus(record, 'pending');
+    await this.enqueue(moved);
+    return moved;
+  }
+
+  /** Resolves when the datasource reaches a settled status (or rejects after `timeoutMs`). */
+  async waitUntilSettled(id: string, timeoutMs = 60_000): Promise<DatasourceRecord> {
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const record = await this.get(id);
+      if (isSettled(record.status)) return record;
+      if (Date.now() > deadline) throw new RagdeskError('upstream_failed', `Datasource ${id} is still ${record.status} after ${timeoutMs} ms`, { retryable: true });
+      await new Promise<void>((resolve) => {
+        const done = () => {
+          clearTimeout(timer);
+          this.events.off('status', listener);
+          resolve();
+        };
+        const listener = (event: { datasourceId: string }) => {
+          if (event.datasourceId === id) done();
+        };
+        const timer = setTimeout(done, 200);
+        this.events.on('status', listener);
+      });
+    }
+  }
 
   /** The datasource with this id; throws `not_found` when there is none. */
   async get(id: string): Promise<DatasourceRecord> {
@@ -28,22 +134,52 @@ export class DatasourceService {
     return this.context.store.listDatasources(datastoreId);
   }
 
+  /** Every persisted status change of a datasource, oldest first. */
+  async history(id: string): Promise<StatusEvent[]> {
+    await this.get(id);
+    return this.context.store.listStatusEvents(id);
+  }
+
   /**
-   * Deletes a datasource, the datasources grouped under it, and all their chunks from the store
-   * and the vector index. Returns the deleted record.
+   * Deletes a datasource, the datasources grouped under it, their chunks (store and index), files
+   * and jobs; a running sync is stopped first. Returns the deleted record.
    */
   async delete(id: string): Promise<DatasourceRecord> {
     const record = await this.get(id);
     const { store, index } = this.context;
+    const children = await store.listDatasources(record.datastoreId, { groupId: id });
+    for (const target of [record, ...children]) await this.runner.cancel(target.id);
     const datastore = await store.getDatastore(record.datastoreId);
     if (datastore) await this.context.ensureIndex(datastore);
     await this.context.writes.run(record.datastoreId, async () => {
-      const children = await store.listDatasources(record.datastoreId, { groupId: id });
-      for (const target of [...children, record]) {
+      for (const target of [...(await store.listDatasources(record.datastoreId, { groupId: id })), record]) {
         const change = await store.deleteDatasource(target.id);
         if (change) await index.remove(record.datastoreId, change.removedIds, change.sequence);
       }
     });
     return record;
+  }
+
+  private async enqueue(record: DatasourceRecord): Promise<void> {
+    const now = nowIso();
+    await this.context.store.createJob({
+      id: newId(),
+      kind: 'sync',
+      datastoreId: record.datastoreId,
+      datasourceId: record.id,
+      status: 'pending',
+      attempts: 0,
+      runAt: now,
+      leaseOwner: null,
+      leaseUntil: null,
+      lastError: null,
+      createdAt: now,
+      updatedAt: now,
+    });
+    this.runner.wake();
+  }
+
+  private emitStatus(record: DatasourceRecord, to: DatasourceStatus): void {
+    this.events.emit('status', { datasourceId: record.id, datastoreId: record.datastoreId, from: record.status, to, message: null });
   }
 }

@@ -54,7 +54,7 @@ export class Datastore {
     const now = nowIso();
     const writes: DocumentWrite[] = parsed.map((document) => ({
       isNew: true,
-      text: document.text,
+      content: document.text,
       datasource: newTextDatasource(record.id, document, now),
     }));
     await writeDocuments(this.context, record, writes);
@@ -75,7 +75,7 @@ export class Datastore {
       ...(parsed.name === undefined ? {} : { name: parsed.name }),
       ...(parsed.metadata === undefined ? {} : { metadata: parsed.metadata }),
     };
-    await writeDocuments(this.context, record, [{ isNew: false, datasource, text: parsed.text, patch }]);
+    await writeDocuments(this.context, record, [{ isNew: false, datasource, content: parsed.text, ...(Object.keys(patch).length ? { patch } : {}) }]);
     return { id: datasource.id };
   }
 

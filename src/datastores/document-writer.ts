@@ -1,6 +1,7 @@
 import { chunkSections } from '../ingest/chunker.js';
 import { cleanText } from '../ingest/text-clean.js';
 import type { RagdeskContext } from '../context.js';
+import type { LoadedSection } from '../ports/loader.js';
 import type { ChunkRecord, DatasourceRecord, DatastoreRecord } from '../ports/records.js';
 import type { DatasourcePatch } from '../ports/store.js';
 import { chunkId, nowIso, sha256 } from '../util/ids.js';
@@ -11,7 +12,8 @@ export interface DocumentWrite {
   datasource: DatasourceRecord;
   /** True when the datasource record does not exist yet. */
   isNew: boolean;
-  text: string;
+  /** Plain text, or sections that keep page numbers and labels (sheet, slide title). */
+  content: string | readonly LoadedSection[];
   /** Extra fields (name, metadata) applied in the same atomic step as the chunks. */
   patch?: DatasourcePatch;
 }
@@ -46,8 +48,12 @@ export async function writeDocuments(
 }
 
 function prepare(context: RagdeskContext, write: DocumentWrite): PreparedWrite {
-  const text = cleanText(write.text);
-  const pieces = chunkSections(text, context.chunking);
+  const sections =
+    typeof write.content === 'string'
+      ? [{ text: cleanText(write.content) }]
+      : write.content.map((section) => ({ ...section, text: cleanText(section.text) })).filter((section) => section.text);
+  const text = sections.map((section) => section.text).join('\n\n');
+  const pieces = chunkSections(sections, context.chunking);
   const occurrences = new Map<string, number>();
   const { datasource } = write;
   const chunks = pieces.map((piece, position) => {
@@ -80,6 +86,11 @@ async function commit(
   const { store, index } = context;
   const { datasource, isNew, patch } = item.write;
   const now = nowIso();
+  if (!isNew && !patch && datasource.contentHash === item.contentHash && datasource.nbChunks === item.chunks.length) {
+    // Same text as the last sync: nothing to chunk, embed or index again.
+    await store.updateDatasource(datasource.id, { status: 'synched', error: null, lastSynch: now, updatedAt: now });
+    return;
+  }
   if (isNew) await store.createDatasource({ ...datasource, status: 'running', updatedAt: now });
   const records: ChunkRecord[] = item.chunks.map((chunk) => ({
     ...chunk,

@@ -32,3 +32,23 @@ export interface Loader {
   readonly mimeTypes: readonly string[];
   load(input: LoadInput): Promise<LoadedDocument>;
 }
+
+/** A file as uploaded: the bytes decide the type; the declared type and name are hints. */
+export interface FileInput {
+  bytes: Uint8Array;
+  mimeType?: string;
+  fileName?: string;
+}
+
+/**
+ * How `file` datasources are read: checks before anything is stored, parses when the sync runs.
+ */
+export interface FileLoading {
+  /**
+   * Validates size and type without parsing; returns the detected mime type. Throws
+   * `payload_too_large` or `unsupported_media_type`.
+   */
+  inspect(file: FileInput): { mimeType: string };
+  /** Parses the file. Throws `invalid_request` when a supported file cannot be read. */
+  load(file: FileInput & { signal?: AbortSignal }): Promise<LoadedDocument>;
+}

@@ -2,8 +2,11 @@ import type {
   ChunkRecord,
   DatasourceRecord,
   DatastoreRecord,
+  JobRecord,
+  JobStatus,
   RetrievalFilter,
   ScoredId,
+  StatusEvent,
 } from './records.js';
 
 /** Fields of a datastore that may change after creation. */
@@ -13,6 +16,24 @@ export type DatastorePatch = Partial<
 
 /** Fields of a datasource that may change after creation. */
 export type DatasourcePatch = Partial<Omit<DatasourceRecord, 'id' | 'datastoreId' | 'type' | 'createdAt'>>;
+
+/** An uploaded file kept with its datasource. */
+export interface StoredFile {
+  bytes: Uint8Array;
+  mimeType: string;
+  fileName: string | null;
+}
+
+/** Fields of a job that may change after creation. */
+export type JobPatch = Partial<Omit<JobRecord, 'id' | 'kind' | 'datastoreId' | 'datasourceId' | 'createdAt'>>;
+
+/** A lease request: take one due job for `owner` until `leaseUntil`. */
+export interface JobClaim {
+  owner: string;
+  /** Current time (ISO); jobs with `runAt` after it are not due. */
+  now: string;
+  leaseUntil: string;
+}
 
 /** What `replaceChunks` and `deleteDatasource` changed, so the caller can update the vector index. */
 export interface ChunkChange {
@@ -60,10 +81,26 @@ export interface Store {
   getDatasource(id: string): Promise<DatasourceRecord | null>;
   /** Datasources of a datastore, oldest first; with `groupId`, only the children of that group. */
   listDatasources(datastoreId: string, options?: { groupId?: string }): Promise<DatasourceRecord[]>;
-  /** Applies the patch; returns the updated record, or null when the id is unknown. */
+  /**
+   * Applies the patch; returns the updated record, or null when the id is unknown. When the patch
+   * changes `status`, a `StatusEvent` (message = patch `error` or null) is appended in the same step;
+   * `replaceChunks` does the same for its `datasourcePatch`.
+   */
   updateDatasource(id: string, patch: DatasourcePatch): Promise<DatasourceRecord | null>;
   /**
-   * Deletes a datasource and its chunks in one step. Returns the chunk change (sequence bumped),
+   * Compare-and-set of a datasource's status: applies `patch` (which should set `status`) only if
+   * the current status is one of `expected`. Returns the updated record, or null when the id is
+   * unknown or the status did not match (another worker moved it first).
+   */
+  transitionDatasource(
+    id: string,
+    expected: readonly DatasourceRecord['status'][],
+    patch: DatasourcePatch,
+  ): Promise<DatasourceRecord | null>;
+  /** Status changes of a datasource, oldest first. */
+  listStatusEvents(datasourceId: string): Promise<StatusEvent[]>;
+  /**
+   * Deletes a datasource with its chunks, stored file, jobs and status events in one step. Returns the chunk change (sequence bumped),
    * or null when the id is unknown. Children (`groupId` = id) are not touched: the core deletes them.
    */
   deleteDatasource(id: string): Promise<ChunkChange | null>;
@@ -102,6 +139,28 @@ export interface Store {
    * 0 for a datastore with no change yet.
    */
   chunkSequence(datastoreId: string): Promise<number>;
+
+  /**
+   * Keeps the uploaded bytes of a `file` datasource so its sync job can run (again) after a
+   * restart. Replaces an earlier file of the same datasource. Throws `not_found` for an unknown id.
+   */
+  putDatasourceFile(datasourceId: string, file: StoredFile): Promise<void>;
+  /** The stored upload of a datasource, or null. */
+  getDatasourceFile(datasourceId: string): Promise<StoredFile | null>;
+
+  /** Inserts a job. Throws `conflict` on a duplicate id, `not_found` when its datasource is unknown. */
+  createJob(job: JobRecord): Promise<void>;
+  getJob(id: string): Promise<JobRecord | null>;
+  /** Jobs matching every given criterion, oldest first. */
+  listJobs(filter: { datasourceId?: string; statuses?: readonly JobStatus[] }): Promise<JobRecord[]>;
+  /**
+   * Atomically takes the oldest due job — `pending` with `runAt <= now`, or `running` with an
+   * expired lease (its worker died) — marks it `running` for `owner` until `leaseUntil` and
+   * increments `attempts`. Two concurrent claims never return the same job. Null when none is due.
+   */
+  claimJob(claim: JobClaim): Promise<JobRecord | null>;
+  /** Applies the patch; returns the updated record, or null when the id is unknown. */
+  updateJob(id: string, patch: JobPatch): Promise<JobRecord | null>;
 
   /**
    * Full-text search over chunk text (bm25 or the engine's equivalent), best first, at most `topK`.

@@ -8,6 +8,7 @@ import type {
   ChunkRecord,
   DatasourceRecord,
   DatastoreRecord,
+  JobRecord,
 } from '../ports/records.js';
 import { seededRandom } from './random.js';
 
@@ -56,6 +57,25 @@ export function makeDatasource(
     createdAt: isoAt(0),
     updatedAt: isoAt(0),
     lastSynch: null,
+    ...overrides,
+  };
+}
+
+/** A pending sync job of `source`, created at `isoAt(seconds)` and due then. */
+export function makeJob(source: Pick<DatasourceRecord, 'id' | 'datastoreId'>, seconds: number, overrides: Partial<JobRecord> = {}): JobRecord {
+  return {
+    id: `job-${source.id}-${seconds}`,
+    kind: 'sync',
+    datastoreId: source.datastoreId,
+    datasourceId: source.id,
+    status: 'pending',
+    attempts: 0,
+    runAt: isoAt(seconds),
+    leaseOwner: null,
+    leaseUntil: null,
+    lastError: null,
+    createdAt: isoAt(seconds),
+    updatedAt: isoAt(seconds),
     ...overrides,
   };
 }

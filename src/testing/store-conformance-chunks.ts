@@ -3,7 +3,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import type { ChunkRecord, DatasourceRecord, DatastoreRecord } from '../ports/records.js';
 import { makeChunk, makeChunks, makeDatasource, makeDatastore } from './fixtures.js';
 import { samplePassages } from './sample-texts.js';
-import { expectCode, type StoreSuiteContext } from './store-conformance.js';
+import { expectCode, type StoreSuiteContext } from './store-harness.js';
 
 const ids = (chunks: readonly { id: string }[]) => chunks.map((chunk) => chunk.id);
 const sorted = (values: readonly string[]) => [...values].sort();

@@ -2,9 +2,9 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ChunkRecord, DatasourceRecord, DatastoreRecord } from '../ports/records.js';
 import type { Store } from '../ports/store.js';
-import { makeChunk, makeChunks, makeDatasource, makeDatastore } from './fixtures.js';
+import { isoAt, makeChunk, makeChunks, makeDatasource, makeDatastore, makeJob } from './fixtures.js';
 import { samplePassage, samplePassages } from './sample-texts.js';
-import { expectCode, type StoreSuiteContext } from './store-conformance.js';
+import { expectCode, type StoreSuiteContext } from './store-harness.js';
 
 /** Queries that break naive FTS engines: operators, quotes, syntax fragments, odd Unicode. */
 const HOSTILE_QUERIES = [
@@ -185,6 +185,15 @@ export function describeSearchConformance(context: StoreSuiteContext): void {
         () => closing.findVectorsByHash(datastore.id, ['x'], 8),
         () => closing.chunkSequence(datastore.id),
         () => closing.searchText({ datastoreId: datastore.id, query: 'harbor', topK: 3 }),
+        () => closing.transitionDatasource(source.id, ['pending'], { status: 'running' }),
+        () => closing.listStatusEvents(source.id),
+        () => closing.putDatasourceFile(source.id, { bytes: new Uint8Array(1), mimeType: 'text/plain', fileName: null }),
+        () => closing.getDatasourceFile(source.id),
+        () => closing.createJob(makeJob(source, 1)),
+        () => closing.getJob('job'),
+        () => closing.listJobs({}),
+        () => closing.claimJob({ owner: 'w', now: isoAt(1), leaseUntil: isoAt(2) }),
+        () => closing.updateJob('job', { status: 'done' }),
         async () => {
           for await (const batch of closing.iterateChunks(datastore.id)) void batch;
         },

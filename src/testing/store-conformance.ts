@@ -8,50 +8,12 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DatasourcePatch, Store } from '../ports/store.js';
 import { describeChunkConformance } from './store-conformance-chunks.js';
+import { describeJobConformance } from './store-conformance-jobs.js';
 import { describeSearchConformance } from './store-conformance-search.js';
 import { isoAt, makeDatasource, makeDatastore } from './fixtures.js';
+import { expectCode, type StoreHarness, type StoreSuiteContext } from './store-harness.js';
 
-/** Raw reads through the adapter's own backend, bypassing the Store methods under test. */
-export interface StoreInspector {
-  /** Chunk rows stored for the datasource. */
-  chunkRows(datasourceId: string): Promise<number>;
-  /** Datasource rows stored for the datastore. */
-  datasourceRows?(datastoreId: string): Promise<number>;
-  /**
-   * Rows in the full-text index, all datastores together (read from the index itself, not from
-   * the chunk table), to prove deletes reach the index.
-   */
-  textIndexRows?(): Promise<number>;
-}
-
-/** How the suite gets stores. */
-export interface StoreHarness {
-  /** A new, empty store. Called before every test. */
-  create(): Promise<Store>;
-  /**
-   * A new instance over the data of the store `create` returned last, after the suite closed it.
-   * Omit for stores that keep nothing (the persistence tests are then skipped).
-   */
-  reopen?(): Promise<Store>;
-  /** Raw checks on the data of the store `create` returned last. */
-  inspect?: StoreInspector;
-  /** Called after every test, once its stores are closed: remove files and the like. */
-  cleanup?(): Promise<void>;
-}
-
-/** What the suite's parts share: the store of the running test. */
-export interface StoreSuiteContext {
-  harness: StoreHarness;
-  /** The store `create` made for the running test. */
-  store(): Store;
-  /** Closes the running test's store and opens it again through `reopen`. */
-  reopen(): Promise<Store>;
-}
-
-/** Expects `promise` to reject with a RagdeskError of this code. */
-export async function expectCode(promise: Promise<unknown>, code: string): Promise<void> {
-  await expect(promise).rejects.toMatchObject({ name: 'RagdeskError', code });
-}
+export type { StoreHarness, StoreInspector, StoreSuiteContext } from './store-harness.js';
 
 export function describeStoreConformance(name: string, harness: StoreHarness): void {
   describe(`Store conformance: ${name}`, () => {
@@ -87,6 +49,7 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
     describeRecordConformance(context);
     describeChunkConformance(context);
     describeSearchConformance(context);
+    describeJobConformance(context);
   });
 }
 

@@ -142,3 +142,27 @@ describe('sqliteStore', () => {
     expect(results[0]?.id).toBe(rare.id);
   });
 });
+
+describe('sqliteStore lexical search when every term is common', () => {
+  it('searches rows holding all of them, then fewer, instead of scoring every row', async () => {
+    // A budget of 0 makes every term that occurs at all "common".
+    const store = open({ lexicalLimits: { postingBudget: 0 } });
+    const datastore = makeDatastore();
+    const source = makeDatasource(datastore);
+    await store.createDatastore(datastore);
+    await store.createDatasource(source);
+    const chunks = makeChunks(source, [
+      'The harbor anchor held.',
+      'The harbor tide rose.',
+      'The anchor chain and the harbor tide.',
+      'The tide turned.',
+    ]);
+    await store.replaceChunks(source.id, chunks);
+    const search = (query: string) =>
+      store.searchText({ datastoreId: datastore.id, query, topK: 10 }).then((results) => results.map((r) => r.id));
+    // Only the chunk holding all three terms qualifies.
+    expect(await search('harbor tide anchor')).toEqual([chunks[2]!.id]);
+    // No chunk holds both: the plan falls back to the first (rarest) term alone.
+    expect(await search('chain turned')).toEqual([chunks[2]!.id]);
+  });
+});

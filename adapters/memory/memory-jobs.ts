@@ -1,0 +1,106 @@
+import { invalidRequest, notFound } from '../../src/errors.js';
+import type { DatasourceRecord, DatasourceStatus, JobRecord, JobStatus, StatusEvent } from '../../src/ports/records.js';
+import type { JobClaim, JobPatch, StoredFile } from '../../src/ports/store.js';
+import { conflict } from './record-copies.js';
+
+/** Keys a job patch may not change (JobPatch omits them; JavaScript callers may not). */
+const JOB_FIXED_KEYS = new Set(['id', 'kind', 'datastoreId', 'datasourceId', 'createdAt']);
+
+/**
+ * What the memory store keeps per datasource beside its chunks: status history, uploaded file,
+ * sync jobs. `dropDatasource` removes all three, as the datasource's deletion requires.
+ */
+export function memoryJobs(findDatasource: (id: string) => DatasourceRecord | undefined) {
+  const events = new Map<string, StatusEvent[]>();
+  const files = new Map<string, StoredFile>();
+  const jobs = new Map<string, JobRecord>();
+
+  function writeJob(current: JobRecord, patch: JobPatch): JobRecord {
+    const next: JobRecord = { ...current };
+    for (const [key, value] of Object.entries(patch)) {
+      if (value === undefined || JOB_FIXED_KEYS.has(key) || !(key in next)) continue;
+      Object.assign(next, { [key]: value });
+    }
+    jobs.set(next.id, next);
+    return { ...next };
+  }
+
+  return {
+    appendEvent(datasourceId: string, from: DatasourceStatus | null, to: DatasourceStatus, at: string, message: string | null): void {
+      const list = events.get(datasourceId) ?? [];
+      list.push({ datasourceId, from, to, at, message });
+      events.set(datasourceId, list);
+    },
+
+    listStatusEvents(datasourceId: string): StatusEvent[] {
+      return (events.get(datasourceId) ?? []).map((event) => ({ ...event }));
+    },
+
+    putFile(datasourceId: string, file: StoredFile): void {
+      if (findDatasource(datasourceId) === undefined) throw notFound('datasource', datasourceId);
+      files.set(datasourceId, { mimeType: file.mimeType, fileName: file.fileName, bytes: file.bytes.slice() });
+    },
+
+    getFile(datasourceId: string): StoredFile | null {
+      const file = files.get(datasourceId);
+      return file === undefined ? null : { ...file, bytes: file.bytes.slice() };
+    },
+
+    createJob(job: JobRecord): void {
+      if (jobs.has(job.id)) throw conflict('job', job.id);
+      const source = findDatasource(job.datasourceId);
+      if (source === undefined) throw notFound('datasource', job.datasourceId);
+      if (source.datastoreId !== job.datastoreId) {
+        throw invalidRequest('the job names another datastore than its datasource', [
+          { path: 'datastoreId', message: `must be ${source.datastoreId}` },
+        ]);
+      }
+      jobs.set(job.id, { ...job });
+    },
+
+    getJob(id: string): JobRecord | null {
+      const job = jobs.get(id);
+      return job === undefined ? null : { ...job };
+    },
+
+    listJobs(filter: { datasourceId?: string; statuses?: readonly JobStatus[] }): JobRecord[] {
+      const statuses = filter.statuses !== undefined && filter.statuses.length > 0 ? filter.statuses : undefined;
+      return oldestJobsFirst([...jobs.values()])
+        .filter((job) => filter.datasourceId === undefined || job.datasourceId === filter.datasourceId)
+        .filter((job) => statuses === undefined || statuses.includes(job.status))
+        .map((job) => ({ ...job }));
+    },
+
+    claimJob(claim: JobClaim): JobRecord | null {
+      const due = oldestJobsFirst([...jobs.values()]).find(
+        (job) =>
+          (job.status === 'pending' && job.runAt <= claim.now) ||
+          (job.status === 'running' && (job.leaseUntil === null || job.leaseUntil <= claim.now)),
+      );
+      if (due === undefined) return null;
+      return writeJob(due, {
+        status: 'running',
+        leaseOwner: claim.owner,
+        leaseUntil: claim.leaseUntil,
+        attempts: due.attempts + 1,
+        updatedAt: claim.now,
+      });
+    },
+
+    updateJob(id: string, patch: JobPatch): JobRecord | null {
+      const current = jobs.get(id);
+      return current === undefined ? null : writeJob(current, patch);
+    },
+
+    dropDatasource(datasourceId: string): void {
+      events.delete(datasourceId);
+      files.delete(datasourceId);
+      for (const [id, job] of jobs) if (job.datasourceId === datasourceId) jobs.delete(id);
+    },
+  };
+}
+
+/** Oldest `createdAt` first; the sort is stable, so ties keep insertion order. */
+function oldestJobsFirst(list: JobRecord[]): JobRecord[] {
+  return list.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
+}

@@ -1,0 +1,133 @@
+import PQueue from 'p-queue';
+import type { RagdeskContext } from '../context.js';
+import type { JobRecord } from '../ports/records.js';
+import { newId, nowIso } from '../util/ids.js';
+import type { DatasourceEvents } from './events.js';
+import { runSyncJob, type RetryPolicy, type StopReason } from './run-sync-job.js';
+
+interface RunningJob {
+  controller: AbortController;
+  done: Promise<void>;
+  datasourceId: string;
+}
+
+export interface JobRunnerOptions {
+  /** Sync jobs running at once (default 2). */
+  concurrency?: number;
+  /** How long a claimed job stays this worker's without a heartbeat (default 60 s). */
+  leaseMs?: number;
+  retry?: Partial<RetryPolicy>;
+}
+
+/**
+ * Runs persisted sync jobs in this process. Jobs are claimed from the Store with a lease, so the
+ * same loop works when several processes share one database; in the embedded setup one process
+ * owns the data, so jobs it finds `running` at start are its own from before a crash or restart
+ * and are resumed at once instead of waiting for their lease to expire.
+ */
+export class JobRunner {
+  private readonly owner = `worker-${newId()}`;
+  private readonly queue: PQueue;
+  private readonly running = new Map<string, RunningJob>();
+  private readonly leaseMs: number;
+  private readonly retry: RetryPolicy;
+  private wakeTimer: NodeJS.Timeout | undefined;
+  private pumping: Promise<void> | undefined;
+  private stopped = false;
+  private started: Promise<void> | undefined;
+
+  constructor(
+    private readonly context: RagdeskContext,
+    private readonly events: DatasourceEvents,
+    options: JobRunnerOptions = {},
+  ) {
+    this.queue = new PQueue({ concurrency: options.concurrency ?? 2 });
+    this.leaseMs = options.leaseMs ?? 60_000;
+    this.retry = { maxAttempts: options.retry?.maxAttempts ?? 4, baseDelayMs: options.retry?.baseDelayMs ?? 1_000 };
+  }
+
+  /** Resumes jobs left behind by a previous run, then starts claiming. Idempotent. */
+  start(): Promise<void> {
+    this.started ??= this.resumeOrphans().then(() => this.wake());
+    return this.started;
+  }
+
+  /** Looks for due jobs now (after a new job was created). */
+  wake(): void {
+    if (this.stopped) return;
+    this.pumping ??= this.pump().finally(() => {
+      this.pumping = undefined;
+    });
+  }
+
+  /** Stops the job of a datasource (it is being deleted); resolves when it has let go. */
+  async cancel(datasourceId: string): Promise<void> {
+    const affected = [...this.running.values()].filter((work) => work.datasourceId === datasourceId);
+    for (const work of affected) work.controller.abort('deleted' satisfies StopReason);
+    await Promise.all(affected.map((work) => work.done));
+  }
+
+  /** Stops claiming, interrupts running jobs (they go back to `pending`) and waits for them. */
+  async close(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.wakeTimer);
+    await this.pumping;
+    for (const work of this.running.values()) work.controller.abort('shutdown' satisfies StopReason);
+    await Promise.all([...this.running.values()].map((work) => work.done));
+    await this.queue.onIdle();
+  }
+
+  private async resumeOrphans(): Promise<void> {
+    const orphans = await this.context.store.listJobs({ statuses: ['running'] });
+    for (const job of orphans) {
+      await this.context.store.updateJob(job.id, { status: 'pending', runAt: nowIso(), leaseOwner: null, leaseUntil: null, updatedAt: nowIso() });
+    }
+  }
+
+  private async pump(): Promise<void> {
+    while (!this.stopped && this.running.size < this.queue.concurrency) {
+      const now = new Date();
+      const job = await this.context.store.claimJob({
+        owner: this.owner,
+        now: now.toISOString(),
+        leaseUntil: new Date(now.getTime() + this.leaseMs).toISOString(),
+      });
+      if (!job) break;
+      this.launch(job);
+    }
+    await this.scheduleNextWake();
+  }
+
+  private launch(job: JobRecord): void {
+    const controller = new AbortController();
+    const heartbeat = setInterval(() => {
+      void this.context.store
+        .updateJob(job.id, { leaseUntil: new Date(Date.now() + this.leaseMs).toISOString() })
+        .catch(() => undefined);
+    }, Math.max(1_000, this.leaseMs / 3));
+    heartbeat.unref();
+    const done = this.queue
+      .add(() => runSyncJob(this.context, job, this.events, controller.signal, this.retry))
+      .catch(() => undefined)
+      .finally(() => {
+        clearInterval(heartbeat);
+        this.running.delete(job.id);
+        this.wake();
+      });
+    this.running.set(job.id, { controller, done, datasourceId: job.datasourceId });
+  }
+
+  /** Sleeps until the earliest retry is due, so backoff needs no polling. */
+  private async scheduleNextWake(): Promise<void> {
+    clearTimeout(this.wakeTimer);
+    if (this.stopped) return;
+    const pending = await this.context.store.listJobs({ statuses: ['pending'] });
+    const next = pending.reduce<number | undefined>((soonest, job) => {
+      const at = Date.parse(job.runAt);
+      return soonest === undefined || at < soonest ? at : soonest;
+    }, undefined);
+    if (next === undefined) return;
+    this.wakeTimer = setTimeout(() => this.wake(), Math.max(10, next - Date.now()));
+    this.wakeTimer.unref();
+  }
+}

@@ -1,0 +1,93 @@
+import type { RagdeskContext } from '../context.js';
+import { isRagdeskError } from '../errors.js';
+import type { DatasourceStatus, JobRecord } from '../ports/records.js';
+import { nowIso } from '../util/ids.js';
+import type { DatasourceEvents } from './events.js';
+import { syncContent } from './sync-content.js';
+
+export interface RetryPolicy {
+  /** Attempts before a transient failure becomes `error` (default 4). */
+  maxAttempts: number;
+  /** First retry delay; doubles per attempt (default 1000 ms). */
+  baseDelayMs: number;
+}
+
+/** Why a running job was stopped from outside. */
+export type StopReason = 'shutdown' | 'deleted';
+
+/**
+ * Runs one claimed sync job to an outcome: `synched`, `error`, `usage_limit_reached`, a retry with
+ * backoff for transient failures, or back to `pending` when the instance shuts down mid-way (so the
+ * next start resumes it).
+ */
+export async function runSyncJob(
+  context: RagdeskContext,
+  job: JobRecord,
+  events: DatasourceEvents,
+  signal: AbortSignal,
+  retry: RetryPolicy,
+): Promise<void> {
+  const { store } = context;
+  const datasource = await store.getDatasource(job.datasourceId);
+  const datastore = datasource && (await store.getDatastore(datasource.datastoreId));
+  if (!datasource || !datastore) {
+    await store.updateJob(job.id, { status: 'cancelled', leaseOwner: null, leaseUntil: null, updatedAt: nowIso() });
+    return;
+  }
+  const running =
+    datasource.status === 'running'
+      ? datasource
+      : await store.transitionDatasource(datasource.id, ['pending'], { status: 'running', error: null, updatedAt: nowIso() });
+  if (!running) {
+    await store.updateJob(job.id, { status: 'cancelled', leaseOwner: null, leaseUntil: null, updatedAt: nowIso() });
+    return;
+  }
+  emitStatus(events, datasource.datastoreId, datasource.id, datasource.status, 'running', null);
+  try {
+    await syncContent(context, datastore, running, events, signal);
+    await store.updateJob(job.id, { status: 'done', leaseOwner: null, leaseUntil: null, lastError: null, updatedAt: nowIso() });
+    emitStatus(events, datastore.id, datasource.id, 'running', 'synched', null);
+  } catch (error) {
+    await settleFailure(context, job, events, signal, retry, error);
+  }
+}
+
+async function settleFailure(
+  context: RagdeskContext,
+  job: JobRecord,
+  events: DatasourceEvents,
+  signal: AbortSignal,
+  retry: RetryPolicy,
+  error: unknown,
+): Promise<void> {
+  const { store } = context;
+  const now = nowIso();
+  const message = error instanceof Error ? error.message : String(error);
+  const reason = signal.aborted ? (signal.reason as unknown) : undefined;
+  if (reason === 'deleted') return;
+  const transient = reason === 'shutdown' || (isRagdeskError(error) && error.retryable && job.attempts < retry.maxAttempts);
+  if (transient) {
+    const delay = reason === 'shutdown' ? 0 : retry.baseDelayMs * 2 ** Math.max(0, job.attempts - 1);
+    const retryAfter = isRagdeskError(error) && typeof error.details?.retryAfterMs === 'number' ? error.details.retryAfterMs : 0;
+    const runAt = new Date(Date.now() + Math.max(delay, retryAfter)).toISOString();
+    await store.updateJob(job.id, { status: 'pending', runAt, leaseOwner: null, leaseUntil: null, lastError: message, updatedAt: now });
+    await store.transitionDatasource(job.datasourceId, ['running'], { status: 'pending', error: message, updatedAt: now });
+    emitStatus(events, job.datastoreId, job.datasourceId, 'running', 'pending', message);
+    return;
+  }
+  const status = isRagdeskError(error) && error.code === 'usage_limit' ? 'usage_limit_reached' : 'error';
+  await store.updateJob(job.id, { status: 'failed', leaseOwner: null, leaseUntil: null, lastError: message, updatedAt: now });
+  await store.transitionDatasource(job.datasourceId, ['running'], { status, error: message, updatedAt: now });
+  emitStatus(events, job.datastoreId, job.datasourceId, 'running', status, message);
+}
+
+function emitStatus(
+  events: DatasourceEvents,
+  datastoreId: string,
+  datasourceId: string,
+  from: DatasourceStatus,
+  to: DatasourceStatus,
+  message: string | null,
+): void {
+  events.emit('status', { datasourceId, datastoreId, from, to, message });
+}

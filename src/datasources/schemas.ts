@@ -1,0 +1,52 @@
+import { z } from 'zod';
+import { idSchema, metadataSchema } from '../validation.js';
+
+const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
+
+const common = {
+  datastoreId: idSchema,
+  name: z.string().max(500).optional(),
+  custom_id: idSchema.optional(),
+  metadata: metadataSchema.optional(),
+};
+
+/** SPEC endpoint 7, form A (the multipart fields, with the file as bytes). */
+export const fileDatasourceSchema = z.object({
+  ...common,
+  type: z.literal('file'),
+  file: z.object({
+    bytes: z.custom<Uint8Array>((value) => value instanceof Uint8Array, 'must be a Uint8Array'),
+    mimeType: z.string().max(200).optional(),
+    fileName: z.string().max(1000).optional(),
+  }),
+});
+
+/** SPEC endpoint 7, form B. */
+export const webPageDatasourceSchema = z.object({
+  ...common,
+  type: z.literal('web_page'),
+  config: z.object({ source_url: httpUrl }),
+});
+
+export const webSiteDatasourceSchema = z.object({
+  ...common,
+  type: z.literal('web_site'),
+  config: z
+    .object({
+      sitemap: httpUrl.optional(),
+      source_url: httpUrl.optional(),
+      max_pages: z.int().min(1).max(10_000).optional(),
+      max_depth: z.int().min(0).max(20).optional(),
+    })
+    .refine((config) => config.sitemap !== undefined || config.source_url !== undefined, {
+      message: 'needs sitemap or source_url',
+    }),
+});
+
+export const datasourceCreateSchema = z.discriminatedUnion('type', [
+  fileDatasourceSchema,
+  webPageDatasourceSchema,
+  webSiteDatasourceSchema,
+]);
+
+export type DatasourceCreateInput = z.input<typeof datasourceCreateSchema>;

@@ -7,7 +7,7 @@ export interface TableSectionOptions {
   rowsPerSection?: number;
   /** A line put above the header of every section, e.g. the sheet name. */
   caption?: string;
-  /** A section is closed early once its text passes this many characters (default 2,000). */
+  /** A section is closed early once its text passes this many characters (default 1,500, so a section stays under the default 512-token chunk). */
   maxChars?: number;
 }
 
@@ -29,13 +29,14 @@ export function tableSections(rows: readonly (readonly string[])[], options: Tab
   const table = `${tableLine(pad(header))}\n${tableLine(Array<string>(width).fill('---'))}`;
   const top = options.caption === undefined ? table : `${options.caption}\n${table}`;
   const rowsPerSection = options.rowsPerSection ?? 30;
-  const maxChars = options.maxChars ?? 2000;
+  const maxChars = options.maxChars ?? 1500;
   const sections: LoadedSection[] = [];
   let lines: string[] = [];
   let size = top.length;
   const close = (): void => {
     sections.push({
       text: [top, ...lines].join('\n'),
+      standalone: true,
       ...(options.pageNumber === undefined ? {} : { pageNumber: options.pageNumber }),
       ...(options.label === undefined ? {} : { label: options.label }),
     });

@@ -64,7 +64,8 @@ function resolveOptions(options: ChunkOptions): Resolved {
  * sentence ends and line breaks, then spaces, and only then fall inside a run of characters. Each chunk
  * after the first of a page starts with the trailing whole sentences (or, when one sentence is longer
  * than `overlap`, the trailing words) of the previous chunk, up to `overlap` tokens. A chunk never spans
- * two pages; consecutive sections with the same page number (or none) are chunked as one text.
+ * two pages; consecutive sections with the same page number (or none) are chunked as one text, except
+ * `standalone` sections, which are chunked on their own.
  */
 export function chunkSections(sections: readonly LoadedSection[] | string, options: ChunkOptions = {}): TextChunk[] {
   const resolved = resolveOptions(options);
@@ -86,7 +87,8 @@ export function chunkSections(sections: readonly LoadedSection[] | string, optio
   while (first < list.length) {
     const page = list[first]!.pageNumber ?? null;
     let last = first;
-    while (last + 1 < list.length && (list[last + 1]!.pageNumber ?? null) === page) last++;
+    const mergeable = (index: number) => !list[index]!.standalone && (list[index]!.pageNumber ?? null) === page;
+    if (!list[first]!.standalone) while (last + 1 < list.length && mergeable(last + 1)) last++;
     const from = starts[first]!;
     const to = starts[last]! + list[last]!.text.length;
     if (!fitsWhole(joined, from, to, page, resolved, chunks)) {

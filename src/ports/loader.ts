@@ -5,6 +5,11 @@ export interface LoadedSection {
   pageNumber?: number;
   /** Sheet name, slide title, heading path, ... */
   label?: string;
+  /**
+   * Chunk this section on its own, never merged with its neighbours: a table section that repeats
+   * its header row must start its own chunk so the chunk still names its columns.
+   */
+  standalone?: boolean;
 }
 
 export interface LoadedDocument {

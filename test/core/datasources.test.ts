@@ -94,6 +94,19 @@ describe('datasources on the embedded default', () => {
     expect(history).toEqual(['pending', 'running', 'synched']);
   });
 
+  it('repeats the CSV header row at the top of every chunk', async () => {
+    const datastore = await ragdesk.datastores.create({ name: 'csv' });
+    const created = await ragdesk.datasources.create({ type: 'file', datastoreId: datastore.id, file: { bytes: FIXTURES['sample.csv']!, fileName: 'people.csv' } });
+    const done = await ragdesk.datasources.waitUntilSettled(created.id);
+    expect(done.status).toBe('synched');
+    expect(done.nbChunks).toBeGreaterThan(1);
+    const fragments = await datastore.query({ query: 'person France', topK: 50, mode: 'lexical' });
+    expect(fragments.length).toBe(done.nbChunks);
+    for (const fragment of fragments) expect(fragment.text.startsWith('| id | name | city |')).toBe(true);
+    const [last] = await datastore.query({ query: PLANTED.csvLast, topK: 1 });
+    expect(last?.text).toContain('| id | name | city |');
+  });
+
   it('refuses unsupported and oversized files before storing anything', async () => {
     const datastore = await ragdesk.datastores.create({ name: 'files' });
     const binary = new Uint8Array([0x00, 0xff, 0x10, 0x80, 0x00, 0x01, 0xfe, 0x7f]);

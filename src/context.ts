@@ -6,6 +6,7 @@ import type { Store } from './ports/store.js';
 import type { VectorIndex } from './ports/vector-index.js';
 import type { Tokenizer } from './ingest/tokenizer.js';
 import { KeyedMutex } from './util/keyed-mutex.js';
+import type { UsageLimits } from './datasources/usage-limits.js';
 
 export interface ChunkingOptions {
   /** Tokens per chunk (default 512). */
@@ -34,6 +35,7 @@ export class RagdeskContext {
     readonly chunking: ChunkingOptions,
     readonly files?: FileLoading,
     readonly web?: WebLoader,
+    readonly usage: UsageLimits = {},
   ) {}
 
   onClose(closer: () => Promise<void>): void {

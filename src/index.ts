@@ -2,7 +2,6 @@ export { createRagdesk, type Ragdesk, type RagdeskOptions } from './ragdesk.js';
 export type { ChunkingOptions } from './context.js';
 export { Datastore } from './datastores/datastore.js';
 export { DatastoreService } from './datastores/datastore-service.js';
-export { DatasourceService } from './datasources/datasource-service.js';
 export type { DocumentFragment } from './datastores/fragment.js';
 export { reciprocalRankFusion, RRF_K } from './datastores/fusion.js';
 export {
@@ -24,3 +23,9 @@ export {
 } from './errors.js';
 export type * from './ports/index.js';
 export { chunkSections, cleanText, type TextChunk, type Tokenizer } from './ingest/index.js';
+export { DatasourceService } from './datasources/datasource-service.js';
+export type { DatasourceCreateInput } from './datasources/schemas.js';
+export type { UsageLimits } from './datasources/usage-limits.js';
+export type { JobRunnerOptions } from './datasources/job-runner.js';
+export type { RetryPolicy } from './datasources/run-sync-job.js';
+export { DatasourceEvents, type StatusEventPayload, type ProgressEventPayload } from './datasources/events.js';

@@ -7,6 +7,7 @@ import type { Embeddings } from './ports/embeddings.js';
 import type { FileLoading } from './ports/loader.js';
 import type { WebLoader } from './ports/web-loader.js';
 import type { JobRunnerOptions } from './datasources/job-runner.js';
+import type { UsageLimits } from './datasources/usage-limits.js';
 import type { Store } from './ports/store.js';
 import type { VectorIndex } from './ports/vector-index.js';
 
@@ -20,6 +21,8 @@ export interface RagdeskOptions {
   files?: FileLoading;
   /** Fetches pages and crawls sites for `web_page` / `web_site` datasources (`webLoader()` from `ragdesk/web`). */
   web?: WebLoader;
+  /** Ingestion limits; exceeding one ends a sync in `usage_limit_reached`. */
+  usage?: UsageLimits;
   /** Background sync jobs: concurrency, lease, retries. */
   jobs?: JobRunnerOptions;
   /** Chunk size and overlap in tokens; defaults 512 and 64. */
@@ -63,7 +66,7 @@ export function createRagdesk(options: RagdeskOptions): Ragdesk {
   const chunking = resolveChunking(options.chunking);
   if (options.web) assertAdapter('web', options.web, ['loadPage', 'crawlSite']);
   if (options.files) assertAdapter('files', options.files, ['inspect', 'load']);
-  const context = new RagdeskContext(options.store, options.index, options.embeddings, chunking, options.files, options.web);
+  const context = new RagdeskContext(options.store, options.index, options.embeddings, chunking, options.files, options.web, options.usage);
   const datasources = new DatasourceService(context, options.jobs);
   // Unfinished jobs of a previous run resume in the background. A failure to read them is not lost:
   // `start()` keeps the rejected promise, and `create` / `sync` await it and rethrow.

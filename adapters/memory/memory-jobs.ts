@@ -38,12 +38,13 @@ export function memoryJobs(findDatasource: (id: string) => DatasourceRecord | un
 
     putFile(datasourceId: string, file: StoredFile): void {
       if (findDatasource(datasourceId) === undefined) throw notFound('datasource', datasourceId);
-      files.set(datasourceId, { mimeType: file.mimeType, fileName: file.fileName, bytes: file.bytes.slice() });
+      // `new Uint8Array(x)` copies; `slice()` would not when the caller hands over a Buffer.
+      files.set(datasourceId, { mimeType: file.mimeType, fileName: file.fileName, bytes: new Uint8Array(file.bytes) });
     },
 
     getFile(datasourceId: string): StoredFile | null {
       const file = files.get(datasourceId);
-      return file === undefined ? null : { ...file, bytes: file.bytes.slice() };
+      return file === undefined ? null : { ...file, bytes: new Uint8Array(file.bytes) };
     },
 
     createJob(job: JobRecord): void {

@@ -1,10 +1,11 @@
 import type { RagdeskContext } from '../context.js';
-import { writeDocuments } from '../datastores/document-writer.js';
+import { writeDocuments, type DocumentWrite } from '../datastores/document-writer.js';
 import { RagdeskError } from '../errors.js';
 import type { DatasourceRecord, DatastoreRecord } from '../ports/records.js';
 import type { WebPage } from '../ports/web-loader.js';
 import { newId, nowIso } from '../util/ids.js';
 import type { DatasourceEvents } from './events.js';
+import { usageLimit } from './usage-limits.js';
 
 /** Default page cap of a site sync (SPEC leaves it open; the issue asks for 100). */
 export const DEFAULT_MAX_PAGES = 100;
@@ -30,12 +31,14 @@ export async function syncSite(
     if (typeof url === 'string') existing.set(url, child);
   }
   const config = site.config;
-  const maxPages = typeof config.max_pages === 'number' ? config.max_pages : DEFAULT_MAX_PAGES;
+  const pageCap = context.usage.maxPagesPerSite;
+  const requested = typeof config.max_pages === 'number' ? config.max_pages : DEFAULT_MAX_PAGES;
+  // One page past the usage cap is enough to know the site is over it.
+  const maxPages = pageCap === undefined ? requested : Math.min(requested, pageCap + 1);
   const keep = new Set<string>();
   const failures: string[] = [];
-  let pagesDone = 0;
-  let chunksDone = 0;
-  let tokensDone = 0;
+  let transientFailures = 0;
+  const pages: WebPage[] = [];
 
   for await (const item of web.crawlSite({
     ...(typeof config.sitemap === 'string' ? { sitemap: config.sitemap } : {}),
@@ -47,23 +50,37 @@ export async function syncSite(
     if (!('document' in item)) {
       failures.push(`${item.url}: ${item.message}`);
       // A page that may come back keeps what it had; a page that is gone for good is dropped.
-      if (item.retryable) keep.add(item.url);
+      if (item.retryable) {
+        keep.add(item.url);
+        transientFailures++;
+      }
       continue;
     }
-    const child = await writePage(context, datastore, site, existing.get(item.finalUrl) ?? existing.get(item.url), item);
-    existing.set(item.finalUrl, child);
-    keep.add(item.finalUrl);
-    pagesDone++;
-    const stored = await store.getDatasource(child.id);
-    chunksDone += stored?.nbChunks ?? 0;
-    tokensDone += stored?.nbTokens ?? 0;
-    events.emit('progress', { datasourceId: site.id, datastoreId: datastore.id, pagesDone, pagesTotal: null, chunksDone, tokensDone });
+    pages.push(item);
+    events.emit('progress', { datasourceId: site.id, datastoreId: datastore.id, pagesDone: pages.length, pagesTotal: null, chunksDone: 0, tokensDone: 0 });
+  }
+  if (pageCap !== undefined && pages.length > pageCap) {
+    throw usageLimit(`The site has more than ${pageCap} pages, the limit per site`, { limit: pageCap });
+  }
+  // Every page is written in one batch: the token budget is checked for the whole site before
+  // anything is stored, so a site over the limit leaves nothing partial behind.
+  const writes = pages.map((page) => pageWrite(datastore, site, existing.get(page.finalUrl) ?? existing.get(page.url), page));
+  await writeDocuments(context, datastore, writes);
+  for (const [index, page] of pages.entries()) {
+    existing.set(page.finalUrl, writes[index]!.datasource);
+    keep.add(page.finalUrl);
   }
   signal.throwIfAborted();
 
   await removeVanished(context, datastore.id, [...existing.entries()].filter(([url]) => !keep.has(url)).map(([, child]) => child));
-  if (pagesDone === 0 && failures.length > 0) {
-    throw new RagdeskError('upstream_failed', `No page of the site could be loaded: ${failures.slice(0, 3).join('; ')}`);
+  const children = await store.listDatasources(datastore.id, { groupId: site.id });
+  const chunksDone = children.reduce((sum, child) => sum + child.nbChunks, 0);
+  const tokensDone = children.reduce((sum, child) => sum + child.nbTokens, 0);
+  events.emit('progress', { datasourceId: site.id, datastoreId: datastore.id, pagesDone: pages.length, pagesTotal: pages.length, chunksDone, tokensDone });
+  if (pages.length === 0 && failures.length > 0) {
+    throw new RagdeskError('upstream_failed', `No page of the site could be loaded: ${failures.slice(0, 3).join('; ')}`, {
+      retryable: transientFailures > 0,
+    });
   }
   const now = nowIso();
   await store.updateDatasource(site.id, {
@@ -76,15 +93,16 @@ export async function syncSite(
   });
 }
 
-async function writePage(
-  context: RagdeskContext,
+function pageWrite(
   datastore: DatastoreRecord,
   site: DatasourceRecord,
   known: DatasourceRecord | undefined,
   page: WebPage,
-): Promise<DatasourceRecord> {
+): DocumentWrite {
   const now = nowIso();
-  const child: DatasourceRecord = known ?? {
+  // A known page stays `synched` while its site syncs: the site's status tells the sync's state.
+  if (known) return { datasource: known, isNew: false, content: page.document.sections };
+  const child: DatasourceRecord = {
     id: newId(),
     datastoreId: datastore.id,
     type: 'web_page',
@@ -103,9 +121,7 @@ async function writePage(
     updatedAt: now,
     lastSynch: null,
   };
-  if (known) await context.store.updateDatasource(known.id, { status: 'running', error: null, updatedAt: now });
-  await writeDocuments(context, datastore, [{ datasource: child, isNew: !known, content: page.document.sections }]);
-  return child;
+  return { datasource: child, isNew: true, content: page.document.sections };
 }
 
 async function removeVanished(context: RagdeskContext, datastoreId: string, children: readonly DatasourceRecord[]): Promise<void> {

@@ -4,6 +4,7 @@ import { RagdeskError } from '../errors.js';
 import type { DatasourceRecord, DatastoreRecord } from '../ports/records.js';
 import type { DatasourceEvents } from './events.js';
 import { syncSite } from './site-sync.js';
+import { usageLimit } from './usage-limits.js';
 
 /**
  * Loads a datasource's content and writes its chunks (status `synched` in the same step). A
@@ -21,6 +22,10 @@ export async function syncContent(
       const files = requireAdapter(context.files, 'file loading (createRagdesk({ files }))');
       const stored = await context.store.getDatasourceFile(datasource.id);
       if (!stored) throw new RagdeskError('not_found', `The uploaded file of datasource ${datasource.id} is missing`);
+      const maxFileBytes = context.usage.maxFileBytes;
+      if (maxFileBytes !== undefined && stored.bytes.byteLength > maxFileBytes) {
+        throw usageLimit(`The file is ${stored.bytes.byteLength} bytes, over the usage limit of ${maxFileBytes}`, { limit: maxFileBytes });
+      }
       const document = await files.load({
         bytes: stored.bytes,
         mimeType: stored.mimeType,

@@ -5,6 +5,7 @@ import type { LoadedSection } from '../ports/loader.js';
 import type { ChunkRecord, DatasourceRecord, DatastoreRecord } from '../ports/records.js';
 import type { DatasourcePatch } from '../ports/store.js';
 import { chunkId, nowIso, sha256 } from '../util/ids.js';
+import { assertTokenBudget } from '../datasources/usage-limits.js';
 import { embedChunks } from './embed-chunks.js';
 
 /** One document to make searchable: a new datasource, or new text for an existing one. */
@@ -37,6 +38,12 @@ export async function writeDocuments(
   writes: readonly DocumentWrite[],
 ): Promise<void> {
   const prepared = writes.map((write) => prepare(context, write));
+  await assertTokenBudget(
+    context,
+    datastore.id,
+    new Set(writes.map((write) => write.datasource.id)),
+    prepared.reduce((sum, item) => sum + item.tokens, 0),
+  );
   const textsByHash = new Map<string, string>();
   for (const item of prepared) for (const chunk of item.chunks) textsByHash.set(chunk.hash, chunk.text);
   const { vectors } = await embedChunks(context.store, context.embeddings, datastore.id, textsByHash);

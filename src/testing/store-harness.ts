@@ -13,6 +13,12 @@ export interface StoreInspector {
    * the chunk table), to prove deletes reach the index.
    */
   textIndexRows?(): Promise<number>;
+  /** Stored-file rows of the datasource (0 or 1). */
+  fileRows?(datasourceId: string): Promise<number>;
+  /** Job rows of the datasource. */
+  jobRows?(datasourceId: string): Promise<number>;
+  /** Status-event rows of the datasource. */
+  statusEventRows?(datasourceId: string): Promise<number>;
 }
 
 /** How the suite gets stores. */

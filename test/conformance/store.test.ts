@@ -39,6 +39,11 @@ function sqliteHarness() {
       // Counted from the index, not from the content table (which a plain count of an external
       // content FTS5 table would read): a chunk deleted without its index entries still counts here.
       textIndexRows: () => count('SELECT count(DISTINCT doc) AS count FROM temp.fts_instances'),
+      fileRows: (datasourceId: string) =>
+        count('SELECT count(*) AS count FROM datasource_files WHERE datasource_id = ?', datasourceId),
+      jobRows: (datasourceId: string) => count('SELECT count(*) AS count FROM jobs WHERE datasource_id = ?', datasourceId),
+      statusEventRows: (datasourceId: string) =>
+        count('SELECT count(*) AS count FROM status_events WHERE datasource_id = ?', datasourceId),
     },
     async cleanup() {
       if (dir !== undefined) rmSync(dir, { recursive: true, force: true });

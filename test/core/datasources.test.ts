@@ -5,7 +5,7 @@ import { hnswIndex } from '../../adapters/hnsw/index.js';
 import { localEmbeddings } from '../../adapters/local/index.js';
 import { sqliteStore } from '../../adapters/sqlite/index.js';
 import { webLoader } from '../../adapters/web/index.js';
-import { createRagdesk, RagdeskError, type Ragdesk } from '../../src/index.js';
+import { createRagdesk, RagdeskError, type Ragdesk, type UsageLimits } from '../../src/index.js';
 import type { Embeddings } from '../../src/ports/embeddings.js';
 import { buildFixtures, PLANTED } from '../fixtures/make-fixtures.js';
 import { startHttpServer, type TestHttpServer } from '../helpers/http-server.js';
@@ -13,8 +13,9 @@ import { countingEmbeddings, tempDir } from '../helpers/setups.js';
 
 const FIXTURES = buildFixtures();
 
-function open(dir: string, embeddings: Embeddings = localEmbeddings(), maxBytes?: number): Ragdesk {
+function open(dir: string, embeddings: Embeddings = localEmbeddings(), maxBytes?: number, usage?: UsageLimits): Ragdesk {
   return createRagdesk({
+    ...(usage ? { usage } : {}),
     store: sqliteStore({ path: join(dir, 'ragdesk.db') }),
     index: hnswIndex({ dir: join(dir, 'indexes') }),
     embeddings,
@@ -202,5 +203,26 @@ describe('datasources on the embedded default', () => {
     expect(await ragdesk.datasources.list(datastore.id)).toEqual([]);
     expect(await datastore.query({ query: 'ALPHASITE-11 glaciers', mode: 'lexical' })).toEqual([]);
     await expect(ragdesk.datasources.get(created.id)).rejects.toBeInstanceOf(RagdeskError);
+  });
+
+  it('ends a sync over a usage limit in usage_limit_reached with nothing searchable', async () => {
+    await ragdesk.close();
+    ragdesk = open(temp.dir, localEmbeddings(), undefined, { maxPagesPerSite: 2, maxStoredTokens: 40, maxFileBytes: 100_000 });
+    const datastore = await ragdesk.datastores.create({ name: 'limits' });
+    const siteSource = await ragdesk.datasources.create({ type: 'web_site', datastoreId: datastore.id, config: { sitemap: `${server.origin}/sitemap.xml` } });
+    const site = await ragdesk.datasources.waitUntilSettled(siteSource.id);
+    expect(site.status).toBe('usage_limit_reached');
+    expect(site.error).toMatch(/more than 2 pages/);
+    expect((await ragdesk.datasources.list(datastore.id)).filter((ds) => ds.groupId === siteSource.id)).toEqual([]);
+
+    const pdf = await ragdesk.datasources.create({ type: 'file', datastoreId: datastore.id, file: { bytes: FIXTURES['sample.pdf']!, fileName: 'sample.pdf' } });
+    const overTokens = await ragdesk.datasources.waitUntilSettled(pdf.id);
+    expect(overTokens.status).toBe('usage_limit_reached');
+    expect(overTokens.nbChunks).toBe(0);
+    expect(await datastore.query({ query: PLANTED.pdfPages[0]!, mode: 'lexical' })).toEqual([]);
+    expect(await datastore.query({ query: 'ALPHASITE-11', mode: 'lexical' })).toEqual([]);
+
+    const big = await ragdesk.datasources.create({ type: 'file', datastoreId: datastore.id, file: { bytes: new Uint8Array(150_000).fill(0x62), fileName: 'big.txt' } });
+    expect((await ragdesk.datasources.waitUntilSettled(big.id)).status).toBe('usage_limit_reached');
   });
 });

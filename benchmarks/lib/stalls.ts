@@ -1,0 +1,134 @@
+/**
+ * Event-loop stall attribution for benchmarks: a timeline of adapter calls (each one a span from call
+ * to settle) and a ticker that records every gap between ticks longer than a threshold, so the
+ * longest stall can be matched to the calls that ran inside it.
+ */
+
+export interface Span {
+  kind: string;
+  start: number;
+  end: number;
+}
+
+export interface Gap {
+  start: number;
+  end: number;
+  ms: number;
+}
+
+export class Timeline {
+  readonly spans: Span[] = [];
+  enabled = false;
+
+  record(kind: string, start: number, end: number): void {
+    if (this.enabled) this.spans.push({ kind, start, end });
+  }
+
+  clear(): void {
+    this.spans.length = 0;
+  }
+
+  /** Milliseconds of each kind inside [start, end], largest first, plus what no span covers. */
+  attribute(gap: { start: number; end: number }, exclude: ReadonlySet<string> = new Set()): { kind: string; ms: number }[] {
+    const byKind = new Map<string, number>();
+    let covered = 0;
+    for (const span of this.spans) {
+      if (exclude.has(span.kind)) continue;
+      const overlap = Math.min(span.end, gap.end) - Math.max(span.start, gap.start);
+      if (overlap <= 0) continue;
+      byKind.set(span.kind, (byKind.get(span.kind) ?? 0) + overlap);
+      covered += overlap;
+    }
+    const rows = [...byKind.entries()].map(([kind, ms]) => ({ kind, ms }));
+    rows.push({ kind: '(no instrumented call)', ms: Math.max(0, gap.end - gap.start - covered) });
+    return rows.sort((a, b) => b.ms - a.ms);
+  }
+
+  /** Longest single span of each kind. */
+  longest(): Map<string, number> {
+    const result = new Map<string, number>();
+    for (const span of this.spans) result.set(span.kind, Math.max(result.get(span.kind) ?? 0, span.end - span.start));
+    return result;
+  }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof value === 'object' && value !== null && typeof (value as { then?: unknown }).then === 'function';
+}
+
+/**
+ * Wraps every method of an adapter so each call becomes a span named by `kindOf` (undefined: not
+ * recorded). The adapters under test run their work synchronously inside the call or in the
+ * microtasks before it settles, so a span is the CPU time of the call.
+ */
+export function instrument<T extends object>(
+  target: T,
+  timeline: Timeline,
+  kindOf: (method: string, args: readonly unknown[]) => string | undefined,
+  onSettled?: (method: string, args: readonly unknown[], end: number) => void,
+): T {
+  return new Proxy(target, {
+    get(object, property, receiver) {
+      const value = Reflect.get(object, property, receiver) as unknown;
+      if (typeof value !== 'function' || typeof property !== 'string') return value;
+      return (...args: unknown[]) => {
+        const kind = kindOf(property, args);
+        const start = performance.now();
+        const result = (value as (...a: unknown[]) => unknown).apply(object, args);
+        const done = () => {
+          const end = performance.now();
+          if (kind !== undefined) timeline.record(kind, start, end);
+          onSettled?.(property, args, end);
+        };
+        if (isThenable(result)) {
+          return (result as Promise<unknown>).then(
+            (resolved) => (done(), resolved),
+            (error: unknown) => {
+              done();
+              throw error;
+            },
+          );
+        }
+        done();
+        return result;
+      };
+    },
+  });
+}
+
+/** Records gaps between ticks of a `intervalMs` timer that exceed `thresholdMs`. */
+export class StallWatch {
+  readonly gaps: Gap[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private last = 0;
+
+  constructor(
+    private readonly intervalMs = 10,
+    private readonly thresholdMs = 20,
+  ) {}
+
+  start(): void {
+    this.last = performance.now();
+    this.timer = setInterval(() => {
+      const now = performance.now();
+      const ms = now - this.last;
+      if (ms > this.thresholdMs + this.intervalMs) this.gaps.push({ start: this.last, end: now, ms });
+      this.last = now;
+    }, this.intervalMs);
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+    // The gap still open when stopping counts too.
+    const now = performance.now();
+    if (now - this.last > this.thresholdMs + this.intervalMs) this.gaps.push({ start: this.last, end: now, ms: now - this.last });
+  }
+
+  longest(): Gap | undefined {
+    return this.gaps.reduce<Gap | undefined>((best, gap) => (best === undefined || gap.ms > best.ms ? gap : best), undefined);
+  }
+
+  countOver(ms: number): number {
+    return this.gaps.filter((gap) => gap.ms > ms).length;
+  }
+}

@@ -58,13 +58,16 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 
 /**
  * Wraps every method of an adapter so each call becomes a span named by `kindOf` (undefined: not
- * recorded). The adapters under test run their work synchronously inside the call or in the
- * microtasks before it settles, so a span is the CPU time of the call.
+ * recorded). `until: 'return'` ends the span when the method returns (adapters that do all their
+ * work synchronously, like better-sqlite3 and the local embedder: the span is then exactly that
+ * work); `'settle'` ends it when the returned promise settles (work queued in microtasks, like the
+ * hnsw adapter's serial queue), which can also include other microtask chains' work.
  */
 export function instrument<T extends object>(
   target: T,
   timeline: Timeline,
   kindOf: (method: string, args: readonly unknown[]) => string | undefined,
+  until: 'return' | 'settle',
   onSettled?: (method: string, args: readonly unknown[], end: number) => void,
 ): T {
   return new Proxy(target, {
@@ -75,9 +78,10 @@ export function instrument<T extends object>(
         const kind = kindOf(property, args);
         const start = performance.now();
         const result = (value as (...a: unknown[]) => unknown).apply(object, args);
+        const returned = performance.now();
         const done = () => {
           const end = performance.now();
-          if (kind !== undefined) timeline.record(kind, start, end);
+          if (kind !== undefined) timeline.record(kind, start, until === 'return' ? returned : end);
           onSettled?.(property, args, end);
         };
         if (isThenable(result)) {

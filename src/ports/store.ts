@@ -154,9 +154,10 @@ export interface Store {
   /** Jobs matching every given criterion, oldest first. */
   listJobs(filter: { datasourceId?: string; statuses?: readonly JobStatus[] }): Promise<JobRecord[]>;
   /**
-   * Atomically takes the oldest due job — `pending` with `runAt <= now`, or `running` with an
-   * expired lease (its worker died) — marks it `running` for `owner` until `leaseUntil` and
-   * increments `attempts`. Two concurrent claims never return the same job. Null when none is due.
+   * Atomically takes the oldest (first created) due job — `pending` with `runAt <= now`, or
+   * `running` with an expired or missing lease (`leaseUntil <= now` or null: its worker died) —
+   * marks it `running` for `owner` until `leaseUntil` and increments `attempts`. Two concurrent
+   * claims never return the same job. Null when none is due.
    */
   claimJob(claim: JobClaim): Promise<JobRecord | null>;
   /** Applies the patch; returns the updated record, or null when the id is unknown. */

@@ -128,5 +128,126 @@ export function describeJobConformance(context: StoreSuiteContext): void {
       expect(await store().listJobs({})).toEqual([]);
       expect(await store().listStatusEvents(other.id)).toEqual([]);
     });
+
+    it('appends no event when the status stays, nor when a transition is refused', async () => {
+      const initial = await store().listStatusEvents(source.id);
+      await store().updateDatasource(source.id, { status: 'pending', nbChunks: 2, updatedAt: isoAt(20) });
+      await store().replaceChunks(source.id, makeChunks(source, samplePassages(1, 42)), { status: 'pending', updatedAt: isoAt(21) });
+      const before = await store().getDatasource(source.id);
+      expect(await store().transitionDatasource(source.id, ['running', 'synched'], { status: 'error', error: 'x' })).toBeNull();
+      expect(await store().getDatasource(source.id)).toEqual(before);
+      expect(await store().listStatusEvents(source.id)).toEqual(initial);
+      const moved = await store().transitionDatasource(source.id, ['pending'], { status: 'running', updatedAt: isoAt(22) });
+      expect(moved).toEqual(await store().getDatasource(source.id));
+      expect((await store().listStatusEvents(source.id)).slice(initial.length)).toEqual([
+        { datasourceId: source.id, from: 'pending', to: 'running', at: isoAt(22), message: null },
+      ]);
+    });
+
+    it('round-trips file bytes exactly, in fresh copies, whatever view they come in', async () => {
+      const put = (bytes: Uint8Array) => store().putDatasourceFile(source.id, { bytes, mimeType: 'application/octet-stream', fileName: 'f.bin' });
+      const read = async () => (await store().getDatasourceFile(source.id))!.bytes;
+
+      await put(new Uint8Array(0));
+      expect((await read()).byteLength).toBe(0);
+
+      // Every byte value, in a view at an odd offset of a larger buffer (as Node Buffers often are).
+      const all = Uint8Array.from({ length: 256 * 4 }, (_, i) => (i * 131) % 256);
+      const backing = new Uint8Array(all.length + 7);
+      backing.set(all, 3);
+      const view = backing.subarray(3, 3 + all.length);
+      await put(view);
+      view.fill(0);
+      const first = await read();
+      expect(first).toBeInstanceOf(Uint8Array);
+      expect(Array.from(first)).toEqual(Array.from(all));
+      first.fill(9);
+      expect(Array.from(await read())).toEqual(Array.from(all));
+
+      // A Node Buffer (a Uint8Array subclass whose slice() does not copy).
+      const buffer = Buffer.from('0123456789');
+      await put(buffer.subarray(2, 6));
+      buffer.fill(0);
+      expect(Buffer.from(await read()).toString()).toBe('2345');
+    });
+
+    it('skips jobs that are not yet due and leaves running jobs with a live lease alone', async () => {
+      const future = makeJob(source, 1, { runAt: isoAt(200) });
+      const leased = makeJob(other, 2, { status: 'running', attempts: 1, leaseOwner: 'worker-a', leaseUntil: isoAt(300) });
+      const cancelled = makeJob(other, 3, { status: 'cancelled' });
+      const due = makeJob(source, 4, { runAt: isoAt(100) });
+      for (const job of [future, leased, cancelled, due]) await store().createJob(job);
+
+      const claim = (now: number, owner = 'worker-b') =>
+        store().claimJob({ owner, now: isoAt(now), leaseUntil: isoAt(now + 1000) });
+      expect(await claim(99)).toBeNull();
+      expect((await claim(100))?.id).toBe(due.id);
+      expect(await claim(150)).toBeNull();
+      expect(await claim(250)).toMatchObject({ id: future.id, attempts: 1, leaseOwner: 'worker-b' });
+      expect(await store().getJob(leased.id)).toEqual(leased);
+      expect(await claim(301, 'worker-c')).toMatchObject({ id: leased.id, attempts: 2, leaseOwner: 'worker-c', status: 'running' });
+      expect(await store().getJob(cancelled.id)).toEqual(cancelled);
+    });
+
+    it('cascades deletes to the stored rows themselves', async () => {
+      const inspect = context.harness.inspect;
+      for (const target of [source, other]) {
+        await store().putDatasourceFile(target.id, { bytes: new Uint8Array([1, 2]), mimeType: 'text/plain', fileName: null });
+        await store().createJob(makeJob(target, 1));
+        await store().updateDatasource(target.id, { status: 'running' });
+      }
+      const rows = async (id: string) => [
+        await inspect?.fileRows?.(id),
+        await inspect?.jobRows?.(id),
+        await inspect?.statusEventRows?.(id),
+      ];
+      const expectRows = async (id: string, expected: number[]) => {
+        const counted = await rows(id);
+        counted.forEach((count, i) => {
+          if (count !== undefined) expect(count).toBe(expected[i]);
+        });
+      };
+      await expectRows(source.id, [1, 1, 2]);
+      await store().deleteDatasource(source.id);
+      await expectRows(source.id, [0, 0, 0]);
+      await expectRows(other.id, [1, 1, 2]);
+      expect(await store().getDatasourceFile(other.id)).not.toBeNull();
+      await store().deleteDatastore(datastore.id);
+      await expectRows(other.id, [0, 0, 0]);
+      expect(await store().getDatasourceFile(other.id)).toBeNull();
+      expect(await store().getJob(makeJob(other, 1).id)).toBeNull();
+      // Recreating the same ids starts from nothing.
+      await store().createDatastore(datastore);
+      await store().createDatasource(other);
+      expect(await store().getDatasourceFile(other.id)).toBeNull();
+      expect(await store().listJobs({ datasourceId: other.id })).toEqual([]);
+      expect((await store().listStatusEvents(other.id)).length).toBeLessThanOrEqual(1);
+    });
+
+    it.skipIf(context.harness.reopen === undefined)('keeps history, files and jobs across close and reopen', async () => {
+      await store().transitionDatasource(source.id, ['pending'], { status: 'running', updatedAt: isoAt(5) });
+      const bytes = Uint8Array.from({ length: 5000 }, (_, i) => (i * 7) % 256);
+      await store().putDatasourceFile(source.id, { bytes, mimeType: 'application/pdf', fileName: 'report.pdf' });
+      const waiting = makeJob(other, 2);
+      await store().createJob(makeJob(source, 1));
+      await store().createJob(waiting);
+      const claimed = await store().claimJob({ owner: 'worker-a', now: isoAt(10), leaseUntil: isoAt(20) });
+      const events = await store().listStatusEvents(source.id);
+      const jobs = await store().listJobs({});
+
+      const reopened = await context.reopen();
+      expect(await reopened.listStatusEvents(source.id)).toEqual(events);
+      const file = await reopened.getDatasourceFile(source.id);
+      expect(file?.mimeType).toBe('application/pdf');
+      expect(file?.fileName).toBe('report.pdf');
+      expect(Array.from(file!.bytes)).toEqual(Array.from(bytes));
+      expect(await reopened.listJobs({})).toEqual(jobs);
+      // The lease survives: before it expires only the waiting job is due; after, the claimed one again.
+      expect((await reopened.claimJob({ owner: 'worker-b', now: isoAt(15), leaseUntil: isoAt(50) }))?.id).toBe(waiting.id);
+      expect(await reopened.claimJob({ owner: 'worker-b', now: isoAt(21), leaseUntil: isoAt(50) })).toMatchObject({
+        id: claimed!.id,
+        attempts: 2,
+      });
+    });
   });
 }

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SCHEMA_VERSION, sqliteStore } from '../../adapters/sqlite/index.js';
 import type { Store } from '../../src/ports/store.js';
-import { makeChunk, makeChunks, makeDatasource, makeDatastore } from '../../src/testing/fixtures.js';
+import { isoAt, makeChunk, makeChunks, makeDatasource, makeDatastore, makeJob } from '../../src/testing/fixtures.js';
 import { samplePassages } from '../../src/testing/sample-texts.js';
 
 let dir: string;
@@ -164,5 +164,97 @@ describe('sqliteStore lexical search when every term is common', () => {
     expect(await search('harbor tide anchor')).toEqual([chunks[2]!.id]);
     // No chunk holds both: the plan falls back to the first (rarest) term alone.
     expect(await search('chain turned')).toEqual([chunks[2]!.id]);
+  });
+});
+
+describe('sqliteStore datasource pipeline', () => {
+  /** Tables, indexes and triggers as SQLite stores them, to compare two files' schemas. */
+  const schemaOf = (file: string) => {
+    const db = new Database(file, { readonly: true });
+    try {
+      return db.prepare('SELECT type, name, tbl_name, sql FROM sqlite_master ORDER BY name').all();
+    } finally {
+      db.close();
+    }
+  };
+
+  it('migrates a version-1 file to version 2, keeping its data', async () => {
+    // A version-1 file: what migration 1 alone creates, with data written by the store.
+    const old = open();
+    await fill(old);
+    await old.close();
+    const db = new Database(path);
+    db.exec('DROP TABLE jobs; DROP TABLE status_events; DROP TABLE datasource_files; PRAGMA user_version = 1');
+    db.close();
+    const tables = schemaOf(path).map((row) => (row as { name: string }).name);
+    expect(tables).not.toContain('jobs');
+    expect(tables).toContain('chunks');
+
+    const store = open();
+    const datastore = makeDatastore();
+    const a = makeDatasource(datastore, { name: 'a.md' });
+    expect(await store.countChunks(datastore.id)).toBe(20);
+    expect(await store.getDatasource(a.id)).toEqual(a);
+    expect((await store.listChunks(a.id)).map((chunk) => chunk.text)).toEqual(samplePassages(20, 3));
+    // The new tables work for rows that predate them.
+    expect(await store.listStatusEvents(a.id)).toEqual([]);
+    await store.putDatasourceFile(a.id, { bytes: new Uint8Array([7, 8]), mimeType: 'text/plain', fileName: 'a.md' });
+    await store.createJob(makeJob(a, 1));
+    await store.transitionDatasource(a.id, ['synched'], { status: 'pending', updatedAt: isoAt(2) });
+    expect(await store.listStatusEvents(a.id)).toEqual([
+      { datasourceId: a.id, from: 'synched', to: 'pending', at: isoAt(2), message: null },
+    ]);
+    expect((await store.claimJob({ owner: 'w', now: isoAt(3), leaseUntil: isoAt(4) }))?.datasourceId).toBe(a.id);
+    await store.close();
+
+    const check = new Database(path, { readonly: true });
+    try {
+      expect(pragma(check, 'user_version')).toBe(SCHEMA_VERSION);
+      expect(pragma(check, 'integrity_check')).toBe('ok');
+      expect(pragma(check, 'foreign_key_check')).toBeUndefined();
+    } finally {
+      check.close();
+    }
+    // Same schema as a file created at the current version.
+    const freshPath = join(dir, 'fresh.db');
+    await sqliteStore({ path: freshPath }).close();
+    expect(schemaOf(path)).toEqual(schemaOf(freshPath));
+  });
+
+  it('never gives one job to two stores claiming on the same file', async () => {
+    const first = open();
+    const second = open();
+    const datastore = makeDatastore();
+    const sources = [makeDatasource(datastore, { name: 'x.md' }), makeDatasource(datastore, { name: 'y.md' })];
+    await first.createDatastore(datastore);
+    for (const source of sources) await first.createDatasource(source);
+    const jobs = Array.from({ length: 24 }, (_, i) => makeJob(sources[i % 2]!, i));
+    for (const job of jobs) await (job.createdAt < isoAt(12) ? first : second).createJob(job);
+
+    // Interleaved: each store's claim sees the lease the other just committed.
+    const stores = [first, second];
+    const claims = await Promise.all(
+      Array.from({ length: 40 }, (_, i) =>
+        stores[i % 2]!.claimJob({ owner: `store-${i % 2}-${i}`, now: isoAt(100), leaseUntil: isoAt(200) }),
+      ),
+    );
+    const won = claims.flatMap((job) => (job === null ? [] : [job]));
+    expect(won.map((job) => job.id).sort()).toEqual(jobs.map((job) => job.id).sort());
+    expect(claims.slice(24).every((job) => job === null)).toBe(true);
+    // Each store reads back the owner the other wrote.
+    for (const job of won) {
+      expect(await first.getJob(job.id)).toEqual(job);
+      expect(await second.getJob(job.id)).toEqual(job);
+    }
+    expect(new Set(won.map((job) => job.leaseOwner)).size).toBe(24);
+
+    // After the leases expire, each job goes to exactly one of them again.
+    const again = [];
+    for (let i = 0; i < 30; i++) {
+      again.push(await stores[i % 2]!.claimJob({ owner: `late-${i}`, now: isoAt(201), leaseUntil: isoAt(300) }));
+    }
+    const reclaimed = again.flatMap((job) => (job === null ? [] : [job]));
+    expect(new Set(reclaimed.map((job) => job.id)).size).toBe(24);
+    expect(reclaimed.every((job) => job.attempts === 2)).toBe(true);
   });
 });

@@ -47,6 +47,9 @@ export function embedText(text: string, dimensions: number, settings: FeatureSet
  * pairs and character n-grams into a fixed-size vector, so it captures shared vocabulary and morphology
  * (not synonyms or meaning). Queries and documents are embedded alike.
  */
+/** Longest stretch of embedding work between two yields to the event loop. */
+const YIELD_AFTER_MS = 8;
+
 /** Hybrid-retrieval weight of this embedder's ranking relative to bm25. */
 export const LOCAL_FUSION_WEIGHT = 0.3;
 
@@ -72,7 +75,15 @@ export function localEmbeddings(options: LocalEmbeddingsOptions = {}): Embedding
       }
       const vectors: Float32Array[] = [];
       let tokens = 0;
+      let sliceStarted = performance.now();
       for (const [index, text] of texts.entries()) {
+        // Embedding is pure CPU: hand the event loop back every few milliseconds so queries and
+        // HTTP requests stay responsive while a large batch is ingested.
+        if (performance.now() - sliceStarted > YIELD_AFTER_MS) {
+          await new Promise<void>((resolve) => setImmediate(resolve));
+          embedOptions.signal?.throwIfAborted();
+          sliceStarted = performance.now();
+        }
         if (typeof text !== 'string') {
           throw new RagdeskError('invalid_request', `localEmbeddings: texts[${index}] is not a string`);
         }

@@ -135,4 +135,14 @@ describe('localEmbeddings', () => {
     await embeddings.embed(texts, DOCUMENT);
     expect(performance.now() - started).toBeLessThan(5000);
   });
+
+  it('hands the event loop back during a large batch', async () => {
+    const embeddings = localEmbeddings();
+    const text = 'Mitochondrial proteins fold inside the matrix while chaperones assist import. '.repeat(40);
+    const order: string[] = [];
+    const work = embeddings.embed(Array.from({ length: 256 }, (_, i) => `${i} ${text}`), DOCUMENT).then(() => order.push('embedded'));
+    setImmediate(() => order.push('other work'));
+    await work;
+    expect(order).toEqual(['other work', 'embedded']);
+  });
 });

@@ -20,7 +20,7 @@
  */
 import hnswlib from 'hnswlib-node';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { hnswIndex } from '../adapters/hnsw/index.js';
@@ -154,6 +154,8 @@ interface EndToEnd {
   loopP99Ms: number;
   stallsOverGoal: number;
   longestStall: { ms: number; calls: { kind: string; ms: number }[] } | null;
+  /** Over every stall above the goal: ms of each call kind inside them, largest first. */
+  stallTime: { kind: string; ms: number }[];
   longestCalls: Record<string, number>;
   queries?: {
     count: number;
@@ -230,6 +232,13 @@ async function ingest(
   const longestStall = longest
     ? { ms: longest.ms, calls: timeline.attribute(longest, new Set(['datastore.query (whole call)'])).filter((row) => row.ms >= 0.5) }
     : null;
+  const exclude = new Set(['datastore.query (whole call)']);
+  const stallTotals = new Map<string, number>();
+  for (const gap of stalls.gaps) {
+    if (gap.ms <= STALL_GOAL_MS) continue;
+    for (const row of timeline.attribute(gap, exclude)) stallTotals.set(row.kind, (stallTotals.get(row.kind) ?? 0) + row.ms);
+  }
+  const stallTime = [...stallTotals.entries()].map(([kind, total]) => ({ kind, ms: total })).sort((a, b) => b.ms - a.ms);
   const summary = (samples: number[]) => {
     const { p50, p99 } = latencySummary(samples);
     return { p50, p99, max: Math.max(...samples) };
@@ -242,6 +251,7 @@ async function ingest(
     loopP99Ms: histogram.percentile(99) / 1e6,
     stallsOverGoal: stalls.countOver(STALL_GOAL_MS),
     longestStall,
+    stallTime,
     longestCalls: Object.fromEntries([...timeline.longest().entries()].map(([kind, value]) => [kind, Math.round(value * 10) / 10])),
     ...(live ? { queries: { count: fromCall.length, skippedSlots, fromCall: summary(fromCall), fromSchedule: summary(fromSchedule) } } : {}),
   };
@@ -472,6 +482,14 @@ async function main(): Promise<void> {
     { run: YIELD, 'stall ms': spaced.longestStall?.ms ?? 0, calls: attribution(spaced) },
     { run: BUSY, 'stall ms': busy.longestStall?.ms ?? 0, calls: attribution(busy) },
   ]);
+  const shares = (run: EndToEnd) => {
+    const total = run.stallTime.reduce((sum, row) => sum + row.ms, 0);
+    return run.stallTime.slice(0, 5).map((row) => `${row.kind} ${((100 * row.ms) / total).toFixed(0)}%`).join(', ');
+  };
+  printTable(`Time inside all stalls > ${STALL_GOAL_MS} ms, by call kind`, [
+    { run: YIELD, 'stall s': spaced.stallTime.reduce((sum, row) => sum + row.ms, 0) / 1000, calls: shares(spaced) },
+    { run: BUSY, 'stall s': busy.stallTime.reduce((sum, row) => sum + row.ms, 0) / 1000, calls: shares(busy) },
+  ]);
   printTable(
     'Longest single call of each kind during end to end (ms)',
     Object.keys({ ...quiet.longestCalls, ...spaced.longestCalls, ...busy.longestCalls })
@@ -479,7 +497,9 @@ async function main(): Promise<void> {
       .slice(0, 10)
       .map((kind) => ({ call: kind, [B2B]: quiet.longestCalls[kind] ?? '', [YIELD]: spaced.longestCalls[kind] ?? '', [BUSY]: busy.longestCalls[kind] ?? '' })),
   );
-  console.log(`\nclose after quiet run (hnsw flush) ${closeMs.toFixed(0)} ms; reopen + first query ${reopenMs.toFixed(0)} ms; stage index flush ${indexFlushMs.toFixed(0)} ms`);
+  const load = loadavg().map((value) => value.toFixed(2)).join(' ');
+  console.log(`\nload average at the end ${load} (other processes on this machine skew absolute figures; ratios less)`);
+  console.log(`close after quiet run (hnsw flush) ${closeMs.toFixed(0)} ms; reopen + first query ${reopenMs.toFixed(0)} ms; stage index flush ${indexFlushMs.toFixed(0)} ms`);
 
   writeResult('ingest', {
     parameters: {
@@ -491,6 +511,7 @@ async function main(): Promise<void> {
     responsiveness: stallRows,
     endToEnd: { backToBack: quiet, yielding: spaced, yieldingWhileQuerying: busy, closeMs, reopenFirstQueryMs: reopenMs },
     stages: { clean, chunk, embed, perDocEmbed, store: storeStage, index: indexStage, indexFlushMs, raw: { seconds: rawSeconds, longestPerDocMs: longestAdd, medianPerDocMs: rawMedian, longestAddPointMs: Math.max(...adds) } },
+    loadAverage: loadavg(),
     ratios: { indexOverRaw: indexStage.seconds / rawSeconds, endToEndOverStageSum: quiet.seconds / stageSum },
   });
 }

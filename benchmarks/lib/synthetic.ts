@@ -1,16 +1,8 @@
+import { seededRandom } from '../../src/testing/random.js';
 import type { Embeddings } from '../../src/ports/embeddings.js';
 
-/** Mulberry32: small, fast, seeded; enough for reproducible benchmark data. */
-export function seeded(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+/** The same seeded PRNG as the conformance suites: reproducible benchmark data. */
+export const seeded = seededRandom;
 
 function gaussian(random: () => number): number {
   const u = Math.max(random(), 1e-12);

@@ -5,6 +5,7 @@ import { newId, nowIso } from '../util/ids.js';
 import { idSchema, parseInput } from '../validation.js';
 import { DatasourceEvents } from './events.js';
 import { JobRunner, type JobRunnerOptions } from './job-runner.js';
+import { newDatasource } from './new-datasource.js';
 import { datasourceCreateSchema, type DatasourceCreateInput } from './schemas.js';
 import { isSettled } from './status-machine.js';
 
@@ -47,26 +48,14 @@ export class DatasourceService {
     } else if (!this.context.web) {
       throw new RagdeskError('invalid_adapter', 'This ragdesk instance has no web loading (createRagdesk({ web }))');
     }
-    const now = nowIso();
-    const record: DatasourceRecord = {
-      id: newId(),
+    const record = newDatasource({
       datastoreId: datastore.id,
       type: parsed.type,
       name: parsed.name?.trim() || (parsed.type === 'file' ? (parsed.file.fileName ?? '') : ''),
-      status: 'pending',
-      groupId: null,
       customId: parsed.custom_id ?? null,
       config: parsed.type === 'file' ? { mime_type: mimeType, file_name: parsed.file.fileName ?? null } : { ...parsed.config },
       metadata: parsed.metadata ?? {},
-      error: null,
-      contentHash: null,
-      nbChunks: 0,
-      nbTokens: 0,
-      textSize: 0,
-      createdAt: now,
-      updatedAt: now,
-      lastSynch: null,
-    };
+    });
     await this.context.store.createDatasource(record);
     if (parsed.type === 'file') {
       await this.context.store.putDatasourceFile(record.id, {

@@ -3,7 +3,8 @@ import { writeDocuments, type DocumentWrite } from '../datastores/document-write
 import { RagdeskError } from '../errors.js';
 import type { DatasourceRecord, DatastoreRecord } from '../ports/records.js';
 import type { WebPage } from '../ports/web-loader.js';
-import { newId, nowIso } from '../util/ids.js';
+import { nowIso } from '../util/ids.js';
+import { newDatasource } from './new-datasource.js';
 import type { DatasourceEvents } from './events.js';
 import { usageLimit } from './usage-limits.js';
 
@@ -99,28 +100,17 @@ function pageWrite(
   known: DatasourceRecord | undefined,
   page: WebPage,
 ): DocumentWrite {
-  const now = nowIso();
   // A known page stays `synched` while its site syncs: the site's status tells the sync's state.
   if (known) return { datasource: known, isNew: false, content: page.document.sections };
-  const child: DatasourceRecord = {
-    id: newId(),
+  const child = newDatasource({
     datastoreId: datastore.id,
     type: 'web_page',
     name: page.title ?? page.finalUrl,
-    status: 'pending',
     groupId: site.id,
     customId: site.customId,
     config: { source_url: page.finalUrl },
     metadata: { source: page.finalUrl },
-    error: null,
-    contentHash: null,
-    nbChunks: 0,
-    nbTokens: 0,
-    textSize: 0,
-    createdAt: now,
-    updatedAt: now,
-    lastSynch: null,
-  };
+  });
   return { datasource: child, isNew: true, content: page.document.sections };
 }
 

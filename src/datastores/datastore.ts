@@ -1,7 +1,8 @@
 import type { RagdeskContext } from '../context.js';
 import { notFound } from '../errors.js';
 import type { DatasourceRecord, DatastoreRecord, Metadata } from '../ports/records.js';
-import { newId, nowIso } from '../util/ids.js';
+import { nowIso } from '../util/ids.js';
+import { newDatasource } from '../datasources/new-datasource.js';
 import { parseInput } from '../validation.js';
 import { writeDocuments, type DocumentWrite } from './document-writer.js';
 import type { DocumentFragment } from './fragment.js';
@@ -111,25 +112,16 @@ function newTextDatasource(
   now: string,
 ): DatasourceRecord {
   const metadata = document.metadata ?? {};
-  return {
-    id: newId(),
-    datastoreId,
-    type: 'text',
-    name: document.name?.trim() || defaultName(metadata, document.text),
-    status: 'pending',
-    groupId: null,
-    customId: document.custom_id ?? null,
-    config: {},
-    metadata,
-    error: null,
-    contentHash: null,
-    nbChunks: 0,
-    nbTokens: 0,
-    textSize: 0,
-    createdAt: now,
-    updatedAt: now,
-    lastSynch: null,
-  };
+  return newDatasource(
+    {
+      datastoreId,
+      type: 'text',
+      name: document.name?.trim() || defaultName(metadata, document.text),
+      customId: document.custom_id ?? null,
+      metadata,
+    },
+    now,
+  );
 }
 
 /** Documents upserted without a name are named after their source, else their first words. */

@@ -37,6 +37,10 @@ export const webSiteDatasourceSchema = z.object({
       source_url: httpUrl.optional(),
       max_pages: z.int().min(1).max(10_000).optional(),
       max_depth: z.int().min(0).max(20).optional(),
+      /** Only URLs matching one of these patterns (`*` wildcards, or a RegExp source in `/.../`). */
+      include: z.array(z.string().min(1).max(500)).max(100).optional(),
+      /** URLs matching one of these are skipped. */
+      exclude: z.array(z.string().min(1).max(500)).max(100).optional(),
     })
     .refine((config) => config.sitemap !== undefined || config.source_url !== undefined, {
       message: 'needs sitemap or source_url',

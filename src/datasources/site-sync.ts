@@ -46,6 +46,8 @@ export async function syncSite(
     ...(typeof config.source_url === 'string' ? { sourceUrl: config.source_url } : {}),
     maxPages,
     ...(typeof config.max_depth === 'number' ? { maxDepth: config.max_depth } : {}),
+    ...(isStringList(config.include) ? { include: config.include } : {}),
+    ...(isStringList(config.exclude) ? { exclude: config.exclude } : {}),
     signal,
   })) {
     if (!('document' in item)) {
@@ -122,4 +124,8 @@ async function removeVanished(context: RagdeskContext, datastoreId: string, chil
       if (change) await context.index.remove(datastoreId, change.removedIds, change.sequence);
     }
   });
+}
+
+function isStringList(value: unknown): value is string[] {
+  return Array.isArray(value) && value.every((item) => typeof item === 'string');
 }

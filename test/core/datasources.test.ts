@@ -162,6 +162,18 @@ describe('datasources on the embedded default', () => {
     expect(zeppelin?.datasource_name).toBe('Beta');
   });
 
+  it('applies include and exclude patterns of a site config', async () => {
+    const datastore = await ragdesk.datastores.create({ name: 'patterns' });
+    const siteSource = await ragdesk.datasources.create({
+      type: 'web_site',
+      datastoreId: datastore.id,
+      config: { sitemap: `${server.origin}/sitemap.xml`, exclude: ['*/b'] },
+    });
+    expect((await ragdesk.datasources.waitUntilSettled(siteSource.id)).status).toBe('synched');
+    const names = (await ragdesk.datasources.list(datastore.id)).filter((ds) => ds.groupId === siteSource.id).map((ds) => ds.name);
+    expect(names.sort()).toEqual(['Alpha', 'Gamma']);
+  });
+
   it('retries a transient failure with backoff, and records a permanent one as error', async () => {
     const datastore = await ragdesk.datastores.create({ name: 'flaky' });
     web.failTimes(1);

@@ -18,6 +18,7 @@
  *
  *   npm run bench:ingest -- [--mb 5] [--per-upsert 1] [--data ../shared/datasets/scifact] [--interval 50]
  */
+import Database from 'better-sqlite3';
 import hnswlib from 'hnswlib-node';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -138,7 +139,8 @@ function openInstrumented(path: string): Instrumented {
   const index = instrument<VectorIndex>(hnswIndex({ dir: join(path, 'indexes'), m: M, efConstruction: EF_CONSTRUCTION }), timeline, (method) => `index.${method}`, 'settle');
   const embeddings = instrument<Embeddings>(localEmbeddings(), timeline, (method, callArgs) =>
     method === 'embed' ? `embed (${(callArgs[1] as { purpose?: string } | undefined)?.purpose ?? '?'})` : undefined,
-    'return',
+    // The embedder yields (setImmediate) every few ms within a batch, so its span runs to the settle.
+    'settle',
   );
   const ragdesk = createRagdesk({ store: storeWithPrepare, index, embeddings });
   return { ragdesk, timeline, watch };
@@ -404,6 +406,21 @@ async function main(): Promise<void> {
   });
   await store.close();
 
+  // Diagnostic: the same writes with SQLite's WAL auto-checkpoint off, to show whether the slow
+  // replaceChunks calls are the checkpoints that run inside the commit crossing 1000 WAL pages.
+  const noCheckpointDb = new Database(join(dir, 'stage-nockpt.db'));
+  const noCheckpoint = sqliteStore({ database: noCheckpointDb });
+  noCheckpointDb.pragma('wal_autocheckpoint = 0');
+  await noCheckpoint.createDatastore({
+    id: datastoreId, name: 'stage', description: '', embeddingModel: embedder.model, embeddingDimensions: embedder.dimensions, createdAt: now, updatedAt: now,
+  });
+  for (const datasource of datasources) await noCheckpoint.createDatasource(datasource);
+  const storeNoCheckpoint = await timedAsync(records, async (list, d) => {
+    await noCheckpoint.replaceChunks((datasources[d] as DatasourceRecord).id, list, { status: 'synched', nbChunks: list.length, updatedAt: now });
+  });
+  await noCheckpoint.close();
+  noCheckpointDb.close();
+
   const index = hnswIndex({ dir: join(dir, 'stage-indexes'), m: M, efConstruction: EF_CONSTRUCTION });
   await index.open(
     { datastoreId, dimensions: embedder.dimensions, model: embedder.model },
@@ -449,9 +466,10 @@ async function main(): Promise<void> {
     { step: 'end to end: yielding + query / 50 ms', s: busy.seconds, ...rate(busy.seconds, busy.chunks), share: '', 'longest call ms': busy.longestUpsertMs, 'median call ms': '' },
     { step: 'parse/clean: cleanText (per doc)', s: clean.seconds, ...rate(clean.seconds, chunkCount), share: share(clean.seconds), 'longest call ms': clean.longestMs, 'median call ms': clean.medianMs },
     { step: 'chunk: chunkSections cl100k (per doc)', s: chunk.seconds, ...rate(chunk.seconds, chunkCount), share: share(chunk.seconds), 'longest call ms': chunk.longestMs, 'median call ms': chunk.medianMs },
-    { step: `embed: localEmbeddings (batches of ${embedder.maxBatchSize})`, s: embed.seconds, ...rate(embed.seconds, chunkCount), share: share(embed.seconds), 'longest call ms': embed.longestMs, 'median call ms': embed.medianMs },
+    { step: `embed: localEmbeddings (batches of ${embedder.maxBatchSize}, wall)`, s: embed.seconds, ...rate(embed.seconds, chunkCount), share: share(embed.seconds), 'longest call ms': embed.longestMs, 'median call ms': embed.medianMs },
     { step: '  (same, one doc per call)', s: perDocEmbed.seconds, ...rate(perDocEmbed.seconds, chunkCount), share: '', 'longest call ms': perDocEmbed.longestMs, 'median call ms': perDocEmbed.medianMs },
     { step: 'store: sqlite replaceChunks (per doc)', s: storeStage.seconds, ...rate(storeStage.seconds, chunkCount), share: share(storeStage.seconds), 'longest call ms': storeStage.longestMs, 'median call ms': storeStage.medianMs },
+    { step: '  (same, WAL auto-checkpoint off)', s: storeNoCheckpoint.seconds, ...rate(storeNoCheckpoint.seconds, chunkCount), share: '', 'longest call ms': storeNoCheckpoint.longestMs, 'median call ms': storeNoCheckpoint.medianMs },
     { step: 'index: hnswIndex upsert (per doc)', s: indexStage.seconds, ...rate(indexStage.seconds, chunkCount), share: share(indexStage.seconds), 'longest call ms': indexStage.longestMs, 'median call ms': indexStage.medianMs },
     { step: 'sum of stages', s: stageSum, ...rate(stageSum, chunkCount), share: '100%', 'longest call ms': '', 'median call ms': '' },
     { step: 'reference: raw hnswlib addPoint (per doc)', s: rawSeconds, ...rate(rawSeconds, allVectors.length), share: '', 'longest call ms': longestAdd, 'median call ms': rawMedian },
@@ -510,7 +528,7 @@ async function main(): Promise<void> {
     rows,
     responsiveness: stallRows,
     endToEnd: { backToBack: quiet, yielding: spaced, yieldingWhileQuerying: busy, closeMs, reopenFirstQueryMs: reopenMs },
-    stages: { clean, chunk, embed, perDocEmbed, store: storeStage, index: indexStage, indexFlushMs, raw: { seconds: rawSeconds, longestPerDocMs: longestAdd, medianPerDocMs: rawMedian, longestAddPointMs: Math.max(...adds) } },
+    stages: { clean, chunk, embed, perDocEmbed, store: storeStage, storeWithoutWalCheckpoint: storeNoCheckpoint, index: indexStage, indexFlushMs, raw: { seconds: rawSeconds, longestPerDocMs: longestAdd, medianPerDocMs: rawMedian, longestAddPointMs: Math.max(...adds) } },
     loadAverage: loadavg(),
     ratios: { indexOverRaw: indexStage.seconds / rawSeconds, endToEndOverStageSum: quiet.seconds / stageSum },
   });

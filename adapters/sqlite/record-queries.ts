@@ -33,6 +33,10 @@ export function recordQueries(db: SqliteDatabase) {
     `UPDATE datastores SET ${assignments(DATASTORE_COLUMNS, 1)} WHERE id = ?`,
   );
   const deleteDatastoreRow = db.prepare('DELETE FROM datastores WHERE id = ?');
+  const countDatastoreChunks = db.prepare('SELECT count(*) AS count FROM chunks WHERE datastore_id = ?');
+  const countAllChunks = db.prepare('SELECT count(*) AS count FROM chunks');
+  const setBulkDelete = db.prepare('UPDATE fts_control SET bulk = ?');
+  const rebuildTextIndex = db.prepare("INSERT INTO chunks_fts (chunks_fts) VALUES ('rebuild')");
 
   const insertDatasource = db.prepare(
     `INSERT INTO datasources (${DATASOURCE_COLUMNS}) VALUES (${placeholders(DATASOURCE_COLUMNS)})`,
@@ -116,9 +120,21 @@ export function recordQueries(db: SqliteDatabase) {
       });
     },
 
-    /** Foreign keys cascade to datasources, chunks and (through triggers) the full-text index. */
+    /**
+     * Foreign keys cascade to datasources, chunks, jobs, files and events. The full-text index
+     * follows row by row, unless most chunks go: then rebuilding it from the rest is cheaper.
+     */
     deleteDatastore(id: string): boolean {
-      return inTransaction(db, () => deleteDatastoreRow.run(id).changes > 0);
+      return inTransaction(db, () => {
+        const doomed = (countDatastoreChunks.get(id) as { count: number }).count;
+        const total = (countAllChunks.get() as { count: number }).count;
+        if (doomed === 0 || doomed <= total - doomed) return deleteDatastoreRow.run(id).changes > 0;
+        setBulkDelete.run(1);
+        const deleted = deleteDatastoreRow.run(id).changes > 0;
+        setBulkDelete.run(0);
+        rebuildTextIndex.run();
+        return deleted;
+      });
     },
 
     createDatasource(record: DatasourceRecord): void {

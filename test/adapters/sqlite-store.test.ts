@@ -178,13 +178,20 @@ describe('sqliteStore datasource pipeline', () => {
     }
   };
 
-  it('migrates a version-1 file to version 2, keeping its data', async () => {
+  it('migrates a version-1 file to the current version, keeping its data', async () => {
     // A version-1 file: what migration 1 alone creates, with data written by the store.
     const old = open();
     await fill(old);
     await old.close();
     const db = new Database(path);
-    db.exec('DROP TABLE jobs; DROP TABLE status_events; DROP TABLE datasource_files; PRAGMA user_version = 1');
+    db.exec(`
+      DROP TABLE jobs; DROP TABLE status_events; DROP TABLE datasource_files; DROP TABLE fts_control;
+      DROP TRIGGER chunks_fts_delete;
+      CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN
+        INSERT INTO chunks_fts (chunks_fts, rowid, text) VALUES ('delete', old.pk, old.text);
+      END;
+      PRAGMA user_version = 1;
+    `);
     db.close();
     const tables = schemaOf(path).map((row) => (row as { name: string }).name);
     expect(tables).not.toContain('jobs');

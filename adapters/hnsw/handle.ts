@@ -72,7 +72,8 @@ export class CollectionHandle {
     state.sequence = sequence;
     state.dirty = true;
     state.pendingChanges += changes;
-    if (state.pendingChanges >= this.policy.flushAfterChanges) await this.persist();
+    // A slice of a larger upsert (sequence -1) is not worth writing: the file would read as stale.
+    if (state.pendingChanges >= this.policy.flushAfterChanges && sequence !== -1) await this.persist();
     else this.schedule();
   }
 

@@ -9,6 +9,9 @@ import { collectionDirectory, removeCollectionDirectory } from './persistence.js
 import { SerialQueue } from './serial-queue.js';
 import { checkCollection, checkEntries, checkIds, checkSequence, checkTopK, checkVector } from './validation.js';
 
+/** Vectors added between two yields to the event loop. */
+const UPSERT_SLICE = 8;
+
 /**
  * `VectorIndex` on hnswlib-node (`HierarchicalNSW`, cosine space), one graph and one directory per
  * datastore under `dir`. Changes are kept in memory and written by `flush`, `close`, an idle timer
@@ -82,10 +85,19 @@ export function hnswIndex(options: HnswIndexOptions): VectorIndex {
       const handle = opened(datastoreId);
       checkEntries(entries, handle.state.identity.dimensions);
       checkSequence(sequence);
-      await queueOf(datastoreId).run(() => {
-        const { state } = stillOpen(datastoreId, handle);
-        return handle.mutate(() => (state.upsert(entries), entries.length), sequence);
-      });
+      // addPoint is synchronous native work (milliseconds per vector at efConstruction 200), so a
+      // large batch is applied in slices with a yield between them: queries keep being answered
+      // during ingestion. Until the last slice lands the collection claims no store sequence (-1),
+      // so a flush in between could only ever be read back as stale.
+      for (let start = 0; start === 0 || start < entries.length; start += UPSERT_SLICE) {
+        const slice = entries.slice(start, start + UPSERT_SLICE);
+        const last = start + UPSERT_SLICE >= entries.length;
+        await queueOf(datastoreId).run(() => {
+          const { state } = stillOpen(datastoreId, handle);
+          return handle.mutate(() => (state.upsert(slice), slice.length), last ? sequence : -1);
+        });
+        if (!last) await new Promise<void>((resolve) => setImmediate(resolve));
+      }
     },
 
     async remove(datastoreId, ids, sequence) {

@@ -41,8 +41,8 @@ const DEFAULT_BATCH_SIZE = 1_000;
 
 /**
  * The `Store` port on SQLite (better-sqlite3): records, chunks with their vectors, FTS5 bm25
- * search, status history, uploaded files and sync jobs, in one file. Every method is one synchronous transaction, so it is atomic and never
- * interleaves with another call of this process.
+ * search, status history, uploaded files and sync jobs, in one file. Every method is one
+ * synchronous transaction, so it is atomic and never interleaves with another call of this process.
  */
 export function sqliteStore(options: SqliteStoreOptions): Store {
   const ownsDatabase = options.database === undefined;

@@ -37,7 +37,13 @@ export async function writeDocuments(
   datastore: DatastoreRecord,
   writes: readonly DocumentWrite[],
 ): Promise<void> {
-  const prepared = writes.map((write) => prepare(context, write));
+  const prepared: PreparedWrite[] = [];
+  for (const write of writes) {
+    // Chunking is synchronous tokenizer work: yield between documents so a large batch does not
+    // hold the event loop for all of them at once.
+    if (prepared.length > 0) await new Promise<void>((resolve) => setImmediate(resolve));
+    prepared.push(prepare(context, write));
+  }
   await assertTokenBudget(
     context,
     datastore.id,

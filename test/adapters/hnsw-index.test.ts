@@ -151,6 +151,21 @@ describe('hnswIndex (hnsw-specific behaviour)', () => {
     expect((await header()).sequence).toBe(3);
   });
 
+  it('hands the event loop back while adding a large batch, and claims its sequence only at the end', async () => {
+    const source = new Source();
+    const index = make();
+    await index.open(COLLECTION, source);
+    const data = entries(200);
+    const order: string[] = [];
+    const work = index.upsert(DATASTORE, data, source.put(data)).then(() => order.push('upserted'));
+    setImmediate(() => order.push('other work'));
+    await work;
+    expect(order).toEqual(['other work', 'upserted']);
+    expect(await index.count(DATASTORE)).toBe(200);
+    await index.close();
+    expect((await header()).sequence).toBe(1);
+  });
+
   it('keeps one binary per collection and loads it after churn without a rebuild', async () => {
     const source = new Source();
     const index = make();

@@ -72,7 +72,7 @@ export function createRagdesk(options: RagdeskOptions): Ragdesk {
   // `start()` keeps the rejected promise, and `create` / `sync` await it and rethrow.
   datasources.start().catch(() => undefined);
   return {
-    datastores: new DatastoreService(context),
+    datastores: new DatastoreService(context, (datastoreId) => datasources.stopSyncsOf(datastoreId)),
     datasources,
     adapters: {
       store: options.store.name,

@@ -149,6 +149,11 @@ export class DatasourceService {
     return record;
   }
 
+  /** Stops every running sync of a datastore's datasources (the datastore is being deleted). */
+  async stopSyncsOf(datastoreId: string): Promise<void> {
+    for (const source of await this.context.store.listDatasources(datastoreId)) await this.runner.cancel(source.id);
+  }
+
   private async enqueue(record: DatasourceRecord): Promise<void> {
     const now = nowIso();
     await this.context.store.createJob({

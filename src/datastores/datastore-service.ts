@@ -12,8 +12,14 @@ import {
 
 /** `ragdesk.datastores`: create, find, rename and delete datastores. */
 export class DatastoreService {
-  /** @internal Created by `createRagdesk`. */
-  constructor(private readonly context: RagdeskContext) {}
+  /**
+   * @internal Created by `createRagdesk`. `stopSyncs` stops the running syncs of a datastore's
+   * datasources before it is deleted, so no job writes into a datastore that is gone.
+   */
+  constructor(
+    private readonly context: RagdeskContext,
+    private readonly stopSyncs: (datastoreId: string) => Promise<void> = async () => undefined,
+  ) {}
 
   /** Creates an empty datastore bound to the instance's embedding model. */
   async create(input: DatastoreCreateInput): Promise<Datastore> {
@@ -66,6 +72,7 @@ export class DatastoreService {
   /** Deletes the datastore, its datasources, chunks and vector index. Returns the deleted record. */
   async delete(id: string): Promise<Datastore> {
     const datastore = await this.get(id);
+    await this.stopSyncs(id);
     await this.context.writes.run(id, async () => {
       await this.context.store.deleteDatastore(id);
       await this.context.index.drop(id);

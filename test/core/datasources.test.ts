@@ -1,3 +1,4 @@
+import { existsSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fileLoading } from '../../adapters/loaders/index.js';
@@ -203,6 +204,23 @@ describe('datasources on the embedded default', () => {
     const again = await ragdesk.datastores.get(datastore.id);
     const [top] = await again.query({ query: 'GAMMASITE-33 coral', topK: 1, mode: 'vector' });
     expect(top?.datasource_id).toBe(created.id);
+  });
+
+  it('deleting a datastore stops the syncs of its datasources', async () => {
+    const datastore = await ragdesk.datastores.create({ name: 'gone' });
+    web.setDelay(800);
+    const settled: string[] = [];
+    ragdesk.datasources.events.on('status', (event) => settled.push(event.to));
+    await ragdesk.datasources.create({ type: 'web_page', datastoreId: datastore.id, config: { source_url: `${server.origin}/a` } });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await ragdesk.datastores.delete(datastore.id);
+    await new Promise((resolve) => setTimeout(resolve, 1_000));
+    expect(settled).not.toContain('synched');
+    expect(settled).not.toContain('error');
+    expect(await ragdesk.datastores.list()).toEqual([]);
+    // A sync left running would have reopened (recreated) the dropped vector index.
+    const indexDirs = existsSync(join(temp.dir, 'indexes')) ? readdirSync(join(temp.dir, 'indexes')) : [];
+    expect(indexDirs.filter((name) => name.includes(datastore.id))).toEqual([]);
   });
 
   it('deleting a datasource stops its sync and leaves nothing behind', async () => {

@@ -39,8 +39,8 @@ const DIMENSIONS = 32;
 const MODEL = 'conformance-model';
 const DATASTORE = 'datastore-conformance';
 
-/** An in-memory Store stand-in: the source of truth the index is kept in step with. */
-class TestSource implements IndexSource {
+/** An in-memory Store stand-in: the source of truth an index under test is kept in step with. */
+export class InMemoryIndexSource implements IndexSource {
   readonly byId = new Map<string, IndexEntry>();
   current = 0;
 
@@ -149,7 +149,7 @@ function collection(overrides: Partial<IndexCollection> = {}): IndexCollection {
 export function describeVectorIndexConformance(name: string, harness: VectorIndexHarness): void {
   describe(`VectorIndex conformance: ${name}`, () => {
     let index: VectorIndex;
-    let source: TestSource;
+    let source: InMemoryIndexSource;
 
     /** Mirrors a Store write into the index, with the sequence the store reports. */
     async function put(entries: readonly IndexEntry[], datastoreId = DATASTORE, into = source): Promise<void> {
@@ -165,7 +165,7 @@ export function describeVectorIndexConformance(name: string, harness: VectorInde
 
     beforeEach(async () => {
       index = await harness.create();
-      source = new TestSource();
+      source = new InMemoryIndexSource();
     });
 
     afterEach(async () => {
@@ -365,7 +365,7 @@ export function describeVectorIndexConformance(name: string, harness: VectorInde
     });
 
     it('keeps datastores apart', async () => {
-      const other = new TestSource();
+      const other = new InMemoryIndexSource();
       await index.open(collection(), source);
       await index.open(collection({ datastoreId: 'datastore-other' }), other);
       await put(makeEntries(40));
@@ -438,7 +438,7 @@ export function describeVectorIndexConformance(name: string, harness: VectorInde
         await reopen();
         expect(await index.open(collection({ model: 'another-model' }), source)).toEqual({ rebuilt: true, reason: 'model_changed' });
         await reopen();
-        const wider = new TestSource();
+        const wider = new InMemoryIndexSource();
         wider.put(makeEntries(40, { dimensions: DIMENSIONS + 8 }));
         const result = await index.open(collection({ model: 'another-model', dimensions: DIMENSIONS + 8 }), wider);
         expect(result).toEqual({ rebuilt: true, reason: 'model_changed' });

@@ -7,32 +7,15 @@ import ts from 'typescript';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hnswIndex, type HnswIndexOptions } from '../../adapters/hnsw/index.js';
 import { collectionDirectory, HEADER_FILE } from '../../adapters/hnsw/persistence.js';
-import type { IndexCollection, IndexEntry, IndexSource, VectorIndex } from '../../src/ports/index.js';
+import type { IndexCollection, IndexEntry, VectorIndex } from '../../src/ports/index.js';
 import { clusteredVectors } from '../../src/testing/random.js';
+import { InMemoryIndexSource as Source } from '../../src/testing/vector-index-conformance.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DIMENSIONS = 16;
 const DATASTORE = 'ds-main';
 const COLLECTION: IndexCollection = { datastoreId: DATASTORE, dimensions: DIMENSIONS, model: 'model-a' };
 
-class Source implements IndexSource {
-  readonly byId = new Map<string, IndexEntry>();
-  current = 0;
-  put(entries: readonly IndexEntry[]): number {
-    for (const entry of entries) this.byId.set(entry.id, entry);
-    return ++this.current;
-  }
-  delete(ids: readonly string[]): number {
-    for (const id of ids) this.byId.delete(id);
-    return ++this.current;
-  }
-  async sequence(): Promise<number> {
-    return this.current;
-  }
-  async *entries(): AsyncIterable<IndexEntry[]> {
-    yield [...this.byId.values()];
-  }
-}
 
 function entries(count: number, seed = 1, prefix = 'c'): IndexEntry[] {
   return clusteredVectors({ count, dimensions: DIMENSIONS, clusters: 8, seed }).map((vector, i) => ({

@@ -1,4 +1,5 @@
-import { invalidRequest, RagdeskError, type FieldIssue } from '../../src/errors.js';
+import { RagdeskError } from '../../src/errors.js';
+import { assertChunkBatch, chunkOwnedElsewhere } from '../../src/util/chunk-batch.js';
 import type { ChunkRecord, DatasourceRecord } from '../../src/ports/records.js';
 import type { DatasourcePatch } from '../../src/ports/store.js';
 
@@ -8,38 +9,16 @@ import type { DatasourcePatch } from '../../src/ports/store.js';
 const DATASOURCE_FIXED_KEYS = new Set(['id', 'datastoreId', 'type', 'createdAt']);
 
 /**
- * Throws `invalid_request` listing every chunk that names another datasource or datastore, repeats
- * an id, or has no Float32Array vector; `conflict` when an id belongs to another datasource
- * (overwriting it would silently move the chunk out of that datasource).
+ * The shared batch checks, then `conflict` when an id belongs to another datasource.
  */
 export function validateChunks(
   source: DatasourceRecord,
   incoming: readonly ChunkRecord[],
   ownerOf: (id: string) => string | undefined,
 ): void {
-  const issues: FieldIssue[] = [];
-  const seen = new Set<string>();
-  incoming.forEach((chunk, index) => {
-    if (chunk.datasourceId !== source.id) {
-      issues.push({ path: `chunks.${index}.datasourceId`, message: `must be ${source.id}` });
-    }
-    if (chunk.datastoreId !== source.datastoreId) {
-      issues.push({ path: `chunks.${index}.datastoreId`, message: `must be ${source.datastoreId}` });
-    }
-    if (seen.has(chunk.id)) issues.push({ path: `chunks.${index}.id`, message: 'duplicate chunk id' });
-    seen.add(chunk.id);
-    if (!(chunk.vector instanceof Float32Array)) {
-      issues.push({ path: `chunks.${index}.vector`, message: 'must be a Float32Array' });
-    }
-  });
-  if (issues.length > 0) throw invalidRequest('chunks do not belong to this datasource', issues);
-  for (const chunk of incoming) {
-    const owner = ownerOf(chunk.id);
-    if (owner !== undefined && owner !== source.id) {
-      throw new RagdeskError('conflict', `chunk ${JSON.stringify(chunk.id)} belongs to another datasource`, {
-        details: { kind: 'chunk', id: chunk.id, datasourceId: owner },
-      });
-    }
+  for (const id of assertChunkBatch(source, incoming)) {
+    const owner = ownerOf(id);
+    if (owner !== undefined && owner !== source.id) throw chunkOwnedElsewhere(id, owner);
   }
 }
 

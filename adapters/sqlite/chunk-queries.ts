@@ -1,4 +1,5 @@
-import { invalidRequest, notFound, RagdeskError, type FieldIssue } from '../../src/errors.js';
+import { notFound } from '../../src/errors.js';
+import { assertChunkBatch, chunkOwnedElsewhere } from '../../src/util/chunk-batch.js';
 import type { ChunkRecord, DatasourceRecord } from '../../src/ports/records.js';
 import type { ChunkChange, DatasourcePatch } from '../../src/ports/store.js';
 import { inTransaction, type SqliteDatabase } from './database.js';
@@ -54,23 +55,8 @@ export function chunkQueries(db: SqliteDatabase, records: RecordQueries) {
 
   /** Throws before anything is written, so a rejected batch leaves the previous set intact. */
   function checkOwnership(source: DatasourceRecord, chunks: readonly ChunkRecord[]): void {
-    const issues: FieldIssue[] = [];
-    const seen = new Set<string>();
-    chunks.forEach((chunk, index) => {
-      if (chunk.datasourceId !== source.id) {
-        issues.push({ path: `chunks.${index}.datasourceId`, message: `must be ${source.id}` });
-      }
-      if (chunk.datastoreId !== source.datastoreId) {
-        issues.push({ path: `chunks.${index}.datastoreId`, message: `must be ${source.datastoreId}` });
-      }
-      if (seen.has(chunk.id)) issues.push({ path: `chunks.${index}.id`, message: 'duplicate chunk id' });
-      seen.add(chunk.id);
-      if (!(chunk.vector instanceof Float32Array)) {
-        issues.push({ path: `chunks.${index}.vector`, message: 'must be a Float32Array' });
-      }
-    });
-    if (issues.length > 0) throw invalidRequest('chunks do not belong to this datasource', issues);
-    const owners = selectOwners.all(JSON.stringify([...seen])) as { id: string; datasource_id: string }[];
+    const ids = assertChunkBatch(source, chunks);
+    const owners = selectOwners.all(JSON.stringify([...ids])) as { id: string; datasource_id: string }[];
     const foreign = owners.find((row) => row.datasource_id !== source.id);
     if (foreign !== undefined) throw chunkOwnedElsewhere(foreign.id, foreign.datasource_id);
   }
@@ -151,10 +137,4 @@ export function chunkQueries(db: SqliteDatabase, records: RecordQueries) {
       return row?.chunk_sequence ?? 0;
     },
   };
-}
-
-function chunkOwnedElsewhere(id: string, owner: string): RagdeskError {
-  return new RagdeskError('conflict', `chunk ${JSON.stringify(id)} belongs to ${owner}`, {
-    details: { kind: 'chunk', id },
-  });
 }

@@ -1,3 +1,4 @@
+import { claimPatch } from '../../src/util/job-claim.js';
 import { invalidRequest, notFound } from '../../src/errors.js';
 import type { DatasourceRecord, DatasourceStatus, JobRecord, JobStatus, StatusEvent } from '../../src/ports/records.js';
 import type { JobClaim, JobPatch, StoredFile } from '../../src/ports/store.js';
@@ -79,13 +80,7 @@ export function memoryJobs(findDatasource: (id: string) => DatasourceRecord | un
           (job.status === 'running' && (job.leaseUntil === null || job.leaseUntil <= claim.now)),
       );
       if (due === undefined) return null;
-      return writeJob(due, {
-        status: 'running',
-        leaseOwner: claim.owner,
-        leaseUntil: claim.leaseUntil,
-        attempts: due.attempts + 1,
-        updatedAt: claim.now,
-      });
+      return writeJob(due, claimPatch(due, claim));
     },
 
     updateJob(id: string, patch: JobPatch): JobRecord | null {

@@ -1,3 +1,4 @@
+import { claimPatch } from '../../src/util/job-claim.js';
 import { invalidRequest, notFound } from '../../src/errors.js';
 import type { JobRecord, JobStatus } from '../../src/ports/records.js';
 import type { JobClaim, JobPatch, StoredFile } from '../../src/ports/store.js';
@@ -134,13 +135,7 @@ export function jobQueries(db: SqliteDatabase, records: RecordQueries) {
         const row = selectDue.get({ now: claim.now }) as JobRow | undefined;
         if (row === undefined) return null;
         const current = toJobRecord(row);
-        return writeJob(current, {
-          status: 'running',
-          leaseOwner: claim.owner,
-          leaseUntil: claim.leaseUntil,
-          attempts: current.attempts + 1,
-          updatedAt: claim.now,
-        });
+        return writeJob(current, claimPatch(current, claim));
       });
     },
 

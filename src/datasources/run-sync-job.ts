@@ -42,7 +42,8 @@ export async function runSyncJob(
     await store.updateJob(job.id, { status: 'cancelled', leaseOwner: null, leaseUntil: null, updatedAt: nowIso() });
     return;
   }
-  emitStatus(events, datasource.datastoreId, datasource.id, datasource.status, 'running', null);
+  // A job resumed after a crash finds its datasource already running: no transition to report.
+  if (datasource.status !== 'running') emitStatus(events, datasource.datastoreId, datasource.id, datasource.status, 'running', null);
   try {
     await syncContent(context, datastore, running, events, signal);
     await store.updateJob(job.id, { status: 'done', leaseOwner: null, leaseUntil: null, lastError: null, updatedAt: nowIso() });

@@ -5,10 +5,11 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { createRagdesk, type Ragdesk, type RagdeskOptions } from '../src/index.js';
+import type { ChatModel } from '../src/ports/chat-model.js';
 import type { Embeddings } from '../src/ports/embeddings.js';
 import { hnswIndex } from './hnsw/index.js';
 import { fileLoading } from './loaders/index.js';
-import { localEmbeddings } from './local/index.js';
+import { localAnswerer, localEmbeddings } from './local/index.js';
 import { webLoader } from './web/index.js';
 import { sqliteStore } from './sqlite/index.js';
 
@@ -36,6 +37,7 @@ export function openRagdesk(options: OpenRagdeskOptions): OpenedRagdesk {
     store,
     index,
     embeddings,
+    chat: rest.chat ?? pickChat(env, notes),
     files: rest.files ?? fileLoading(),
     web: rest.web ?? webLoader(),
   });
@@ -50,4 +52,10 @@ function pickEmbeddings(env: Record<string, string | undefined>, notes: string[]
   const embeddings = localEmbeddings();
   notes.push(`Embeddings: ${embeddings.model} (offline, no network).`);
   return embeddings;
+}
+
+function pickChat(env: Record<string, string | undefined>, notes: string[]): ChatModel {
+  const chat = localAnswerer();
+  notes.push(`Answers: ${chat.name} (offline extractive answerer: quotes the best-matching sentences, no model).`);
+  return chat;
 }

@@ -376,7 +376,7 @@ async function main(): Promise<void> {
   const now = nowIso();
   const datastoreId = newId();
   await store.createDatastore({
-    id: datastoreId, name: 'stage', description: '', embeddingModel: embedder.model, embeddingDimensions: embedder.dimensions, createdAt: now, updatedAt: now,
+    id: datastoreId, ownerId: null, name: 'stage', description: '', embeddingModel: embedder.model, embeddingDimensions: embedder.dimensions, createdAt: now, updatedAt: now,
   });
   const datasources: DatasourceRecord[] = documents.map((text, i) => ({
     id: newId(), datastoreId, type: 'text', name: `doc-${i}`, status: 'running', groupId: null, customId: null, config: {}, metadata: {},
@@ -412,7 +412,7 @@ async function main(): Promise<void> {
   const noCheckpoint = sqliteStore({ database: noCheckpointDb });
   noCheckpointDb.pragma('wal_autocheckpoint = 0');
   await noCheckpoint.createDatastore({
-    id: datastoreId, name: 'stage', description: '', embeddingModel: embedder.model, embeddingDimensions: embedder.dimensions, createdAt: now, updatedAt: now,
+    id: datastoreId, ownerId: null, name: 'stage', description: '', embeddingModel: embedder.model, embeddingDimensions: embedder.dimensions, createdAt: now, updatedAt: now,
   });
   for (const datasource of datasources) await noCheckpoint.createDatasource(datasource);
   const storeNoCheckpoint = await timedAsync(records, async (list, d) => {

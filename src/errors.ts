@@ -6,12 +6,16 @@ export type RagdeskErrorCode =
   | 'not_found'
   | 'unauthorized'
   | 'forbidden'
+  | 'method_not_allowed'
   | 'conflict'
   | 'usage_limit'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'embedding_mismatch'
   | 'upstream_failed'
+  | 'upstream_timeout'
+  | 'rate_limited'
+  | 'aborted'
   | 'invalid_adapter'
   | 'closed'
   | 'internal';
@@ -21,12 +25,17 @@ const DEFAULT_STATUS: Record<RagdeskErrorCode, number> = {
   not_found: 404,
   unauthorized: 401,
   forbidden: 403,
+  method_not_allowed: 405,
   conflict: 409,
   usage_limit: 402,
   payload_too_large: 413,
   unsupported_media_type: 415,
   embedding_mismatch: 409,
   upstream_failed: 502,
+  upstream_timeout: 504,
+  rate_limited: 429,
+  // 499: nginx's "client closed request"; only seen in logs, since the client is gone.
+  aborted: 499,
   invalid_adapter: 500,
   closed: 503,
   internal: 500,

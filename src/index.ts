@@ -29,3 +29,28 @@ export type { UsageLimits } from './datasources/usage-limits.js';
 export type { JobRunnerOptions } from './datasources/job-runner.js';
 export type { RetryPolicy } from './datasources/run-sync-job.js';
 export { DatasourceEvents, type StatusEventPayload, type ProgressEventPayload } from './datasources/events.js';
+export { AgentService, type AgentCallOptions } from './agents/agent-service.js';
+export type { Agent, AgentResponse, AgentStreamEvent } from './agents/agent.js';
+export type { AgentCreateInput, AgentUpdateInput, AgentQueryInput } from './agents/schemas.js';
+export type { AgentOptionsInput, AgentOptions } from './agents/agent-options.js';
+export { DEFAULT_PRICES, type ModelPrice } from './agents/pricing.js';
+export type { QueryLimit } from './agents/usage-policy.js';
+export type { PromptBudgetOptions } from './agents/budget.js';
+export { DEFAULT_SYSTEM_PROMPT, DEFAULT_USER_PROMPT, PROMPT_PRESETS } from './agents/prompt-presets.js';
+export { SPEC_MODEL_WINDOWS } from './agents/model-windows.js';
+export {
+  ApiKeyService,
+  apiKeyCreateSchema,
+  apiKeyScopeSchema,
+  allowsDatastore,
+  allowsDatastores,
+  hasScope,
+  KEY_PREFIX,
+  type ApiKey,
+  type ApiKeyCreateInput,
+  type ApiKeyServiceOptions,
+  type CreatedApiKey,
+  type KeyGrant,
+} from './auth/index.js';
+export * as schemas from './schemas.js';
+export { parseInput } from './validation.js';

@@ -1,6 +1,9 @@
 import { RagdeskContext, type ChunkingOptions } from './context.js';
 import { DatasourceService } from './datasources/datasource-service.js';
 import { DatastoreService } from './datastores/datastore-service.js';
+import { AgentService } from './agents/agent-service.js';
+import { resolveAgentOptions, type AgentOptionsInput } from './agents/agent-options.js';
+import { ApiKeyService, type ApiKeyServiceOptions } from './auth/api-keys.js';
 import { RagdeskError } from './errors.js';
 import type { ChatModel } from './ports/chat-model.js';
 import type { Embeddings } from './ports/embeddings.js';
@@ -27,11 +30,18 @@ export interface RagdeskOptions {
   jobs?: JobRunnerOptions;
   /** Chunk size and overlap in tokens; defaults 512 and 64. */
   chunking?: Partial<ChunkingOptions>;
+  /** API key bookkeeping (how often `lastUsedAt` is written). */
+  keys?: ApiKeyServiceOptions;
+  /** Agent retrieval depth, prompt budgets, price table and query limits. */
+  agents?: AgentOptionsInput;
 }
 
 export interface Ragdesk {
   readonly datastores: DatastoreService;
   readonly datasources: DatasourceService;
+  /** API keys of owners (used by the HTTP adapter and the CLI). */
+  readonly keys: ApiKeyService;
+  readonly agents: AgentService;
   /** The adapters this instance was composed of, e.g. for labelling responses. */
   readonly adapters: { store: string; index: string; embeddings: string; chat: string | null };
   /** Waits for pending writes, flushes the vector index and closes the store. Idempotent. */
@@ -45,6 +55,9 @@ const STORE_METHODS = [
   'createDatasource', 'getDatasource', 'listDatasources', 'updateDatasource', 'deleteDatasource',
   'replaceChunks', 'getChunks', 'listChunks', 'iterateChunks', 'countChunks', 'findVectorsByHash',
   'chunkSequence', 'searchText', 'close',
+  'createAgent', 'getAgent', 'listAgents', 'updateAgent', 'deleteAgent',
+  'createConversation', 'getConversation', 'listConversations', 'appendMessages', 'listMessages',
+  'createApiKey', 'findApiKeyByHash', 'listApiKeys', 'updateApiKey', 'consumeUsage',
 ] as const;
 const INDEX_METHODS = ['open', 'upsert', 'remove', 'query', 'count', 'flush', 'drop', 'close'] as const;
 
@@ -74,6 +87,8 @@ export function createRagdesk(options: RagdeskOptions): Ragdesk {
   return {
     datastores: new DatastoreService(context, (datastoreId) => datasources.stopSyncsOf(datastoreId)),
     datasources,
+    keys: new ApiKeyService(options.store, () => context.assertOpen(), options.keys),
+    agents: new AgentService(context, options.chat, resolveAgentOptions(options.agents)),
     adapters: {
       store: options.store.name,
       index: options.index.name,

@@ -20,6 +20,7 @@ import {
   patchDatasource,
   validateChunks,
 } from './record-copies.js';
+import { memoryAgents } from './memory-agents.js';
 import { memoryJobs } from './memory-jobs.js';
 import { TextPostings } from './text-postings.js';
 
@@ -49,6 +50,7 @@ export function memoryStore(_options: MemoryStoreOptions = {}): Store {
   /** Chunk ids per datasource, so replace and delete need not scan every chunk. */
   const chunkIds = new Map<string, Set<string>>();
   const jobs = memoryJobs((id) => datasources.get(id));
+  const agents = memoryAgents();
   let closed = false;
 
   function open(): void {
@@ -97,7 +99,7 @@ export function memoryStore(_options: MemoryStoreOptions = {}): Store {
     async createDatastore(record) {
       open();
       if (datastores.has(record.id)) throw conflict('datastore', record.id);
-      datastores.set(record.id, { record: { ...record }, sequence: 0, text: new TextPostings() });
+      datastores.set(record.id, { record: { ...record, ownerId: record.ownerId ?? null }, sequence: 0, text: new TextPostings() });
     },
 
     async getDatastore(id) {
@@ -106,9 +108,11 @@ export function memoryStore(_options: MemoryStoreOptions = {}): Store {
       return state === undefined ? null : { ...state.record };
     },
 
-    async listDatastores() {
+    async listDatastores(filter = {}) {
       open();
-      return oldestFirst([...datastores.values()].map((state) => ({ ...state.record })));
+      const records = [...datastores.values()].map((state) => ({ ...state.record }));
+      const { ownerId } = filter;
+      return oldestFirst(ownerId === undefined ? records : records.filter((record) => record.ownerId === ownerId));
     },
 
     async updateDatastore(id, patch: DatastorePatch) {
@@ -152,6 +156,14 @@ export function memoryStore(_options: MemoryStoreOptions = {}): Store {
       open();
       const record = datasources.get(id);
       return record === undefined ? null : copyDatasource(record);
+    },
+
+    async getDatasources(ids) {
+      open();
+      return ids.flatMap((id) => {
+        const record = datasources.get(id);
+        return record === undefined ? [] : [copyDatasource(record)];
+      });
     },
 
     async listDatasources(datastoreId, options = {}) {
@@ -309,6 +321,81 @@ export function memoryStore(_options: MemoryStoreOptions = {}): Store {
       const state = datastores.get(request.datastoreId);
       if (state === undefined) return [];
       return state.text.search(request.query, request.topK, request.filter);
+    },
+
+    async createAgent(record) {
+      open();
+      agents.createAgent(record);
+    },
+
+    async getAgent(id) {
+      open();
+      return agents.getAgent(id);
+    },
+
+    async listAgents(filter) {
+      open();
+      return agents.listAgents(filter);
+    },
+
+    async updateAgent(id, patch) {
+      open();
+      return agents.updateAgent(id, patch);
+    },
+
+    async deleteAgent(id) {
+      open();
+      return agents.deleteAgent(id);
+    },
+
+    async createConversation(record) {
+      open();
+      agents.createConversation(record);
+    },
+
+    async getConversation(id) {
+      open();
+      return agents.getConversation(id);
+    },
+
+    async listConversations(agentId) {
+      open();
+      return agents.listConversations(agentId);
+    },
+
+    async appendMessages(conversationId, messages) {
+      open();
+      agents.appendMessages(conversationId, messages);
+    },
+
+    async listMessages(conversationId, options) {
+      open();
+      return agents.listMessages(conversationId, options);
+    },
+
+    async createApiKey(record) {
+      open();
+      agents.createApiKey(record);
+    },
+
+    async findApiKeyByHash(hash) {
+      open();
+      return agents.findApiKeyByHash(hash);
+    },
+
+    async listApiKeys(filter) {
+      open();
+      return agents.listApiKeys(filter);
+    },
+
+    async updateApiKey(id, patch) {
+      open();
+      return agents.updateApiKey(id, patch);
+    },
+
+    async consumeUsage(request) {
+      open();
+      return agents.consumeUsage(request);
     },
 
     async close() {

@@ -29,6 +29,9 @@ export function recordQueries(db: SqliteDatabase) {
   );
   const selectDatastore = db.prepare(`SELECT ${DATASTORE_COLUMNS} FROM datastores WHERE id = ?`);
   const selectDatastores = db.prepare(`SELECT ${DATASTORE_COLUMNS} FROM datastores ORDER BY created_at, pk`);
+  const selectOwnerDatastores = db.prepare(
+    `SELECT ${DATASTORE_COLUMNS} FROM datastores WHERE owner_id = ? ORDER BY created_at, pk`,
+  );
   const updateDatastoreRow = db.prepare(
     `UPDATE datastores SET ${assignments(DATASTORE_COLUMNS, 1)} WHERE id = ?`,
   );
@@ -102,8 +105,9 @@ export function recordQueries(db: SqliteDatabase) {
       });
     },
 
-    listDatastores(): DatastoreRecord[] {
-      return (selectDatastores.all() as DatastoreRow[]).map(toDatastoreRecord);
+    listDatastores(ownerId: string | undefined): DatastoreRecord[] {
+      const rows = ownerId === undefined ? selectDatastores.all() : selectOwnerDatastores.all(ownerId);
+      return (rows as DatastoreRow[]).map(toDatastoreRecord);
     },
 
     updateDatastore(id: string, patch: DatastorePatch): DatastoreRecord | null {

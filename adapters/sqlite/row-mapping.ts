@@ -10,6 +10,7 @@ import type { SqliteValue } from './database.js';
 
 export interface DatastoreRow {
   id: string;
+  owner_id: string | null;
   name: string;
   description: string;
   embedding_model: string;
@@ -54,8 +55,9 @@ export interface ChunkRow {
 }
 
 // Keys come first (id; then datastore_id for datasources): updates skip them by position.
+// owner_id is last because migration 4 added it; updates rewrite it with its unchanged value.
 export const DATASTORE_COLUMNS =
-  'id, name, description, embedding_model, embedding_dimensions, created_at, updated_at';
+  'id, name, description, embedding_model, embedding_dimensions, created_at, updated_at, owner_id';
 
 export const DATASOURCE_COLUMNS =
   'id, datastore_id, type, name, status, group_id, custom_id, config, metadata, error, ' +
@@ -68,6 +70,7 @@ export const CHUNK_COLUMNS =
 export function toDatastoreRecord(row: DatastoreRow): DatastoreRecord {
   return {
     id: row.id,
+    ownerId: row.owner_id,
     name: row.name,
     description: row.description,
     embeddingModel: row.embedding_model,
@@ -87,6 +90,7 @@ export function datastoreValues(record: DatastoreRecord): SqliteValue[] {
     record.embeddingDimensions,
     record.createdAt,
     record.updatedAt,
+    record.ownerId ?? null,
   ];
 }
 

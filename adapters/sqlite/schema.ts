@@ -141,6 +141,82 @@ const MIGRATIONS: readonly string[] = [
     INSERT INTO chunks_fts (chunks_fts, rowid, text) VALUES ('delete', old.pk, old.text);
   END;
   `,
+  // 4: owners, agents, conversations, messages, API keys, usage counters. Datastores that predate
+  // owners get owner_id NULL (single-tenant). Conversations cascade from their agent and messages
+  // from their conversation, so deleting an agent is one statement. Arrays and objects (sources,
+  // usage, scopes, datastore ids) are JSON text: they are read whole, never queried into.
+  `
+  ALTER TABLE datastores ADD COLUMN owner_id TEXT;
+  CREATE INDEX datastores_owner ON datastores (owner_id, created_at) WHERE owner_id IS NOT NULL;
+
+  CREATE TABLE agents (
+    pk INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    owner_id TEXT,
+    name TEXT NOT NULL,
+    description TEXT NOT NULL,
+    model_name TEXT NOT NULL,
+    temperature REAL NOT NULL,
+    visibility TEXT NOT NULL,
+    system_prompt TEXT,
+    user_prompt TEXT,
+    prompt_type TEXT,
+    prompt_template TEXT,
+    datastore_ids TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+  CREATE INDEX agents_owner ON agents (owner_id, created_at);
+
+  CREATE TABLE conversations (
+    pk INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    agent_id TEXT NOT NULL REFERENCES agents (id) ON DELETE CASCADE,
+    visitor_id TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL
+  );
+  CREATE INDEX conversations_agent ON conversations (agent_id, created_at);
+
+  -- pk is the insertion order: it breaks ties between messages written at the same instant.
+  CREATE TABLE messages (
+    pk INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
+    role TEXT NOT NULL,
+    text TEXT NOT NULL,
+    sources TEXT NOT NULL,
+    usage TEXT,
+    model TEXT,
+    visitor_id TEXT NOT NULL,
+    created_at TEXT NOT NULL
+  );
+  CREATE INDEX messages_conversation ON messages (conversation_id, created_at, pk);
+
+  CREATE TABLE api_keys (
+    pk INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    owner_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    hash TEXT NOT NULL UNIQUE,
+    prefix TEXT NOT NULL,
+    scopes TEXT NOT NULL,
+    datastore_ids TEXT,
+    created_at TEXT NOT NULL,
+    last_used_at TEXT,
+    revoked_at TEXT
+  );
+  CREATE INDEX api_keys_owner ON api_keys (owner_id, created_at);
+
+  -- REAL: amounts may be fractional (costs). One row per (subject, metric, period).
+  CREATE TABLE usage_counters (
+    subject TEXT NOT NULL,
+    metric TEXT NOT NULL,
+    period TEXT NOT NULL,
+    used REAL NOT NULL,
+    PRIMARY KEY (subject, metric, period)
+  ) WITHOUT ROWID;
+  `,
 ];
 
 /** The schema version this code writes. */

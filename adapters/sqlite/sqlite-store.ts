@@ -1,6 +1,7 @@
 import { RagdeskError } from '../../src/errors.js';
 import type { ChunkRecord } from '../../src/ports/records.js';
 import type { Store } from '../../src/ports/store.js';
+import { agentQueries } from './agent-queries.js';
 import { chunkQueries } from './chunk-queries.js';
 import {
   configureConnection,
@@ -57,6 +58,7 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
   const records = recordQueries(db);
   const chunks = chunkQueries(db, records);
   const jobs = jobQueries(db, records);
+  const agents = agentQueries(db);
   const lexical = lexicalSearch(db, { ...DEFAULT_LEXICAL_LIMITS, ...options.lexicalLimits });
   let closed = false;
 
@@ -75,7 +77,7 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
 
     createDatastore: (record) => run('createDatastore', () => records.createDatastore(record)),
     getDatastore: (id) => run('getDatastore', () => records.getDatastore(id)),
-    listDatastores: () => run('listDatastores', () => records.listDatastores()),
+    listDatastores: (filter = {}) => run('listDatastores', () => records.listDatastores(filter.ownerId)),
     updateDatastore: (id, patch) => run('updateDatastore', () => records.updateDatastore(id, patch)),
     deleteDatastore: (id) =>
       run('deleteDatastore', () => {
@@ -86,6 +88,13 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
 
     createDatasource: (record) => run('createDatasource', () => records.createDatasource(record)),
     getDatasource: (id) => run('getDatasource', () => records.getDatasource(id)),
+    // better-sqlite3 is synchronous: one prepared lookup per id inside one call beats an IN list
+    // whose statement would have to be prepared for every length.
+    getDatasources: (ids) =>
+      run('getDatasources', () => ids.flatMap((id) => {
+        const record = records.getDatasource(id);
+        return record === null ? [] : [record];
+      })),
     listDatasources: (datastoreId, listOptions = {}) =>
       run('listDatasources', () => records.listDatasources(datastoreId, listOptions.groupId)),
     updateDatasource: (id, patch) => run('updateDatasource', () => records.updateDatasource(id, patch)),
@@ -134,6 +143,24 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     updateJob: (id, patch) => run('updateJob', () => jobs.updateJob(id, patch)),
 
     searchText: (request) => run('searchText', () => lexical.search(request)),
+
+    createAgent: (record) => run('createAgent', () => agents.createAgent(record)),
+    getAgent: (id) => run('getAgent', () => agents.getAgent(id)),
+    listAgents: (filter = {}) => run('listAgents', () => agents.listAgents(filter.ownerId)),
+    updateAgent: (id, patch) => run('updateAgent', () => agents.updateAgent(id, patch)),
+    deleteAgent: (id) => run('deleteAgent', () => agents.deleteAgent(id)),
+    createConversation: (record) => run('createConversation', () => agents.createConversation(record)),
+    getConversation: (id) => run('getConversation', () => agents.getConversation(id)),
+    listConversations: (agentId) => run('listConversations', () => agents.listConversations(agentId)),
+    appendMessages: (conversationId, messages) =>
+      run('appendMessages', () => agents.appendMessages(conversationId, messages)),
+    listMessages: (conversationId, listOptions = {}) =>
+      run('listMessages', () => agents.listMessages(conversationId, listOptions.limit)),
+    createApiKey: (record) => run('createApiKey', () => agents.createApiKey(record)),
+    findApiKeyByHash: (hash) => run('findApiKeyByHash', () => agents.findApiKeyByHash(hash)),
+    listApiKeys: (filter = {}) => run('listApiKeys', () => agents.listApiKeys(filter.ownerId)),
+    updateApiKey: (id, patch) => run('updateApiKey', () => agents.updateApiKey(id, patch)),
+    consumeUsage: (request) => run('consumeUsage', () => agents.consumeUsage(request)),
 
     async close() {
       if (closed) return;

@@ -1,5 +1,6 @@
 import type { RagdeskContext } from '../context.js';
 import { notFound } from '../errors.js';
+import type { DatastoreRecord } from '../ports/records.js';
 import { newId, nowIso } from '../util/ids.js';
 import { parseInput, idSchema } from '../validation.js';
 import { Datastore } from './datastore.js';
@@ -22,13 +23,19 @@ export class DatastoreService {
   ) {}
 
   /** Creates an empty datastore bound to the instance's embedding model. */
-  async create(input: DatastoreCreateInput): Promise<Datastore> {
+  /**
+   * `ownerId` is an option, not a field of `input`, so a request body passed through can never
+   * choose its owner: the caller (the HTTP adapter, from the API key) sets it.
+   */
+  async create(input: DatastoreCreateInput, options: { ownerId?: string | null } = {}): Promise<Datastore> {
     const parsed = parseInput(datastoreCreateSchema, input, 'datastore');
+    if (options.ownerId != null) parseInput(idSchema, options.ownerId, 'owner id');
     this.context.assertOpen();
     const now = nowIso();
     const { embeddings } = this.context;
-    const record = {
+    const record: DatastoreRecord = {
       id: newId(),
+      ownerId: options.ownerId ?? null,
       name: parsed.name.trim(),
       description: parsed.description ?? '',
       embeddingModel: embeddings.model,
@@ -49,10 +56,13 @@ export class DatastoreService {
     return new Datastore(this.context, record);
   }
 
-  /** All datastores, oldest first. */
-  async list(): Promise<Datastore[]> {
+  /** All datastores, oldest first; with `ownerId`, only that owner's. */
+  async list(filter: { ownerId?: string } = {}): Promise<Datastore[]> {
+    if (filter.ownerId !== undefined) parseInput(idSchema, filter.ownerId, 'owner id');
     this.context.assertOpen();
-    const records = await this.context.store.listDatastores();
+    const records = await this.context.store.listDatastores(
+      filter.ownerId === undefined ? undefined : { ownerId: filter.ownerId },
+    );
     return records.map((record) => new Datastore(this.context, record));
   }
 

@@ -23,6 +23,8 @@ import {
  */
 export class Datastore {
   readonly id: string;
+  /** Owner (tenant) of the datastore; null for single-tenant use. */
+  readonly ownerId: string | null;
   readonly name: string;
   readonly description: string;
   readonly embeddingModel: string;
@@ -36,6 +38,7 @@ export class Datastore {
     private readonly record: DatastoreRecord,
   ) {
     this.id = record.id;
+    this.ownerId = record.ownerId;
     this.name = record.name;
     this.description = record.description;
     this.embeddingModel = record.embeddingModel;

@@ -1,3 +1,5 @@
+import type { SpecModelName } from './agent-records.js';
+
 /** One message of a chat exchange. */
 export interface ChatMessage {
   role: 'system' | 'user' | 'assistant';
@@ -18,6 +20,25 @@ export interface ChatRequest {
   /** Upper bound on generated tokens. */
   maxTokens?: number;
   signal?: AbortSignal;
+  /**
+   * The question and the retrieved passages the last user message was built from, in the order and
+   * with the numbers the prompt shows them. Language models can ignore it (the prompt already holds
+   * it); an extractive answerer answers from it without parsing the prompt.
+   */
+  grounding?: ChatGrounding;
+}
+
+export interface ChatGrounding {
+  query: string;
+  passages: readonly GroundingPassage[];
+}
+
+export interface GroundingPassage {
+  /** The number the prompt cites it by (`[1]` is 1). */
+  number: number;
+  /** Source shown to the model (document name, page). */
+  label: string;
+  text: string;
 }
 
 export interface ChatUsage {
@@ -47,4 +68,10 @@ export interface ChatModel {
   generate(request: ChatRequest): Promise<ChatResult>;
   /** Async iterable of deltas then one finish part. Aborting `signal` stops the upstream call. */
   stream(request: ChatRequest): AsyncIterable<ChatStreamPart>;
+  /**
+   * Maps a SPEC model name (an agent's `modelName`) to the id this adapter sends as
+   * `ChatRequest.model` and the context window that bounds prompt budgets. Optional: an adapter
+   * with one fixed model (the offline answerer) omits it and the core uses the SPEC windows.
+   */
+  resolveModel?(specName: SpecModelName): { id: string; contextWindow: number };
 }

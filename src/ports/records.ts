@@ -11,6 +11,8 @@ export type Metadata = Record<string, MetadataValue>;
 
 export interface DatastoreRecord {
   id: string;
+  /** Who owns the datastore (API keys of this owner see it); null for single-tenant library use. */
+  ownerId: string | null;
   name: string;
   description: string;
   /** Id of the embedding model the chunks of this datastore were embedded with. */

@@ -8,6 +8,13 @@ import type {
   ScoredId,
   StatusEvent,
 } from './records.js';
+import type {
+  AgentRecord,
+  ApiKeyRecord,
+  ConversationRecord,
+  MessageRecord,
+  UsageConsumption,
+} from './agent-records.js';
 
 /** Fields of a datastore that may change after creation. */
 export type DatastorePatch = Partial<
@@ -16,6 +23,12 @@ export type DatastorePatch = Partial<
 
 /** Fields of a datasource that may change after creation. */
 export type DatasourcePatch = Partial<Omit<DatasourceRecord, 'id' | 'datastoreId' | 'type' | 'createdAt'>>;
+
+/** Fields of an agent that may change after creation. */
+export type AgentPatch = Partial<Omit<AgentRecord, 'id' | 'ownerId' | 'createdAt'>>;
+
+/** Fields of an API key that may change after creation. */
+export type ApiKeyPatch = Partial<Pick<ApiKeyRecord, 'name' | 'lastUsedAt' | 'revokedAt'>>;
 
 /** An uploaded file kept with its datasource. */
 export interface StoredFile {
@@ -69,8 +82,8 @@ export interface Store {
   /** Inserts a datastore. Throws `conflict` when the id exists. */
   createDatastore(record: DatastoreRecord): Promise<void>;
   getDatastore(id: string): Promise<DatastoreRecord | null>;
-  /** All datastores, oldest first. */
-  listDatastores(): Promise<DatastoreRecord[]>;
+  /** All datastores, oldest first; with `ownerId`, only that owner's. */
+  listDatastores(filter?: { ownerId?: string }): Promise<DatastoreRecord[]>;
   /** Applies the patch; returns the updated record, or null when the id is unknown. */
   updateDatastore(id: string, patch: DatastorePatch): Promise<DatastoreRecord | null>;
   /** Deletes the datastore with its datasources and chunks. Returns false when the id is unknown. */
@@ -79,6 +92,8 @@ export interface Store {
   /** Inserts a datasource. Throws `conflict` on a duplicate id, `not_found` when its datastore is unknown. */
   createDatasource(record: DatasourceRecord): Promise<void>;
   getDatasource(id: string): Promise<DatasourceRecord | null>;
+  /** The datasources with these ids, in the order of `ids`; unknown ids are skipped. One round trip. */
+  getDatasources(ids: readonly string[]): Promise<DatasourceRecord[]>;
   /** Datasources of a datastore, oldest first; with `groupId`, only the children of that group. */
   listDatasources(datastoreId: string, options?: { groupId?: string }): Promise<DatasourceRecord[]>;
   /**
@@ -168,6 +183,48 @@ export interface Store {
    * Scores are positive and higher is better; they are comparable only within one call.
    */
   searchText(request: TextSearchRequest): Promise<ScoredId[]>;
+
+  /** Inserts an agent. Throws `conflict` on a duplicate id. Datastore ids are not checked here (the core does). */
+  createAgent(record: AgentRecord): Promise<void>;
+  getAgent(id: string): Promise<AgentRecord | null>;
+  /** Agents oldest first; with `ownerId`, only that owner's. */
+  listAgents(filter?: { ownerId?: string }): Promise<AgentRecord[]>;
+  /** Applies the patch; returns the updated record, or null when the id is unknown. */
+  updateAgent(id: string, patch: AgentPatch): Promise<AgentRecord | null>;
+  /** Deletes the agent with its conversations and their messages in one step; false when unknown. */
+  deleteAgent(id: string): Promise<boolean>;
+
+  /** Inserts a conversation. Throws `conflict` on a duplicate id, `not_found` when its agent is unknown. */
+  createConversation(record: ConversationRecord): Promise<void>;
+  getConversation(id: string): Promise<ConversationRecord | null>;
+  /** Conversations of an agent, oldest first. */
+  listConversations(agentId: string): Promise<ConversationRecord[]>;
+  /**
+   * Appends messages to a conversation and sets its `updatedAt` to the last message's `createdAt`,
+   * all in one step (a question and its answer land together or not at all). Throws `not_found`
+   * when the conversation is unknown and `conflict` on a duplicate message id.
+   */
+  appendMessages(conversationId: string, messages: readonly MessageRecord[]): Promise<void>;
+  /**
+   * The most recent messages of a conversation, newest first (ties broken by insertion order,
+   * later first), at most `limit` (all when omitted).
+   */
+  listMessages(conversationId: string, options?: { limit?: number }): Promise<MessageRecord[]>;
+
+  /** Inserts an API key record. Throws `conflict` on a duplicate id or hash. */
+  createApiKey(record: ApiKeyRecord): Promise<void>;
+  /** The key whose `hash` matches (revoked keys included: the caller checks `revokedAt`). */
+  findApiKeyByHash(hash: string): Promise<ApiKeyRecord | null>;
+  /** Keys oldest first (revoked included); with `ownerId`, only that owner's. */
+  listApiKeys(filter?: { ownerId?: string }): Promise<ApiKeyRecord[]>;
+  /** Applies the patch; returns the updated record, or null when the id is unknown. */
+  updateApiKey(id: string, patch: ApiKeyPatch): Promise<ApiKeyRecord | null>;
+
+  /**
+   * Atomically adds `amount` to a usage counter unless that would exceed `limit`. Returns whether
+   * it was added and the counter's value afterwards (unchanged when refused). Counters start at 0.
+   */
+  consumeUsage(request: UsageConsumption): Promise<{ allowed: boolean; used: number }>;
 
   /** Releases connections and file handles. Further calls throw `closed`. Idempotent. */
   close(): Promise<void>;

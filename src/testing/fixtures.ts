@@ -10,6 +10,12 @@ import type {
   DatastoreRecord,
   JobRecord,
 } from '../ports/records.js';
+import type {
+  AgentRecord,
+  ApiKeyRecord,
+  ConversationRecord,
+  MessageRecord,
+} from '../ports/agent-records.js';
 import { seededRandom } from './random.js';
 
 /** Timestamp `seconds` after a fixed epoch, so `createdAt` ordering is under the test's control. */
@@ -22,6 +28,7 @@ export function makeDatastore(overrides: Partial<DatastoreRecord> = {}): Datasto
   const name = overrides.name ?? 'Handbook';
   return {
     id: `ds-${slug(name)}`,
+    ownerId: null,
     name,
     description: `Chunks of the ${name}`,
     embeddingModel: 'test-embedding-8',
@@ -76,6 +83,104 @@ export function makeJob(source: Pick<DatasourceRecord, 'id' | 'datastoreId'>, se
     lastError: null,
     createdAt: isoAt(seconds),
     updatedAt: isoAt(seconds),
+    ...overrides,
+  };
+}
+
+/** An agent over `datastoreIds`; `id` defaults to `agent-<name>`. */
+export function makeAgent(overrides: Partial<AgentRecord> = {}): AgentRecord {
+  const name = overrides.name ?? 'Helper';
+  return {
+    id: `agent-${slug(name)}`,
+    ownerId: null,
+    name,
+    description: `The ${name} agent`,
+    modelName: 'gpt_3_5_turbo',
+    temperature: 0.2,
+    visibility: 'private',
+    systemPrompt: null,
+    userPrompt: null,
+    promptType: null,
+    promptTemplate: null,
+    datastoreIds: [],
+    createdAt: isoAt(0),
+    updatedAt: isoAt(0),
+    ...overrides,
+  };
+}
+
+/** A conversation of `agent` started at `isoAt(seconds)`; `id` defaults to `conv-<agent>-<seconds>`. */
+export function makeConversation(
+  agent: Pick<AgentRecord, 'id'>,
+  seconds: number,
+  overrides: Partial<ConversationRecord> = {},
+): ConversationRecord {
+  return {
+    id: `conv-${agent.id}-${seconds}`,
+    agentId: agent.id,
+    visitorId: 'visitor-1',
+    createdAt: isoAt(seconds),
+    updatedAt: isoAt(seconds),
+    ...overrides,
+  };
+}
+
+/**
+ * A message of `conversation` written at `isoAt(seconds)`; `id` defaults to
+ * `msg-<conversation>-<seconds>-<role>`. Assistant messages get a source and a usage.
+ */
+export function makeMessage(
+  conversation: Pick<ConversationRecord, 'id' | 'visitorId'>,
+  seconds: number,
+  role: MessageRecord['role'],
+  overrides: Partial<MessageRecord> = {},
+): MessageRecord {
+  const assistant = role === 'assistant';
+  return {
+    id: `msg-${conversation.id}-${seconds}-${role}`,
+    conversationId: conversation.id,
+    role,
+    text: assistant ? `Answer at ${seconds}s.` : `Question at ${seconds}s?`,
+    sources: assistant
+      ? [
+          {
+            chunk_id: 'chunk-1',
+            datasource_id: 'src-1',
+            datasource_name: 'notes.txt',
+            datasource_type: 'text',
+            source_url: null,
+            custom_id: null,
+            mime_type: 'text/plain',
+            page_number: 2,
+            total_pages: null,
+            score: 0.75,
+            text: 'The excerpt.',
+          },
+        ]
+      : [],
+    usage: assistant ? { promptTokens: 120, completionTokens: 30, totalTokens: 150, cost: 0.000225 } : null,
+    model: assistant ? 'offline/extractive' : null,
+    visitorId: conversation.visitorId,
+    createdAt: isoAt(seconds),
+    ...overrides,
+  };
+}
+
+/** An API key record of `ownerId`; the hash is the sha256 of `secret-<name>`. */
+export function makeApiKey(ownerId: string, overrides: Partial<ApiKeyRecord> = {}): ApiKeyRecord {
+  const name = overrides.name ?? 'default';
+  const secret = `secret-${ownerId}-${name}`;
+  return {
+    id: `key-${slug(ownerId)}-${slug(name)}`,
+    ownerId,
+    name,
+    hash: contentHash(secret),
+    prefix: secret.slice(0, 10),
+    scopes: ['read', 'query'],
+    datastoreIds: null,
+    createdAt: isoAt(0),
+    lastUsedAt: null,
+    revokedAt: null,
     ...overrides,
   };
 }

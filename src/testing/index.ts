@@ -10,3 +10,5 @@ export {
 } from './vector-index-conformance.js';
 export * from './fixtures.js';
 export { seededRandom, clusteredVectors } from './random.js';
+export { describeChatModelConformance, type ChatModelHarness } from './chat-model-conformance.js';
+export { describeEmbeddingsConformance, type EmbeddingsHarness } from './embeddings-conformance.js';

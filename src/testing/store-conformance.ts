@@ -7,6 +7,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DatasourcePatch, Store } from '../ports/store.js';
+import { describeAgentConformance } from './store-conformance-agents.js';
 import { describeChunkConformance } from './store-conformance-chunks.js';
 import { describeJobConformance } from './store-conformance-jobs.js';
 import { describeSearchConformance } from './store-conformance-search.js';
@@ -50,6 +51,7 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
     describeChunkConformance(context);
     describeSearchConformance(context);
     describeJobConformance(context);
+    describeAgentConformance(context);
   });
 }
 
@@ -119,6 +121,18 @@ function describeRecordConformance(context: StoreSuiteContext): void {
       read!.metadata.author = 'mutated';
       expect(await store().getDatasource(record.id)).toEqual(record);
       expect(await store().getDatasource('missing')).toBeNull();
+    });
+
+    it('reads several by id in the order asked, skipping unknown ids, as copies', async () => {
+      const a = makeDatasource(datastore, { name: 'a', createdAt: isoAt(1) });
+      const b = makeDatasource(datastore, { name: 'b', createdAt: isoAt(2) });
+      await store().createDatasource(a);
+      await store().createDatasource(b);
+      const read = await store().getDatasources([b.id, 'missing', a.id]);
+      expect(read).toEqual([b, a]);
+      read[0]!.metadata.author = 'mutated';
+      expect(await store().getDatasources([b.id])).toEqual([b]);
+      expect(await store().getDatasources([])).toEqual([]);
     });
 
     it('rejects a duplicate id with conflict and an unknown datastore with not_found', async () => {

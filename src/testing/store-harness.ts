@@ -19,6 +19,10 @@ export interface StoreInspector {
   jobRows?(datasourceId: string): Promise<number>;
   /** Status-event rows of the datasource. */
   statusEventRows?(datasourceId: string): Promise<number>;
+  /** Conversation rows of the agent. */
+  conversationRows?(agentId: string): Promise<number>;
+  /** Message rows of the conversation. */
+  messageRows?(conversationId: string): Promise<number>;
 }
 
 /** How the suite gets stores. */

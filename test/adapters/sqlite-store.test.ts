@@ -5,7 +5,18 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { SCHEMA_VERSION, sqliteStore } from '../../adapters/sqlite/index.js';
 import type { Store } from '../../src/ports/store.js';
-import { isoAt, makeChunk, makeChunks, makeDatasource, makeDatastore, makeJob } from '../../src/testing/fixtures.js';
+import {
+  isoAt,
+  makeAgent,
+  makeApiKey,
+  makeChunk,
+  makeChunks,
+  makeConversation,
+  makeDatasource,
+  makeDatastore,
+  makeJob,
+  makeMessage,
+} from '../../src/testing/fixtures.js';
 import { samplePassages } from '../../src/testing/sample-texts.js';
 
 let dir: string;
@@ -185,6 +196,8 @@ describe('sqliteStore datasource pipeline', () => {
     await old.close();
     const db = new Database(path);
     db.exec(`
+      DROP TABLE usage_counters; DROP TABLE api_keys; DROP TABLE messages; DROP TABLE conversations; DROP TABLE agents;
+      DROP INDEX datastores_owner; ALTER TABLE datastores DROP COLUMN owner_id;
       DROP TABLE jobs; DROP TABLE status_events; DROP TABLE datasource_files; DROP TABLE fts_control;
       DROP TRIGGER chunks_fts_delete;
       CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN
@@ -226,6 +239,77 @@ describe('sqliteStore datasource pipeline', () => {
     const freshPath = join(dir, 'fresh.db');
     await sqliteStore({ path: freshPath }).close();
     expect(schemaOf(path)).toEqual(schemaOf(freshPath));
+  });
+
+  it('migrates a version-3 file to the current version: datastores get owner NULL, agent tables work', async () => {
+    // A version-3 file: the current schema minus what migration 4 added, with data written by the store.
+    const old = open();
+    await fill(old);
+    await old.close();
+    const db = new Database(path);
+    db.exec(`
+      DROP TABLE usage_counters; DROP TABLE api_keys; DROP TABLE messages; DROP TABLE conversations; DROP TABLE agents;
+      DROP INDEX datastores_owner;
+      ALTER TABLE datastores DROP COLUMN owner_id;
+      PRAGMA user_version = 3;
+    `);
+    // A datastore written by a version-3 store, which knew no owners.
+    db.prepare(
+      `INSERT INTO datastores (id, name, description, embedding_model, embedding_dimensions, created_at, updated_at)
+       VALUES ('ds-legacy', 'Legacy', '', 'test-embedding-8', 8, ?, ?)`,
+    ).run(isoAt(1), isoAt(1));
+    db.close();
+    const columns = () => {
+      const check = new Database(path, { readonly: true });
+      try {
+        return (check.prepare('PRAGMA table_info(datastores)').all() as { name: string }[]).map((column) => column.name);
+      } finally {
+        check.close();
+      }
+    };
+    expect(columns()).not.toContain('owner_id');
+
+    const store = open();
+    expect(columns()).toContain('owner_id');
+    const datastores = await store.listDatastores();
+    expect(datastores.map((d) => [d.id, d.ownerId])).toEqual([[makeDatastore().id, null], ['ds-legacy', null]]);
+    expect(await store.countChunks(makeDatastore().id)).toBe(20);
+    expect(await store.listDatastores({ ownerId: 'owner-a' })).toEqual([]);
+    await store.createDatastore(makeDatastore({ name: 'Owned', ownerId: 'owner-a' }));
+    expect((await store.listDatastores({ ownerId: 'owner-a' })).map((d) => d.name)).toEqual(['Owned']);
+    const agent = makeAgent({ ownerId: 'owner-a', datastoreIds: ['ds-legacy'] });
+    const conversation = makeConversation(agent, 3);
+    await store.createAgent(agent);
+    await store.createConversation(conversation);
+    await store.appendMessages(conversation.id, [makeMessage(conversation, 4, 'user')]);
+    await store.createApiKey(makeApiKey('owner-a'));
+    expect(await store.consumeUsage({ subject: 'owner-a', metric: 'q', period: 'p', amount: 1, limit: 1 })).toEqual({ allowed: true, used: 1 });
+    expect(await store.listMessages(conversation.id)).toHaveLength(1);
+    await store.close();
+
+    const check = new Database(path, { readonly: true });
+    try {
+      expect(pragma(check, 'user_version')).toBe(SCHEMA_VERSION);
+      expect(pragma(check, 'integrity_check')).toBe('ok');
+      expect(pragma(check, 'foreign_key_check')).toBeUndefined();
+    } finally {
+      check.close();
+    }
+    const freshPath = join(dir, 'fresh.db');
+    await sqliteStore({ path: freshPath }).close();
+    expect(schemaOf(path)).toEqual(schemaOf(freshPath));
+  });
+
+  it('never lets two stores on one file consume past a usage limit', async () => {
+    const stores = [open(), open()];
+    const counter = { subject: 'owner-a', metric: 'agent_queries', period: '2026-11-22', limit: 25 };
+    // Interleaved: each store's check reads the count the other just committed.
+    const results = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => stores[i % 2]!.consumeUsage({ ...counter, amount: 1 })),
+    );
+    expect(results.filter((result) => result.allowed)).toHaveLength(25);
+    expect(results.slice(25).every((result) => !result.allowed && result.used === 25)).toBe(true);
+    expect(await stores[1]!.consumeUsage({ ...counter, amount: 0 })).toEqual({ allowed: true, used: 25 });
   });
 
   it('never gives one job to two stores claiming on the same file', async () => {

@@ -44,6 +44,10 @@ function sqliteHarness() {
       jobRows: (datasourceId: string) => count('SELECT count(*) AS count FROM jobs WHERE datasource_id = ?', datasourceId),
       statusEventRows: (datasourceId: string) =>
         count('SELECT count(*) AS count FROM status_events WHERE datasource_id = ?', datasourceId),
+      conversationRows: (agentId: string) =>
+        count('SELECT count(*) AS count FROM conversations WHERE agent_id = ?', agentId),
+      messageRows: (conversationId: string) =>
+        count('SELECT count(*) AS count FROM messages WHERE conversation_id = ?', conversationId),
     },
     async cleanup() {
       if (dir !== undefined) rmSync(dir, { recursive: true, force: true });

@@ -7,8 +7,12 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const NATIVE_OR_OPTIONAL = ['better-sqlite3', 'hnswlib-node', 'openai', 'pg', 'officeparser', 'linkedom'];
 /** The composition points allowed to wire several adapters together. */
 const WIRING = ['adapters/node.ts', 'adapters/cli/'];
-/** Core folders an adapter may use: contracts, errors and dependency-free helpers. */
-const SHARED_FOR_ADAPTERS = ['src/ports/', 'src/errors.ts', 'src/text/', 'src/util/'];
+/**
+ * Core folders an adapter may use: contracts, errors and dependency-free helpers. The tokenizer is
+ * shared so that an adapter counting tokens itself (OpenAI-compatible servers that report no usage)
+ * counts exactly as the core's budgets do.
+ */
+const SHARED_FOR_ADAPTERS = ['src/ports/', 'src/errors.ts', 'src/text/', 'src/util/', 'src/ingest/tokenizer.ts'];
 
 function sourceFiles(folder: string): string[] {
   return readdirSync(join(ROOT, folder), { recursive: true, withFileTypes: true })

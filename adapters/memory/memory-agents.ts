@@ -1,0 +1,177 @@
+import { invalidRequest, notFound } from '../../src/errors.js';
+import type {
+  AgentRecord,
+  ApiKeyRecord,
+  ConversationRecord,
+  MessageRecord,
+  UsageConsumption,
+} from '../../src/ports/agent-records.js';
+import type { AgentPatch, ApiKeyPatch } from '../../src/ports/store.js';
+import { conflict, oldestFirst } from './record-copies.js';
+
+/** Keys an agent patch may not change (AgentPatch omits them; JavaScript callers may not). */
+const AGENT_FIXED_KEYS = new Set(['id', 'ownerId', 'createdAt']);
+/** The only keys an API key patch may change. */
+const API_KEY_PATCH_KEYS = ['name', 'lastUsedAt', 'revokedAt'] as const;
+
+/**
+ * Agents, their conversations and messages, API keys and usage counters of the memory store.
+ * Every method checks before it writes, so a rejected call changes nothing; records are copied
+ * in and out (`structuredClone`, since they hold arrays and nested objects).
+ */
+export function memoryAgents() {
+  const agents = new Map<string, AgentRecord>();
+  const conversations = new Map<string, ConversationRecord>();
+  /** Messages per conversation, in insertion order. */
+  const messages = new Map<string, MessageRecord[]>();
+  /** Every message id ever stored and not deleted: ids are unique across conversations. */
+  const messageIds = new Set<string>();
+  const apiKeys = new Map<string, ApiKeyRecord>();
+  const keyIdsByHash = new Map<string, string>();
+  const usage = new Map<string, number>();
+
+  const byOwner = <T extends { ownerId: string | null }>(list: T[], ownerId: string | undefined): T[] =>
+    ownerId === undefined ? list : list.filter((record) => record.ownerId === ownerId);
+
+  function dropConversation(id: string): void {
+    for (const message of messages.get(id) ?? []) messageIds.delete(message.id);
+    messages.delete(id);
+    conversations.delete(id);
+  }
+
+  return {
+    createAgent(record: AgentRecord): void {
+      if (agents.has(record.id)) throw conflict('agent', record.id);
+      agents.set(record.id, { ...structuredClone(record), ownerId: record.ownerId ?? null });
+    },
+
+    getAgent(id: string): AgentRecord | null {
+      const record = agents.get(id);
+      return record === undefined ? null : structuredClone(record);
+    },
+
+    listAgents(filter: { ownerId?: string } = {}): AgentRecord[] {
+      return oldestFirst(byOwner([...agents.values()], filter.ownerId).map((record) => structuredClone(record)));
+    },
+
+    updateAgent(id: string, patch: AgentPatch): AgentRecord | null {
+      const current = agents.get(id);
+      if (current === undefined) return null;
+      const next = structuredClone(current);
+      for (const [key, value] of Object.entries(patch)) {
+        if (value === undefined || AGENT_FIXED_KEYS.has(key) || !(key in next)) continue;
+        Object.assign(next, { [key]: structuredClone(value) });
+      }
+      agents.set(id, next);
+      return structuredClone(next);
+    },
+
+    deleteAgent(id: string): boolean {
+      if (!agents.has(id)) return false;
+      for (const conversation of [...conversations.values()]) {
+        if (conversation.agentId === id) dropConversation(conversation.id);
+      }
+      agents.delete(id);
+      return true;
+    },
+
+    createConversation(record: ConversationRecord): void {
+      if (conversations.has(record.id)) throw conflict('conversation', record.id);
+      if (!agents.has(record.agentId)) throw notFound('agent', record.agentId);
+      conversations.set(record.id, { ...record });
+      messages.set(record.id, []);
+    },
+
+    getConversation(id: string): ConversationRecord | null {
+      const record = conversations.get(id);
+      return record === undefined ? null : { ...record };
+    },
+
+    listConversations(agentId: string): ConversationRecord[] {
+      const owned = [...conversations.values()].filter((record) => record.agentId === agentId);
+      return oldestFirst(owned.map((record) => ({ ...record })));
+    },
+
+    appendMessages(conversationId: string, batch: readonly MessageRecord[]): void {
+      const conversation = conversations.get(conversationId);
+      if (conversation === undefined) throw notFound('conversation', conversationId);
+      // Every check first: a rejected batch leaves nothing behind.
+      const seen = new Set<string>();
+      for (const message of batch) {
+        if (messageIds.has(message.id) || seen.has(message.id)) throw conflict('message', message.id);
+        if (message.conversationId !== conversationId) throw otherConversation(message, conversationId);
+        seen.add(message.id);
+      }
+      const last = batch.at(-1);
+      if (last === undefined) return;
+      const list = messages.get(conversationId) ?? [];
+      for (const message of batch) {
+        list.push(structuredClone(message));
+        messageIds.add(message.id);
+      }
+      messages.set(conversationId, list);
+      conversations.set(conversationId, { ...conversation, updatedAt: last.createdAt });
+    },
+
+    listMessages(conversationId: string, options: { limit?: number } = {}): MessageRecord[] {
+      const list = messages.get(conversationId) ?? [];
+      // Reverse insertion order, then a stable sort by time: newest first, ties later-inserted first.
+      const newest = [...list].reverse().sort((a, b) => (a.createdAt > b.createdAt ? -1 : a.createdAt < b.createdAt ? 1 : 0));
+      const limited = options.limit === undefined ? newest : newest.slice(0, Math.max(0, Math.floor(options.limit)));
+      return limited.map((message) => structuredClone(message));
+    },
+
+    createApiKey(record: ApiKeyRecord): void {
+      if (apiKeys.has(record.id)) throw conflict('api key', record.id);
+      if (keyIdsByHash.has(record.hash)) throw conflict('api key hash', record.hash.slice(0, 8));
+      apiKeys.set(record.id, structuredClone(record));
+      keyIdsByHash.set(record.hash, record.id);
+    },
+
+    findApiKeyByHash(hash: string): ApiKeyRecord | null {
+      const id = keyIdsByHash.get(hash);
+      const record = id === undefined ? undefined : apiKeys.get(id);
+      return record === undefined ? null : structuredClone(record);
+    },
+
+    listApiKeys(filter: { ownerId?: string } = {}): ApiKeyRecord[] {
+      return oldestFirst(byOwner([...apiKeys.values()], filter.ownerId).map((record) => structuredClone(record)));
+    },
+
+    updateApiKey(id: string, patch: ApiKeyPatch): ApiKeyRecord | null {
+      const current = apiKeys.get(id);
+      if (current === undefined) return null;
+      const next = structuredClone(current);
+      for (const key of API_KEY_PATCH_KEYS) {
+        const value = patch[key];
+        if (value !== undefined) Object.assign(next, { [key]: value });
+      }
+      apiKeys.set(id, next);
+      return structuredClone(next);
+    },
+
+    consumeUsage(request: UsageConsumption): { allowed: boolean; used: number } {
+      assertUsageNumbers(request);
+      const key = JSON.stringify([request.subject, request.metric, request.period]);
+      const used = usage.get(key) ?? 0;
+      if (request.limit !== undefined && used + request.amount > request.limit) return { allowed: false, used };
+      usage.set(key, used + request.amount);
+      return { allowed: true, used: used + request.amount };
+    },
+  };
+}
+
+function otherConversation(message: MessageRecord, conversationId: string) {
+  return invalidRequest('a message names another conversation', [
+    { path: 'conversationId', message: `message ${message.id} must belong to ${conversationId}` },
+  ]);
+}
+
+/** A NaN or infinite amount would poison the counter for the rest of its period. */
+function assertUsageNumbers(request: UsageConsumption): void {
+  if (!Number.isFinite(request.amount) || (request.limit !== undefined && !Number.isFinite(request.limit))) {
+    throw invalidRequest('usage amount and limit must be finite numbers', [
+      { path: Number.isFinite(request.amount) ? 'limit' : 'amount', message: 'must be a finite number' },
+    ]);
+  }
+}

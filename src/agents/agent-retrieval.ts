@@ -1,0 +1,40 @@
+import type { RagdeskContext } from '../context.js';
+import { retrieve } from '../datastores/retrieval.js';
+import type { DocumentFragment } from '../datastores/fragment.js';
+import type { DatastoreRecord } from '../ports/records.js';
+import type { FiltersInput } from '../validation.js';
+
+/** Same constant as the fusion inside a datastore, so one datastore's order is kept as it is. */
+const RRF_K = 60;
+
+export interface AgentRetrieval {
+  fragments: DocumentFragment[];
+  /** Datastores the agent names that no longer exist. */
+  missingDatastoreIds: string[];
+}
+
+/**
+ * Hybrid retrieval over every datastore of the agent, merged by reciprocal rank: scores of different
+ * datastores are not comparable (each fusion is relative to its own lists), ranks are.
+ */
+export async function retrieveForAgent(
+  context: RagdeskContext,
+  datastoreIds: readonly string[],
+  query: string,
+  topK: number,
+  filters: FiltersInput | undefined,
+): Promise<AgentRetrieval> {
+  const records = await Promise.all(datastoreIds.map((id) => context.store.getDatastore(id)));
+  const present = records.filter((record): record is DatastoreRecord => record !== null);
+  const missingDatastoreIds = datastoreIds.filter((_, i) => records[i] === null);
+  const lists = await Promise.all(
+    present.map((datastore) => retrieve(context, datastore, { query, topK, filters, mode: 'hybrid' })),
+  );
+  if (lists.length === 1) return { fragments: lists[0]!, missingDatastoreIds };
+  const merged = lists
+    .flatMap((list) => list.map((fragment, rank) => ({ fragment, fused: 1 / (RRF_K + rank + 1) })))
+    .sort((a, b) => b.fused - a.fused)
+    .slice(0, topK)
+    .map(({ fragment, fused }) => ({ ...fragment, score: fused }));
+  return { fragments: merged, missingDatastoreIds };
+}

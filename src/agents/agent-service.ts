@@ -1,0 +1,188 @@
+import type { RagdeskContext } from '../context.js';
+import { notFound, RagdeskError } from '../errors.js';
+import type { AgentRecord } from '../ports/agent-records.js';
+import type { ChatModel, ChatStreamPart } from '../ports/chat-model.js';
+import { newId, nowIso } from '../util/ids.js';
+import { idSchema, parseInput } from '../validation.js';
+import { toAgent, type Agent, type AgentResponse, type AgentStreamEvent } from './agent.js';
+import type { AgentOptions } from './agent-options.js';
+import { finishAnswer } from './finish-answer.js';
+import { prepareQuery, type PreparedQuery } from './prepare-query.js';
+import {
+  agentCreateSchema,
+  agentQuerySchema,
+  agentUpdateSchema,
+  type AgentCreateInput,
+  type AgentQueryInput,
+  type AgentUpdateInput,
+} from './schemas.js';
+
+export interface AgentCallOptions {
+  /** Stops retrieval and the model call; nothing is stored for an aborted query. */
+  signal?: AbortSignal;
+  /** Owner the query is counted against (the API key's owner); defaults to the agent's owner. */
+  ownerId?: string | null;
+}
+
+/** `ragdesk.agents`: agents that answer from their datastores, with memory, sources and streaming. */
+export class AgentService {
+  /** @internal Created by `createRagdesk`. */
+  constructor(
+    private readonly context: RagdeskContext,
+    private readonly chat: ChatModel | undefined,
+    private readonly options: AgentOptions,
+  ) {}
+
+  /** Creates an agent. Every datastore it names must exist (and belong to the same owner). */
+  async create(input: AgentCreateInput, options: { ownerId?: string | null } = {}): Promise<Agent> {
+    const parsed = parseInput(agentCreateSchema, input, 'agent');
+    this.context.assertOpen();
+    const ownerId = options.ownerId ?? null;
+    await this.assertDatastores(parsed.datastoreIds, ownerId);
+    const now = nowIso();
+    const record: AgentRecord = {
+      id: newId(),
+      ownerId,
+      name: parsed.name.trim(),
+      description: parsed.description,
+      modelName: parsed.modelName,
+      temperature: parsed.temperature,
+      visibility: parsed.visibility,
+      systemPrompt: parsed.systemPrompt ?? null,
+      userPrompt: parsed.userPrompt ?? null,
+      promptType: parsed.promptType ?? null,
+      promptTemplate: parsed.promptTemplate ?? null,
+      datastoreIds: [...new Set(parsed.datastoreIds)],
+      createdAt: now,
+      updatedAt: now,
+    };
+    await this.context.store.createAgent(record);
+    return toAgent(record);
+  }
+
+  /** The agent with this id; throws `not_found` when there is none. */
+  async get(id: string): Promise<Agent> {
+    return toAgent(await this.record(id));
+  }
+
+  /** Agents oldest first; with `ownerId`, only that owner's. */
+  async list(options: { ownerId?: string } = {}): Promise<Agent[]> {
+    this.context.assertOpen();
+    const records = await this.context.store.listAgents(options.ownerId === undefined ? {} : { ownerId: options.ownerId });
+    return records.map(toAgent);
+  }
+
+  /** SPEC endpoint 2: PATCH semantics, `description` required; returns the full agent. */
+  async update(id: string, input: AgentUpdateInput): Promise<Agent> {
+    const parsed = parseInput(agentUpdateSchema, input, 'agent update');
+    const current = await this.record(id);
+    if (parsed.datastoreIds) await this.assertDatastores(parsed.datastoreIds, current.ownerId);
+    const patch: Partial<AgentRecord> = { updatedAt: nowIso() };
+    for (const [key, value] of Object.entries(parsed)) {
+      if (value !== undefined) (patch as Record<string, unknown>)[key] = value;
+    }
+    if (parsed.name !== undefined) patch.name = parsed.name.trim();
+    if (parsed.datastoreIds) patch.datastoreIds = [...new Set(parsed.datastoreIds)];
+    const updated = await this.context.store.updateAgent(id, patch);
+    if (!updated) throw notFound('agent', id);
+    return toAgent(updated);
+  }
+
+  /** SPEC endpoint 3: deletes the agent with its conversations; returns the agent as it was. */
+  async delete(id: string): Promise<Agent> {
+    const current = await this.record(id);
+    if (!(await this.context.store.deleteAgent(id))) throw notFound('agent', id);
+    return toAgent(current);
+  }
+
+  /** SPEC endpoint 1: retrieve, assemble the prompt with the conversation so far, answer, remember. */
+  async query(id: string, input: AgentQueryInput, options: AgentCallOptions = {}): Promise<AgentResponse> {
+    const { chat, prepared } = await this.prepare(id, input, options);
+    const result = await callModel(() => chat.generate(prepared.request), options.signal);
+    return finishAnswer(this.context, chat, this.options, prepared, result);
+  }
+
+  /**
+   * Streaming form of `query`. Resolves once the query is valid, allowed (usage limit) and its
+   * context retrieved, so callers can still answer with an error status; then yields `answer`
+   * deltas and one `endpoint_response`. A failure after that is thrown from the iterator as a
+   * `RagdeskError`; aborting `signal` stops the model call and stores nothing.
+   */
+  async openStream(id: string, input: AgentQueryInput, options: AgentCallOptions = {}): Promise<AsyncIterable<AgentStreamEvent>> {
+    const { chat, prepared } = await this.prepare(id, input, options);
+    return this.streamAnswer(chat, prepared, options.signal);
+  }
+
+  private async *streamAnswer(chat: ChatModel, prepared: PreparedQuery, signal: AbortSignal | undefined): AsyncGenerator<AgentStreamEvent> {
+    let text = '';
+    let finish: Extract<ChatStreamPart, { type: 'finish' }> | undefined;
+    try {
+      for await (const part of chat.stream(prepared.request)) {
+        throwIfAborted(signal);
+        if (part.type === 'delta') {
+          if (!part.text) continue;
+          text += part.text;
+          yield { type: 'answer', delta: part.text };
+        } else {
+          finish = part;
+        }
+      }
+    } catch (error) {
+      throw asModelError(error, signal);
+    }
+    throwIfAborted(signal);
+    if (!finish) throw new RagdeskError('upstream_failed', `Chat model ${chat.name} ended its stream without a finish part`);
+    const response = await finishAnswer(this.context, chat, this.options, prepared, { text, ...finish });
+    yield { type: 'endpoint_response', response };
+  }
+
+  private async prepare(id: string, input: AgentQueryInput, options: AgentCallOptions): Promise<{ chat: ChatModel; prepared: PreparedQuery }> {
+    const query = parseInput(agentQuerySchema, input, 'agent query');
+    const agent = await this.record(id);
+    const chat = this.chat;
+    if (!chat) {
+      throw new RagdeskError('invalid_adapter', 'No chat model is configured: pass `chat` to createRagdesk (openaiChat or localAnswerer)');
+    }
+    throwIfAborted(options.signal);
+    const prepared = await prepareQuery(this.context, chat, this.options, agent, query, options.ownerId, options.signal);
+    throwIfAborted(options.signal);
+    return { chat, prepared };
+  }
+
+  private async record(id: string): Promise<AgentRecord> {
+    parseInput(idSchema, id, 'agent id');
+    this.context.assertOpen();
+    const record = await this.context.store.getAgent(id);
+    if (!record) throw notFound('agent', id);
+    return record;
+  }
+
+  private async assertDatastores(ids: readonly string[], ownerId: string | null): Promise<void> {
+    for (const datastoreId of ids) {
+      const datastore = await this.context.store.getDatastore(datastoreId);
+      // Another owner's datastore answers like a missing one: its existence is not ours to reveal.
+      if (!datastore || (ownerId !== null && datastore.ownerId !== ownerId)) throw notFound('datastore', datastoreId);
+    }
+  }
+}
+
+async function callModel<T>(call: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  try {
+    const result = await call();
+    throwIfAborted(signal);
+    return result;
+  } catch (error) {
+    throw asModelError(error, signal);
+  }
+}
+
+function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new RagdeskError('aborted', 'The query was aborted by the caller');
+}
+
+function asModelError(error: unknown, signal: AbortSignal | undefined): RagdeskError {
+  if (error instanceof RagdeskError) return error;
+  if (signal?.aborted) return new RagdeskError('aborted', 'The query was aborted by the caller', { cause: error });
+  const message = error instanceof Error ? error.message : String(error);
+  return new RagdeskError('upstream_failed', `Chat model failed: ${message}`, { cause: error });
+}

@@ -1,0 +1,28 @@
+import type { AgentRecord, MessageUsage, SourceEntry } from '../ports/agent-records.js';
+
+/** An agent as the library returns it: the SPEC "Agent" fields plus its datastores and timestamps. */
+export type Agent = AgentRecord;
+
+/** SPEC endpoint 1 response, plus the message id, token usage and the model that answered. */
+export interface AgentResponse {
+  answer: string;
+  conversationId: string;
+  visitorId: string;
+  sources: SourceEntry[];
+  messageId: string;
+  usage: MessageUsage;
+  /** Chat adapter and model id, e.g. `openai:gpt-4o-mini` or `local:extractive`. */
+  model: string;
+  /** Things the caller should know (a missing price, an ignored setting, a deleted datastore). */
+  warnings: string[];
+}
+
+/** Streaming events: answer deltas in order, then exactly one `endpoint_response`. */
+export type AgentStreamEvent =
+  | { type: 'answer'; delta: string }
+  | { type: 'endpoint_response'; response: AgentResponse };
+
+/** A copy, so callers cannot change what the service holds. */
+export function toAgent(record: AgentRecord): Agent {
+  return { ...record, datastoreIds: [...record.datastoreIds] };
+}

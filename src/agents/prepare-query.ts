@@ -1,0 +1,166 @@
+import type { RagdeskContext } from '../context.js';
+import { RagdeskError } from '../errors.js';
+import { cl100kTokenizer, type Tokenizer } from '../ingest/tokenizer.js';
+import type { AgentRecord, ConversationRecord, SourceEntry } from '../ports/agent-records.js';
+import type { ChatModel, ChatRequest, GroundingPassage } from '../ports/chat-model.js';
+import type { DatasourceRecord } from '../ports/records.js';
+import { newId, nowIso } from '../util/ids.js';
+import { retrieveForAgent } from './agent-retrieval.js';
+import { MESSAGE_OVERHEAD_TOKENS, splitBudget, takeWithinBudget, truncateToTokens } from './budget.js';
+import { loadMemory } from './memory.js';
+import { SPEC_MODEL_WINDOWS } from './model-windows.js';
+import { assembleMessages, fillUserPrompt, formatPassage, resolvePrompts } from './prompt.js';
+import type { AgentQuery } from './schemas.js';
+import { buildSources } from './sources.js';
+import { consumeQuery, DEFAULT_OWNER } from './usage-policy.js';
+import type { AgentOptions } from './agent-options.js';
+
+/** Everything decided before the model is called; the answer is written with it afterwards. */
+export interface PreparedQuery {
+  agent: AgentRecord;
+  conversation: ConversationRecord;
+  /** True when the conversation must be created with the messages. */
+  isNewConversation: boolean;
+  query: string;
+  request: ChatRequest;
+  modelId: string;
+  sources: SourceEntry[];
+  warnings: string[];
+  startedAt: string;
+}
+
+/**
+ * Checks the conversation, counts the query against the owner's limit, retrieves, and assembles the
+ * prompt within the model's window. Throws before any model call, so a caller (the HTTP adapter)
+ * can still answer with a status instead of opening a stream.
+ */
+export async function prepareQuery(
+  context: RagdeskContext,
+  chat: ChatModel,
+  options: AgentOptions,
+  agent: AgentRecord,
+  query: AgentQuery,
+  callerOwnerId: string | null | undefined,
+  signal: AbortSignal | undefined,
+): Promise<PreparedQuery> {
+  const startedAt = nowIso();
+  const { conversation, isNew } = await resolveConversation(context, agent, query);
+  await consumeQuery(context.store, options.queryLimit, callerOwnerId ?? agent.ownerId ?? DEFAULT_OWNER, new Date());
+
+  const tokenizer = context.chunking.tokenizer ?? cl100kTokenizer();
+  const modelName = query.modelName ?? agent.modelName;
+  const resolved = chat.resolveModel?.(modelName);
+  const modelId = resolved?.id ?? modelName;
+  const window = resolved?.contextWindow ?? SPEC_MODEL_WINDOWS[modelName];
+
+  const { fragments, missingDatastoreIds } = await retrieveForAgent(
+    context, agent.datastoreIds, query.query, options.retrievalTopK, query.filters,
+  );
+  const warnings = missingDatastoreIds.map((id) => `datastore ${id} no longer exists and was skipped`);
+  if (agent.datastoreIds.length === 0) warnings.push('the agent reads no datastore, so it answers without context');
+
+  const prompts = resolvePrompts(agent, query);
+  const fixed =
+    (prompts.system === null ? 0 : tokenizer.count(prompts.system) + MESSAGE_OVERHEAD_TOKENS) +
+    tokenizer.count(fillUserPrompt(prompts.user, query.query, '')) + MESSAGE_OVERHEAD_TOKENS;
+  const answerTokens = query.maxTokens ?? options.budget.answerReserve;
+  if (fixed + answerTokens > window) {
+    throw new RagdeskError(
+      'invalid_request',
+      `The prompt (${fixed} tokens) plus maxTokens (${answerTokens}) exceeds the ${window}-token window of ${modelId}`,
+      { details: { issues: [{ path: 'maxTokens', message: `at most ${Math.max(0, window - fixed)} for this prompt` }] } },
+    );
+  }
+  const split = splitBudget(window, fixed, answerTokens, options.budget);
+
+  const datasources = await datasourcesOf(context, fragments.map((fragment) => fragment.datasource_id));
+  const passages = fitPassages(fragments, datasources, split.context, tokenizer);
+  const used = fragments.slice(0, passages.length).map((fragment, i) => ({ ...fragment, text: passages[i]!.text }));
+  const contextText = passages.map((passage) => formatPassage(passage.number, passage.label, passage.text)).join('\n\n');
+  const history = isNew ? [] : await loadMemory(context.store, conversation.id, split.memory, tokenizer);
+
+  const request: ChatRequest = {
+    messages: assembleMessages(prompts, history, fillUserPrompt(prompts.user, query.query, contextText)),
+    model: modelId,
+    temperature: query.temperature ?? agent.temperature,
+    ...(query.topP === undefined ? {} : { topP: query.topP }),
+    ...(query.presencePenalty === undefined ? {} : { presencePenalty: query.presencePenalty }),
+    ...(query.frequencyPenalty === undefined ? {} : { frequencyPenalty: query.frequencyPenalty }),
+    ...(query.maxTokens === undefined ? {} : { maxTokens: query.maxTokens }),
+    ...(signal ? { signal } : {}),
+    grounding: { query: query.query, passages },
+  };
+  return {
+    agent,
+    conversation,
+    isNewConversation: isNew,
+    query: query.query,
+    request,
+    modelId,
+    sources: buildSources(used, datasources),
+    warnings,
+    startedAt,
+  };
+}
+
+async function resolveConversation(
+  context: RagdeskContext,
+  agent: AgentRecord,
+  query: AgentQuery,
+): Promise<{ conversation: ConversationRecord; isNew: boolean }> {
+  const now = nowIso();
+  if (query.conversationId !== undefined) {
+    const existing = await context.store.getConversation(query.conversationId);
+    if (existing) {
+      if (existing.agentId !== agent.id) {
+        throw new RagdeskError('invalid_request', `Conversation ${query.conversationId} belongs to another agent`, {
+          details: { issues: [{ path: 'conversationId', message: 'belongs to another agent' }] },
+        });
+      }
+      if (query.visitorId !== undefined && query.visitorId !== existing.visitorId) {
+        throw new RagdeskError('invalid_request', `Conversation ${query.conversationId} belongs to another visitor`, {
+          details: { issues: [{ path: 'visitorId', message: 'does not match the conversation' }] },
+        });
+      }
+      return { conversation: existing, isNew: false };
+    }
+  }
+  // Clients may choose their own conversation ids (widgets generate them up front): an unknown id
+  // starts a conversation under that id.
+  return {
+    conversation: {
+      id: query.conversationId ?? newId(),
+      agentId: agent.id,
+      visitorId: query.visitorId ?? newId(),
+      createdAt: now,
+      updatedAt: now,
+    },
+    isNew: true,
+  };
+}
+
+async function datasourcesOf(context: RagdeskContext, ids: readonly string[]): Promise<Map<string, DatasourceRecord>> {
+  const records = await context.store.getDatasources([...new Set(ids)]);
+  return new Map(records.map((record) => [record.id, record]));
+}
+
+/** Best passages first until the context budget is spent; the first is cut to fit rather than dropped. */
+function fitPassages(
+  fragments: readonly { text: string; datasource_id: string; datasource_name: string; page_number: number | null }[],
+  datasources: ReadonlyMap<string, DatasourceRecord>,
+  budget: number,
+  tokenizer: Tokenizer,
+): GroundingPassage[] {
+  const candidates = fragments.map((fragment, i) => {
+    const name = datasources.get(fragment.datasource_id)?.name ?? fragment.datasource_name;
+    const label = fragment.page_number === null ? `(${name})` : `(${name}, page ${fragment.page_number})`;
+    return { number: i + 1, label, text: fragment.text };
+  });
+  const cost = (passage: GroundingPassage) => tokenizer.count(formatPassage(passage.number, passage.label, passage.text)) + 2;
+  const fitting = takeWithinBudget(candidates, budget, cost);
+  const first = candidates[0];
+  if (fitting.length === 0 && first && budget > 64) {
+    return [{ ...first, text: truncateToTokens(tokenizer, first.text, budget - cost({ ...first, text: '' })) }];
+  }
+  return fitting;
+}

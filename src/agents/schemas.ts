@@ -1,0 +1,67 @@
+import { z } from 'zod';
+import { filtersSchema, idSchema, nonBlankString } from '../validation.js';
+
+/** SPEC agent model names (Agent, Agent Update). */
+export const specModelNameSchema = z.enum(['gpt_3_5_turbo', 'gpt_3_5_turbo_16k', 'gpt_4', 'gpt_4_32k']);
+/** SPEC Agent Query narrows `modelName` to three of them. */
+export const queryModelNameSchema = z.enum(['gpt_3_5_turbo', 'gpt_3_5_turbo_16k', 'gpt_4']);
+export const promptTypeSchema = z.enum(['raw', 'customer_support']);
+export const visibilitySchema = z.enum(['public', 'private']);
+
+const temperature = z.number().min(0).max(1);
+const promptText = z.string().max(100_000);
+const name = nonBlankString.pipe(z.string().max(200));
+const description = z.string().max(10_000);
+const datastoreIds = z.array(idSchema).max(100);
+
+/** Agent Create: SPEC marks `description` as required on update; creation asks the same. */
+export const agentCreateSchema = z.strictObject({
+  name,
+  description,
+  modelName: specModelNameSchema.default('gpt_3_5_turbo'),
+  temperature: temperature.default(0),
+  visibility: visibilitySchema.default('private'),
+  systemPrompt: promptText.nullable().optional(),
+  userPrompt: promptText.nullable().optional(),
+  promptType: promptTypeSchema.nullable().optional(),
+  promptTemplate: promptText.nullable().optional(),
+  datastoreIds: datastoreIds.default([]),
+});
+
+/** SPEC endpoint 2 (PATCH): `description` required, every other field optional; absent = unchanged. */
+export const agentUpdateSchema = z.strictObject({
+  description,
+  name: name.optional(),
+  modelName: specModelNameSchema.optional(),
+  temperature: temperature.optional(),
+  systemPrompt: promptText.nullable().optional(),
+  userPrompt: promptText.nullable().optional(),
+  promptType: promptTypeSchema.nullable().optional(),
+  promptTemplate: promptText.nullable().optional(),
+  visibility: visibilitySchema.optional(),
+  datastoreIds: datastoreIds.optional(),
+});
+
+/** SPEC endpoint 1 body. `streaming` is accepted here; the HTTP adapter uses it to pick SSE. */
+export const agentQuerySchema = z.strictObject({
+  query: nonBlankString.pipe(z.string().max(20_000)),
+  conversationId: idSchema.optional(),
+  visitorId: idSchema.optional(),
+  temperature: temperature.optional(),
+  streaming: z.boolean().optional(),
+  modelName: queryModelNameSchema.optional(),
+  maxTokens: z.int().min(1).max(1_000_000).optional(),
+  presencePenalty: z.number().min(-2).max(2).optional(),
+  frequencyPenalty: z.number().min(-2).max(2).optional(),
+  topP: z.number().min(0).max(1).optional(),
+  filters: filtersSchema.optional(),
+  systemPrompt: promptText.optional(),
+  userPrompt: promptText.optional(),
+  promptType: promptTypeSchema.optional(),
+  promptTemplate: promptText.optional(),
+});
+
+export type AgentCreateInput = z.input<typeof agentCreateSchema>;
+export type AgentUpdateInput = z.input<typeof agentUpdateSchema>;
+export type AgentQueryInput = z.input<typeof agentQuerySchema>;
+export type AgentQuery = z.output<typeof agentQuerySchema>;

@@ -1,0 +1,120 @@
+import { notFound } from '../errors.js';
+import type { ApiKeyRecord } from '../ports/agent-records.js';
+import type { Store } from '../ports/store.js';
+import { newId, nowIso } from '../util/ids.js';
+import { idSchema, parseInput } from '../validation.js';
+import { apiKeyCreateSchema, type ApiKeyCreateInput } from './schemas.js';
+import { generateSecret, hashSecret, looksLikeKey, sameDigest, shownPrefix } from './secrets.js';
+
+/** An API key as the library shows it: everything but the hash. */
+export type ApiKey = Omit<ApiKeyRecord, 'hash'>;
+
+export interface CreatedApiKey {
+  /** The secret, to hand to the client. Shown once: only its hash is stored. */
+  key: string;
+  apiKey: ApiKey;
+}
+
+export interface ApiKeyServiceOptions {
+  /**
+   * `lastUsedAt` is written at most once per key in this many milliseconds (default 60 000), so a
+   * burst of requests with one key costs one write, not one per request.
+   */
+  touchIntervalMs?: number;
+}
+
+type KeyStore = Pick<Store, 'createApiKey' | 'findApiKeyByHash' | 'listApiKeys' | 'updateApiKey'>;
+
+/**
+ * `ragdesk.keys`: API keys that belong to an owner. The secret is random (`rdk_` + 43 base64url
+ * characters); the Store keeps its SHA-256 and a short prefix for listings, never the secret.
+ */
+export class ApiKeyService {
+  private readonly touchIntervalMs: number;
+  /** When this process last wrote `lastUsedAt` per key id (also covers writes still in flight). */
+  private readonly touched = new Map<string, number>();
+
+  /** @internal Created by `createRagdesk`. */
+  constructor(
+    private readonly store: KeyStore,
+    private readonly assertOpen: () => void,
+    options: ApiKeyServiceOptions = {},
+  ) {
+    this.touchIntervalMs = options.touchIntervalMs ?? 60_000;
+  }
+
+  /** Creates a key for an owner; the returned `key` is the only copy of the secret. */
+  async create(input: ApiKeyCreateInput): Promise<CreatedApiKey> {
+    const parsed = parseInput(apiKeyCreateSchema, input, 'API key');
+    this.assertOpen();
+    const key = generateSecret();
+    const record: ApiKeyRecord = {
+      id: newId(),
+      ownerId: parsed.ownerId,
+      name: parsed.name.trim(),
+      hash: hashSecret(key),
+      prefix: shownPrefix(key),
+      scopes: [...new Set(parsed.scopes)],
+      datastoreIds: parsed.datastoreIds === null ? null : [...new Set(parsed.datastoreIds)],
+      createdAt: nowIso(),
+      lastUsedAt: null,
+      revokedAt: null,
+    };
+    await this.store.createApiKey(record);
+    return { key, apiKey: withoutHash(record) };
+  }
+
+  /**
+   * The key this secret belongs to, or null when it is unknown or revoked (the caller cannot tell
+   * which: both are "not a valid key"). Records `lastUsedAt`, at most once per `touchIntervalMs`.
+   */
+  async verify(secret: string): Promise<ApiKey | null> {
+    if (typeof secret !== 'string' || !looksLikeKey(secret)) return null;
+    this.assertOpen();
+    const hash = hashSecret(secret);
+    const record = await this.store.findApiKeyByHash(hash);
+    if (!record || !sameDigest(record.hash, hash) || record.revokedAt !== null) return null;
+    return withoutHash(this.touch(record));
+  }
+
+  /** Keys oldest first, revoked ones included (they show `revokedAt`). */
+  async list(options: { ownerId?: string } = {}): Promise<ApiKey[]> {
+    if (options.ownerId !== undefined) parseInput(idSchema, options.ownerId, 'owner id');
+    this.assertOpen();
+    const records = await this.store.listApiKeys(options.ownerId === undefined ? {} : { ownerId: options.ownerId });
+    return records.map(withoutHash);
+  }
+
+  /**
+   * Revokes a key: from now on it is refused. With `ownerId`, only that owner's key can be revoked
+   * (another owner's id is `not_found`). Revoking twice keeps the first `revokedAt`.
+   */
+  async revoke(id: string, options: { ownerId?: string } = {}): Promise<ApiKey> {
+    parseInput(idSchema, id, 'API key id');
+    const found = (await this.list(options)).find((key) => key.id === id);
+    if (!found) throw notFound('API key', id);
+    if (found.revokedAt !== null) return found;
+    const updated = await this.store.updateApiKey(id, { revokedAt: nowIso() });
+    if (!updated) throw notFound('API key', id);
+    this.touched.delete(id);
+    return withoutHash(updated);
+  }
+
+  private touch(record: ApiKeyRecord): ApiKeyRecord {
+    const now = Date.now();
+    const stored = record.lastUsedAt === null ? 0 : Date.parse(record.lastUsedAt);
+    const last = Math.max(stored, this.touched.get(record.id) ?? 0);
+    if (now - last < this.touchIntervalMs) return record;
+    this.touched.set(record.id, now);
+    const lastUsedAt = new Date(now).toISOString();
+    // Not awaited: a request never waits for (or fails because of) bookkeeping. A lost write only
+    // makes `lastUsedAt` older than it should be.
+    this.store.updateApiKey(record.id, { lastUsedAt }).catch(() => undefined);
+    return { ...record, lastUsedAt };
+  }
+}
+
+function withoutHash(record: ApiKeyRecord): ApiKey {
+  const { hash: _hash, ...rest } = record;
+  return { ...rest, scopes: [...rest.scopes], datastoreIds: rest.datastoreIds === null ? null : [...rest.datastoreIds] };
+}

@@ -1,0 +1,111 @@
+/**
+ * Records of agents, conversations, API keys and usage counters. Plain data, like `records.ts`.
+ * Timestamps are ISO-8601 strings in UTC.
+ */
+
+/** SPEC model names; the chat adapter maps them to its own model ids. */
+export type SpecModelName = 'gpt_3_5_turbo' | 'gpt_3_5_turbo_16k' | 'gpt_4' | 'gpt_4_32k';
+
+/** Deprecated SPEC prompt presets, mapped onto systemPrompt / userPrompt by the core. */
+export type PromptType = 'raw' | 'customer_support';
+
+export interface AgentRecord {
+  id: string;
+  /** Who owns the agent (API keys of this owner see it); null for single-tenant library use. */
+  ownerId: string | null;
+  name: string;
+  description: string;
+  modelName: SpecModelName;
+  /** 0..1 */
+  temperature: number;
+  visibility: 'public' | 'private';
+  systemPrompt: string | null;
+  /** Template with `{query}` and `{context}` placeholders. */
+  userPrompt: string | null;
+  promptType: PromptType | null;
+  promptTemplate: string | null;
+  /** Datastores the agent retrieves from, in the order given. */
+  datastoreIds: string[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface ConversationRecord {
+  id: string;
+  agentId: string;
+  visitorId: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+/** SPEC "Source entry": one per datasource used for an answer, best first. */
+export interface SourceEntry {
+  chunk_id: string;
+  datasource_id: string;
+  datasource_name: string;
+  datasource_type: string;
+  source_url: string | null;
+  custom_id: string | null;
+  mime_type: string | null;
+  page_number: number | null;
+  total_pages: number | null;
+  score: number;
+  /** The excerpt given to the model. */
+  text: string;
+}
+
+export interface MessageUsage {
+  promptTokens: number;
+  completionTokens: number;
+  totalTokens: number;
+  /** In the currency of the configured price table (USD by default). */
+  cost: number;
+}
+
+export interface MessageRecord {
+  id: string;
+  conversationId: string;
+  role: 'user' | 'assistant';
+  text: string;
+  /** Sources of an assistant message; empty for user messages. */
+  sources: SourceEntry[];
+  /** Token usage of an assistant message; null for user messages. */
+  usage: MessageUsage | null;
+  /** Chat adapter and model that wrote an assistant message; null for user messages. */
+  model: string | null;
+  visitorId: string;
+  createdAt: string;
+}
+
+/** What an API key may do. `admin` implies every other scope. */
+export type ApiKeyScope = 'read' | 'write' | 'query' | 'admin';
+
+export interface ApiKeyRecord {
+  id: string;
+  ownerId: string;
+  /** Label given at creation, for listing. */
+  name: string;
+  /** SHA-256 hex of the secret; the secret itself is never stored. */
+  hash: string;
+  /** First characters of the secret, shown in listings so a user can tell keys apart. */
+  prefix: string;
+  scopes: ApiKeyScope[];
+  /** When set, the key may only touch these datastores (and agents reading only them). */
+  datastoreIds: string[] | null;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+/** Atomic check-and-add on a usage counter (e.g. queries per owner per day). */
+export interface UsageConsumption {
+  /** Whose counter, e.g. an owner id. */
+  subject: string;
+  /** What is counted, e.g. `agent_queries`. */
+  metric: string;
+  /** Period bucket, e.g. `2026-11-22` for a daily limit. */
+  period: string;
+  amount: number;
+  /** The add happens only when `used + amount <= limit`; omit for no limit. */
+  limit?: number;
+}

@@ -117,7 +117,10 @@ function termWeights(query: string, passages: readonly GroundingPassage[]): Map<
   const passageStems = passages.map((passage) => new Set(splitWords(passage.text).map((word) => stemmer(word))));
   const weights = new Map<string, number>();
   for (const stem of stems) {
-    const df = passageStems.filter((set) => set.has(stem)).length;
+    // A term no passage contains still counts against coverage (the passages may not answer the
+    // question at all), but only as much as a term of one passage: otherwise filler words of the
+    // question ("how long does it take") would outweigh the words the passages do share.
+    const df = Math.max(1, passageStems.filter((set) => set.has(stem)).length);
     weights.set(stem, Math.log(1 + (passages.length + 1) / (df + 0.5)));
   }
   return weights;

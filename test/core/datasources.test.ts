@@ -255,4 +255,20 @@ describe('datasources on the embedded default', () => {
     const big = await ragdesk.datasources.create({ type: 'file', datastoreId: datastore.id, file: { bytes: new Uint8Array(150_000).fill(0x62), fileName: 'big.txt' } });
     expect((await ragdesk.datasources.waitUntilSettled(big.id)).status).toBe('usage_limit_reached');
   });
+
+  it('counts stored tokens per owner: datastores of one owner share the budget, other owners have their own', async () => {
+    await ragdesk.close();
+    ragdesk = open(temp.dir, localEmbeddings(), undefined, { maxStoredTokens: 60 });
+    const text = (word: string) => `${word} `.repeat(40).trim();
+    const first = await ragdesk.datastores.create({ name: 'first' }, { ownerId: 'acme' });
+    const second = await ragdesk.datastores.create({ name: 'second' }, { ownerId: 'acme' });
+    const other = await ragdesk.datastores.create({ name: 'other' }, { ownerId: 'globex' });
+    await first.upsert([{ text: text('alpha') }]);
+    const refused = await second.upsert([{ text: text('beta') }]).then(() => null, (error: unknown) => error);
+    expect(refused).toBeInstanceOf(RagdeskError);
+    expect((refused as RagdeskError).code).toBe('usage_limit');
+    expect((refused as RagdeskError).details).toMatchObject({ ownerId: 'acme', limit: 60 });
+    expect(await second.query({ query: 'beta', mode: 'lexical' })).toEqual([]);
+    await expect(other.upsert([{ text: text('gamma') }])).resolves.toMatchObject({ ids: [expect.any(String)] });
+  });
 });

@@ -1,6 +1,8 @@
 /**
- * The embedded preset: one SQLite file and one HNSW index per datastore under `dataDir`, with the
- * offline embedder, the file loaders and the web loader (private addresses refused). This is the one module that wires adapters together.
+ * The embedded preset: one SQLite file and one HNSW index per datastore under `dataDir`, the file
+ * loaders and the web loader (private addresses refused); OpenAI chat and embeddings when
+ * `OPENAI_API_KEY` is set (`OPENAI_BASE_URL` for any compatible server), else the offline embedder
+ * and the extractive answerer. This is the one module that wires adapters together.
  */
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -10,6 +12,7 @@ import type { Embeddings } from '../src/ports/embeddings.js';
 import { hnswIndex } from './hnsw/index.js';
 import { fileLoading } from './loaders/index.js';
 import { localAnswerer, localEmbeddings } from './local/index.js';
+import { openaiChat, openaiEmbeddings } from './openai/index.js';
 import { webLoader } from './web/index.js';
 import { sqliteStore } from './sqlite/index.js';
 
@@ -46,8 +49,9 @@ export function openRagdesk(options: OpenRagdeskOptions): OpenedRagdesk {
 
 function pickEmbeddings(env: Record<string, string | undefined>, notes: string[]): Embeddings {
   if (env.OPENAI_API_KEY) {
-    // The OpenAI adapter lands with the agents work; say so instead of pretending to use the key.
-    notes.push('OPENAI_API_KEY is set, but this version has no OpenAI adapter yet: using the offline local embedder.');
+    const embeddings = openaiEmbeddings(openaiConnection(env));
+    notes.push(`Embeddings: ${embeddings.model} via ${env.OPENAI_BASE_URL ?? 'OpenAI'} (OPENAI_API_KEY is set).`);
+    return embeddings;
   }
   const embeddings = localEmbeddings();
   notes.push(`Embeddings: ${embeddings.model} (offline, no network).`);
@@ -55,7 +59,16 @@ function pickEmbeddings(env: Record<string, string | undefined>, notes: string[]
 }
 
 function pickChat(env: Record<string, string | undefined>, notes: string[]): ChatModel {
+  if (env.OPENAI_API_KEY) {
+    const chat = openaiChat(openaiConnection(env));
+    notes.push(`Answers: ${chat.name} via ${env.OPENAI_BASE_URL ?? 'OpenAI'} (OPENAI_API_KEY is set).`);
+    return chat;
+  }
   const chat = localAnswerer();
   notes.push(`Answers: ${chat.name} (offline extractive answerer: quotes the best-matching sentences, no model).`);
   return chat;
+}
+
+function openaiConnection(env: Record<string, string | undefined>): { apiKey: string; baseURL?: string } {
+  return { apiKey: env.OPENAI_API_KEY as string, ...(env.OPENAI_BASE_URL ? { baseURL: env.OPENAI_BASE_URL } : {}) };
 }

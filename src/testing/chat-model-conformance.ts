@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { isRagdeskError } from '../errors.js';
 import type { SpecModelName } from '../ports/agent-records.js';
-import type { ChatMessage, ChatModel, ChatRequest, ChatStreamPart, ChatUsage } from '../ports/chat-model.js';
+import type { ChatGrounding, ChatMessage, ChatModel, ChatRequest, ChatStreamPart, ChatUsage } from '../ports/chat-model.js';
 
 /** How the suite gets the chat model under test, and what that model promises. */
 export interface ChatModelHarness {
@@ -11,6 +11,8 @@ export interface ChatModelHarness {
   model?: string;
   /** The conversation sent in every test (default: a system prompt and one question). */
   messages?: ChatMessage[];
+  /** `ChatRequest.grounding` sent in every test (extractive answerers answer from it). */
+  grounding?: ChatGrounding;
   /**
    * Same request → same text, and `stream` yields exactly the text `generate` returns. True for
    * the offline answerer and a scripted server; false for sampling models.
@@ -67,7 +69,11 @@ export function describeChatModelConformance(label: string, harness: ChatModelHa
     async function request(extra: Partial<ChatRequest> = {}): Promise<ChatRequest> {
       model = await harness.create();
       const id = harness.model ?? model.resolveModel?.('gpt_3_5_turbo').id ?? '';
-      return { messages: harness.messages ?? DEFAULT_MESSAGES, model: id, ...extra };
+      return { messages: harness.messages ?? DEFAULT_MESSAGES, model: id, ...grounding(), ...extra };
+    }
+
+    function grounding(): Pick<ChatRequest, 'grounding'> {
+      return harness.grounding ? { grounding: harness.grounding } : {};
     }
 
     afterEach(async () => {
@@ -189,7 +195,7 @@ export function describeChatModelConformance(label: string, harness: ChatModelHa
         expect(resolved.contextWindow).toBeGreaterThanOrEqual(4096);
       }
       const { id } = model.resolveModel('gpt_4');
-      const result = await model.generate({ messages: harness.messages ?? DEFAULT_MESSAGES, model: id });
+      const result = await model.generate({ messages: harness.messages ?? DEFAULT_MESSAGES, model: id, ...grounding() });
       expect(result.text.length).toBeGreaterThan(0);
     });
   });

@@ -122,6 +122,10 @@ export interface OpenAIServerOptions {
   embeddingDimensions?: number;
   /** The embedding of one text; default: a deterministic unit vector seeded by the text. */
   embed?: (text: string, dimensions: number) => Float32Array;
+  /** `float` answers with number arrays whatever was asked, as some compatible servers do. */
+  embeddingFormat?: 'as_requested' | 'float';
+  /** `reversed` lists embeddings last input first (each keeps its `index`), which the API allows. */
+  embeddingOrder?: 'in_order' | 'reversed';
 }
 
 export interface OpenAIServer {
@@ -199,6 +203,8 @@ const DEFAULT_OPTIONS: Required<Omit<OpenAIServerOptions, 'embed'>> & Pick<OpenA
   usage: 'when_asked',
   embeddingDimensions: 1536,
   embed: undefined,
+  embeddingFormat: 'as_requested',
+  embeddingOrder: 'in_order',
 };
 
 export async function startOpenAIServer(initial: OpenAIServerOptions = {}): Promise<OpenAIServer> {
@@ -257,7 +263,7 @@ export async function startOpenAIServer(initial: OpenAIServerOptions = {}): Prom
     const scripted = takeScripted(endpoint);
     if (scripted && (await answerScriptedFailure(scripted, request, response, body as ChatCompletionBody))) return;
     const overrides = scripted?.kind === 'reply' ? scripted : {};
-    if (endpoint === 'embeddings') return answerEmbeddings(body as EmbeddingsBody, response, overrides);
+    if (endpoint === 'embeddings') return answerEmbeddings(body as EmbeddingsBody, response);
     return answerChat(body as ChatCompletionBody, response, path, overrides);
   }
 
@@ -375,7 +381,7 @@ export async function startOpenAIServer(initial: OpenAIServerOptions = {}): Prom
     response.end('data: [DONE]\n\n');
   }
 
-  function answerEmbeddings(body: EmbeddingsBody, response: ServerResponse, _overrides: Partial<ReplySettings>): void {
+  function answerEmbeddings(body: EmbeddingsBody, response: ServerResponse): void {
     const inputs = typeof body.input === 'string' ? [body.input] : body.input;
     // OpenAI's own answer to an empty string inside an input array.
     if (!Array.isArray(inputs) || inputs.length === 0 || (Array.isArray(body.input) && inputs.some((input) => input === ''))) {
@@ -386,11 +392,12 @@ export async function startOpenAIServer(initial: OpenAIServerOptions = {}): Prom
     const data = inputs.map((input, index) => {
       const vector = embed(String(input), dimensions);
       const embedding =
-        body.encoding_format === 'base64'
+        body.encoding_format === 'base64' && options.embeddingFormat === 'as_requested'
           ? Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).toString('base64')
           : Array.from(vector);
       return { object: 'embedding', index, embedding };
     });
+    if (options.embeddingOrder === 'reversed') data.reverse();
     const tokens = inputs.reduce((sum, input) => sum + splitReply(String(input)).filter((p) => p.trim()).length, 0);
     sendJson(response, 200, { object: 'list', data, model: body.model, usage: { prompt_tokens: tokens, total_tokens: tokens } });
   }

@@ -1,0 +1,38 @@
+import type { SpecModelName } from '../../src/ports/agent-records.js';
+
+/** A model id as the upstream server names it, and how many tokens its context window holds. */
+export interface ModelEntry {
+  id: string;
+  contextWindow: number;
+}
+
+export type ModelTable = Readonly<Record<SpecModelName, ModelEntry>>;
+
+/**
+ * SPEC model names → current OpenAI models. The SPEC names are of retired models; each maps to the
+ * current non-reasoning model of the same tier (reasoning models refuse `temperature`, `top_p` and
+ * the penalties that SPEC queries carry). gpt-4.1-mini costs about what gpt-3.5-turbo did and beats
+ * it; gpt-4.1 replaces gpt-4 at a fraction of its price. Both have a 1,047,576-token window; the
+ * agent core still caps context and memory by its own budget, so a big window does not mean big
+ * prompts. Override per name with `openaiChat({ models })`, e.g. for Ollama or vLLM model ids.
+ */
+export const SPEC_MODEL_TABLE: ModelTable = {
+  gpt_3_5_turbo: { id: 'gpt-4.1-mini', contextWindow: 1_047_576 },
+  gpt_3_5_turbo_16k: { id: 'gpt-4.1-mini', contextWindow: 1_047_576 },
+  gpt_4: { id: 'gpt-4.1', contextWindow: 1_047_576 },
+  gpt_4_32k: { id: 'gpt-4.1', contextWindow: 1_047_576 },
+};
+
+export function isSpecModelName(name: string): name is SpecModelName {
+  return Object.hasOwn(SPEC_MODEL_TABLE, name);
+}
+
+/** The default table with `overrides` applied entry by entry. */
+export function modelTable(overrides: Partial<Record<SpecModelName, ModelEntry>> = {}): ModelTable {
+  return { ...SPEC_MODEL_TABLE, ...overrides };
+}
+
+/** `resolveModel(specName)` over the default table (the adapter's own honours its overrides). */
+export function resolveModel(specName: SpecModelName): ModelEntry {
+  return { ...SPEC_MODEL_TABLE[specName] };
+}

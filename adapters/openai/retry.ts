@@ -1,0 +1,80 @@
+import { RagdeskError } from '../../src/errors.js';
+
+/**
+ * How failed calls are retried: 429, 408, 409, 5xx, network errors and timeouts, never a stream
+ * that has already yielded text. The adapter retries itself instead of leaving it to the `openai`
+ * client because the client's waits ignore the AbortSignal, it follows any Retry-After however
+ * long, and its backoff cannot be tuned (tests need milliseconds, batch jobs may want minutes).
+ */
+export interface RetryOptions {
+  /** Backoff before the first retry (default 500 ms); doubles for each further retry. */
+  initialDelayMs?: number;
+  /** Cap on one backoff delay (default 8000 ms). */
+  maxDelayMs?: number;
+  /**
+   * Longest `Retry-After` honoured (default 60000 ms). A server asking for a longer wait fails the
+   * call at once with `rate_limited` and `details.retryAfterMs`, for the caller to schedule.
+   */
+  maxRetryAfterMs?: number;
+}
+
+export interface RetryPolicy extends Required<RetryOptions> {
+  /** Retries after the first attempt. */
+  maxRetries: number;
+}
+
+export const DEFAULT_RETRY: RetryPolicy = {
+  maxRetries: 2,
+  initialDelayMs: 500,
+  maxDelayMs: 8000,
+  maxRetryAfterMs: 60_000,
+};
+
+/** Exponential backoff with up to 25% jitter taken off, so clients that failed together spread out. */
+export function backoffDelay(policy: RetryPolicy, retryIndex: number, random: () => number = Math.random): number {
+  const base = Math.min(policy.initialDelayMs * 2 ** retryIndex, policy.maxDelayMs);
+  return base * (1 - random() * 0.25);
+}
+
+/**
+ * The wait a response asks for: `retry-after-ms` (OpenAI's, milliseconds), else `retry-after` in
+ * seconds or as an HTTP date. Undefined when absent or unreadable.
+ */
+export function retryAfterMs(headers: { get(name: string): string | null } | undefined, now = Date.now()): number | undefined {
+  if (!headers) return undefined;
+  const millis = headers.get('retry-after-ms');
+  if (millis !== null && millis.trim() !== '' && Number.isFinite(Number(millis))) return Math.max(0, Number(millis));
+  const value = headers.get('retry-after');
+  if (value === null || value.trim() === '') return undefined;
+  if (Number.isFinite(Number(value))) return Math.max(0, Number(value) * 1000);
+  const date = Date.parse(value);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+}
+
+/** How long to wait before retry number `retryIndex` (0-based) after `failure`, or null to give up. */
+export function nextDelay(policy: RetryPolicy, retryIndex: number, failure: RagdeskError): number | null {
+  if (!failure.retryable || retryIndex >= policy.maxRetries) return null;
+  const asked = failure.details?.['retryAfterMs'];
+  if (typeof asked === 'number') return asked > policy.maxRetryAfterMs ? null : asked;
+  return backoffDelay(policy, retryIndex);
+}
+
+/** Waits `ms`, or rejects with `aborted` as soon as `signal` fires. */
+export function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted) return reject(abortedError(signal));
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(abortedError(signal!));
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}
+
+export function abortedError(signal: AbortSignal, cause?: unknown): RagdeskError {
+  return new RagdeskError('aborted', 'The call was aborted by the caller', { cause: cause ?? signal.reason });
+}

@@ -16,6 +16,16 @@ import { openaiChat, openaiEmbeddings } from './openai/index.js';
 import { webLoader } from './web/index.js';
 import { sqliteStore } from './sqlite/index.js';
 
+export {
+  backupDataDir,
+  restoreDataDir,
+  verifyBackup,
+  type BackedUpIndex,
+  type BackupManifest,
+  type BackupReport,
+  type RestoreReport,
+} from './backup.js';
+
 export interface OpenRagdeskOptions extends Omit<Partial<RagdeskOptions>, 'store' | 'index'> {
   /** Folder for `ragdesk.db` and `indexes/`; created when missing. */
   dataDir: string;

@@ -25,8 +25,12 @@ export class RagdeskContext {
   readonly writes = new KeyedMutex();
   private readonly openedIndexes = new Map<string, Promise<void>>();
   private closed = false;
+  private closing: Promise<void> | undefined;
   /** Runs before the store closes (the job runner stops there). */
   private readonly closers: (() => Promise<void>)[] = [];
+  /** Public calls in progress (see `operation`); close waits for them. */
+  private readonly operations = new Set<Promise<unknown>>();
+  private readonly shutdown = new AbortController();
 
   constructor(
     readonly store: Store,
@@ -44,6 +48,39 @@ export class RagdeskContext {
 
   assertOpen(): void {
     if (this.closed) throw new RagdeskError('closed', 'This ragdesk instance is closed');
+  }
+
+  /** True once `close()` began. */
+  get isClosed(): boolean {
+    return this.closed;
+  }
+
+  /**
+   * Fires when `close()` begins. Model calls (agent queries and streams) listen to it: their time
+   * is not bounded by us, so close cancels them instead of waiting.
+   */
+  get closeSignal(): AbortSignal {
+    return this.shutdown.signal;
+  }
+
+  /**
+   * Runs a public call that writes in several steps (upsert, delete, an agent's answer): refused
+   * with `closed` once close began, and awaited by close, so closing never cuts one in half.
+   */
+  operation<T>(run: () => Promise<T>): Promise<T> {
+    try {
+      this.assertOpen();
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const promise = run();
+    const settled = promise.then(
+      () => undefined,
+      () => undefined,
+    );
+    this.operations.add(settled);
+    void settled.then(() => this.operations.delete(settled));
+    return promise;
   }
 
   /**
@@ -89,12 +126,21 @@ export class RagdeskContext {
     );
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    for (const closer of this.closers) await closer();
-    await this.writes.idle();
-    await this.index.close();
-    await this.store.close();
+  /**
+   * Stops accepting calls, cancels model calls, lets calls in progress finish, stops the job
+   * runner (running syncs are parked as `pending` and resume on the next open), then flushes the
+   * index and closes the store. Concurrent and repeated calls share one shutdown.
+   */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.closed = true;
+      this.shutdown.abort(new RagdeskError('closed', 'This ragdesk instance is closing'));
+      while (this.operations.size > 0) await Promise.all([...this.operations]);
+      for (const closer of this.closers) await closer();
+      await this.writes.idle();
+      await this.index.close();
+      await this.store.close();
+    })();
+    return this.closing;
   }
 }

@@ -54,3 +54,4 @@ export {
 } from './auth/index.js';
 export * as schemas from './schemas.js';
 export { parseInput } from './validation.js';
+export { migrateStore, type MigrateStoreOptions, type MigrationProgress, type MigrationReport } from './migrate/migrate-store.js';

@@ -31,11 +31,37 @@ export const nonBlankString = z
   .string()
   .refine((value) => value.trim().length > 0, { message: 'must not be empty' });
 
-/** Flat metadata: nested objects and arrays are refused so every value stays filterable. */
-export const metadataSchema = z.record(
-  z.string(),
-  z.union([z.string(), z.number().refine(Number.isFinite, 'must be finite'), z.boolean(), z.null()]),
+/** Metadata bounds: room for tags, titles and URLs, not a second document store. */
+export const MAX_METADATA_ENTRIES = 256;
+export const MAX_METADATA_KEY_CHARS = 256;
+export const MAX_METADATA_STRING_CHARS = 10_000;
+
+const metadataRecord = z.record(
+  z.string().max(MAX_METADATA_KEY_CHARS),
+  z.union([
+    z.string().max(MAX_METADATA_STRING_CHARS),
+    z.number().refine(Number.isFinite, 'must be finite'),
+    z.boolean(),
+    z.null(),
+  ]),
 );
+
+/**
+ * Flat metadata: nested objects and arrays are refused so every value stays filterable. The entry
+ * count is checked before any value is parsed (zod spends ~15 µs per entry), so an object of a
+ * million keys fails at once instead of after seconds of validation.
+ */
+export const metadataSchema = z.preprocess<unknown, typeof metadataRecord, z.input<typeof metadataRecord>>((value, context) => {
+  if (value === null || typeof value !== 'object' || Array.isArray(value)) return value;
+  let entries = 0;
+  for (const key in value) {
+    if (Object.hasOwn(value, key) && ++entries > MAX_METADATA_ENTRIES) {
+      context.addIssue({ code: 'custom', message: `must have at most ${MAX_METADATA_ENTRIES} entries` });
+      break;
+    }
+  }
+  return value;
+}, metadataRecord);
 
 export const idSchema = z.string().min(1).max(200);
 

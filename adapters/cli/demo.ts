@@ -3,7 +3,7 @@ import { join, relative } from 'node:path';
 import { openRagdesk } from '../node.js';
 import type { Datastore } from '../../src/index.js';
 
-const DEMO_DATASTORE = 'ragdesk-docs';
+export const DEMO_DATASTORE = 'ragdesk-docs';
 const DEMO_QUERIES = [
   'How do I run the tests?',
   'What happens when the vector index file is corrupt?',
@@ -68,7 +68,7 @@ async function findOrCreate(
   return found ?? datastores.create({ name, description: "The ragdesk project's own documentation" });
 }
 
-function projectDocs(root: string): string[] {
+export function projectDocs(root: string): string[] {
   const files = [join(root, 'README.md')];
   for (const folder of [join(root, 'docs'), join(root, 'benchmarks')]) {
     if (!existsSync(folder)) continue;

@@ -10,7 +10,11 @@ export interface FileLoaderOptions {
   maxBytes?: number;
   /** Cap on what a DOCX/PPTX/XLSX may inflate to, declared and actual (default 200 MB). */
   maxUncompressedBytes?: number;
-  /** PDFs and presentations with more pages or slides are refused (default: no limit). */
+  /**
+   * PDFs and presentations with more pages or slides are refused, counted from the raw file before
+   * parsing and again after (default 2,000: pdf.js reads 60-100 pages/s on 2 cores, so this bounds
+   * one PDF to well under a minute; a 3 MB file can hold 10,000 pages). `Infinity` for no limit.
+   */
   maxPages?: number;
   /** CSV data rows per section; every section repeats the header row (default 30). */
   csvRowsPerSection?: number;
@@ -18,6 +22,7 @@ export interface FileLoaderOptions {
 
 export const DEFAULT_MAX_BYTES = 50 * 1024 * 1024;
 export const DEFAULT_MAX_UNCOMPRESSED_BYTES = 200 * 1024 * 1024;
+export const DEFAULT_MAX_PAGES = 2_000;
 
 /** Marks the loader list with its byte limit so `loadFile` can enforce it without a second option. */
 export const MAX_BYTES = Symbol.for('ragdesk.loaders.maxBytes');
@@ -31,7 +36,7 @@ export type FileLoaderList = Loader[] & { [MAX_BYTES]?: number };
 export function fileLoaders(options: FileLoaderOptions = {}): FileLoaderList {
   const maxBytes = positive(options.maxBytes, DEFAULT_MAX_BYTES, 'maxBytes');
   const maxUncompressedBytes = positive(options.maxUncompressedBytes, DEFAULT_MAX_UNCOMPRESSED_BYTES, 'maxUncompressedBytes');
-  const maxPages = options.maxPages === undefined ? undefined : positive(options.maxPages, 0, 'maxPages');
+  const maxPages = options.maxPages === Infinity ? undefined : positive(options.maxPages, DEFAULT_MAX_PAGES, 'maxPages');
   const loaders: FileLoaderList = [
     plainTextLoader(),
     csvLoader({ rowsPerSection: options.csvRowsPerSection ?? 30 }),

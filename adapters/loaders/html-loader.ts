@@ -1,5 +1,7 @@
 import { parseHTML } from 'linkedom';
 import type { LoadInput, LoadedDocument, Loader } from '../../src/ports/loader.js';
+import { DEFAULT_MARKUP_LIMITS, measureMarkup } from '../../src/util/markup-shape.js';
+import { payloadTooLarge } from './loader-errors.js';
 import { MIME } from './mime-types.js';
 import { removeBoilerplate } from './html-boilerplate.js';
 import { visibleText } from './html-text.js';
@@ -27,6 +29,7 @@ export function htmlLoader(): Loader {
 export function extractHtml(html: string): { title: string | undefined; text: string } {
   // linkedom needs a full document to build <body>; fragments are wrapped.
   const source = /<html[\s>]/i.test(html.slice(0, 4096)) ? html : `<html><head></head><body>${html}</body></html>`;
+  assertParsableMarkup(source);
   const { document } = parseHTML(source);
   const title = document.querySelector('title')?.textContent?.replace(/\s+/g, ' ').trim() || undefined;
   const body = document.body ?? document.documentElement;
@@ -35,4 +38,19 @@ export function extractHtml(html: string): { title: string | undefined; text: st
   const articles = body.querySelectorAll('article');
   const main = body.querySelector('main, [role="main"]') ?? (articles.length === 1 ? articles[0] : null) ?? body;
   return { title, text: visibleText(main) };
+}
+
+/**
+ * Refuses markup that would nest deeper or build more nodes than linkedom handles safely (its parser
+ * is quadratic in depth; each node costs ~350 bytes of heap): see `src/util/markup-shape.ts`.
+ */
+function assertParsableMarkup(source: string): void {
+  const { maxDepth, maxNodes } = DEFAULT_MARKUP_LIMITS;
+  const shape = measureMarkup(source, { maxDepth, maxNodes });
+  if (shape.exceeded === 'depth') {
+    throw payloadTooLarge(`the HTML nests elements more than ${maxDepth} levels deep`, { reason: 'html_too_deep', maxDepth });
+  }
+  if (shape.exceeded === 'nodes') {
+    throw payloadTooLarge(`the HTML has more than ${maxNodes} nodes`, { reason: 'html_too_many_nodes', maxNodes });
+  }
 }

@@ -3,6 +3,7 @@ export {
   fileLoaders,
   DEFAULT_MAX_BYTES,
   DEFAULT_MAX_UNCOMPRESSED_BYTES,
+  DEFAULT_MAX_PAGES,
   type FileLoaderOptions,
   type FileLoaderList,
 } from './file-loaders.js';

@@ -1,5 +1,5 @@
 import type { LoadInput, LoadedDocument, Loader } from '../../src/ports/loader.js';
-import { couldNotParse } from './loader-errors.js';
+import { couldNotParse, payloadTooLarge } from './loader-errors.js';
 import { MIME } from './mime-types.js';
 import { describe, readText } from './text-loaders.js';
 
@@ -18,40 +18,95 @@ export function jsonLoader(): Loader {
       } catch (error) {
         throw couldNotParse(describe(input), input.mimeType, error);
       }
-      const text = renderJson(value, '').join('\n');
+      const text = renderJson(value, Math.max(MIN_RENDER_BUDGET, MAX_EXPANSION * input.bytes.byteLength));
       return { mimeType: input.mimeType, sections: text.trim() === '' ? [] : [{ text }] };
     },
   };
 }
 
-export function renderJson(value: unknown, indent: string): string[] {
-  if (Array.isArray(value)) {
-    if (value.length === 0) return [`${indent}[]`];
-    return value.flatMap((item) => {
-      if (item === null || typeof item !== 'object' || Object.keys(item).length === 0) {
-        return entry(`${indent}-`, item, `${indent}  `);
+/** Indentation stops growing here: deeper levels keep their text at this indentation. */
+export const MAX_JSON_INDENT_LEVELS = 16;
+/** Rendered text may reach this many times the file's length (or 4 Mi characters) before it is refused. */
+const MAX_EXPANSION = 8;
+const MIN_RENDER_BUDGET = 4 * 1024 * 1024;
+
+interface Frame {
+  container: Record<string, unknown> | unknown[];
+  keys: string[] | undefined;
+  next: number;
+  depth: number;
+}
+
+/**
+ * Renders parsed JSON as YAML-like lines without recursion, so a document nested 100,000 deep is
+ * just long, not a stack overflow. Indentation is capped at {@link MAX_JSON_INDENT_LEVELS} (deep
+ * nesting would otherwise make the text quadratic in depth), and the text is refused with
+ * `payload_too_large` once it passes `maxChars`, before it is built.
+ */
+export function renderJson(value: unknown, maxChars = Infinity): string {
+  const lines: string[] = [];
+  let total = 0;
+  /** A `- ` prefix waiting for the first line of a nested block (YAML puts it on the dash line). */
+  let pending: string | undefined;
+  const emit = (depth: number, content: string): void => {
+    const line = (pending ?? indentOf(depth)) + content;
+    pending = undefined;
+    total += line.length + 1;
+    if (total > maxChars) {
+      throw payloadTooLarge(`the JSON renders to more than ${maxChars} characters of text`, { reason: 'json_too_expansive', maxChars });
+    }
+    lines.push(line);
+  };
+  const stack: Frame[] = [];
+  const open = (container: Record<string, unknown> | unknown[], depth: number): void => {
+    stack.push({ container, keys: Array.isArray(container) ? undefined : Object.keys(container), next: 0, depth });
+  };
+  if (isNonEmptyContainer(value)) open(value, 0);
+  else emit(0, leaf(value, 0));
+  while (stack.length > 0) {
+    const frame = stack[stack.length - 1] as Frame;
+    const { container, keys, depth } = frame;
+    const size = keys === undefined ? (container as unknown[]).length : keys.length;
+    if (frame.next >= size) {
+      stack.pop();
+      continue;
+    }
+    const index = frame.next++;
+    if (keys === undefined) {
+      const item = (container as unknown[])[index];
+      if (!isNonEmptyContainer(item)) {
+        emit(depth, `- ${leaf(item, depth + 1)}`);
+        continue;
       }
-      // YAML style: the first line of a nested block goes on the dash line.
-      const [first = '', ...rest] = renderJson(item, `${indent}  `);
-      return [`${indent}- ${first.slice(indent.length + 2)}`, ...rest];
-    });
+      pending = `${pending ?? indentOf(depth)}- `;
+      open(item, depth + 1);
+    } else {
+      const key = keys[index] as string;
+      const item = (container as Record<string, unknown>)[key];
+      if (!isNonEmptyContainer(item)) {
+        emit(depth, `${key}: ${leaf(item, depth + 1)}`);
+        continue;
+      }
+      emit(depth, `${key}:`);
+      open(item, depth + 1);
+    }
   }
-  if (value !== null && typeof value === 'object') {
-    const keys = Object.keys(value);
-    if (keys.length === 0) return [`${indent}{}`];
-    return keys.flatMap((key) => entry(`${indent}${key}:`, (value as Record<string, unknown>)[key], `${indent}  `));
-  }
-  return [`${indent}${scalar(value, indent)}`];
+  return lines.join('\n');
 }
 
-function entry(prefix: string, value: unknown, childIndent: string): string[] {
-  const isContainer = value !== null && typeof value === 'object';
-  const isEmpty = isContainer && Object.keys(value).length === 0;
-  if (isContainer && !isEmpty) return [prefix, ...renderJson(value, childIndent)];
-  return [`${prefix} ${isEmpty ? (Array.isArray(value) ? '[]' : '{}') : scalar(value, childIndent)}`];
+function indentOf(depth: number): string {
+  return '  '.repeat(Math.min(depth, MAX_JSON_INDENT_LEVELS));
 }
 
-function scalar(value: unknown, indent: string): string {
+function isNonEmptyContainer(value: unknown): value is Record<string, unknown> | unknown[] {
+  if (value === null || typeof value !== 'object') return false;
+  return Array.isArray(value) ? value.length > 0 : Object.keys(value).length > 0;
+}
+
+/** A scalar or an empty container; a string's line breaks continue at the next level's indentation. */
+function leaf(value: unknown, continuationDepth: number): string {
+  if (Array.isArray(value)) return '[]';
+  if (value !== null && typeof value === 'object') return '{}';
   if (typeof value !== 'string') return String(value);
-  return value.replace(/\r?\n/g, `\n${indent}`);
+  return value.replace(/\r?\n/g, `\n${indentOf(continuationDepth)}`);
 }

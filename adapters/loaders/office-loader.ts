@@ -4,11 +4,12 @@ import { checkArchiveSize } from './archive-limits.js';
 import { couldNotParse, payloadTooLarge } from './loader-errors.js';
 import { MIME } from './mime-types.js';
 import { officeSections } from './office-sections.js';
+import { countPdfPages, countPptxSlides } from './page-count.js';
 
 export interface OfficeLoaderLimits {
   /** Cap on the bytes a DOCX/PPTX/XLSX may inflate to, declared and actual. */
   maxUncompressedBytes: number;
-  /** Documents with more pages or slides are refused; `undefined` for no limit. */
+  /** Documents with more pages or slides are refused (checked before and after parsing); `undefined` for no limit. */
   maxPages?: number;
 }
 
@@ -31,18 +32,23 @@ export function officeLoader(limits: OfficeLoaderLimits): Loader {
       const fileType = FILE_TYPES[input.mimeType];
       if (fileType === undefined) throw new TypeError(`officeLoader cannot read ${input.mimeType}`);
       if (fileType !== 'pdf') await checkArchiveSize(input.bytes, limits.maxUncompressedBytes);
+      // Counted from the raw file first, so a huge document is refused before it is parsed.
+      if (limits.maxPages !== undefined) {
+        const declared = fileType === 'pdf' ? await countPdfPages(input.bytes) : fileType === 'pptx' ? countPptxSlides(input.bytes) : 0;
+        assertPages(declared, limits.maxPages);
+      }
       const ast = await parse(input, fileType, limits);
       const document = officeSections(ast, input.mimeType);
-      const pages = document.totalPages;
-      if (limits.maxPages !== undefined && pages !== undefined && pages > limits.maxPages) {
-        throw payloadTooLarge(`the document has ${pages} pages, more than the limit of ${limits.maxPages}`, {
-          pages,
-          maxPages: limits.maxPages,
-        });
-      }
+      if (limits.maxPages !== undefined) assertPages(document.totalPages ?? 0, limits.maxPages);
       return document;
     },
   };
+}
+
+function assertPages(pages: number, maxPages: number): void {
+  if (pages > maxPages) {
+    throw payloadTooLarge(`the document has ${pages} pages, more than the limit of ${maxPages}`, { pages, maxPages });
+  }
 }
 
 async function parse(input: LoadInput, fileType: SupportedFileType, limits: OfficeLoaderLimits): Promise<OfficeParserAST> {

@@ -1,99 +1,269 @@
-import type { RetrievalFilter, ScoredId } from '../../src/ports/records.js';
+import type { ChunkRecord, ScoredId } from '../../src/ports/records.js';
 import type { TextSearchRequest } from '../../src/ports/store.js';
-import { extractQueryTerms } from '../../src/text/query-terms.js';
-import type { SqliteDatabase } from './database.js';
-import { planExpressions, quoteTerm, type LexicalSearchLimits } from './term-plan.js';
+import { inTransaction, type SqliteDatabase } from './database.js';
+import { DEFAULT_BM25, LexicalIndex, type IndexedChunk } from './lexical-index.js';
+import { decodeSnapshot, encodeSnapshot } from './lexical-snapshot.js';
+import { analyseText, queryStems } from './lexical-terms.js';
 
-/** Cached document frequencies are dropped after this many chunk rows changed. */
-const FREQUENCY_CACHE_WRITES = 1_000;
-const FREQUENCY_CACHE_SIZE = 8_192;
+/** Options of the SQLite store's lexical search. */
+export interface LexicalSearchOptions {
+  /** Query words considered (the first ones, stopwords excluded). Default 64. */
+  maxQueryTerms: number;
+  /** bm25 term-frequency saturation. Default 1.2. */
+  k1: number;
+  /** bm25 length normalisation, 0..1. Default 0.75. */
+  b: number;
+}
 
-/** bm25 search over `chunks_fts`, restricted to a datastore and a filter (see term-plan.ts for the cost model). */
-export function lexicalSearch(db: SqliteDatabase, limits: LexicalSearchLimits) {
-  // Counting stops just above the budget: past it, a term is "common" whatever its exact count.
-  const countTerm = db.prepare(
-    'SELECT count(*) AS count FROM (SELECT 1 FROM chunks_fts WHERE chunks_fts MATCH ? LIMIT ?)',
+export const DEFAULT_LEXICAL_OPTIONS: LexicalSearchOptions = { maxQueryTerms: 64, ...DEFAULT_BM25 };
+
+/** A chunk row as it was before a write, for taking its words out of the index. */
+export interface PreviousChunk {
+  id: string;
+  text: string;
+  customId: string | null;
+}
+
+/** What one committed write did to a datastore's chunks. */
+export interface ChunkWrite {
+  datastoreId: string;
+  /** The datastore's chunk sequence after the write. */
+  sequence: number;
+  /** Rows of the datasource before the write (only read when `tracks(datastoreId)`). */
+  previous: readonly PreviousChunk[];
+  /** The datasource's complete chunk set after the write (empty for a delete). */
+  next: readonly Pick<ChunkRecord, 'id' | 'datasourceId' | 'customId' | 'text'>[];
+}
+
+/** Rows read per step of a build; a step is one synchronous read plus indexing, see `build`. */
+const BUILD_PAGE_ROWS = 64;
+/** A build yields to the event loop once a turn has indexed for this long. */
+const BUILD_SLICE_MS = 10;
+
+interface Entry {
+  index: LexicalIndex;
+  /** The store's chunk sequence the index reflects. */
+  sequence: number;
+  state: 'building' | 'ready' | 'stale';
+  built: Promise<void>;
+  /** Differs from the saved snapshot (built from rows, or changed since loaded). */
+  unsaved: boolean;
+}
+
+/**
+ * bm25 search over chunk text, from one in-memory {@link LexicalIndex} per datastore.
+ *
+ * An index is built on the first search of its datastore, from the chunk rows, in steps that yield
+ * to the event loop; then every write of this store updates it in the same synchronous call as
+ * the SQLite commit, so a search never sees a state the database did not have. Each write also
+ * brings the datastore's chunk sequence: a sequence that jumped means another connection wrote
+ * (a second process, or a second store on the same file), and the index is rebuilt on the next
+ * search. Writes to a datastore that has not been searched yet cost nothing here.
+ *
+ * Closing the store saves each changed index as a snapshot row tagged with its chunk sequence;
+ * the first search after reopening loads it instead of reading and tokenizing every row, unless
+ * the sequence moved since (then the snapshot is dropped and the rows are read). A process that
+ * ends without closing the store only costs that rebuild.
+ */
+export function lexicalSearch(db: SqliteDatabase, options: LexicalSearchOptions) {
+  const selectSequence = db.prepare('SELECT chunk_sequence FROM datastores WHERE id = ?');
+  // Keyset pages over the (datastore_id, hash) index, as iterateChunks reads them.
+  const selectPage = db.prepare(
+    `SELECT pk, id, datasource_id, custom_id, hash, text FROM chunks
+     WHERE datastore_id = ? AND (hash, pk) > (?, ?) ORDER BY hash, pk LIMIT ?`,
   );
-  // The scope index holds (pk, datastore, datasource, custom id): checking a hit costs a lookup in
-  // that small b-tree instead of a read of the chunk row (text + vector), 3-5x slower at 100k rows.
-  // Rows failing the filter are dropped before bm25 is computed for them.
-  const search = db.prepare(
-    `SELECT c.pk AS pk, bm25(chunks_fts) AS rank
-     FROM chunks_fts JOIN chunks c INDEXED BY chunks_scope ON c.pk = chunks_fts.rowid
-     WHERE chunks_fts MATCH @match AND c.datastore_id = @datastore
-       AND (@sources IS NULL OR c.datasource_id IN (SELECT value FROM json_each(@sources)))
-       AND (@tenants IS NULL OR c.custom_id IN (SELECT value FROM json_each(@tenants)))
-     ORDER BY rank LIMIT @limit`,
+  const selectSnapshot = db.prepare('SELECT chunk_sequence, data FROM lexical_snapshots WHERE datastore_id = ?');
+  const deleteSnapshot = db.prepare('DELETE FROM lexical_snapshots WHERE datastore_id = ?');
+  const saveSnapshot = db.prepare(
+    `INSERT INTO lexical_snapshots (datastore_id, chunk_sequence, data) VALUES (?, ?, ?)
+     ON CONFLICT (datastore_id) DO UPDATE SET chunk_sequence = excluded.chunk_sequence, data = excluded.data`,
   );
-  const selectIds = db.prepare('SELECT pk, id FROM chunks WHERE pk IN (SELECT value FROM json_each(?))');
+  const entries = new Map<string, Entry>();
+  const bm25 = { k1: options.k1, b: options.b };
+  let closed = false;
 
-  // Frequencies are only used to choose terms, never in scores (FTS5 computes those live), so a
-  // slightly stale count costs nothing but a less ideal choice.
-  const frequencies = new Map<string, number>();
-  let writesSinceReset = 0;
-
-  function documentFrequency(term: string): number {
-    const cached = frequencies.get(term);
-    if (cached !== undefined) return cached;
-    const row = countTerm.get(quoteTerm(term), limits.postingBudget + 1) as { count: number };
-    if (frequencies.size >= FREQUENCY_CACHE_SIZE) frequencies.clear();
-    frequencies.set(term, row.count);
-    return row.count;
+  function sequenceOf(datastoreId: string): number | undefined {
+    return (selectSequence.get(datastoreId) as { chunk_sequence: number } | undefined)?.chunk_sequence;
   }
 
-  function run(match: string, request: TextSearchRequest, limit: number): { pk: number; rank: number }[] {
-    return search.all({
-      match,
-      datastore: request.datastoreId,
-      sources: filterList(request.filter?.datasourceIds),
-      tenants: filterList(request.filter?.customIds),
-      limit,
-    }) as { pk: number; rank: number }[];
+  /**
+   * Reads the datastore's rows page by page. A page is read and indexed in one synchronous step,
+   * and writes of this store reach the index between steps (see `apply`): a row indexed from a
+   * page is skipped if a write already added it, and a row a write removes is either gone from
+   * later pages or removed from the index by that write.
+   */
+  async function build(datastoreId: string, entry: Entry): Promise<void> {
+    let cursor: { hash: string; pk: number } = { hash: '', pk: -1 };
+    let first = true;
+    for (;;) {
+      const started = performance.now();
+      do {
+        if (closed || entries.get(datastoreId) !== entry || entry.state !== 'building') return;
+        if (first) {
+          entry.sequence = sequenceOf(datastoreId) ?? 0;
+          first = false;
+          if (loadSnapshot(datastoreId, entry)) return;
+        }
+        const rows = selectPage.all(datastoreId, cursor.hash, cursor.pk, BUILD_PAGE_ROWS) as ChunkTextRow[];
+        for (const row of rows) {
+          if (entry.index.has(row.id)) continue;
+          entry.index.add({ id: row.id, datasourceId: row.datasource_id, customId: row.custom_id }, analyseText(row.text));
+        }
+        const last = rows[rows.length - 1];
+        if (rows.length < BUILD_PAGE_ROWS || last === undefined) {
+          entry.state = 'ready';
+          entry.unsaved = true;
+          return;
+        }
+        cursor = { hash: last.hash, pk: last.pk };
+      } while (performance.now() - started < BUILD_SLICE_MS);
+      await new Promise<void>((resolve) => setImmediate(resolve));
+    }
+  }
+
+  /**
+   * Takes the saved snapshot when it was saved at `entry.sequence` (the current one); a snapshot of
+   * an older sequence is deleted, it can never become current again.
+   */
+  function loadSnapshot(datastoreId: string, entry: Entry): boolean {
+    const row = selectSnapshot.get(datastoreId) as { chunk_sequence: number; data: Buffer } | undefined;
+    if (row === undefined) return false;
+    const state = row.chunk_sequence === entry.sequence ? decodeSnapshot(row.data) : null;
+    if (state === null) {
+      deleteSnapshot.run(datastoreId);
+      return false;
+    }
+    entry.index = LexicalIndex.fromState(state, bm25);
+    entry.state = 'ready';
+    entry.unsaved = false;
+    return true;
+  }
+
+  /** Saves changed, current indexes; a failure (read-only file, lock) only costs a rebuild later. */
+  function saveSnapshots(): void {
+    for (const [datastoreId, entry] of entries) {
+      if (entry.state !== 'ready' || !entry.unsaved) continue;
+      try {
+        inTransaction(db, () => {
+          if (sequenceOf(datastoreId) !== entry.sequence) return;
+          saveSnapshot.run(datastoreId, entry.sequence, encodeSnapshot(entry.index.exportState()));
+        });
+      } catch {
+        // Nothing to undo: the next open reads the rows instead.
+      }
+    }
+  }
+
+  function startBuild(datastoreId: string): Entry {
+    const entry: Entry = { index: new LexicalIndex(bm25), sequence: 0, state: 'building', built: Promise.resolve(), unsaved: false };
+    entries.set(datastoreId, entry);
+    entry.built = build(datastoreId, entry).catch((error: unknown) => {
+      if (entries.get(datastoreId) === entry) entries.delete(datastoreId);
+      throw error;
+    });
+    return entry;
+  }
+
+  /** The datastore's index, current with the database; null when the datastore is unknown. */
+  async function current(datastoreId: string): Promise<LexicalIndex | null> {
+    for (let round = 0; ; round++) {
+      const sequence = sequenceOf(datastoreId);
+      if (sequence === undefined || closed) return null;
+      let entry = entries.get(datastoreId);
+      if (entry?.state === 'ready' && entry.sequence === sequence) return entry.index;
+      // Rebuilt once already and another connection wrote again meanwhile: a process that keeps
+      // writing must not starve this search, which answers from the fresh build.
+      if (entry !== undefined && entry.state !== 'building' && round >= 2) return entry.index;
+      if (entry?.state !== 'building') entry = startBuild(datastoreId);
+      await entry.built;
+    }
+  }
+
+  /** Brings a tracked datastore's index up to a write this store just committed. */
+  function apply(write: ChunkWrite): void {
+    const entry = entries.get(write.datastoreId);
+    if (entry === undefined || entry.state === 'stale') return;
+    if (write.sequence !== entry.sequence + 1) {
+      // Another connection wrote in between: the index no longer knows what the rows are.
+      entry.state = 'stale';
+      return;
+    }
+    entry.sequence = write.sequence;
+    entry.unsaved = true;
+    const { index } = entry;
+    const previous = new Map(write.previous.map((row) => [row.id, row]));
+    const next = new Set(write.next.map((chunk) => chunk.id));
+    for (const row of write.previous) if (!next.has(row.id)) index.remove(row.id, analyseText(row.text));
+    for (const chunk of write.next) {
+      const before = previous.get(chunk.id);
+      const indexed: IndexedChunk = { id: chunk.id, datasourceId: chunk.datasourceId, customId: chunk.customId };
+      if (before === undefined) {
+        index.add(indexed, analyseText(chunk.text));
+      } else if (before.text !== chunk.text) {
+        index.remove(chunk.id, analyseText(before.text));
+        index.add(indexed, analyseText(chunk.text));
+      } else if (before.customId !== chunk.customId) {
+        index.retag(chunk.id, chunk.customId);
+      }
+    }
   }
 
   return {
-    search(request: TextSearchRequest): ScoredId[] {
+    async search(request: TextSearchRequest): Promise<ScoredId[]> {
       const topK = Math.floor(request.topK);
       if (!(topK > 0)) return [];
-      const terms = extractQueryTerms(request.query, { maxTerms: limits.maxQueryTerms }).map((term) => ({
-        term,
-        frequency: documentFrequency(term),
-      }));
-      let rows: { pk: number; rank: number }[] = [];
-      for (const match of planExpressions(terms, limits)) {
-        rows = run(match, request, topK);
-        if (rows.length > 0) break;
+      const words = queryStems(request.query, options.maxQueryTerms);
+      if (words.length === 0) return [];
+      const index = await current(request.datastoreId);
+      return index === null ? [] : index.search(words, topK, request.filter);
+    },
+
+    /** Whether writes to this datastore must report their previous rows (it has an index). */
+    tracks(datastoreId: string): boolean {
+      const state = entries.get(datastoreId)?.state;
+      return state === 'ready' || state === 'building';
+    },
+
+    apply,
+
+    /** Forgets a deleted datastore's index (a build in progress stops at its next step). */
+    drop(datastoreId: string): void {
+      const entry = entries.get(datastoreId);
+      if (entry !== undefined) entry.state = 'stale';
+      entries.delete(datastoreId);
+    },
+
+    /** Sizes of the built indexes, for benchmarks and diagnostics. */
+    stats(): { datastores: number; documents: number; terms: number; postings: number; bytes: number } {
+      const total = { datastores: 0, documents: 0, terms: 0, postings: 0, bytes: 0 };
+      for (const entry of entries.values()) {
+        const stats = entry.index.stats();
+        total.datastores += 1;
+        total.documents += stats.documents;
+        total.terms += stats.terms;
+        total.postings += stats.postings;
+        total.bytes += stats.bytes;
       }
-      if (rows.length === 0) return [];
-      const ids = new Map(
-        (selectIds.all(JSON.stringify(rows.map((row) => row.pk))) as { pk: number; id: string }[]).map(
-          (row) => [row.pk, row.id],
-        ),
-      );
-      // FTS5's bm25 is negative, lower is better; the port wants positive, higher is better.
-      return rows.flatMap((row) => {
-        const id = ids.get(row.pk);
-        return id === undefined ? [] : [{ id, score: -row.rank }];
-      });
+      return total;
     },
 
-    /** Tells the frequency cache that chunk rows changed. */
-    noteWrites(changedRows: number): void {
-      writesSinceReset += changedRows;
-      if (writesSinceReset >= FREQUENCY_CACHE_WRITES) this.resetFrequencies();
-    },
-
-    /** Drops every cached frequency (after a datastore is deleted, for instance). */
-    resetFrequencies(): void {
-      frequencies.clear();
-      writesSinceReset = 0;
+    /** Saves snapshots (see above) and forgets every index; call before closing the database. */
+    close(): void {
+      if (closed) return;
+      closed = true;
+      saveSnapshots();
+      entries.clear();
     },
   };
 }
 
 export type LexicalSearch = ReturnType<typeof lexicalSearch>;
 
-/** JSON array for `json_each`, or null for "no restriction" (absent or empty list). */
-function filterList(values: RetrievalFilter['datasourceIds']): string | null {
-  return values === undefined || values.length === 0 ? null : JSON.stringify(values);
+interface ChunkTextRow {
+  pk: number;
+  id: string;
+  datasource_id: string;
+  custom_id: string | null;
+  hash: string;
+  text: string;
 }

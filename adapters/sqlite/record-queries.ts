@@ -17,6 +17,16 @@ const DATASTORE_PATCH_KEYS = ['name', 'description', 'embeddingModel', 'embeddin
 /** Keys a datasource patch may not change (the type omits them; JavaScript callers may not). */
 const DATASOURCE_FIXED_KEYS = new Set(['id', 'datastoreId', 'type', 'createdAt']);
 
+/** A row object from a raw (array) row of `columns`: what the driver would build, ~2.5x cheaper. */
+function rowFromValues<Row>(columns: readonly string[], values: readonly unknown[]): Row {
+  const row: Record<string, unknown> = {};
+  columns.forEach((column, i) => {
+    row[column] = values[i];
+  });
+  return row as Row;
+}
+const DATASOURCE_NAMES = DATASOURCE_COLUMNS.split(',').map((column) => column.trim());
+
 const placeholders = (columns: string): string => columns.split(',').map(() => '?').join(', ');
 /** `a = ?, b = ?` for the columns after the first `skip` (the keys, which never change). */
 const assignments = (columns: string, skip: number): string =>
@@ -36,15 +46,14 @@ export function recordQueries(db: SqliteDatabase) {
     `UPDATE datastores SET ${assignments(DATASTORE_COLUMNS, 1)} WHERE id = ?`,
   );
   const deleteDatastoreRow = db.prepare('DELETE FROM datastores WHERE id = ?');
-  const countDatastoreChunks = db.prepare('SELECT count(*) AS count FROM chunks WHERE datastore_id = ?');
-  const countAllChunks = db.prepare('SELECT count(*) AS count FROM chunks');
-  const setBulkDelete = db.prepare('UPDATE fts_control SET bulk = ?');
-  const rebuildTextIndex = db.prepare("INSERT INTO chunks_fts (chunks_fts) VALUES ('rebuild')");
 
   const insertDatasource = db.prepare(
     `INSERT INTO datasources (${DATASOURCE_COLUMNS}) VALUES (${placeholders(DATASOURCE_COLUMNS)})`,
   );
   const selectDatasource = db.prepare(`SELECT ${DATASOURCE_COLUMNS} FROM datasources WHERE id = ?`);
+  const selectDatasourcesByIds = db
+    .prepare(`SELECT ${DATASOURCE_COLUMNS} FROM datasources WHERE id IN (SELECT value FROM json_each(?))`)
+    .raw(true);
   const selectDatasources = db.prepare(
     `SELECT ${DATASOURCE_COLUMNS} FROM datasources WHERE datastore_id = ? ORDER BY created_at, pk`,
   );
@@ -98,6 +107,17 @@ export function recordQueries(db: SqliteDatabase) {
     getDatasource,
     writeDatasourcePatch,
 
+    /** One raw-mode statement for all ids (hydrating ten search hits reads their datasources). */
+    getDatasources(ids: readonly string[]): DatasourceRecord[] {
+      if (ids.length === 0) return [];
+      const rows = selectDatasourcesByIds.all(JSON.stringify([...new Set(ids)])) as unknown[][];
+      const byId = new Map(rows.map((values) => [values[0] as string, values]));
+      return ids.flatMap((id) => {
+        const values = byId.get(id);
+        return values === undefined ? [] : [toDatasourceRecord(rowFromValues<DatasourceRow>(DATASOURCE_NAMES, values))];
+      });
+    },
+
     createDatastore(record: DatastoreRecord): void {
       inTransaction(db, () => {
         if (selectDatastore.get(record.id) !== undefined) throw conflict('datastore', record.id);
@@ -124,21 +144,9 @@ export function recordQueries(db: SqliteDatabase) {
       });
     },
 
-    /**
-     * Foreign keys cascade to datasources, chunks, jobs, files and events. The full-text index
-     * follows row by row, unless most chunks go: then rebuilding it from the rest is cheaper.
-     */
+    /** Foreign keys cascade to datasources, chunks, jobs, files and events. */
     deleteDatastore(id: string): boolean {
-      return inTransaction(db, () => {
-        const doomed = (countDatastoreChunks.get(id) as { count: number }).count;
-        const total = (countAllChunks.get() as { count: number }).count;
-        if (doomed === 0 || doomed <= total - doomed) return deleteDatastoreRow.run(id).changes > 0;
-        setBulkDelete.run(1);
-        const deleted = deleteDatastoreRow.run(id).changes > 0;
-        setBulkDelete.run(0);
-        rebuildTextIndex.run();
-        return deleted;
-      });
+      return inTransaction(db, () => deleteDatastoreRow.run(id).changes > 0);
     },
 
     createDatasource(record: DatasourceRecord): void {

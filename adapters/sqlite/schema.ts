@@ -217,6 +217,24 @@ const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (subject, metric, period)
   ) WITHOUT ROWID;
   `,
+  // 5: lexical search moved to an in-memory bm25 index built from the chunk rows
+  // (lexical-index.ts). FTS5 was 75-85% of every replaceChunks call (tokenizing on insert,
+  // segment merges) and its bm25() too slow at 100k chunks, so its table, vocabulary view,
+  // triggers and bulk-delete switch go. The index is saved on close as one snapshot per
+  // datastore, valid for the chunk sequence it was taken at (lexical-snapshot.ts).
+  `
+  CREATE TABLE lexical_snapshots (
+    datastore_id TEXT PRIMARY KEY REFERENCES datastores (id) ON DELETE CASCADE,
+    chunk_sequence INTEGER NOT NULL,
+    data BLOB NOT NULL
+  );
+  DROP TRIGGER IF EXISTS chunks_fts_insert;
+  DROP TRIGGER IF EXISTS chunks_fts_delete;
+  DROP TRIGGER IF EXISTS chunks_fts_update;
+  DROP TABLE IF EXISTS chunks_fts_vocab;
+  DROP TABLE IF EXISTS chunks_fts;
+  DROP TABLE IF EXISTS fts_control;
+  `,
 ];
 
 /** The schema version this code writes. */

@@ -10,8 +10,7 @@ import {
   translateError,
   type SqliteDatabase,
 } from './database.js';
-import { lexicalSearch } from './lexical-search.js';
-import { DEFAULT_LEXICAL_LIMITS, type LexicalSearchLimits } from './term-plan.js';
+import { DEFAULT_LEXICAL_OPTIONS, lexicalSearch, type LexicalSearchOptions } from './lexical-search.js';
 import { jobQueries } from './job-queries.js';
 import { recordQueries } from './record-queries.js';
 import { migrate } from './schema.js';
@@ -19,8 +18,8 @@ import { migrate } from './schema.js';
 interface CommonOptions {
   /** Milliseconds a write waits for another connection's lock. Default 5000. */
   busyTimeoutMs?: number;
-  /** Cost limits of `searchText` (see {@link LexicalSearchLimits}); defaults suit ~100k chunks. */
-  lexicalLimits?: Partial<LexicalSearchLimits>;
+  /** bm25 parameters and the query-length cap of `searchText` (see {@link LexicalSearchOptions}). */
+  lexical?: Partial<LexicalSearchOptions>;
 }
 
 /** Where the store keeps its data: a file path (`:memory:` for a throwaway database) or an open database. */
@@ -41,9 +40,10 @@ export type SqliteStoreOptions = CommonOptions &
 const DEFAULT_BATCH_SIZE = 1_000;
 
 /**
- * The `Store` port on SQLite (better-sqlite3): records, chunks with their vectors, FTS5 bm25
- * search, status history, uploaded files and sync jobs, in one file. Every method is one
- * synchronous transaction, so it is atomic and never interleaves with another call of this process.
+ * The `Store` port on SQLite (better-sqlite3): records, chunks with their vectors, status history,
+ * uploaded files and sync jobs, in one file, plus bm25 search from an in-memory index per
+ * datastore (see lexical-search.ts). Every method is one synchronous transaction, so it is atomic
+ * and never interleaves with another call of this process.
  */
 export function sqliteStore(options: SqliteStoreOptions): Store {
   const ownsDatabase = options.database === undefined;
@@ -59,7 +59,7 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
   const chunks = chunkQueries(db, records);
   const jobs = jobQueries(db, records);
   const agents = agentQueries(db);
-  const lexical = lexicalSearch(db, { ...DEFAULT_LEXICAL_LIMITS, ...options.lexicalLimits });
+  const lexical = lexicalSearch(db, { ...DEFAULT_LEXICAL_OPTIONS, ...options.lexical });
   let closed = false;
 
   /** Runs one store operation: refuses after close, gives driver errors stable codes. */
@@ -82,19 +82,13 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     deleteDatastore: (id) =>
       run('deleteDatastore', () => {
         const deleted = records.deleteDatastore(id);
-        if (deleted) lexical.resetFrequencies();
+        lexical.drop(id);
         return deleted;
       }),
 
     createDatasource: (record) => run('createDatasource', () => records.createDatasource(record)),
     getDatasource: (id) => run('getDatasource', () => records.getDatasource(id)),
-    // better-sqlite3 is synchronous: one prepared lookup per id inside one call beats an IN list
-    // whose statement would have to be prepared for every length.
-    getDatasources: (ids) =>
-      run('getDatasources', () => ids.flatMap((id) => {
-        const record = records.getDatasource(id);
-        return record === null ? [] : [record];
-      })),
+    getDatasources: (ids) => run('getDatasources', () => records.getDatasources(ids)),
     listDatasources: (datastoreId, listOptions = {}) =>
       run('listDatasources', () => records.listDatasources(datastoreId, listOptions.groupId)),
     updateDatasource: (id, patch) => run('updateDatasource', () => records.updateDatasource(id, patch)),
@@ -103,18 +97,24 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     listStatusEvents: (datasourceId) => run('listStatusEvents', () => records.listStatusEvents(datasourceId)),
     deleteDatasource: (id) =>
       run('deleteDatasource', () => {
-        const change = chunks.deleteDatasource(id);
-        if (change !== null) lexical.noteWrites(change.removedIds.length);
-        return change;
+        const change = chunks.deleteDatasource(id, lexical.tracks);
+        if (change === null) return null;
+        // Committed: the lexical index follows in the same synchronous step.
+        if (change.previous !== null) {
+          lexical.apply({ datastoreId: change.datastoreId, sequence: change.sequence, previous: change.previous, next: [] });
+        }
+        return { removedIds: change.removedIds, addedIds: change.addedIds, sequence: change.sequence };
       }),
 
     replaceChunks: (datasourceId, incoming, patch) =>
       run('replaceChunks', () => {
-        const change = chunks.replaceChunks(datasourceId, incoming, patch);
-        lexical.noteWrites(change.addedIds.length + change.removedIds.length);
-        return change;
+        const change = chunks.replaceChunks(datasourceId, incoming, patch, lexical.tracks);
+        if (change.previous !== null) {
+          lexical.apply({ datastoreId: change.datastoreId, sequence: change.sequence, previous: change.previous, next: incoming });
+        }
+        return { removedIds: change.removedIds, addedIds: change.addedIds, sequence: change.sequence };
       }),
-    getChunks: (ids) => run('getChunks', () => chunks.getChunks(ids)),
+    getChunks: (ids, readOptions = {}) => run('getChunks', () => chunks.getChunks(ids, readOptions.vectors !== false)),
     listChunks: (datasourceId) => run('listChunks', () => chunks.listChunks(datasourceId)),
     countChunks: (datastoreId) => run('countChunks', () => chunks.countChunks(datastoreId)),
     findVectorsByHash: (datastoreId, hashes, dimensions) =>
@@ -142,7 +142,13 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     claimJob: (claim) => run('claimJob', () => jobs.claimJob(claim)),
     updateJob: (id, patch) => run('updateJob', () => jobs.updateJob(id, patch)),
 
-    searchText: (request) => run('searchText', () => lexical.search(request)),
+    // Asynchronous: the first search of a datastore builds its index in steps (lexical-search.ts).
+    searchText: (request) =>
+      closed
+        ? Promise.reject(closedError())
+        : lexical.search(request).catch((error: unknown) => {
+            throw translateError(error, 'searchText');
+          }),
 
     createAgent: (record) => run('createAgent', () => agents.createAgent(record)),
     getAgent: (id) => run('getAgent', () => agents.getAgent(id)),
@@ -165,6 +171,7 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     async close() {
       if (closed) return;
       closed = true;
+      lexical.close();
       if (ownsDatabase) db.close();
     },
   };

@@ -3,6 +3,8 @@
  * hidden and boilerplate blocks), pick `main` / `article` when the page has one, then walk the text.
  */
 import { parseHTML } from 'linkedom';
+import { RagdeskError } from '../../src/errors.js';
+import { DEFAULT_MARKUP_LIMITS, measureMarkup } from '../../src/util/markup-shape.js';
 import { inlineText, visibleText, type DomElement } from './html-text.js';
 
 export interface ExtractedHtml {
@@ -91,10 +93,25 @@ function contentRoot(document: DomDocument): DomElement {
 
 export function extractHtml(html: string, pageUrl: string): ExtractedHtml {
   const markup = /<html[\s>]/i.test(html) ? html : `<html><body>${html}</body></html>`;
+  assertParsableMarkup(markup, pageUrl);
   const document = parseHTML(markup).document as unknown as DomDocument;
   const title = inlineText(document.querySelector('title')) || inlineText(document.querySelector('h1'));
   const links = collectLinks(document, new URL(pageUrl));
   removeChrome(document);
   const text = visibleText(contentRoot(document));
   return { ...(title ? { title } : {}), text, links };
+}
+
+/**
+ * Refuses a page that would nest deeper or build more nodes than linkedom handles safely (its parser
+ * is quadratic in depth; each node costs ~350 bytes of heap): see `src/util/markup-shape.ts`.
+ */
+function assertParsableMarkup(markup: string, url: string): void {
+  const { maxDepth, maxNodes } = DEFAULT_MARKUP_LIMITS;
+  const shape = measureMarkup(markup, { maxDepth, maxNodes });
+  if (shape.exceeded === undefined) return;
+  const [message, details] = shape.exceeded === 'depth'
+    ? [`nests elements more than ${maxDepth} levels deep`, { reason: 'html_too_deep', maxDepth }]
+    : [`has more than ${maxNodes} HTML nodes`, { reason: 'html_too_many_nodes', maxNodes }];
+  throw new RagdeskError('payload_too_large', `${url} ${message}`, { details: { url, ...details } });
 }

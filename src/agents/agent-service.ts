@@ -3,6 +3,7 @@ import { notFound, RagdeskError } from '../errors.js';
 import type { AgentRecord } from '../ports/agent-records.js';
 import type { ChatModel, ChatStreamPart } from '../ports/chat-model.js';
 import { newId, nowIso } from '../util/ids.js';
+import { linkedSignal } from '../util/linked-signal.js';
 import { idSchema, parseInput } from '../validation.js';
 import { toAgent, type Agent, type AgentResponse, type AgentStreamEvent } from './agent.js';
 import type { AgentOptions } from './agent-options.js';
@@ -97,9 +98,17 @@ export class AgentService {
 
   /** SPEC endpoint 1: retrieve, assemble the prompt with the conversation so far, answer, remember. */
   async query(id: string, input: AgentQueryInput, options: AgentCallOptions = {}): Promise<AgentResponse> {
-    const { chat, prepared } = await this.prepare(id, input, options);
-    const result = await callModel(() => chat.generate(prepared.request), options.signal);
-    return finishAnswer(this.context, chat, this.options, prepared, result);
+    return this.context.operation(async () => {
+      // Closing the instance cancels the model call (its duration is the model's, not ours).
+      const linked = linkedSignal(options.signal, this.context.closeSignal);
+      try {
+        const { chat, prepared } = await this.prepare(id, input, { ...options, signal: linked.signal });
+        const result = await callModel(() => chat.generate(prepared.request), linked.signal);
+        return await finishAnswer(this.context, chat, this.options, prepared, result);
+      } finally {
+        linked.dispose();
+      }
+    });
   }
 
   /**
@@ -109,15 +118,22 @@ export class AgentService {
    * `RagdeskError`; aborting `signal` stops the model call and stores nothing.
    */
   async openStream(id: string, input: AgentQueryInput, options: AgentCallOptions = {}): Promise<AsyncIterable<AgentStreamEvent>> {
-    const { chat, prepared } = await this.prepare(id, input, options);
+    const { chat, prepared } = await this.context.operation(() => this.prepare(id, input, options));
     return this.streamAnswer(chat, prepared, options.signal);
   }
 
-  private async *streamAnswer(chat: ChatModel, prepared: PreparedQuery, signal: AbortSignal | undefined): AsyncGenerator<AgentStreamEvent> {
+  /**
+   * Not an `operation` as a whole: a consumer may stop pulling at any time, and close must not
+   * wait for it. Closing the instance aborts the model stream (the consumer gets `closed`); the
+   * final write is an operation, so it either lands whole before the store closes or not at all.
+   */
+  private async *streamAnswer(chat: ChatModel, prepared: PreparedQuery, callerSignal: AbortSignal | undefined): AsyncGenerator<AgentStreamEvent> {
+    const linked = linkedSignal(callerSignal, this.context.closeSignal);
+    const signal = linked.signal;
     let text = '';
     let finish: Extract<ChatStreamPart, { type: 'finish' }> | undefined;
     try {
-      for await (const part of chat.stream(prepared.request)) {
+      for await (const part of chat.stream({ ...prepared.request, signal })) {
         throwIfAborted(signal);
         if (part.type === 'delta') {
           if (!part.text) continue;
@@ -129,10 +145,14 @@ export class AgentService {
       }
     } catch (error) {
       throw asModelError(error, signal);
+    } finally {
+      // Also when the consumer stops early (`return()` on the iterator).
+      linked.dispose();
     }
     throwIfAborted(signal);
     if (!finish) throw new RagdeskError('upstream_failed', `Chat model ${chat.name} ended its stream without a finish part`);
-    const response = await finishAnswer(this.context, chat, this.options, prepared, { text, ...finish });
+    const outcome = { text, ...finish };
+    const response = await this.context.operation(() => finishAnswer(this.context, chat, this.options, prepared, outcome));
     yield { type: 'endpoint_response', response };
   }
 
@@ -177,12 +197,25 @@ async function callModel<T>(call: () => Promise<T>, signal: AbortSignal | undefi
 }
 
 function throwIfAborted(signal: AbortSignal | undefined): void {
-  if (signal?.aborted) throw new RagdeskError('aborted', 'The query was aborted by the caller');
+  if (signal?.aborted) throw abortError(signal);
+}
+
+/** `closed` when the instance is closing (the close signal's reason), else `aborted` by the caller. */
+function abortError(signal: AbortSignal, cause?: unknown): RagdeskError {
+  const options = cause === undefined ? {} : { cause };
+  if (isClosing(signal)) return new RagdeskError('closed', 'The ragdesk instance was closed during the query', options);
+  return new RagdeskError('aborted', 'The query was aborted by the caller', options);
+}
+
+function isClosing(signal: AbortSignal | undefined): boolean {
+  const reason: unknown = signal?.aborted ? signal.reason : undefined;
+  return reason instanceof RagdeskError && reason.code === 'closed';
 }
 
 function asModelError(error: unknown, signal: AbortSignal | undefined): RagdeskError {
+  if (isClosing(signal)) return abortError(signal as AbortSignal, error);
   if (error instanceof RagdeskError) return error;
-  if (signal?.aborted) return new RagdeskError('aborted', 'The query was aborted by the caller', { cause: error });
+  if (signal?.aborted) return abortError(signal, error);
   const message = error instanceof Error ? error.message : String(error);
   return new RagdeskError('upstream_failed', `Chat model failed: ${message}`, { cause: error });
 }

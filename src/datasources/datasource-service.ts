@@ -5,6 +5,7 @@ import { newId, nowIso } from '../util/ids.js';
 import { idSchema, parseInput } from '../validation.js';
 import { DatasourceEvents } from './events.js';
 import { JobRunner, type JobRunnerOptions } from './job-runner.js';
+import { settleInterrupted } from './interrupted.js';
 import { newDatasource } from './new-datasource.js';
 import { datasourceCreateSchema, type DatasourceCreateInput } from './schemas.js';
 import { isSettled } from './status-machine.js';
@@ -16,6 +17,9 @@ import { isSettled } from './status-machine.js';
 export class DatasourceService {
   readonly events = new DatasourceEvents();
   private readonly runner: JobRunner;
+  /** Records last changed before this are a previous run's (see `settleInterrupted`). */
+  private readonly openedAt = nowIso();
+  private started: Promise<void> | undefined;
 
   /** @internal Created by `createRagdesk`. */
   constructor(
@@ -26,9 +30,15 @@ export class DatasourceService {
     context.onClose(() => this.runner.close());
   }
 
-  /** Resumes jobs a previous run left unfinished. Called by `createRagdesk`; safe to call again. */
+  /**
+   * Resumes jobs a previous run left unfinished, and moves on datasources a crash left pending or
+   * running without a job. Called by `createRagdesk`; safe to call again.
+   */
   start(): Promise<void> {
-    return this.runner.start();
+    this.started ??= this.runner
+      .start()
+      .then(() => settleInterrupted(this.context, this.events, this.openedAt, (record) => this.enqueue(record)));
+    return this.started;
   }
 
   /**
@@ -37,7 +47,10 @@ export class DatasourceService {
    */
   async create(input: DatasourceCreateInput): Promise<DatasourceRecord> {
     const parsed = parseInput(datasourceCreateSchema, input, 'datasource');
-    this.context.assertOpen();
+    return this.context.operation(() => this.createNow(parsed));
+  }
+
+  private async createNow(parsed: ReturnType<typeof datasourceCreateSchema.parse>): Promise<DatasourceRecord> {
     await this.start();
     const datastore = await this.context.store.getDatastore(parsed.datastoreId);
     if (!datastore) throw notFound('datastore', parsed.datastoreId);
@@ -70,6 +83,10 @@ export class DatasourceService {
 
   /** Queues a re-sync of a finished datasource (back through `pending`). */
   async sync(id: string): Promise<DatasourceRecord> {
+    return this.context.operation(() => this.syncNow(id));
+  }
+
+  private async syncNow(id: string): Promise<DatasourceRecord> {
     const record = await this.get(id);
     await this.start();
     if (record.type === 'text') throw new RagdeskError('conflict', `Text datasource ${id} changes through datastore.update, not sync`);
@@ -134,6 +151,10 @@ export class DatasourceService {
    * and jobs; a running sync is stopped first. Returns the deleted record.
    */
   async delete(id: string): Promise<DatasourceRecord> {
+    return this.context.operation(() => this.deleteNow(id));
+  }
+
+  private async deleteNow(id: string): Promise<DatasourceRecord> {
     const record = await this.get(id);
     const { store, index } = this.context;
     const children = await store.listDatasources(record.datastoreId, { groupId: id });

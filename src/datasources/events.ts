@@ -25,4 +25,11 @@ interface EventMap {
 }
 
 /** Typed events of the datasource pipeline, for progress bars and UIs. */
-export class DatasourceEvents extends EventEmitter<EventMap> {}
+export class DatasourceEvents extends EventEmitter<EventMap> {
+  constructor() {
+    super();
+    // Every `waitUntilSettled` listens while it waits; dozens of concurrent waiters (one per
+    // request of a server) are normal use, not the leak Node's default limit of 10 warns about.
+    this.setMaxListeners(0);
+  }
+}

@@ -81,9 +81,18 @@ export class DatastoreService {
 
   /** Deletes the datastore, its datasources, chunks and vector index. Returns the deleted record. */
   async delete(id: string): Promise<Datastore> {
+    return this.context.operation(() => this.deleteNow(id));
+  }
+
+  private async deleteNow(id: string): Promise<Datastore> {
     const datastore = await this.get(id);
     await this.stopSyncs(id);
     await this.context.writes.run(id, async () => {
+      // Index files first: a crash right after leaves a datastore whose index is rebuilt on open,
+      // where the other order would leave files of a deleted datastore that nothing removes. The
+      // second drop catches a collection a concurrent query reopened in between.
+      await this.context.index.drop(id);
+      this.context.forgetIndex(id);
       await this.context.store.deleteDatastore(id);
       await this.context.index.drop(id);
       this.context.forgetIndex(id);

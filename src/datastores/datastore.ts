@@ -53,16 +53,18 @@ export class Datastore {
    */
   async upsert(documents: readonly DocumentInput[]): Promise<{ ids: string[] }> {
     const parsed = parseInput(upsertSchema, documents, 'documents');
-    const record = await this.current();
-    assertEmbeddingMatches(this.context, record);
-    const now = nowIso();
-    const writes: DocumentWrite[] = parsed.map((document) => ({
-      isNew: true,
-      content: document.text,
-      datasource: newTextDatasource(record.id, document, now),
-    }));
-    await writeDocuments(this.context, record, writes);
-    return { ids: writes.map((write) => write.datasource.id) };
+    return this.context.operation(async () => {
+      const record = await this.current();
+      assertEmbeddingMatches(this.context, record);
+      const now = nowIso();
+      const writes: DocumentWrite[] = parsed.map((document) => ({
+        isNew: true,
+        content: document.text,
+        datasource: newTextDatasource(record.id, document, now),
+      }));
+      await writeDocuments(this.context, record, writes);
+      return { ids: writes.map((write) => write.datasource.id) };
+    });
   }
 
   /**
@@ -71,22 +73,24 @@ export class Datastore {
    */
   async update(input: DocumentUpdateInput): Promise<{ id: string }> {
     const parsed = parseInput(documentUpdateSchema, input, 'document update');
-    const record = await this.current();
-    assertEmbeddingMatches(this.context, record);
-    const datasource = await this.context.store.getDatasource(parsed.id);
-    if (!datasource || datasource.datastoreId !== record.id) throw notFound('datasource', parsed.id);
-    const patch = {
-      ...(parsed.name === undefined ? {} : { name: parsed.name }),
-      ...(parsed.metadata === undefined ? {} : { metadata: parsed.metadata }),
-    };
-    await writeDocuments(this.context, record, [{ isNew: false, datasource, content: parsed.text, ...(Object.keys(patch).length ? { patch } : {}) }]);
-    return { id: datasource.id };
+    return this.context.operation(async () => {
+      const record = await this.current();
+      assertEmbeddingMatches(this.context, record);
+      const datasource = await this.context.store.getDatasource(parsed.id);
+      if (!datasource || datasource.datastoreId !== record.id) throw notFound('datasource', parsed.id);
+      const patch = {
+        ...(parsed.name === undefined ? {} : { name: parsed.name }),
+        ...(parsed.metadata === undefined ? {} : { metadata: parsed.metadata }),
+      };
+      await writeDocuments(this.context, record, [{ isNew: false, datasource, content: parsed.text, ...(Object.keys(patch).length ? { patch } : {}) }]);
+      return { id: datasource.id };
+    });
   }
 
   /** SPEC endpoint 4: the fragments most similar to the query, best first. Hybrid by default. */
   async query(input: DatastoreQueryInput): Promise<DocumentFragment[]> {
     const parsed = parseInput(datastoreQuerySchema, input, 'datastore query');
-    return retrieve(this.context, await this.current(), parsed);
+    return this.context.operation(async () => retrieve(this.context, await this.current(), parsed));
   }
 
   /**
@@ -94,7 +98,7 @@ export class Datastore {
    * records the new model. The fix for `embedding_mismatch` after changing embedders.
    */
   async reindex(): Promise<{ chunks: number }> {
-    return reindexDatastore(this.context, await this.current());
+    return this.context.operation(async () => reindexDatastore(this.context, await this.current()));
   }
 
   toJSON(): DatastoreRecord {

@@ -14,21 +14,43 @@ export const datastoreUpdateSchema = z.object({
   description: z.string().max(10_000).optional(),
 });
 
+/**
+ * Text of one document (10 M characters, ~2.5 M tokens, ~5,000 chunks), and of all the documents
+ * of one upsert call together. The HTTP adapter's default JSON body limit is 10 MB, so nothing it
+ * accepts is refused here; a library caller with more text splits it over several calls. Checked
+ * before anything is chunked, so a 100 MB string fails in milliseconds.
+ */
+export const MAX_DOCUMENT_CHARS = 10_000_000;
+export const MAX_UPSERT_CHARS = 10_000_000;
+export const MAX_UPSERT_DOCUMENTS = 10_000;
+
+/** `max` first: the length check is O(1), and a refused string is never scanned. */
+const documentText = z
+  .string()
+  .max(MAX_DOCUMENT_CHARS)
+  .refine((value) => value.trim().length > 0, { message: 'must not be empty' });
+
 /** SPEC "Document (upsert input)". */
 export const documentSchema = z.object({
-  text: nonBlankString,
+  text: documentText,
   name: z.string().max(500).optional(),
   metadata: metadataSchema.optional(),
   /** Tenant id for `filters.custom_ids` (an extension: SPEC sets it on file datasources). */
   custom_id: idSchema.optional(),
 });
 
-export const upsertSchema = z.array(documentSchema).min(1).max(10_000);
+export const upsertSchema = z
+  .array(documentSchema)
+  .min(1)
+  .max(MAX_UPSERT_DOCUMENTS)
+  .refine((documents) => documents.reduce((sum, document) => sum + document.text.length, 0) <= MAX_UPSERT_CHARS, {
+    message: `the documents' text must total at most ${MAX_UPSERT_CHARS} characters per call`,
+  });
 
 /** SPEC endpoint 6: `id` is the datasource (document) to replace. */
 export const documentUpdateSchema = z.object({
   id: idSchema,
-  text: nonBlankString,
+  text: documentText,
   name: z.string().max(500).optional(),
   metadata: metadataSchema.optional(),
 });

@@ -132,8 +132,13 @@ export interface Store {
     chunks: readonly ChunkRecord[],
     datasourcePatch?: DatasourcePatch,
   ): Promise<ChunkChange>;
-  /** The chunks with these ids, in the order of `ids`; unknown ids are skipped. */
-  getChunks(ids: readonly string[]): Promise<ChunkRecord[]>;
+  /**
+   * The chunks with these ids, in the order of `ids`; unknown ids are skipped. With
+   * `{ vectors: false }` the adapter may leave each `vector` empty (length 0) instead of reading
+   * it: turning search hits into fragments needs text and metadata only, and copying ten stored
+   * vectors was a measurable share of a query.
+   */
+  getChunks(ids: readonly string[], options?: { vectors?: boolean }): Promise<ChunkRecord[]>;
   /** Chunks of one datasource ordered by `position`. */
   listChunks(datasourceId: string): Promise<ChunkRecord[]>;
   /** Every chunk of a datastore, in batches, for rebuilding an index. Order is stable but unspecified. */

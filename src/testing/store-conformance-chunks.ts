@@ -108,6 +108,21 @@ export function describeChunkConformance(context: StoreSuiteContext): void {
       expect(await store().getChunks([])).toEqual([]);
     });
 
+    it('reads without vectors when asked: every other field the same, vector empty or intact', async () => {
+      const chunks = makeChunks(source, samplePassages(4, 17), { pageNumber: 3, metadata: { section: 'B' } });
+      await store().replaceChunks(source.id, chunks);
+      const read = await store().getChunks([chunks[2]!.id, 'unknown', chunks[0]!.id], { vectors: false });
+      expect(read.map((chunk) => ({ ...chunk, vector: null }))).toEqual(
+        [chunks[2]!, chunks[0]!].map((chunk) => ({ ...chunk, vector: null })),
+      );
+      for (const [i, chunk] of read.entries()) {
+        const stored = [chunks[2]!, chunks[0]!][i]!;
+        // Adapters may skip the vector (length 0) or return it whole; never a part of it.
+        if (chunk.vector.length > 0) expectSameBits(chunk.vector, stored.vector);
+      }
+      expect(await store().getChunks([chunks[1]!.id], { vectors: true })).toEqual([chunks[1]]);
+    });
+
     it('keeps every field of a chunk, and vectors bit for bit', async () => {
       const special = new Float32Array([0, -0, 1 / 3, -1e-45, 3.4028234663852886e38, -3.4028234663852886e38, Math.PI, 1e-38]);
       const chunk = makeChunk(source, 0, 'Special values survive.', {

@@ -86,7 +86,7 @@ describe('sqliteStore', () => {
     expect(schema()).toEqual(before);
   });
 
-  it('leaves a database that passes integrity checks, full-text index included', async () => {
+  it('leaves a database that passes integrity checks', async () => {
     const store = open();
     await fill(store);
     await store.deleteDatastore(makeDatastore().id);
@@ -95,8 +95,6 @@ describe('sqliteStore', () => {
     try {
       expect(pragma(db, 'integrity_check')).toBe('ok');
       expect(pragma(db, 'foreign_key_check')).toBeUndefined();
-      // Throws when the index and the chunk table disagree (rank 1 compares against the content).
-      db.prepare("INSERT INTO chunks_fts (chunks_fts, rank) VALUES ('integrity-check', 1)").run();
     } finally {
       db.close();
     }
@@ -137,8 +135,8 @@ describe('sqliteStore', () => {
     expect((await reader.searchText({ datastoreId: makeDatastore().id, query: 'telescope', topK: 3 })).length).toBeGreaterThan(0);
   });
 
-  it('bounds long queries to their rarest terms and still finds the rare one', async () => {
-    const store = open({ lexicalLimits: { maxTerms: 2 } });
+  it('finds a rare word among common ones in a long query', async () => {
+    const store = open();
     const datastore = makeDatastore();
     const source = makeDatasource(datastore);
     await store.createDatastore(datastore);
@@ -154,29 +152,38 @@ describe('sqliteStore', () => {
   });
 });
 
-describe('sqliteStore lexical search when every term is common', () => {
-  it('searches rows holding all of them, then fewer, instead of scoring every row', async () => {
-    // A budget of 0 makes every term that occurs at all "common".
-    const store = open({ lexicalLimits: { postingBudget: 0 } });
-    const datastore = makeDatastore();
-    const source = makeDatasource(datastore);
-    await store.createDatastore(datastore);
-    await store.createDatasource(source);
-    const chunks = makeChunks(source, [
-      'The harbor anchor held.',
-      'The harbor tide rose.',
-      'The anchor chain and the harbor tide.',
-      'The tide turned.',
-    ]);
-    await store.replaceChunks(source.id, chunks);
-    const search = (query: string) =>
-      store.searchText({ datastoreId: datastore.id, query, topK: 10 }).then((results) => results.map((r) => r.id));
-    // Only the chunk holding all three terms qualifies.
-    expect(await search('harbor tide anchor')).toEqual([chunks[2]!.id]);
-    // No chunk holds both: the plan falls back to the first (rarest) term alone.
-    expect(await search('chain turned')).toEqual([chunks[2]!.id]);
-  });
-});
+/**
+ * The FTS5 objects schema versions 1-4 had (migration 5 drops them), indexed from the chunk rows,
+ * without what migration 5 added, so a file made to look older than 5 really is.
+ */
+function addLegacyFullText(db: Database.Database, version: number): void {
+  db.exec(`
+    DROP TABLE lexical_snapshots;
+    CREATE VIRTUAL TABLE chunks_fts USING fts5 (
+      text, content = 'chunks', content_rowid = 'pk', tokenize = 'porter unicode61 remove_diacritics 2'
+    );
+    CREATE VIRTUAL TABLE chunks_fts_vocab USING fts5vocab (chunks_fts, 'row');
+    CREATE TRIGGER chunks_fts_insert AFTER INSERT ON chunks BEGIN
+      INSERT INTO chunks_fts (rowid, text) VALUES (new.pk, new.text);
+    END;
+    CREATE TRIGGER chunks_fts_update AFTER UPDATE OF text ON chunks WHEN old.text IS NOT new.text BEGIN
+      INSERT INTO chunks_fts (chunks_fts, rowid, text) VALUES ('delete', old.pk, old.text);
+      INSERT INTO chunks_fts (rowid, text) VALUES (new.pk, new.text);
+    END;
+    INSERT INTO chunks_fts (chunks_fts) VALUES ('rebuild');
+  `);
+  db.exec(
+    version >= 3
+      ? `CREATE TABLE fts_control (bulk INTEGER NOT NULL);
+         INSERT INTO fts_control (bulk) VALUES (0);
+         CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks WHEN (SELECT bulk FROM fts_control) = 0 BEGIN
+           INSERT INTO chunks_fts (chunks_fts, rowid, text) VALUES ('delete', old.pk, old.text);
+         END;`
+      : `CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN
+           INSERT INTO chunks_fts (chunks_fts, rowid, text) VALUES ('delete', old.pk, old.text);
+         END;`,
+  );
+}
 
 describe('sqliteStore datasource pipeline', () => {
   /** Tables, indexes and triggers as SQLite stores them, to compare two files' schemas. */
@@ -198,13 +205,10 @@ describe('sqliteStore datasource pipeline', () => {
     db.exec(`
       DROP TABLE usage_counters; DROP TABLE api_keys; DROP TABLE messages; DROP TABLE conversations; DROP TABLE agents;
       DROP INDEX datastores_owner; ALTER TABLE datastores DROP COLUMN owner_id;
-      DROP TABLE jobs; DROP TABLE status_events; DROP TABLE datasource_files; DROP TABLE fts_control;
-      DROP TRIGGER chunks_fts_delete;
-      CREATE TRIGGER chunks_fts_delete AFTER DELETE ON chunks BEGIN
-        INSERT INTO chunks_fts (chunks_fts, rowid, text) VALUES ('delete', old.pk, old.text);
-      END;
+      DROP TABLE jobs; DROP TABLE status_events; DROP TABLE datasource_files;
       PRAGMA user_version = 1;
     `);
+    addLegacyFullText(db, 1);
     db.close();
     const tables = schemaOf(path).map((row) => (row as { name: string }).name);
     expect(tables).not.toContain('jobs');
@@ -253,6 +257,7 @@ describe('sqliteStore datasource pipeline', () => {
       ALTER TABLE datastores DROP COLUMN owner_id;
       PRAGMA user_version = 3;
     `);
+    addLegacyFullText(db, 3);
     // A datastore written by a version-3 store, which knew no owners.
     db.prepare(
       `INSERT INTO datastores (id, name, description, embedding_model, embedding_dimensions, created_at, updated_at)
@@ -295,6 +300,32 @@ describe('sqliteStore datasource pipeline', () => {
     } finally {
       check.close();
     }
+    const freshPath = join(dir, 'fresh.db');
+    await sqliteStore({ path: freshPath }).close();
+    expect(schemaOf(path)).toEqual(schemaOf(freshPath));
+  });
+
+  it('migrates a version-4 file: the FTS5 table and triggers go, search and deletes still work', async () => {
+    const old = open();
+    await fill(old);
+    await old.close();
+    const db = new Database(path);
+    addLegacyFullText(db, 4);
+    db.pragma('user_version = 4');
+    db.close();
+    expect(schemaOf(path).map((row) => (row as { name: string }).name)).toContain('chunks_fts');
+
+    const store = open();
+    const names = schemaOf(path).map((row) => (row as { name: string }).name);
+    expect(names.filter((name) => name.includes('fts'))).toEqual([]);
+    const datastore = makeDatastore();
+    const a = makeDatasource(datastore, { name: 'a.md' });
+    const [first] = await store.listChunks(a.id);
+    const word = first!.text.split(/\W+/).find((candidate) => candidate.length > 6)!;
+    expect((await store.searchText({ datastoreId: datastore.id, query: word, topK: 20 })).map((hit) => hit.id)).toContain(first!.id);
+    // Deleting chunk rows no longer fires a trigger into a table that is gone.
+    await store.deleteDatasource(a.id);
+    expect(await store.searchText({ datastoreId: datastore.id, query: word, topK: 20 })).toEqual([]);
     const freshPath = join(dir, 'fresh.db');
     await sqliteStore({ path: freshPath }).close();
     expect(schemaOf(path)).toEqual(schemaOf(freshPath));

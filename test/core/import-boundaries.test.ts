@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const NATIVE_OR_OPTIONAL = ['better-sqlite3', 'hnswlib-node', 'openai', 'pg', 'officeparser', 'linkedom'];
 /** The composition points allowed to wire several adapters together. */
-const WIRING = ['adapters/node.ts', 'adapters/cli/'];
+const WIRING = ['adapters/node.ts', 'adapters/backup.ts', 'adapters/cli/'];
 /**
  * Core folders an adapter may use: contracts, errors and dependency-free helpers. The tokenizer is
  * shared so that an adapter counting tokens itself (OpenAI-compatible servers that report no usage)

@@ -1,0 +1,136 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { parseArgs } from 'node:util';
+import { createHttpHandler, type ConfiguredApiKey } from '../http/index.js';
+import type { OpenedRagdesk } from '../node.js';
+import { seedDemo, type DemoSeed } from './demo-seed.js';
+import { UsageError, type CliIo } from './io.js';
+import { openData } from './open-data.js';
+import { DEFAULT_OWNER } from './resolve.js';
+
+export const SERVE_USAGE = `ragdesk serve [--port 3000] [--host 127.0.0.1] [--data-dir ./data] [--owner local] [--demo]
+  --port 0 picks a free port. With env RAGDESK_API_KEY set, that key is the owner's admin key;
+  otherwise an admin key is created on first start and printed once. --demo seeds a datastore and a
+  public agent from this package's docs on first run.`;
+
+export interface ServeOptions {
+  dataDir: string;
+  port: number;
+  host: string;
+  ownerId: string;
+  demo: boolean;
+  packageRoot: string;
+}
+
+export interface RunningService {
+  /** `http://host:port` */
+  origin: string;
+  ragdesk: OpenedRagdesk;
+  /** The admin key printed at this start (created now), if any. */
+  createdKey: string | null;
+  demo: DemoSeed | null;
+  close(): Promise<void>;
+}
+
+export function parseServeArgs(args: string[], packageRoot: string): ServeOptions {
+  const { values } = parseArgs({
+    args,
+    options: {
+      port: { type: 'string', default: '3000' },
+      host: { type: 'string', default: '127.0.0.1' },
+      'data-dir': { type: 'string', default: './data' },
+      owner: { type: 'string', default: DEFAULT_OWNER },
+      demo: { type: 'boolean', default: false },
+    },
+  });
+  const port = Number(values.port);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port must be 0..65535, got ${JSON.stringify(values.port)}`);
+  return {
+    port,
+    host: values.host ?? '127.0.0.1',
+    dataDir: values['data-dir'] ?? './data',
+    ownerId: values.owner ?? DEFAULT_OWNER,
+    demo: values.demo ?? false,
+    packageRoot,
+  };
+}
+
+/** Opens the data folder, makes sure the owner has a key, seeds the demo, and listens. */
+export async function startService(options: ServeOptions, io: CliIo): Promise<RunningService> {
+  const ragdesk = openData(options.dataDir, io);
+  try {
+    const configured = io.env.RAGDESK_API_KEY?.trim();
+    const apiKeys: ConfiguredApiKey[] = configured ? [{ key: configured, ownerId: options.ownerId, scopes: ['admin'] }] : [];
+    let createdKey: string | null = null;
+    if (!configured) {
+      const active = (await ragdesk.keys.list({ ownerId: options.ownerId })).filter((key) => key.revokedAt === null);
+      if (active.length === 0) {
+        createdKey = (await ragdesk.keys.create({ ownerId: options.ownerId, name: 'created by ragdesk serve', scopes: ['admin'] })).key;
+      }
+    }
+    const demo = options.demo ? await seedDemo(ragdesk, options.ownerId, options.packageRoot) : null;
+    const handler = createHttpHandler(ragdesk, { apiKeys });
+    const server = createServer(handler);
+    await listen(server, options.port, options.host);
+    const { port } = server.address() as AddressInfo;
+    const host = options.host.includes(':') ? `[${options.host}]` : options.host;
+    const origin = `http://${host}:${port}`;
+    printBanner(io, { origin, options, ragdesk, createdKey, configured: Boolean(configured), demo });
+    return {
+      origin,
+      ragdesk,
+      createdKey,
+      demo,
+      close: async () => {
+        await new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        });
+        await ragdesk.close();
+      },
+    };
+  } catch (error) {
+    await ragdesk.close();
+    throw error;
+  }
+}
+
+export async function runServe(args: string[], io: CliIo, packageRoot: string): Promise<number> {
+  const service = await startService(parseServeArgs(args, packageRoot), io);
+  await (io.waitForStop?.() ?? new Promise<void>(() => undefined));
+  io.stderr('Stopping...\n');
+  await service.close();
+  return 0;
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+function printBanner(
+  io: CliIo,
+  facts: { origin: string; options: ServeOptions; ragdesk: OpenedRagdesk; createdKey: string | null; configured: boolean; demo: DemoSeed | null },
+): void {
+  const { origin, options, ragdesk, createdKey, configured, demo } = facts;
+  const lines = [`ragdesk listening on ${origin}/api  (OpenAPI: ${origin}/api/openapi.json)`, `  data: ${options.dataDir}`];
+  for (const note of ragdesk.notes) lines.push(`  ${note}`);
+  if (configured) lines.push(`  API key: RAGDESK_API_KEY (admin key of owner "${options.ownerId}")`);
+  else if (createdKey) lines.push(`  API key (admin, owner "${options.ownerId}"), shown once, keep it: ${createdKey}`);
+  else lines.push(`  API keys: those of owner "${options.ownerId}" (ragdesk keys list / keys create --data-dir ${options.dataDir})`);
+  if (demo) {
+    lines.push(`  Demo: datastore ${demo.datastoreId} (${demo.documents} documents), public agent ${demo.agentId}${demo.created ? ' (seeded now)' : ''}`);
+    const key = createdKey ?? (configured ? '$RAGDESK_API_KEY' : '<your key>');
+    lines.push(
+      '  Try:',
+      `    curl -s ${origin}/api/agents/${demo.agentId}/query -H 'Content-Type: application/json' -d '{"query":"How do I run the tests?"}'`,
+      `    curl -s ${origin}/api/datastores/${demo.datastoreId}/query -H 'Authorization: Bearer ${key}' -H 'Content-Type: application/json' -d '{"query":"hybrid retrieval","topK":3}'`,
+    );
+  }
+  io.stdout(`${lines.join('\n')}\n`);
+}

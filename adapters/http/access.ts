@@ -1,0 +1,42 @@
+import { RagdeskError, allowsDatastores, type Agent, type Datastore, type DatasourceRecord, type Ragdesk } from '../../src/index.js';
+import { requireDatastoreAccess, type Principal } from './auth.js';
+
+/**
+ * Ownership checks. Another owner's resource answers exactly like a missing one (404 with the same
+ * message), so ids cannot be probed across owners.
+ */
+export function missing(kind: string, id: string): RagdeskError {
+  return new RagdeskError('not_found', `${kind} ${JSON.stringify(id)} does not exist`, { details: { kind, id } });
+}
+
+export async function ownedDatastore(ragdesk: Ragdesk, principal: Principal, id: string): Promise<Datastore> {
+  const datastore = await ragdesk.datastores.get(id);
+  if (datastore.ownerId !== principal.ownerId) throw missing('datastore', id);
+  requireDatastoreAccess(principal, id);
+  return datastore;
+}
+
+export async function ownedAgent(ragdesk: Ragdesk, principal: Principal, id: string): Promise<Agent> {
+  const agent = await ragdesk.agents.get(id);
+  if (agent.ownerId !== principal.ownerId) throw missing('agent', id);
+  requireAgentAccess(principal, agent);
+  return agent;
+}
+
+export async function ownedDatasource(ragdesk: Ragdesk, principal: Principal, id: string): Promise<DatasourceRecord> {
+  const datasource = await ragdesk.datasources.get(id);
+  const datastore = await ragdesk.datastores.get(datasource.datastoreId).catch(() => null);
+  if (!datastore || datastore.ownerId !== principal.ownerId) throw missing('datasource', id);
+  requireDatastoreAccess(principal, datastore.id);
+  return datasource;
+}
+
+/** A key limited to some datastores reaches an agent only when the agent reads nothing else. */
+export function requireAgentAccess(principal: Principal, agent: Agent): void {
+  if (!allowsDatastores(principal, agent.datastoreIds)) {
+    throw new RagdeskError('forbidden', 'This API key is limited to datastores this agent does not only read', {
+      details: { agentId: agent.id },
+    });
+  }
+}
+

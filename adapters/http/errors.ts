@@ -1,0 +1,37 @@
+import { RagdeskError, isRagdeskError } from '../../src/index.js';
+import type { HttpLogger } from './options.js';
+import type { JsonResult } from './types.js';
+
+/**
+ * Every failure becomes `{ "error": { "code", "message", "details" } }`. A RagdeskError carries its
+ * own status; anything else is a bug: 500 with the request id, logged with its stack, and no
+ * internals in the body.
+ */
+export function errorResult(error: unknown, requestId: string, logger: HttpLogger, where: string): JsonResult {
+  if (isRagdeskError(error)) {
+    if (error.status >= 500) logError(logger, error, requestId, where);
+    const body = error.toJSON();
+    if (error.status >= 500) body.error.details = { ...(body.error.details ?? {}), requestId };
+    const headers: Record<string, string> = {};
+    const retryAfter = error.details?.retryAfterSeconds;
+    if (error.status === 429 && typeof retryAfter === 'number') headers['retry-after'] = String(Math.max(1, Math.ceil(retryAfter)));
+    if (error.status === 405 && Array.isArray(error.details?.allowed)) headers.allow = (error.details.allowed as string[]).join(', ');
+    return { kind: 'json', status: error.status, body, headers };
+  }
+  logError(logger, error, requestId, where);
+  const internal = new RagdeskError('internal', `Internal error; quote request id ${requestId} when reporting it`, { details: { requestId } });
+  return { kind: 'json', status: 500, body: internal.toJSON() };
+}
+
+export function logError(logger: HttpLogger, error: unknown, requestId: string, where: string): void {
+  try {
+    logger.error('ragdesk http: request failed', {
+      requestId,
+      route: where,
+      code: isRagdeskError(error) ? error.code : 'internal',
+      error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+    });
+  } catch {
+    // A failing logger must not turn one error into two.
+  }
+}

@@ -1,0 +1,34 @@
+import type { Ragdesk } from '../../src/index.js';
+import { Dispatcher } from './dispatch.js';
+import { handleFetch, type FetchInfo } from './fetch-bridge.js';
+import { nodeListener, type NodeListener } from './node-bridge.js';
+import { buildOpenApiDocument } from './openapi/document.js';
+import { resolveOptions, type HttpHandlerOptions } from './options.js';
+import { allRoutes } from './routes/index.js';
+
+export interface RagdeskHttpHandler extends NodeListener {
+  /** The web-standard form for Hono and other fetch servers. */
+  fetch(request: Request, info?: FetchInfo): Promise<Response>;
+  /** The OpenAPI 3.1 document also served at `GET {basePath}/openapi.json`. */
+  openapi(): Record<string, unknown>;
+}
+
+const VERSION = '0.1.0';
+
+/**
+ * The HTTP API of SPEC.md over a ragdesk instance, mountable on any Node server: call it as
+ * `(req, res, next?)` (node:http, Express, Fastify) or use `.fetch(request)` (Hono, fetch servers).
+ * Replaces no globals and keeps no state beyond the options (and the optional rate limiter).
+ */
+export function createHttpHandler(ragdesk: Ragdesk, options: HttpHandlerOptions = {}): RagdeskHttpHandler {
+  const resolved = resolveOptions(options);
+  let document: Record<string, unknown> | undefined;
+  const routes = allRoutes(() => openapi());
+  const openapi = () => (document ??= buildOpenApiDocument(routes, resolved.basePath, { title: 'ragdesk', version: VERSION }));
+  const dispatcher = new Dispatcher(ragdesk, resolved, routes);
+  const listener = nodeListener(dispatcher);
+  return Object.assign(listener, {
+    fetch: (request: Request, info?: FetchInfo) => handleFetch(dispatcher, request, info),
+    openapi: () => structuredClone(openapi()),
+  });
+}

@@ -1,0 +1,14 @@
+/**
+ * `ragdesk/http`: the service interface of SPEC.md over any Node server.
+ *
+ *   const handler = createHttpHandler(ragdesk);
+ *   http.createServer(handler)                       // node:http
+ *   app.use(handler)                                 // Express (before any body parser)
+ *   app.all('/api/*', (c) => handler.fetch(c.req.raw)) // Hono
+ */
+export { createHttpHandler, type RagdeskHttpHandler } from './handler.js';
+export type { HttpHandlerOptions, ConfiguredApiKey, HttpLogger, RateLimiter, RateDecision } from './options.js';
+export type { NodeListener } from './node-bridge.js';
+export type { FetchInfo } from './fetch-bridge.js';
+export { tokenBucketLimiter, type TokenBucketOptions } from './rate-limit.js';
+export { SSE_HEADERS } from './sse.js';

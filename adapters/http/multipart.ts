@@ -1,0 +1,111 @@
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import busboy from 'busboy';
+import { RagdeskError } from '../../src/index.js';
+import { declaredLength, tooLarge } from './body.js';
+import type { HttpRequest } from './types.js';
+
+export interface UploadedFile {
+  bytes: Uint8Array;
+  fileName: string | undefined;
+  /** The type the client declared; the loader sniffs the bytes and decides. */
+  mimeType: string | undefined;
+}
+
+export interface ParsedForm {
+  fields: Map<string, string>;
+  file: UploadedFile | null;
+}
+
+/** Room for the form's own bytes (boundaries, part headers, small fields) on top of the file. */
+const FORM_OVERHEAD = 1024 * 1024;
+const MULTIPART = /^multipart\/form-data\s*;/i;
+
+export function isMultipart(request: HttpRequest): boolean {
+  return MULTIPART.test(request.header('content-type') ?? '');
+}
+
+/**
+ * Parses `multipart/form-data` as it streams in (busboy). The one file part (`file`) is counted while
+ * it arrives and refused with 413 the moment it passes `maxFileBytes`, so an oversized upload is
+ * never read whole. An accepted file is held in memory once (bounded by the limit), because the
+ * Store keeps uploads with their datasource so a sync can run again after a restart.
+ */
+export async function readMultipart(request: HttpRequest, maxFileBytes: number): Promise<ParsedForm> {
+  const contentType = request.header('content-type') ?? '';
+  if (!MULTIPART.test(contentType)) {
+    throw new RagdeskError('unsupported_media_type', 'Expected Content-Type multipart/form-data', { details: { expected: 'multipart/form-data' } });
+  }
+  const declared = declaredLength(request);
+  if (declared !== undefined && declared > maxFileBytes + FORM_OVERHEAD) throw tooLarge(maxFileBytes);
+  if (request.body === null || declared === 0) throw new RagdeskError('invalid_request', 'The multipart body is empty');
+
+  let parser: busboy.Busboy;
+  try {
+    parser = busboy({
+      headers: { 'content-type': contentType },
+      limits: { files: 1, fileSize: maxFileBytes, fields: 50, fieldSize: 64 * 1024, parts: 60 },
+    });
+  } catch (error) {
+    throw new RagdeskError('invalid_request', `Malformed multipart Content-Type: ${(error as Error).message}`);
+  }
+
+  const fields = new Map<string, string>();
+  let file: UploadedFile | null = null;
+  let failure: RagdeskError | undefined;
+  const fail = (error: RagdeskError) => {
+    failure ??= error;
+    parser.destroy(failure);
+  };
+
+  parser.on('field', (name, value, info) => {
+    if (info.valueTruncated || info.nameTruncated) fail(new RagdeskError('payload_too_large', `Form field ${JSON.stringify(name.slice(0, 100))} is too long`));
+    else fields.set(name, value);
+  });
+  parser.on('file', (name, stream, info) => {
+    if (name !== 'file') {
+      stream.on('error', () => undefined);
+      stream.resume();
+      fail(new RagdeskError('invalid_request', `Unexpected file field ${JSON.stringify(name.slice(0, 100))}; the file goes in "file"`, {
+        details: { issues: [{ path: name.slice(0, 100), message: 'unexpected file field' }] },
+      }));
+      return;
+    }
+    // Destroying the parser on a limit makes the part stream fail too; that failure is `failure`.
+    stream.on('error', () => undefined);
+    const chunks: Buffer[] = [];
+    let size = 0;
+    stream.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      chunks.push(chunk);
+    });
+    stream.on('limit', () => fail(tooLarge(maxFileBytes)));
+    stream.on('end', () => {
+      if (!stream.truncated) file = { bytes: Buffer.concat(chunks, size), fileName: info.filename || undefined, mimeType: info.mimeType || undefined };
+    });
+  });
+  parser.on('filesLimit', () => fail(new RagdeskError('invalid_request', 'Send one file per request')));
+  parser.on('fieldsLimit', () => fail(new RagdeskError('invalid_request', 'Too many form fields')));
+  parser.on('partsLimit', () => fail(new RagdeskError('invalid_request', 'Too many form parts')));
+
+  const closed = new Promise<void>((resolve) => parser.once('close', resolve));
+  try {
+    await pipeline(Readable.from(chunksOf(request.body), { objectMode: false }), parser);
+    await closed;
+  } catch (error) {
+    if (failure) throw failure;
+    if (error instanceof RagdeskError) throw error;
+    throw new RagdeskError('invalid_request', `Malformed multipart body: ${(error as Error).message}`);
+  }
+  if (failure) throw failure;
+  return { fields, file };
+}
+
+/**
+ * Hands the body on through a plain generator: when the parser stops early, `Readable.from` calls
+ * `throw()` on its source, and a node request stream would answer that by destroying itself (and the
+ * socket the error response still has to travel on). A generator turns that into a quiet `return()`.
+ */
+async function* chunksOf(body: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+  for await (const chunk of body) yield chunk;
+}

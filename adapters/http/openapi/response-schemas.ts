@@ -1,0 +1,117 @@
+import { z } from 'zod';
+import { schemas, type AgentResponse, type DatasourceRecord, type DatastoreRecord, type DocumentFragment } from '../../../src/index.js';
+import type { AgentWire } from '../wire.js';
+
+/**
+ * What the routes answer, for the OpenAPI document. The compile-time checks at the bottom fail the
+ * build when a record type changes without this file, so the document cannot drift from the code.
+ */
+const timestamp = z.string().describe('ISO-8601 date-time, UTC');
+const metadata = z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.null()]));
+
+export const errorResponseSchema = z.object({
+  error: z.object({
+    code: z.string().describe('Stable error code, e.g. invalid_request, unauthorized, not_found, usage_limit'),
+    message: z.string(),
+    details: z.record(z.string(), z.unknown()).optional().describe('For invalid_request: `issues`, one `{ path, message }` per bad field'),
+  }),
+});
+
+export const agentResponseSchema = z.object({
+  id: z.string(),
+  ownerId: z.string().nullable(),
+  name: z.string(),
+  description: z.string(),
+  modelName: schemas.specModelNameSchema,
+  temperature: z.number(),
+  visibility: schemas.visibilitySchema,
+  systemPrompt: z.string().nullable(),
+  userPrompt: z.string().nullable(),
+  promptType: schemas.promptTypeSchema.nullable(),
+  promptTemplate: z.string().nullable(),
+  datastoreIds: z.array(z.string()),
+  tools: z.array(z.object({ type: z.literal('datastore'), datastoreId: z.string() })),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+});
+
+export const datastoreResponseSchema = z.object({
+  id: z.string(),
+  ownerId: z.string().nullable(),
+  name: z.string(),
+  description: z.string(),
+  embeddingModel: z.string(),
+  embeddingDimensions: z.int(),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+});
+
+export const datasourceResponseSchema = z.object({
+  id: z.string(),
+  datastoreId: z.string(),
+  type: z.enum(['file', 'text', 'web_page', 'web_site']),
+  name: z.string(),
+  status: z.enum(['unsynched', 'pending', 'running', 'synched', 'error', 'usage_limit_reached']),
+  groupId: z.string().nullable(),
+  customId: z.string().nullable(),
+  config: z.record(z.string(), z.unknown()),
+  metadata,
+  error: z.string().nullable(),
+  contentHash: z.string().nullable(),
+  nbChunks: z.int(),
+  nbTokens: z.int(),
+  textSize: z.int(),
+  createdAt: timestamp,
+  updatedAt: timestamp,
+  lastSynch: timestamp.nullable(),
+});
+
+export const fragmentResponseSchema = z.object({
+  text: z.string(),
+  score: z.number(),
+  source: z.string(),
+  datasource_id: z.string(),
+  datasource_name: z.string(),
+  custom_id: z.string().nullable(),
+  chunk_id: z.string(),
+  page_number: z.int().nullable(),
+  metadata,
+});
+
+export const sourceEntrySchema = z.object({
+  chunk_id: z.string(),
+  datasource_id: z.string(),
+  datasource_name: z.string(),
+  datasource_type: z.string(),
+  source_url: z.string().nullable(),
+  custom_id: z.string().nullable(),
+  mime_type: z.string().nullable(),
+  page_number: z.int().nullable(),
+  total_pages: z.int().nullable(),
+  score: z.number(),
+  text: z.string(),
+});
+
+export const agentQueryResponseSchema = z.object({
+  answer: z.string(),
+  conversationId: z.string(),
+  visitorId: z.string(),
+  sources: z.array(sourceEntrySchema),
+  messageId: z.string(),
+  usage: z.object({ promptTokens: z.int(), completionTokens: z.int(), totalTokens: z.int(), cost: z.number() }),
+  model: z.string(),
+  warnings: z.array(z.string()),
+});
+
+export const upsertResponseSchema = z.object({ ids: z.array(z.string()) });
+export const documentUpdateResponseSchema = z.object({ id: z.string() });
+
+type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+// Each line fails to compile when the response type and its schema disagree.
+export const DRIFT_CHECKS: [
+  Same<z.output<typeof agentResponseSchema>, AgentWire>,
+  Same<z.output<typeof datastoreResponseSchema>, DatastoreRecord>,
+  Same<z.output<typeof datasourceResponseSchema>, DatasourceRecord>,
+  Same<z.output<typeof fragmentResponseSchema>, DocumentFragment>,
+  Same<z.output<typeof agentQueryResponseSchema>, AgentResponse>,
+] = [true, true, true, true, true];

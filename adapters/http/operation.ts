@@ -1,0 +1,62 @@
+import type { z } from 'zod';
+import { RagdeskError, type ApiKeyScope, type Ragdesk } from '../../src/index.js';
+import type { Principal } from './auth.js';
+import type { ResolvedOptions } from './options.js';
+import type { HttpRequest, HttpResult, JsonResult } from './types.js';
+
+/** What one route handler gets. */
+export interface OperationContext {
+  ragdesk: Ragdesk;
+  request: HttpRequest;
+  /** Decoded path parameters. */
+  params: Readonly<Record<string, string>>;
+  /** The verified caller; null only on routes with `auth: 'public-agent'` or `'none'`. */
+  principal: Principal | null;
+  options: ResolvedOptions;
+  /** Logs an unexpected error with the request id (for failures after a stream opened). */
+  reportBug(error: unknown): void;
+}
+
+/**
+ * How a route authenticates: `scope` routes need a key with that scope; `public-agent` lets a
+ * public agent be queried without a key; `none` is for the OpenAPI document.
+ */
+export type RouteAuth = { scope: ApiKeyScope } | 'public-agent' | 'none';
+
+/** The request body, for routing and for the OpenAPI document. */
+export type RouteBody =
+  | { json: z.ZodType; name: string }
+  | { multipart: z.ZodType; name: string }
+  | { json: z.ZodType; multipart: z.ZodType; name: string; multipartName: string };
+
+export interface Route {
+  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  /** Relative to the base path, with `{name}` parameters, e.g. `/agents/{id}/query`. */
+  path: string;
+  operationId: string;
+  summary: string;
+  tag: 'agents' | 'datastores' | 'datasources' | 'meta';
+  auth: RouteAuth;
+  body?: RouteBody;
+  /** Query string parameters, for the document. */
+  queryParameters?: { name: string; description: string; required: boolean }[];
+  /** Component name of the 200 response (`Agent`, `Datastore[]`, ...); `raw` for the OpenAPI document itself. */
+  response: string;
+  /** Error statuses worth documenting beyond the ones every route can give. */
+  errors: number[];
+  deprecated?: boolean;
+  /** Agent query only: may answer with an event stream. */
+  streams?: boolean;
+  run(context: OperationContext): Promise<HttpResult>;
+}
+
+export function json(body: unknown, status = 200): JsonResult {
+  return { kind: 'json', status, body };
+}
+
+/** A path parameter of the matched route (the router guarantees it is there). */
+export function param(context: OperationContext, name: string): string {
+  const value = context.params[name];
+  if (value === undefined) throw new RagdeskError('internal', `Route parameter ${name} is missing`);
+  return value;
+}

@@ -1,0 +1,75 @@
+import type { ApiKeyScope } from '../../src/ports/agent-records.js';
+
+/** A key accepted from configuration (e.g. env `RAGDESK_API_KEY`), checked in memory, never stored. */
+export interface ConfiguredApiKey {
+  key: string;
+  ownerId: string;
+  /** Default `['admin']`. */
+  scopes?: ApiKeyScope[];
+  datastoreIds?: string[] | null;
+}
+
+/** Where 500s (real bugs) are reported, with the request id the client was given. */
+export interface HttpLogger {
+  error(message: string, fields: Record<string, unknown>): void;
+}
+
+export interface RateDecision {
+  allowed: boolean;
+  /** Seconds until a request would be allowed again; sent as `Retry-After`. */
+  retryAfterSeconds?: number;
+}
+
+/** Decides per caller (API key id, else client address) whether a request may proceed. */
+export interface RateLimiter {
+  take(callerKey: string): RateDecision | Promise<RateDecision>;
+}
+
+export interface HttpHandlerOptions {
+  /** Path prefix of every route (default `/api`, as in SPEC). */
+  basePath?: string;
+  /** Largest JSON body in bytes (default 10 MiB); larger is 413. */
+  maxJsonBytes?: number;
+  /** Largest uploaded file in bytes (default 50 MiB); larger is 413, detected while streaming. */
+  maxFileBytes?: number;
+  /** Keys accepted besides those in `ragdesk.keys`. */
+  apiKeys?: ConfiguredApiKey[];
+  /** Optional rate limiting; refused requests get 429. See `tokenBucketLimiter`. */
+  rateLimiter?: RateLimiter;
+  /** Default: one JSON line on stderr per 500. */
+  logger?: HttpLogger;
+}
+
+export interface ResolvedOptions {
+  basePath: string;
+  maxJsonBytes: number;
+  maxFileBytes: number;
+  apiKeys: ConfiguredApiKey[];
+  rateLimiter: RateLimiter | undefined;
+  logger: HttpLogger;
+}
+
+const stderrLogger: HttpLogger = {
+  error(message, fields) {
+    process.stderr.write(`${JSON.stringify({ level: 'error', message, ...fields })}\n`);
+  },
+};
+
+export function resolveOptions(options: HttpHandlerOptions): ResolvedOptions {
+  const basePath = (options.basePath ?? '/api').replace(/\/+$/, '');
+  if (basePath !== '' && !basePath.startsWith('/')) throw new TypeError(`basePath must start with "/", got ${JSON.stringify(options.basePath)}`);
+  return {
+    basePath,
+    maxJsonBytes: positive(options.maxJsonBytes, 10 * 1024 * 1024, 'maxJsonBytes'),
+    maxFileBytes: positive(options.maxFileBytes, 50 * 1024 * 1024, 'maxFileBytes'),
+    apiKeys: options.apiKeys ?? [],
+    rateLimiter: options.rateLimiter,
+    logger: options.logger ?? stderrLogger,
+  };
+}
+
+function positive(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 1) throw new TypeError(`${name} must be a positive integer, got ${String(value)}`);
+  return value;
+}

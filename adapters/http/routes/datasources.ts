@@ -1,0 +1,150 @@
+import { RagdeskError, allowsDatastore, parseInput, type FieldIssue } from '../../../src/index.js';
+import { ownedDatasource, ownedDatastore } from '../access.js';
+import { requirePrincipal, type Principal } from '../auth.js';
+import { readJsonObject } from '../body.js';
+import { isMultipart, readMultipart, type ParsedForm } from '../multipart.js';
+import { json, param, type OperationContext, type Route } from '../operation.js';
+import { fileFormFieldsSchema, fileUploadFieldsSchema, webDatasourceBodySchema } from '../wire.js';
+import type { z } from 'zod';
+
+export const datasourceRoutes: Route[] = [
+  {
+    method: 'POST',
+    path: '/datasources',
+    operationId: 'createDatasource',
+    summary:
+      'SPEC endpoint 7, Datasource Create. Form A: multipart/form-data with `file`, `type=file`, `datastoreId` (and optional `fileName`, `custom_id`). ' +
+      'Form B: JSON for `web_page` (`config.source_url`) and `web_site` (`config.sitemap` or `config.source_url`). The sync runs in the background: poll the datasource status.',
+    tag: 'datasources',
+    auth: { scope: 'write' },
+    body: { json: webDatasourceBodySchema, name: 'WebDatasourceCreateRequest', multipart: fileFormFieldsSchema, multipartName: 'FileDatasourceForm' },
+    response: 'Datasource',
+    errors: [400, 404, 413, 415],
+    async run(context) {
+      const principal = requirePrincipal(context.principal);
+      if (isMultipart(context.request)) {
+        const form = await readMultipart(context.request, context.options.maxFileBytes);
+        const fields = formFields(form, fileFormFieldsSchema);
+        return json(await createFile(context, principal, fields.datastoreId, form, fields));
+      }
+      const body = await readJsonObject(context.request, context.options.maxJsonBytes);
+      if (body.type === 'file') {
+        throw new RagdeskError('unsupported_media_type', 'A file datasource is created with multipart/form-data (form A)', {
+          details: { expected: 'multipart/form-data' },
+        });
+      }
+      const parsed = parseInput(webDatasourceBodySchema, body, 'datasource');
+      const datastore = await ownedDatastore(context.ragdesk, principal, parsed.datastoreId);
+      return json(await context.ragdesk.datasources.create({ ...parsed, datastoreId: datastore.id }));
+    },
+  },
+  {
+    method: 'GET',
+    path: '/datasources',
+    operationId: 'listDatasources',
+    summary: "Datasources of one datastore (`datastoreId`), or of all the key owner's datastores, oldest first.",
+    tag: 'datasources',
+    auth: { scope: 'read' },
+    queryParameters: [{ name: 'datastoreId', description: 'Only the datasources of this datastore', required: false }],
+    response: 'Datasource[]',
+    errors: [400, 404],
+    async run(context) {
+      const principal = requirePrincipal(context.principal);
+      const datastoreId = context.request.query.get('datastoreId');
+      if (datastoreId !== null) {
+        const datastore = await ownedDatastore(context.ragdesk, principal, datastoreId);
+        return json(await context.ragdesk.datasources.list(datastore.id));
+      }
+      const datastores = await context.ragdesk.datastores.list({ ownerId: principal.ownerId });
+      const lists = await Promise.all(
+        datastores.filter((datastore) => allowsDatastore(principal, datastore.id)).map((datastore) => context.ragdesk.datasources.list(datastore.id)),
+      );
+      return json(lists.flat());
+    },
+  },
+  {
+    method: 'GET',
+    path: '/datasources/{id}',
+    operationId: 'getDatasource',
+    summary: 'Datasource Get: its status (`pending`, `running`, `synched`, `error`, `usage_limit_reached`, ...) and counts.',
+    tag: 'datasources',
+    auth: { scope: 'read' },
+    response: 'Datasource',
+    errors: [404],
+    async run(context) {
+      return json(await ownedDatasource(context.ragdesk, requirePrincipal(context.principal), param(context, 'id')));
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/datasources/{id}',
+    operationId: 'deleteDatasource',
+    summary: 'Datasource Delete: with its chunks (and the pages of a site); answers the datasource as it was.',
+    tag: 'datasources',
+    auth: { scope: 'write' },
+    response: 'Datasource',
+    errors: [404],
+    async run(context) {
+      const datasource = await ownedDatasource(context.ragdesk, requirePrincipal(context.principal), param(context, 'id'));
+      await readJsonObject(context.request, context.options.maxJsonBytes);
+      return json(await context.ragdesk.datasources.delete(datasource.id));
+    },
+  },
+  {
+    method: 'POST',
+    path: '/external/datastores/file-upload/{datastoreId}',
+    operationId: 'uploadFile',
+    summary: 'SPEC endpoint 8, Datastore File Upload (deprecated family): multipart `file` (+ `fileName`, `custom_id`); answers the new datasource.',
+    tag: 'datasources',
+    auth: { scope: 'write' },
+    body: { multipart: fileUploadFieldsSchema, name: 'FileUploadForm' },
+    response: 'Datasource',
+    errors: [400, 404, 413, 415],
+    deprecated: true,
+    async run(context) {
+      const principal = requirePrincipal(context.principal);
+      const datastore = await ownedDatastore(context.ragdesk, principal, param(context, 'datastoreId'));
+      const form = await readMultipart(context.request, context.options.maxFileBytes);
+      const fields = formFields(form, fileUploadFieldsSchema);
+      return json(await createFile(context, principal, datastore.id, form, fields));
+    },
+  },
+];
+
+/** Validates the text fields and the presence of the file together, so one 400 names every problem. */
+function formFields<Schema extends z.ZodType>(form: ParsedForm, schema: Schema): z.output<Schema> {
+  const result = schema.safeParse(Object.fromEntries(form.fields));
+  const issues: FieldIssue[] = result.success
+    ? []
+    : result.error.issues.map((issue) => ({ path: issue.path.map(String).join('.'), message: issue.message }));
+  if (!form.file) issues.unshift({ path: 'file', message: 'a file part named "file" is required' });
+  if (issues.length > 0 || !result.success) {
+    throw new RagdeskError('invalid_request', `Invalid form: ${issues.map((issue) => `${issue.path}: ${issue.message}`).join('; ')}`, {
+      details: { issues },
+    });
+  }
+  return result.data;
+}
+
+async function createFile(
+  context: OperationContext,
+  principal: Principal,
+  datastoreId: string,
+  form: ParsedForm,
+  fields: { fileName?: string | undefined; custom_id?: string | undefined },
+) {
+  const datastore = await ownedDatastore(context.ragdesk, principal, datastoreId);
+  const file = form.file as NonNullable<ParsedForm['file']>;
+  const fileName = fields.fileName?.trim() || file.fileName;
+  return context.ragdesk.datasources.create({
+    type: 'file',
+    datastoreId: datastore.id,
+    ...(fileName ? { name: fileName } : {}),
+    ...(fields.custom_id === undefined ? {} : { custom_id: fields.custom_id }),
+    file: {
+      bytes: file.bytes,
+      ...(file.mimeType ? { mimeType: file.mimeType } : {}),
+      ...(fileName ? { fileName } : {}),
+    },
+  });
+}

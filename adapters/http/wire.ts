@@ -1,0 +1,55 @@
+import { z } from 'zod';
+import { schemas, type Agent } from '../../src/index.js';
+
+/**
+ * HTTP request bodies, derived from the library's own schemas (the OpenAPI document is generated
+ * from these). Only what HTTP shapes differently is changed here: agents name their datastores as
+ * `tools` (as the reference service does), and owners come from the API key, never from a body.
+ */
+export const agentToolSchema = z.strictObject({
+  type: z.literal('datastore'),
+  datastoreId: schemas.idSchema,
+});
+
+export const agentCreateBodySchema = schemas.agentCreateSchema
+  .omit({ datastoreIds: true })
+  .extend({ tools: z.array(agentToolSchema).max(100).default([]) });
+
+export const agentUpdateBodySchema = schemas.agentUpdateSchema
+  .omit({ datastoreIds: true })
+  .extend({ tools: z.array(agentToolSchema).max(100).optional() });
+
+export const datastoreCreateBodySchema = schemas.datastoreCreateSchema;
+
+/** SPEC endpoint 5 wraps the documents: `{ "documents": [...] }`. */
+export const upsertBodySchema = z.object({ documents: schemas.upsertSchema });
+
+/** SPEC endpoint 7, form B (JSON): web pages and sites; files come as multipart (form A). */
+export const webDatasourceBodySchema = z.discriminatedUnion('type', [
+  schemas.webPageDatasourceSchema,
+  schemas.webSiteDatasourceSchema,
+]);
+
+/** SPEC endpoint 7, form A: the text fields of the multipart form (the file part is checked apart). */
+export const fileFormFieldsSchema = z.object({
+  type: z.literal('file'),
+  datastoreId: schemas.idSchema,
+  fileName: z.string().max(1000).optional(),
+  custom_id: schemas.idSchema.optional(),
+});
+
+/** SPEC endpoint 8: the datastore comes from the path. */
+export const fileUploadFieldsSchema = fileFormFieldsSchema.omit({ type: true, datastoreId: true });
+
+export type AgentTool = z.output<typeof agentToolSchema>;
+
+/** The wire shape of an agent: the library's fields plus `tools`. */
+export type AgentWire = Agent & { tools: AgentTool[] };
+
+export function agentToWire(agent: Agent): AgentWire {
+  return { ...agent, tools: agent.datastoreIds.map((datastoreId) => ({ type: 'datastore', datastoreId })) };
+}
+
+export function toolsToDatastoreIds(tools: readonly AgentTool[]): string[] {
+  return tools.map((tool) => tool.datastoreId);
+}

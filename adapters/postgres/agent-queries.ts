@@ -1,0 +1,240 @@
+import type pg from 'pg';
+import { invalidRequest, notFound } from '../../src/errors.js';
+import type {
+  AgentRecord,
+  ApiKeyRecord,
+  ConversationRecord,
+  MessageRecord,
+  UsageConsumption,
+} from '../../src/ports/agent-records.js';
+import type { AgentPatch, ApiKeyPatch } from '../../src/ports/store.js';
+import { inTransaction, selectRow, selectRows, sqlState } from './connection.js';
+import { conflict } from './record-queries.js';
+import {
+  AGENT_COLUMNS,
+  agentValues,
+  API_KEY_COLUMNS,
+  apiKeyValues,
+  CONVERSATION_COLUMNS,
+  MESSAGE_COLUMNS,
+  messageValues,
+  toAgentRecord,
+  toApiKeyRecord,
+  toConversationRecord,
+  toMessageRecord,
+  type AgentRow,
+  type ApiKeyRow,
+  type ConversationRow,
+  type MessageRow,
+} from './agent-rows.js';
+import { columnList, placeholders } from './row-mapping.js';
+
+/** Keys an agent patch may not change (AgentPatch omits them; JavaScript callers may not). */
+const AGENT_FIXED_KEYS = new Set(['id', 'ownerId', 'createdAt']);
+/** The only keys an API key patch may change. */
+const API_KEY_PATCH_KEYS = ['name', 'lastUsedAt', 'revokedAt'] as const;
+
+const AGENT_SELECT = columnList(AGENT_COLUMNS);
+const CONVERSATION_SELECT = columnList(CONVERSATION_COLUMNS);
+const MESSAGE_SELECT = columnList(MESSAGE_COLUMNS);
+const API_KEY_SELECT = columnList(API_KEY_COLUMNS);
+
+/** Agents, conversations, messages, API keys and usage counters. */
+export function agentQueries(pool: pg.Pool, s: string) {
+  async function getAgent(id: string): Promise<AgentRecord | null> {
+    const row = await selectRow<AgentRow>(pool, `SELECT ${AGENT_SELECT} FROM ${s}.agents WHERE id = $1`, [id]);
+    return row === undefined ? null : toAgentRecord(row);
+  }
+
+  return {
+    async createAgent(record: AgentRecord): Promise<void> {
+      const inserted = await pool.query(
+        `INSERT INTO ${s}.agents (${AGENT_SELECT}) VALUES (${placeholders(AGENT_COLUMNS.length)}) ON CONFLICT (id) DO NOTHING`,
+        agentValues(record),
+      );
+      if (inserted.rowCount === 0) throw conflict('agent', record.id);
+    },
+
+    getAgent,
+
+    async listAgents(filter: { ownerId?: string } = {}): Promise<AgentRecord[]> {
+      const rows = await selectRows<AgentRow>(
+        pool,
+        `SELECT ${AGENT_SELECT} FROM ${s}.agents WHERE ($1::text IS NULL OR owner_id = $1) ORDER BY created_at, pk`,
+        [filter.ownerId ?? null],
+      );
+      return rows.map(toAgentRecord);
+    },
+
+    updateAgent(id: string, patch: AgentPatch): Promise<AgentRecord | null> {
+      return inTransaction(pool, async (client) => {
+        const row = await selectRow<AgentRow>(client, `SELECT ${AGENT_SELECT} FROM ${s}.agents WHERE id = $1 FOR UPDATE`, [id]);
+        if (row === undefined) return null;
+        const next = toAgentRecord(row);
+        for (const [key, value] of Object.entries(patch)) {
+          if (value === undefined || AGENT_FIXED_KEYS.has(key) || !(key in next)) continue;
+          Object.assign(next, { [key]: Array.isArray(value) ? [...(value as unknown[])] : value });
+        }
+        // id, owner_id and created_at never change: skip them in the SET list.
+        const values = agentValues(next);
+        const settable = AGENT_COLUMNS.map((column, i) => ({ column, value: values[i] })).filter(
+          ({ column }) => column !== 'id' && column !== 'owner_id' && column !== 'created_at',
+        );
+        await client.query(
+          `UPDATE ${s}.agents SET ${settable.map(({ column }, i) => `${column} = $${i + 2}`).join(', ')} WHERE id = $1`,
+          [id, ...settable.map(({ value }) => value)],
+        );
+        return next;
+      });
+    },
+
+    /** Conversations and their messages cascade with the agent row. */
+    async deleteAgent(id: string): Promise<boolean> {
+      const deleted = await pool.query(`DELETE FROM ${s}.agents WHERE id = $1`, [id]);
+      return (deleted.rowCount ?? 0) > 0;
+    },
+
+    async createConversation(record: ConversationRecord): Promise<void> {
+      // INSERT ... SELECT from the agent row: an unknown agent inserts nothing (and cannot be
+      // deleted half-way, the FK locks it); a duplicate id raises a unique violation.
+      try {
+        const inserted = await pool.query(
+          `INSERT INTO ${s}.conversations (${CONVERSATION_SELECT})
+           SELECT $1, id, $3, $4, $5 FROM ${s}.agents WHERE id = $2`,
+          [record.id, record.agentId, record.visitorId, record.createdAt, record.updatedAt],
+        );
+        if (inserted.rowCount === 0) throw notFound('agent', record.agentId);
+      } catch (error) {
+        if (sqlState(error) === '23505') throw conflict('conversation', record.id);
+        throw error;
+      }
+    },
+
+    async getConversation(id: string): Promise<ConversationRecord | null> {
+      const row = await selectRow<ConversationRow>(pool, `SELECT ${CONVERSATION_SELECT} FROM ${s}.conversations WHERE id = $1`, [id]);
+      return row === undefined ? null : toConversationRecord(row);
+    },
+
+    async listConversations(agentId: string): Promise<ConversationRecord[]> {
+      const rows = await selectRows<ConversationRow>(
+        pool,
+        `SELECT ${CONVERSATION_SELECT} FROM ${s}.conversations WHERE agent_id = $1 ORDER BY created_at, pk`,
+        [agentId],
+      );
+      return rows.map(toConversationRecord);
+    },
+
+    /** One transaction: the batch lands whole, with the conversation's new `updatedAt`, or not at all. */
+    appendMessages(conversationId: string, batch: readonly MessageRecord[]): Promise<void> {
+      return inTransaction(pool, async (client) => {
+        const conversation = await selectRow(client, `SELECT 1 FROM ${s}.conversations WHERE id = $1 FOR UPDATE`, [conversationId]);
+        if (conversation === undefined) throw notFound('conversation', conversationId);
+        const seen = new Set<string>();
+        for (const message of batch) {
+          if (seen.has(message.id)) throw conflict('message', message.id);
+          if (message.conversationId !== conversationId) {
+            throw invalidRequest('a message names another conversation', [
+              { path: 'conversationId', message: `message ${message.id} must belong to ${conversationId}` },
+            ]);
+          }
+          seen.add(message.id);
+        }
+        const last = batch.at(-1);
+        if (last === undefined) return;
+        // One row per statement keeps insertion order = pk order (ties in listMessages rely on it).
+        for (const message of batch) {
+          const inserted = await client.query(
+            `INSERT INTO ${s}.messages (${MESSAGE_SELECT}) VALUES (${placeholders(MESSAGE_COLUMNS.length)}) ON CONFLICT (id) DO NOTHING`,
+            messageValues(message),
+          );
+          if (inserted.rowCount === 0) throw conflict('message', message.id);
+        }
+        await client.query(`UPDATE ${s}.conversations SET updated_at = $2 WHERE id = $1`, [conversationId, last.createdAt]);
+      });
+    },
+
+    async listMessages(conversationId: string, options: { limit?: number } = {}): Promise<MessageRecord[]> {
+      const limit = options.limit === undefined ? null : Math.max(0, Math.floor(options.limit));
+      const rows = await selectRows<MessageRow>(
+        pool,
+        `SELECT ${MESSAGE_SELECT} FROM ${s}.messages WHERE conversation_id = $1
+         ORDER BY created_at DESC, pk DESC LIMIT $2`,
+        [conversationId, limit],
+      );
+      return rows.map(toMessageRecord);
+    },
+
+    async createApiKey(record: ApiKeyRecord): Promise<void> {
+      try {
+        await pool.query(`INSERT INTO ${s}.api_keys (${API_KEY_SELECT}) VALUES (${placeholders(API_KEY_COLUMNS.length)})`, apiKeyValues(record));
+      } catch (error) {
+        if (sqlState(error) !== '23505') throw error;
+        const constraint = (error as { constraint?: unknown }).constraint;
+        throw typeof constraint === 'string' && constraint.includes('hash')
+          ? conflict('api key hash', record.hash.slice(0, 8))
+          : conflict('api key', record.id);
+      }
+    },
+
+    async findApiKeyByHash(hash: string): Promise<ApiKeyRecord | null> {
+      const row = await selectRow<ApiKeyRow>(pool, `SELECT ${API_KEY_SELECT} FROM ${s}.api_keys WHERE hash = $1`, [hash]);
+      return row === undefined ? null : toApiKeyRecord(row);
+    },
+
+    async listApiKeys(filter: { ownerId?: string } = {}): Promise<ApiKeyRecord[]> {
+      const rows = await selectRows<ApiKeyRow>(
+        pool,
+        `SELECT ${API_KEY_SELECT} FROM ${s}.api_keys WHERE ($1::text IS NULL OR owner_id = $1) ORDER BY created_at, pk`,
+        [filter.ownerId ?? null],
+      );
+      return rows.map(toApiKeyRecord);
+    },
+
+    /** Only name, last use and revocation change; a null parameter keeps the column. */
+    async updateApiKey(id: string, patch: ApiKeyPatch): Promise<ApiKeyRecord | null> {
+      const values = API_KEY_PATCH_KEYS.map((key) => patch[key]);
+      const row = await selectRow<ApiKeyRow>(
+        pool,
+        `UPDATE ${s}.api_keys SET
+           name = CASE WHEN $2 THEN $3 ELSE name END,
+           last_used_at = CASE WHEN $4 THEN $5 ELSE last_used_at END,
+           revoked_at = CASE WHEN $6 THEN $7 ELSE revoked_at END
+         WHERE id = $1 RETURNING ${API_KEY_SELECT}`,
+        [id, ...values.flatMap((value) => [value !== undefined, value ?? null])],
+      );
+      return row === undefined ? null : toApiKeyRecord(row);
+    },
+
+    /**
+     * One atomic upsert: the row lock taken by ON CONFLICT serialises concurrent consumers, and the
+     * WHERE re-checks the limit against the latest committed value. When nothing was returned the
+     * amount was refused; the current value is read afterwards.
+     */
+    async consumeUsage(request: UsageConsumption): Promise<{ allowed: boolean; used: number }> {
+      if (!Number.isFinite(request.amount) || (request.limit !== undefined && !Number.isFinite(request.limit))) {
+        // A NaN or infinite amount would poison the counter for the rest of its period.
+        throw invalidRequest('usage amount and limit must be finite numbers', [
+          { path: Number.isFinite(request.amount) ? 'limit' : 'amount', message: 'must be a finite number' },
+        ]);
+      }
+      const key = [request.subject, request.metric, request.period];
+      const limit = request.limit ?? null;
+      const added = await selectRow<{ used: number }>(
+        pool,
+        `INSERT INTO ${s}.usage_counters AS u (subject, metric, period, used)
+         SELECT $1, $2, $3, $4::double precision WHERE $5::double precision IS NULL OR $4::double precision <= $5::double precision
+         ON CONFLICT (subject, metric, period) DO UPDATE SET used = u.used + excluded.used
+         WHERE $5::double precision IS NULL OR u.used + excluded.used <= $5::double precision
+         RETURNING used`,
+        [...key, request.amount, limit],
+      );
+      if (added !== undefined) return { allowed: true, used: added.used };
+      const current = await selectRow<{ used: number }>(
+        pool,
+        `SELECT used FROM ${s}.usage_counters WHERE subject = $1 AND metric = $2 AND period = $3`,
+        key,
+      );
+      return { allowed: false, used: current?.used ?? 0 };
+    },
+  };
+}

@@ -1,0 +1,223 @@
+import type pg from 'pg';
+import { notFound, RagdeskError } from '../../src/errors.js';
+import type { DatasourceRecord, DatasourceStatus, DatastoreRecord, StatusEvent } from '../../src/ports/records.js';
+import type { DatasourcePatch, DatastorePatch } from '../../src/ports/store.js';
+import { inTransaction, selectRow, selectRows, type Queryable } from './connection.js';
+import {
+  assignments,
+  columnList,
+  DATASOURCE_COLUMNS,
+  DATASTORE_COLUMNS,
+  datasourceValues,
+  datastoreValues,
+  placeholders,
+  toDatasourceRecord,
+  toDatastoreRecord,
+  type DatasourceRow,
+  type DatastoreRow,
+} from './row-mapping.js';
+
+const DATASTORE_PATCH_KEYS = ['name', 'description', 'embeddingModel', 'embeddingDimensions', 'updatedAt'] as const;
+/** Keys a datasource patch may not change (the type omits them; JavaScript callers may not). */
+const DATASOURCE_FIXED_KEYS = new Set(['id', 'datastoreId', 'type', 'createdAt']);
+
+const DATASTORE_SELECT = columnList(DATASTORE_COLUMNS);
+const DATASOURCE_SELECT = columnList(DATASOURCE_COLUMNS);
+
+/** Datastore and datasource rows with their status history. `s` is the quoted schema name. */
+export function recordQueries(pool: pg.Pool, s: string) {
+  async function getDatastore(db: Queryable, id: string): Promise<DatastoreRecord | null> {
+    const row = await selectRow<DatastoreRow>(db, `SELECT ${DATASTORE_SELECT} FROM ${s}.datastores WHERE id = $1`, [id]);
+    return row === undefined ? null : toDatastoreRecord(row);
+  }
+
+  /** With `lock`, the row stays locked until the caller's transaction ends. */
+  async function getDatasource(db: Queryable, id: string, lock = false): Promise<DatasourceRecord | null> {
+    const row = await selectRow<DatasourceRow>(
+      db,
+      `SELECT ${DATASOURCE_SELECT} FROM ${s}.datasources WHERE id = $1${lock ? ' FOR UPDATE' : ''}`,
+      [id],
+    );
+    return row === undefined ? null : toDatasourceRecord(row);
+  }
+
+  async function appendEvent(
+    db: Queryable,
+    datasourceId: string,
+    from: DatasourceStatus | null,
+    to: DatasourceStatus,
+    at: string,
+    message: string | null,
+  ): Promise<void> {
+    await db.query(
+      `INSERT INTO ${s}.status_events (datasource_id, from_status, to_status, at, message) VALUES ($1, $2, $3, $4, $5)`,
+      [datasourceId, from, to, at, message],
+    );
+  }
+
+  /**
+   * Writes the merged record, and a status event when the status changes (at the patch's
+   * `updatedAt`, else now). Call inside a transaction that locked `current`.
+   */
+  async function writeDatasourcePatch(db: Queryable, current: DatasourceRecord, patch: DatasourcePatch): Promise<DatasourceRecord> {
+    const next: DatasourceRecord = { ...current };
+    for (const [key, value] of Object.entries(patch)) {
+      if (value === undefined || DATASOURCE_FIXED_KEYS.has(key) || !(key in next)) continue;
+      Object.assign(next, { [key]: value });
+    }
+    const values = datasourceValues(next).slice(2);
+    const row = await selectRow<DatasourceRow>(
+      db,
+      `UPDATE ${s}.datasources SET ${assignments(DATASOURCE_COLUMNS, 2)} WHERE id = $${values.length + 1}
+       RETURNING ${DATASOURCE_SELECT}`,
+      [...values, current.id],
+    );
+    if (next.status !== current.status) {
+      await appendEvent(db, current.id, current.status, next.status, patch.updatedAt ?? new Date().toISOString(), patch.error ?? null);
+    }
+    // The stored row, not `next`, so the caller gets exactly what a getter would return.
+    return row === undefined ? next : toDatasourceRecord(row);
+  }
+
+  return {
+    getDatastore: (id: string) => getDatastore(pool, id),
+    getDatasource,
+    writeDatasourcePatch,
+
+    async createDatastore(record: DatastoreRecord): Promise<void> {
+      const inserted = await pool.query(
+        `INSERT INTO ${s}.datastores (${DATASTORE_SELECT}) VALUES (${placeholders(DATASTORE_COLUMNS.length)})
+         ON CONFLICT (id) DO NOTHING`,
+        datastoreValues(record),
+      );
+      if (inserted.rowCount === 0) throw conflict('datastore', record.id);
+    },
+
+    async listDatastores(filter: { ownerId?: string } = {}): Promise<DatastoreRecord[]> {
+      const rows =
+        filter.ownerId === undefined
+          ? await selectRows<DatastoreRow>(pool, `SELECT ${DATASTORE_SELECT} FROM ${s}.datastores ORDER BY created_at, pk`)
+          : await selectRows<DatastoreRow>(
+              pool,
+              `SELECT ${DATASTORE_SELECT} FROM ${s}.datastores WHERE owner_id = $1 ORDER BY created_at, pk`,
+              [filter.ownerId],
+            );
+      return rows.map(toDatastoreRecord);
+    },
+
+    /** One statement: unchanged fields keep their column value (COALESCE of a null parameter). */
+    async updateDatastore(id: string, patch: DatastorePatch): Promise<DatastoreRecord | null> {
+      const values = DATASTORE_PATCH_KEYS.map((key) => patch[key] ?? null);
+      const row = await selectRow<DatastoreRow>(
+        pool,
+        `UPDATE ${s}.datastores SET
+           name = COALESCE($2, name), description = COALESCE($3, description),
+           embedding_model = COALESCE($4, embedding_model),
+           embedding_dimensions = COALESCE($5::integer, embedding_dimensions),
+           updated_at = COALESCE($6, updated_at)
+         WHERE id = $1 RETURNING ${DATASTORE_SELECT}`,
+        [id, ...values],
+      );
+      return row === undefined ? null : toDatastoreRecord(row);
+    },
+
+    /** Foreign keys cascade to datasources, chunks, jobs, files and events. */
+    async deleteDatastore(id: string): Promise<boolean> {
+      const deleted = await pool.query(`DELETE FROM ${s}.datastores WHERE id = $1`, [id]);
+      return (deleted.rowCount ?? 0) > 0;
+    },
+
+    async createDatasource(record: DatasourceRecord): Promise<void> {
+      await inTransaction(pool, async (client) => {
+        // Locks the datastore row against a concurrent delete until the datasource is in.
+        const parent = await selectRow(client, `SELECT 1 FROM ${s}.datastores WHERE id = $1 FOR SHARE`, [record.datastoreId]);
+        if (parent === undefined) throw notFound('datastore', record.datastoreId);
+        const inserted = await client.query(
+          `INSERT INTO ${s}.datasources (${DATASOURCE_SELECT}) VALUES (${placeholders(DATASOURCE_COLUMNS.length)})
+           ON CONFLICT (id) DO NOTHING`,
+          datasourceValues(record),
+        );
+        if (inserted.rowCount === 0) throw conflict('datasource', record.id);
+        // The history starts with the status the datasource was created in (`from` null).
+        await appendEvent(client, record.id, null, record.status, record.createdAt, record.error);
+      });
+    },
+
+    async getDatasources(ids: readonly string[]): Promise<DatasourceRecord[]> {
+      if (ids.length === 0) return [];
+      const rows = await selectRows<DatasourceRow>(
+        pool,
+        `SELECT ${DATASOURCE_SELECT} FROM ${s}.datasources WHERE id = ANY($1::text[])`,
+        [[...new Set(ids)]],
+      );
+      const byId = new Map(rows.map((row) => [row.id, row]));
+      return ids.flatMap((id) => {
+        const row = byId.get(id);
+        return row === undefined ? [] : [toDatasourceRecord(row)];
+      });
+    },
+
+    async listDatasources(datastoreId: string, groupId: string | undefined): Promise<DatasourceRecord[]> {
+      const rows =
+        groupId === undefined
+          ? await selectRows<DatasourceRow>(
+              pool,
+              `SELECT ${DATASOURCE_SELECT} FROM ${s}.datasources WHERE datastore_id = $1 ORDER BY created_at, pk`,
+              [datastoreId],
+            )
+          : await selectRows<DatasourceRow>(
+              pool,
+              `SELECT ${DATASOURCE_SELECT} FROM ${s}.datasources WHERE datastore_id = $1 AND group_id = $2 ORDER BY created_at, pk`,
+              [datastoreId, groupId],
+            );
+      return rows.map(toDatasourceRecord);
+    },
+
+    updateDatasource(id: string, patch: DatasourcePatch): Promise<DatasourceRecord | null> {
+      return inTransaction(pool, async (client) => {
+        const current = await getDatasource(client, id, true);
+        return current === null ? null : writeDatasourcePatch(client, current, patch);
+      });
+    },
+
+    /** The row lock (FOR UPDATE) makes read-compare-write atomic against every other instance. */
+    transitionDatasource(id: string, expected: readonly DatasourceStatus[], patch: DatasourcePatch): Promise<DatasourceRecord | null> {
+      return inTransaction(pool, async (client) => {
+        const current = await getDatasource(client, id, true);
+        if (current === null || !expected.includes(current.status)) return null;
+        return writeDatasourcePatch(client, current, patch);
+      });
+    },
+
+    async listStatusEvents(datasourceId: string): Promise<StatusEvent[]> {
+      const rows = await selectRows<StatusEventRow>(
+        pool,
+        `SELECT datasource_id, from_status, to_status, at, message FROM ${s}.status_events WHERE datasource_id = $1 ORDER BY pk`,
+        [datasourceId],
+      );
+      return rows.map((row) => ({
+        datasourceId: row.datasource_id,
+        from: row.from_status as DatasourceStatus | null,
+        to: row.to_status as DatasourceStatus,
+        at: row.at,
+        message: row.message,
+      }));
+    },
+  };
+}
+
+export type RecordQueries = ReturnType<typeof recordQueries>;
+
+interface StatusEventRow {
+  datasource_id: string;
+  from_status: string | null;
+  to_status: string;
+  at: string;
+  message: string | null;
+}
+
+export function conflict(kind: string, id: string): RagdeskError {
+  return new RagdeskError('conflict', `${kind} ${JSON.stringify(id)} already exists`, {
+    details: { kind, id },
+  });
+}

@@ -1,0 +1,238 @@
+import type pg from 'pg';
+import { RagdeskError } from '../../src/errors.js';
+import { inTransaction, quoteIdentifier, selectRow } from './connection.js';
+
+/**
+ * Versioned migrations of the store's tables, inside one Postgres schema (default `ragdesk`).
+ * Each runs in a transaction (Postgres DDL is transactional) together with the row recording its
+ * version, under an advisory lock, so several instances starting at once apply it exactly once.
+ * Never edit a shipped migration; append a new one.
+ *
+ * Choices (docs/design-notes.md "Postgres adapter"):
+ * - Timestamps stay ISO-8601 `text` with the "C" collation: records round-trip exactly and compare
+ *   byte-wise, as in SQLite (lease expiry, oldest-first ordering).
+ * - JSON fields are `text`, not `jsonb`: jsonb refuses `\u0000` and lone surrogates that a JSON
+ *   string may legally carry, and reorders keys.
+ * - Chunk vectors are `real[]`: exact float4 round trip and no pgvector dependency for the store.
+ *   The vector index casts them to `vector(n)` in a per-datastore partial HNSW index.
+ * - `tsv` is generated from `text` with the `english` configuration (stemming like SQLite's porter
+ *   tokenizer) and indexed with GIN.
+ */
+const MIGRATIONS: readonly ((s: string) => string)[] = [
+  // 1: everything the Store port keeps.
+  (s) => `
+  CREATE TABLE ${s}.datastores (
+    pk bigserial UNIQUE,
+    id text PRIMARY KEY,
+    owner_id text,
+    name text NOT NULL,
+    description text NOT NULL,
+    embedding_model text NOT NULL,
+    embedding_dimensions integer NOT NULL,
+    chunk_sequence bigint NOT NULL DEFAULT 0,
+    chunk_count bigint NOT NULL DEFAULT 0,
+    created_at text COLLATE "C" NOT NULL,
+    updated_at text COLLATE "C" NOT NULL
+  );
+  CREATE INDEX datastores_created ON ${s}.datastores (created_at, pk);
+  CREATE INDEX datastores_owner ON ${s}.datastores (owner_id, created_at, pk);
+
+  CREATE TABLE ${s}.datasources (
+    pk bigserial UNIQUE,
+    id text PRIMARY KEY,
+    datastore_id text NOT NULL REFERENCES ${s}.datastores (id) ON DELETE CASCADE,
+    type text NOT NULL,
+    name text NOT NULL,
+    status text NOT NULL,
+    group_id text,
+    custom_id text,
+    config text NOT NULL,
+    metadata text NOT NULL,
+    error text,
+    content_hash text,
+    nb_chunks integer NOT NULL,
+    nb_tokens bigint NOT NULL,
+    text_size bigint NOT NULL,
+    created_at text COLLATE "C" NOT NULL,
+    updated_at text COLLATE "C" NOT NULL,
+    last_synch text COLLATE "C"
+  );
+  CREATE INDEX datasources_datastore ON ${s}.datasources (datastore_id, created_at, pk);
+  CREATE INDEX datasources_group ON ${s}.datasources (group_id, created_at, pk) WHERE group_id IS NOT NULL;
+
+  CREATE TABLE ${s}.chunks (
+    pk bigserial UNIQUE,
+    id text PRIMARY KEY,
+    datastore_id text NOT NULL,
+    datasource_id text NOT NULL REFERENCES ${s}.datasources (id) ON DELETE CASCADE,
+    custom_id text,
+    position integer NOT NULL,
+    token_count integer NOT NULL,
+    char_offset integer NOT NULL,
+    page_number integer,
+    hash text COLLATE "C" NOT NULL,
+    metadata text NOT NULL,
+    text text NOT NULL,
+    embedding real[] NOT NULL,
+    tsv tsvector GENERATED ALWAYS AS (to_tsvector('english'::regconfig, text)) STORED
+  );
+  CREATE INDEX chunks_datasource ON ${s}.chunks (datasource_id, position, pk);
+  -- Embedding reuse by hash, and keyset iteration over (hash, pk) of one datastore.
+  CREATE INDEX chunks_datastore_hash ON ${s}.chunks (datastore_id, hash, pk);
+  -- Exact (filtered) vector search and filtered lexical search read the rows of a few datasources or tenants.
+  CREATE INDEX chunks_datastore_source ON ${s}.chunks (datastore_id, datasource_id);
+  CREATE INDEX chunks_datastore_custom ON ${s}.chunks (datastore_id, custom_id) WHERE custom_id IS NOT NULL;
+  CREATE INDEX chunks_text ON ${s}.chunks USING gin (tsv);
+
+  CREATE TABLE ${s}.status_events (
+    pk bigserial PRIMARY KEY,
+    datasource_id text NOT NULL REFERENCES ${s}.datasources (id) ON DELETE CASCADE,
+    from_status text,
+    to_status text NOT NULL,
+    at text COLLATE "C" NOT NULL,
+    message text
+  );
+  CREATE INDEX status_events_datasource ON ${s}.status_events (datasource_id, pk);
+
+  CREATE TABLE ${s}.datasource_files (
+    datasource_id text PRIMARY KEY REFERENCES ${s}.datasources (id) ON DELETE CASCADE,
+    mime_type text NOT NULL,
+    file_name text,
+    bytes bytea NOT NULL
+  );
+
+  CREATE TABLE ${s}.jobs (
+    pk bigserial UNIQUE,
+    id text PRIMARY KEY,
+    kind text NOT NULL,
+    datastore_id text NOT NULL,
+    datasource_id text NOT NULL REFERENCES ${s}.datasources (id) ON DELETE CASCADE,
+    status text NOT NULL,
+    attempts integer NOT NULL,
+    run_at text COLLATE "C" NOT NULL,
+    lease_owner text,
+    lease_until text COLLATE "C",
+    last_error text,
+    created_at text COLLATE "C" NOT NULL,
+    updated_at text COLLATE "C" NOT NULL
+  );
+  CREATE INDEX jobs_datasource ON ${s}.jobs (datasource_id, created_at, pk);
+  -- Claims scan the few pending / running jobs, not the done ones that pile up.
+  CREATE INDEX jobs_open ON ${s}.jobs (created_at, pk) WHERE status IN ('pending', 'running');
+
+  CREATE TABLE ${s}.agents (
+    pk bigserial UNIQUE,
+    id text PRIMARY KEY,
+    owner_id text,
+    name text NOT NULL,
+    description text NOT NULL,
+    model_name text NOT NULL,
+    temperature double precision NOT NULL,
+    visibility text NOT NULL,
+    system_prompt text,
+    user_prompt text,
+    prompt_type text,
+    prompt_template text,
+    datastore_ids text[] NOT NULL,
+    created_at text COLLATE "C" NOT NULL,
+    updated_at text COLLATE "C" NOT NULL
+  );
+  CREATE INDEX agents_created ON ${s}.agents (created_at, pk);
+  CREATE INDEX agents_owner ON ${s}.agents (owner_id, created_at, pk);
+
+  CREATE TABLE ${s}.conversations (
+    pk bigserial UNIQUE,
+    id text PRIMARY KEY,
+    agent_id text NOT NULL REFERENCES ${s}.agents (id) ON DELETE CASCADE,
+    visitor_id text NOT NULL,
+    created_at text COLLATE "C" NOT NULL,
+    updated_at text COLLATE "C" NOT NULL
+  );
+  CREATE INDEX conversations_agent ON ${s}.conversations (agent_id, created_at, pk);
+
+  CREATE TABLE ${s}.messages (
+    pk bigserial UNIQUE,
+    id text PRIMARY KEY,
+    conversation_id text NOT NULL REFERENCES ${s}.conversations (id) ON DELETE CASCADE,
+    role text NOT NULL,
+    text text NOT NULL,
+    sources text NOT NULL,
+    usage text,
+    model text,
+    visitor_id text NOT NULL,
+    created_at text COLLATE "C" NOT NULL
+  );
+  -- Conversation memory reads the newest messages first.
+  CREATE INDEX messages_conversation ON ${s}.messages (conversation_id, created_at DESC, pk DESC);
+
+  CREATE TABLE ${s}.api_keys (
+    pk bigserial UNIQUE,
+    id text PRIMARY KEY,
+    owner_id text NOT NULL,
+    name text NOT NULL,
+    hash text NOT NULL UNIQUE,
+    prefix text NOT NULL,
+    scopes text[] NOT NULL,
+    datastore_ids text[],
+    created_at text COLLATE "C" NOT NULL,
+    last_used_at text COLLATE "C",
+    revoked_at text COLLATE "C"
+  );
+  CREATE INDEX api_keys_created ON ${s}.api_keys (created_at, pk);
+  CREATE INDEX api_keys_owner ON ${s}.api_keys (owner_id, created_at, pk);
+
+  CREATE TABLE ${s}.usage_counters (
+    subject text NOT NULL,
+    metric text NOT NULL,
+    period text NOT NULL,
+    used double precision NOT NULL,
+    PRIMARY KEY (subject, metric, period)
+  );
+  `,
+];
+
+/** The schema version this code writes. */
+export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** The default Postgres schema (namespace) of the tables. */
+export const DEFAULT_SCHEMA = 'ragdesk';
+
+/**
+ * Creates the schema and brings its tables up to {@link SCHEMA_VERSION}. Safe to call from several
+ * processes at once: the advisory lock makes the second wait, then find nothing left to do.
+ */
+export async function migrate(pool: pg.Pool, schema: string): Promise<void> {
+  const s = quoteIdentifier(schema);
+  const encoding = await selectRow<{ server_encoding: string }>(pool, 'SHOW server_encoding');
+  if (encoding?.server_encoding !== 'UTF8') {
+    // Other encodings mangle or refuse non-ASCII text, and full-text parsing depends on it.
+    throw new RagdeskError(
+      'invalid_adapter',
+      `ragdesk needs a UTF8 database; this one is ${encoding?.server_encoding ?? 'unknown'} (create it with ENCODING 'UTF8')`,
+    );
+  }
+  await inTransaction(pool, async (client) => {
+    // Keyed by schema name, so two ragdesk installs in two schemas do not wait for each other.
+    await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`ragdesk-migrate:${schema}`]);
+    await client.query(`CREATE SCHEMA IF NOT EXISTS ${s}`);
+    await client.query(
+      `CREATE TABLE IF NOT EXISTS ${s}.schema_migrations (
+         version integer PRIMARY KEY,
+         applied_at timestamptz NOT NULL DEFAULT now()
+       )`,
+    );
+    const row = await selectRow<{ version: number | null }>(client, `SELECT max(version) AS version FROM ${s}.schema_migrations`);
+    const current = row?.version ?? 0;
+    if (current > SCHEMA_VERSION) {
+      throw new RagdeskError(
+        'invalid_adapter',
+        `the Postgres schema ${JSON.stringify(schema)} has version ${current}, newer than this ragdesk supports (${SCHEMA_VERSION}); upgrade ragdesk`,
+        { details: { schemaVersion: current, supportedVersion: SCHEMA_VERSION } },
+      );
+    }
+    for (let version = current + 1; version <= SCHEMA_VERSION; version += 1) {
+      await client.query(MIGRATIONS[version - 1]?.(s) ?? '');
+      await client.query(`INSERT INTO ${s}.schema_migrations (version) VALUES ($1)`, [version]);
+    }
+  });
+}

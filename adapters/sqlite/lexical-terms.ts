@@ -1,0 +1,76 @@
+/**
+ * The words the lexical index stores and looks up: the same rules as SQLite FTS5's
+ * `porter unicode61 remove_diacritics 2` tokenizer (which the index replaced), so scores and
+ * quality carry over. On SciFact's 26k distinct stems the two differ in 52, all in JavaScript's
+ * favour: NFKD also folds ligatures, sub- and superscripts ("ﬁ" → "fi", "H₂O" → "h2o").
+ */
+import { stemmer } from 'stemmer';
+import { extractQueryTerms } from '../../src/text/query-terms.js';
+
+/** Stems of words already seen; natural text has a few tens of thousands of distinct words. */
+const stems = new Map<string, string>();
+const MAX_CACHED_STEMS = 200_000;
+
+const ASCII_ONLY = /^[\x00-\x7f]*$/;
+/** Letters and numbers; everything else separates words (as unicode61 does). */
+const WORD = /[\p{L}\p{N}]+/gu;
+const MARKS = /\p{M}/gu;
+
+function stem(word: string): string {
+  let stemmed = stems.get(word);
+  if (stemmed === undefined) {
+    stemmed = stemmer(word);
+    if (stems.size >= MAX_CACHED_STEMS) stems.clear();
+    stems.set(word, stemmed);
+  }
+  return stemmed;
+}
+
+/** A text's stems with their counts, and its length in tokens (every word counts, as in FTS5). */
+export interface AnalysedText {
+  counts: Map<string, number>;
+  length: number;
+}
+
+/** Splits, folds and stems `text`. Never throws. */
+export function analyseText(text: string): AnalysedText {
+  const counts = new Map<string, number>();
+  let length = 0;
+  if (typeof text !== 'string' || text.length === 0) return { counts, length };
+  const add = (word: string) => {
+    const term = stem(word);
+    counts.set(term, (counts.get(term) ?? 0) + 1);
+    length += 1;
+  };
+  if (ASCII_ONLY.test(text)) {
+    // Most chunks are plain ASCII: a character scan is ~1.5x faster than the Unicode regex.
+    const lower = text.toLowerCase();
+    let start = -1;
+    for (let i = 0; i <= lower.length; i++) {
+      const code = i < lower.length ? lower.charCodeAt(i) : 32;
+      if ((code >= 97 && code <= 122) || (code >= 48 && code <= 57)) {
+        if (start < 0) start = i;
+      } else if (start >= 0) {
+        add(lower.slice(start, i));
+        start = -1;
+      }
+    }
+    return { counts, length };
+  }
+  // NFKD splits accented letters into letter + mark; dropping the marks is remove_diacritics.
+  const folded = text.normalize('NFKD').replace(MARKS, '').toLowerCase();
+  for (const match of folded.matchAll(WORD)) add(match[0]);
+  return { counts, length };
+}
+
+/**
+ * The distinct stems a query searches for, in query order: the shared query rules (stopwords and
+ * one-letter words dropped, at most `maxTerms` words) then the document rules above.
+ */
+export function queryStems(query: string, maxTerms: number): string[] {
+  const seen = new Set<string>();
+  for (const word of extractQueryTerms(query, { maxTerms })) {
+    for (const term of analyseText(word).counts.keys()) seen.add(term);
+  }
+  return [...seen];
+}

@@ -1,0 +1,25 @@
+import { it } from 'vitest';
+import { startPgliteServer } from '../helpers/pglite-server.js';
+import { postgres } from '../../adapters/postgres/index.js';
+import { localEmbeddings } from '../../adapters/local/index.js';
+import { createRagdesk } from '../../src/index.js';
+import { samplePassages } from '../../src/testing/sample-texts.js';
+it('probe', async () => {
+  const server = await startPgliteServer();
+  const counts = new Map<string, number>();
+  const origQuery = server.pool.query.bind(server.pool);
+  const origConnect = server.pool.connect.bind(server.pool);
+  const key = (t: unknown) => String(typeof t === 'string' ? t : (t as { text: string }).text).replace(/\s+/g, ' ').slice(0, 60);
+  (server.pool as any).query = (t: unknown, v?: unknown) => { counts.set(key(t), (counts.get(key(t)) ?? 0) + 1); return origQuery(t as string, v as unknown[]); };
+  (server.pool as any).connect = async () => { const c = await origConnect(); const q = c.query.bind(c); (c as any).query = (t: unknown, v?: unknown) => { counts.set('tx: ' + key(t), (counts.get('tx: ' + key(t)) ?? 0) + 1); return q(t as string, v as unknown[]); }; return c; };
+  const { store, index } = await postgres({ pool: server.pool, schema: 'probe' });
+  const ragdesk = createRagdesk({ store, index, embeddings: localEmbeddings({ dimensions: 64 }) });
+  const ds = await ragdesk.datastores.create({ name: 'x' });
+  counts.clear();
+  const t = performance.now();
+  await ds.upsert(samplePassages(100, 3).map((text) => ({ text })));
+  console.log('upsert 100 docs ms', (performance.now() - t).toFixed(0));
+  console.log([...counts].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${n}\t${k}`).join('\n'));
+  await ragdesk.close();
+  await server.close();
+}, 600_000);

@@ -1,0 +1,341 @@
+/**
+ * The SQLite store's in-memory bm25 index: exact against a brute-force scorer under random
+ * writes, the tokenizer's folding rules, and the index kept in step with the rows (writes during a
+ * build, another connection's writes, reopen).
+ */
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { sqliteStore } from '../../adapters/sqlite/index.js';
+import { LexicalIndex, type IndexedChunk } from '../../adapters/sqlite/lexical-index.js';
+import { decodeSnapshot, encodeSnapshot } from '../../adapters/sqlite/lexical-snapshot.js';
+import { analyseText, queryStems, type AnalysedText } from '../../adapters/sqlite/lexical-terms.js';
+import type { ChunkRecord, RetrievalFilter, ScoredId } from '../../src/ports/records.js';
+import type { Store } from '../../src/ports/store.js';
+import { makeChunk, makeChunks, makeDatasource, makeDatastore } from '../../src/testing/fixtures.js';
+import { seededRandom } from '../../src/testing/random.js';
+import { samplePassages } from '../../src/testing/sample-texts.js';
+
+/** A snapshot with one more document, `planted`, holding `word`: proves a search read the snapshot. */
+function plantWord(bytes: Buffer, word: string): Buffer {
+  const state = decodeSnapshot(bytes);
+  if (state === null) throw new Error('not a snapshot');
+  const index = LexicalIndex.fromState(state);
+  index.add({ id: 'planted', datasourceId: state.sourceIds[0]!, customId: null }, analyseText(word));
+  return encodeSnapshot(index.exportState());
+}
+
+interface Doc extends IndexedChunk {
+  text: AnalysedText;
+}
+
+/** bm25 as the index defines it (Lucene idf, k1 1.2, b 0.75), scoring every document. */
+function bruteForce(docs: ReadonlyMap<string, Doc>, words: readonly string[], topK: number, filter?: RetrievalFilter): ScoredId[] {
+  const live = [...docs.values()];
+  const average = live.reduce((sum, doc) => sum + doc.text.length, 0) / live.length;
+  const frequency = new Map<string, number>();
+  for (const doc of live) for (const word of doc.text.counts.keys()) frequency.set(word, (frequency.get(word) ?? 0) + 1);
+  const hits: ScoredId[] = [];
+  for (const doc of live) {
+    if (filter?.datasourceIds?.length && !filter.datasourceIds.includes(doc.datasourceId)) continue;
+    if (filter?.customIds?.length && (doc.customId === null || !filter.customIds.includes(doc.customId))) continue;
+    let score = 0;
+    let matched = false;
+    for (const word of words) {
+      const tf = doc.text.counts.get(word);
+      if (tf === undefined) continue;
+      matched = true;
+      const df = frequency.get(word) as number;
+      const idf = Math.log(1 + (live.length - df + 0.5) / (df + 0.5));
+      score += (idf * tf * 2.2) / (tf + 1.2 * (0.25 + (0.75 * doc.text.length) / average));
+    }
+    if (matched) hits.push({ id: doc.id, score });
+  }
+  return hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, topK);
+}
+
+function expectSameHits(actual: ScoredId[], expected: ScoredId[], note: string): void {
+  expect(actual.map((hit) => hit.id), note).toEqual(expected.map((hit) => hit.id));
+  actual.forEach((hit, i) => expect(Math.abs(hit.score - (expected[i] as ScoredId).score), note).toBeLessThan(1e-9));
+}
+
+describe('LexicalIndex', () => {
+  /** Zipf-like words: a few very common ones (long lists, pruned by MaxScore) and a long tail. */
+  function wordsOf(random: () => number, count: number): string[] {
+    return Array.from({ length: count }, () => `w${Math.floor(random() ** 3 * 300)}`);
+  }
+  function analysed(words: readonly string[]): AnalysedText {
+    const counts = new Map<string, number>();
+    for (const word of words) counts.set(word, (counts.get(word) ?? 0) + 1);
+    return { counts, length: words.length };
+  }
+
+  it('returns exactly the brute-force top k through random adds, removes, retags and filters', () => {
+    const random = seededRandom(20261122);
+    let checks = 0;
+    for (let trial = 0; trial < 4; trial++) {
+      const index = new LexicalIndex();
+      const docs = new Map<string, Doc>();
+      let next = 0;
+      for (let step = 0; step < 1500; step++) {
+        const roll = random();
+        if (roll < 0.6 || docs.size < 10) {
+          const doc: Doc = {
+            id: `c${String(next++).padStart(5, '0')}`,
+            datasourceId: `s${Math.floor(random() * 5)}`,
+            customId: random() < 0.5 ? null : `t${Math.floor(random() * 3)}`,
+            text: analysed(wordsOf(random, 1 + Math.floor(random() * 30))),
+          };
+          expect(index.add(doc, doc.text)).toBe(true);
+          docs.set(doc.id, doc);
+        } else if (roll < 0.8) {
+          const ids = [...docs.keys()];
+          const doc = docs.get(ids[Math.floor(random() * ids.length)] as string) as Doc;
+          expect(index.remove(doc.id, doc.text)).toBe(true);
+          docs.delete(doc.id);
+        } else if (roll < 0.85) {
+          const doc = [...docs.values()][Math.floor(random() * docs.size)] as Doc;
+          doc.customId = random() < 0.3 ? null : `t${Math.floor(random() * 3)}`;
+          index.retag(doc.id, doc.customId);
+        } else {
+          const words = [...new Set(wordsOf(random, 1 + Math.floor(random() * 8)))];
+          const topK = 1 + Math.floor(random() * 12);
+          const pick = random();
+          const filter: RetrievalFilter | undefined =
+            pick < 0.2 ? { datasourceIds: ['s1', 's3'] } : pick < 0.35 ? { customIds: ['t1'] } : pick < 0.4 ? { datasourceIds: ['s9'] } : undefined;
+          expectSameHits(index.search(words, topK, filter), bruteForce(docs, words, topK, filter), `trial ${trial} step ${step}`);
+          checks++;
+        }
+      }
+      expect(index.size).toBe(docs.size);
+    }
+    expect(checks).toBeGreaterThan(700);
+  });
+
+  it('stays exact after most documents are removed (slots renumbered, lists compacted)', () => {
+    const random = seededRandom(7);
+    const index = new LexicalIndex();
+    const docs = new Map<string, Doc>();
+    for (let i = 0; i < 4000; i++) {
+      const doc: Doc = { id: `c${i}`, datasourceId: 's', customId: null, text: analysed(wordsOf(random, 20)) };
+      index.add(doc, doc.text);
+      docs.set(doc.id, doc);
+    }
+    const before = index.stats().postings;
+    for (let i = 0; i < 3500; i++) {
+      const doc = docs.get(`c${(i * 7) % 4000}`);
+      if (doc === undefined) continue;
+      index.remove(doc.id, doc.text);
+      docs.delete(doc.id);
+    }
+    // Renumbering dropped the removed documents' pairs, not just marked them.
+    expect(index.stats().postings).toBeLessThan(before / 2);
+    for (const words of [['w0'], ['w1', 'w250'], ['w3', 'w4', 'w5', 'w299']]) {
+      expectSameHits(index.search(words, 10), bruteForce(docs, words, 10), words.join(' '));
+    }
+    expect(index.add({ id: 'c1', datasourceId: 's', customId: null }, analysed(['w0']))).toBe(docs.has('c1') ? false : true);
+  });
+
+  it('breaks ties at the cut by id, also among thousands of equal scores', () => {
+    const index = new LexicalIndex();
+    const docs = new Map<string, Doc>();
+    for (let i = 0; i < 3000; i++) {
+      const doc: Doc = { id: `c${String(2999 - i).padStart(4, '0')}`, datasourceId: 's', customId: null, text: analysed(['same', 'words', 'here']) };
+      index.add(doc, doc.text);
+      docs.set(doc.id, doc);
+    }
+    expect(index.search(['same', 'words'], 5).map((hit) => hit.id)).toEqual(['c0000', 'c0001', 'c0002', 'c0003', 'c0004']);
+    expectSameHits(index.search(['same'], 7), bruteForce(docs, ['same'], 7), 'ties');
+  });
+});
+
+describe('lexical terms', () => {
+  it('folds case, diacritics and compatibility forms, and stems like FTS5 porter', () => {
+    expect([...analyseText('Télescopes RUNNING ﬁnding H₂O naïve').counts.keys()]).toEqual(['telescop', 'run', 'find', 'h2o', 'naiv']);
+    // The ASCII fast path and the Unicode path agree on ASCII text.
+    const ascii = 'Observatories observed 42 nebulae, e.g. M31; the observer-in-chief';
+    const unicode = analyseText(`${ascii} café`);
+    unicode.counts.delete('cafe');
+    expect(unicode).toEqual({ ...analyseText(ascii), length: analyseText(ascii).length + 1 });
+    expect(analyseText('one two two').length).toBe(3);
+    expect(analyseText('').length).toBe(0);
+  });
+
+  it('drops stopwords and one-letter words from queries, keeps each stem once', () => {
+    expect(queryStems('The running of the runners: a run!', 64)).toEqual(['run', 'runner']);
+    expect(queryStems('望远镜 télescope', 64)).toEqual(['望远镜', 'telescop']);
+    expect(queryStems('alpha beta gamma', 2)).toEqual(['alpha', 'beta']);
+  });
+});
+
+describe('sqliteStore lexical index and the rows', () => {
+  let dir: string;
+  const stores: Store[] = [];
+  const open = () => {
+    const store = sqliteStore({ path: join(dir, 'store.db') });
+    stores.push(store);
+    return store;
+  };
+  const datastore = makeDatastore({ name: 'Lexical' });
+  const QUERIES = ['telescope harbor', 'galaxy recipe compost', 'anchor oven', 'nebula', 'tide sailing garden bread'];
+
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'ragdesk-lexical-'));
+  });
+  afterEach(async () => {
+    for (const store of stores.splice(0)) await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** Runs SQL on the file through a connection of its own. */
+  function sql<T>(statement: string, ...params: unknown[]): T[] {
+    const db = new Database(join(dir, 'store.db'));
+    try {
+      const prepared = db.prepare(statement);
+      return (prepared.reader ? prepared.all(...params) : (prepared.run(...params), [])) as T[];
+    } finally {
+      db.close();
+    }
+  }
+
+  /** What a store that builds its index from the rows now answers: the reference. */
+  async function fromRows(queries: readonly string[]): Promise<ScoredId[][]> {
+    sql('DELETE FROM lexical_snapshots');
+    const fresh = open();
+    const answers = [];
+    for (const query of queries) answers.push(await fresh.searchText({ datastoreId: datastore.id, query, topK: 20 }));
+    return answers;
+  }
+
+  async function expectMatchesRows(store: Store): Promise<void> {
+    const expected = await fromRows(QUERIES);
+    for (const [i, query] of QUERIES.entries()) {
+      expectSameHits(await store.searchText({ datastoreId: datastore.id, query, topK: 20 }), expected[i] as ScoredId[], query);
+    }
+  }
+
+  it('applies writes committed while its first search is still building it', async () => {
+    const store = open();
+    await store.createDatastore(datastore);
+    const sources = Array.from({ length: 30 }, (_, i) => makeDatasource(datastore, { name: `doc-${i}`, customId: `t${i % 3}` }));
+    for (const source of sources) {
+      await store.createDatasource(source);
+      // Long passages: building takes several 10 ms steps, so the writes below land between them.
+      await store.replaceChunks(source.id, makeChunks(source, samplePassages(100, sources.indexOf(source) + 1).map((text) => text.repeat(3))));
+    }
+    let built = false;
+    const building = store.searchText({ datastoreId: datastore.id, query: 'telescope', topK: 5 }).then((hits) => {
+      built = true;
+      return hits;
+    });
+    const edited = sources[3]!;
+    const kept = (await store.listChunks(edited.id)).slice(0, 50);
+    const added = makeChunks(edited, samplePassages(20, 999)).map((chunk, i) => ({ ...chunk, id: `${chunk.id}-new`, position: 50 + i }));
+    await store.replaceChunks(edited.id, [...kept, ...added]);
+    await store.deleteDatasource(sources[7]!.id);
+    const retagged = sources[11]!;
+    await store.replaceChunks(retagged.id, (await store.listChunks(retagged.id)).map((chunk) => ({ ...chunk, customId: 'moved' })));
+    const late = makeDatasource(datastore, { name: 'late' });
+    await store.createDatasource(late);
+    await store.replaceChunks(late.id, [makeChunk(late, 0, 'The quokka telescope of the late harbor.')]);
+    // Every write above only awaited settled promises: the build (which yields with setImmediate
+    // between steps) cannot have finished yet.
+    expect(built).toBe(false);
+    await building;
+
+    await expectMatchesRows(store);
+    const moved = await store.searchText({ datastoreId: datastore.id, query: 'telescope harbor', topK: 50, filter: { customIds: ['moved'] } });
+    expect(moved.length).toBeGreaterThan(0);
+    expect(moved.every((hit) => hit.id.startsWith(retagged.id))).toBe(true);
+    expect((await store.searchText({ datastoreId: datastore.id, query: 'quokka', topK: 3 }))[0]?.id).toBe(`${late.id}#0-${(await store.listChunks(late.id))[0]!.hash.slice(0, 12)}`);
+  });
+
+  it('follows a mix of replaces and deletes exactly as a rebuild from the rows would', async () => {
+    const store = open();
+    await store.createDatastore(datastore);
+    const random = seededRandom(99);
+    const sources = Array.from({ length: 8 }, (_, i) => makeDatasource(datastore, { name: `mix-${i}` }));
+    for (const source of sources) await store.createDatasource(source);
+    await store.searchText({ datastoreId: datastore.id, query: 'start', topK: 1 });
+    const texts = samplePassages(400, 5);
+    for (let round = 0; round < 40; round++) {
+      const source = sources[Math.floor(random() * sources.length)]!;
+      if (random() < 0.15) {
+        await store.deleteDatasource(source.id);
+        await store.createDatasource(source);
+        continue;
+      }
+      const current = await store.listChunks(source.id);
+      const keep = current.filter(() => random() < 0.6);
+      const fresh = Array.from({ length: 1 + Math.floor(random() * 6) }, () => texts[Math.floor(random() * texts.length)]!);
+      const next: ChunkRecord[] = [
+        ...keep.map((chunk, position) => ({ ...chunk, position })),
+        ...fresh.map((text, i) => makeChunk(source, keep.length + i, text)),
+      ];
+      await store.replaceChunks(source.id, [...new Map(next.map((chunk) => [chunk.id, chunk])).values()]);
+    }
+    await expectMatchesRows(store);
+  });
+
+  it('rebuilds when another connection wrote, and after reopening', async () => {
+    const reader = open();
+    const writer = open();
+    await writer.createDatastore(datastore);
+    const source = makeDatasource(datastore);
+    await writer.createDatasource(source);
+    await writer.replaceChunks(source.id, makeChunks(source, samplePassages(30, 3)));
+    expect(await reader.searchText({ datastoreId: datastore.id, query: 'axolotl', topK: 3 })).toEqual([]);
+    const rare = makeChunk(source, 30, 'An axolotl in the harbor.');
+    await writer.replaceChunks(source.id, [...(await writer.listChunks(source.id)), rare]);
+    expect((await reader.searchText({ datastoreId: datastore.id, query: 'axolotl', topK: 3 })).map((hit) => hit.id)).toEqual([rare.id]);
+    // The reader's own write after the writer's: its index is stale, rebuilt, and then current.
+    await reader.replaceChunks(source.id, (await reader.listChunks(source.id)).filter((chunk) => chunk.id !== rare.id));
+    expect(await reader.searchText({ datastoreId: datastore.id, query: 'axolotl', topK: 3 })).toEqual([]);
+    await expectMatchesRows(reader);
+
+    await reader.close();
+    const reopened = open();
+    await expectMatchesRows(reopened);
+    await reopened.deleteDatastore(datastore.id);
+    expect(await reopened.searchText({ datastoreId: datastore.id, query: 'telescope', topK: 3 })).toEqual([]);
+  });
+
+  it('saves a snapshot on close, loads it on reopen, and ignores one the rows moved past', async () => {
+    const first = open();
+    await first.createDatastore(datastore);
+    const source = makeDatasource(datastore, { customId: 'tenant' });
+    await first.createDatasource(source);
+    await first.replaceChunks(source.id, makeChunks(source, samplePassages(60, 8)));
+    await first.searchText({ datastoreId: datastore.id, query: 'telescope', topK: 1 });
+    const { sequence } = await first.replaceChunks(source.id, (await first.listChunks(source.id)).slice(0, 40));
+    await first.close();
+    const saved = sql<{ chunk_sequence: number; size: number }>('SELECT chunk_sequence, length(data) AS size FROM lexical_snapshots');
+    expect(saved).toEqual([{ chunk_sequence: sequence, size: expect.any(Number) }]);
+
+    // Loaded, not rebuilt: a snapshot with a planted word answers with it (the rows do not hold it).
+    const planted = open();
+    const tampered = plantWord(sql<{ data: Buffer }>('SELECT data FROM lexical_snapshots')[0]!.data, 'zzplanted');
+    sql('UPDATE lexical_snapshots SET data = ?', tampered);
+    expect(await planted.searchText({ datastoreId: datastore.id, query: 'zzplanted', topK: 1 })).toEqual([
+      { id: 'planted', score: expect.any(Number) },
+    ]);
+    await planted.close(); // unchanged since loaded: nothing written
+
+    // The rows moved on after the snapshot (another connection wrote): rebuilt from rows, old row dropped.
+    const other = open();
+    await other.replaceChunks(source.id, (await other.listChunks(source.id)).slice(0, 30));
+    await other.close();
+    sql('UPDATE lexical_snapshots SET data = ?, chunk_sequence = ?', tampered, sequence);
+    const reopened = open();
+    expect(await reopened.searchText({ datastoreId: datastore.id, query: 'zzplanted', topK: 1 })).toEqual([]);
+    expect(sql('SELECT datastore_id FROM lexical_snapshots')).toEqual([]);
+    await expectMatchesRows(reopened);
+
+    // A corrupt snapshot at the current sequence is ignored too.
+    await reopened.close();
+    sql('UPDATE lexical_snapshots SET data = ?', Buffer.from('not a snapshot'));
+    await expectMatchesRows(open());
+  });
+});

@@ -1,0 +1,103 @@
+import { createHash } from 'node:crypto';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { localEmbeddings } from '../../adapters/local/index.js';
+import { exactIndex, memoryStore } from '../../adapters/memory/index.js';
+import { sqliteStore } from '../../adapters/sqlite/index.js';
+import { createRagdesk, RagdeskError, type Ragdesk, type Store } from '../../src/index.js';
+import { tempDir } from '../helpers/setups.js';
+
+/** Counts `updateApiKey` calls reaching the real store. */
+function countingStore(inner: Store): Store & { keyWrites: number } {
+  const counted = Object.create(inner) as Store & { keyWrites: number };
+  counted.keyWrites = 0;
+  counted.updateApiKey = (id, patch) => {
+    counted.keyWrites++;
+    return inner.updateApiKey(id, patch);
+  };
+  return counted;
+}
+
+const cleanups: (() => Promise<void> | void)[] = [];
+afterEach(async () => {
+  while (cleanups.length) await cleanups.pop()!();
+});
+
+for (const kind of ['sqlite', 'memory'] as const) {
+  describe(`ragdesk.keys on the ${kind} store`, () => {
+    function open(touchIntervalMs?: number): { ragdesk: Ragdesk; store: Store & { keyWrites: number } } {
+      const temp = tempDir('ragdesk-keys-');
+      const store = countingStore(kind === 'sqlite' ? sqliteStore({ path: join(temp.dir, 'ragdesk.db') }) : memoryStore());
+      const ragdesk = createRagdesk({ store, index: exactIndex(), embeddings: localEmbeddings(), ...(touchIntervalMs === undefined ? {} : { keys: { touchIntervalMs } }) });
+      cleanups.push(() => ragdesk.close(), () => temp.remove());
+      return { ragdesk, store };
+    }
+
+    it('creates a recognisable random secret and stores only its SHA-256 and a short prefix', async () => {
+      const { ragdesk, store } = open();
+      const created = await ragdesk.keys.create({ ownerId: 'alice', name: ' ci ', scopes: ['read', 'query'] });
+      expect(created.key).toMatch(/^rdk_[A-Za-z0-9_-]{43}$/);
+      expect(created.apiKey).toMatchObject({ ownerId: 'alice', name: 'ci', scopes: ['read', 'query'], datastoreIds: null, lastUsedAt: null, revokedAt: null });
+      expect(created.apiKey.prefix).toBe(created.key.slice(0, 12));
+      expect(created.apiKey).not.toHaveProperty('hash');
+      // Checked in the store itself, not through the service.
+      const stored = await store.findApiKeyByHash(createHash('sha256').update(created.key).digest('hex'));
+      expect(stored?.id).toBe(created.apiKey.id);
+      expect(JSON.stringify(await store.listApiKeys())).not.toContain(created.key);
+      const other = await ragdesk.keys.create({ ownerId: 'alice' });
+      expect(other.key).not.toBe(created.key);
+      expect(other.apiKey.scopes).toEqual(['read', 'write', 'query']);
+    });
+
+    it('verifies the exact secret only; revoked keys are unknown', async () => {
+      const { ragdesk } = open();
+      const { key, apiKey } = await ragdesk.keys.create({ ownerId: 'alice', datastoreIds: ['d1', 'd1'] });
+      expect((await ragdesk.keys.verify(key))?.id).toBe(apiKey.id);
+      expect((await ragdesk.keys.verify(key))?.datastoreIds).toEqual(['d1']);
+      const last = key.at(-1) === 'A' ? 'B' : 'A';
+      for (const wrong of [key.slice(0, -1) + last, key + 'x', key.toUpperCase(), '', 'rdk_', ' '.repeat(50), 'x'.repeat(10_000)]) {
+        expect(await ragdesk.keys.verify(wrong)).toBeNull();
+      }
+      await ragdesk.keys.revoke(apiKey.id);
+      expect(await ragdesk.keys.verify(key)).toBeNull();
+      const listed = await ragdesk.keys.list({ ownerId: 'alice' });
+      expect(listed[0]?.revokedAt).not.toBeNull();
+    });
+
+    it('writes lastUsedAt once per interval however many requests arrive together', async () => {
+      const { ragdesk, store } = open(200);
+      const { key } = await ragdesk.keys.create({ ownerId: 'alice' });
+      const results = await Promise.all(Array.from({ length: 100 }, () => ragdesk.keys.verify(key)));
+      expect(results.every((result) => result !== null)).toBe(true);
+      expect(store.keyWrites).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      const [stored] = await ragdesk.keys.list();
+      expect(stored?.lastUsedAt).not.toBeNull();
+      await ragdesk.keys.verify(key);
+      expect(store.keyWrites).toBe(1);
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      await ragdesk.keys.verify(key);
+      expect(store.keyWrites).toBe(2);
+    });
+
+    it('lists and revokes per owner; another owner cannot revoke', async () => {
+      const { ragdesk } = open();
+      const alice = await ragdesk.keys.create({ ownerId: 'alice' });
+      await ragdesk.keys.create({ ownerId: 'bob' });
+      expect((await ragdesk.keys.list({ ownerId: 'alice' })).map((key) => key.id)).toEqual([alice.apiKey.id]);
+      expect(await ragdesk.keys.list()).toHaveLength(2);
+      await expect(ragdesk.keys.revoke(alice.apiKey.id, { ownerId: 'bob' })).rejects.toMatchObject({ code: 'not_found' });
+      const first = await ragdesk.keys.revoke(alice.apiKey.id, { ownerId: 'alice' });
+      const again = await ragdesk.keys.revoke(alice.apiKey.id);
+      expect(again.revokedAt).toBe(first.revokedAt);
+    });
+
+    it('validates its input with named fields', async () => {
+      const { ragdesk } = open();
+      const error = await ragdesk.keys.create({ ownerId: '', scopes: ['root' as 'admin'] }).catch((caught: unknown) => caught);
+      expect(error).toBeInstanceOf(RagdeskError);
+      const issues = (error as RagdeskError).details?.issues as { path: string }[];
+      expect(issues.map((issue) => issue.path).sort()).toEqual(['ownerId', 'scopes.0']);
+    });
+  });
+}

@@ -1,0 +1,74 @@
+import { join } from 'node:path';
+import { createHttpHandler, type HttpHandlerOptions, type RagdeskHttpHandler } from '../../adapters/http/index.js';
+import { hnswIndex } from '../../adapters/hnsw/index.js';
+import { fileLoading } from '../../adapters/loaders/index.js';
+import { localEmbeddings } from '../../adapters/local/index.js';
+import { openaiChat } from '../../adapters/openai/index.js';
+import { sqliteStore } from '../../adapters/sqlite/index.js';
+import { webLoader } from '../../adapters/web/index.js';
+import { createRagdesk, type Ragdesk, type RagdeskOptions } from '../../src/index.js';
+import { startOpenAIServer, type OpenAIServer, type OpenAIServerOptions } from '../helpers/openai-server.js';
+import { tempDir } from '../helpers/setups.js';
+
+export interface Fixture {
+  ragdesk: Ragdesk;
+  handler: RagdeskHttpHandler;
+  /** The local OpenAI-compatible server the agents' chat model talks to. */
+  openai: OpenAIServer;
+  /** Admin keys of two owners, created through `ragdesk.keys`. */
+  alice: string;
+  bob: string;
+  /** What the handler logged (500s and failures after a stream opened), instead of stderr. */
+  logged: { message: string; fields: Record<string, unknown> }[];
+  close(): Promise<void>;
+}
+
+export interface FixtureOptions {
+  http?: HttpHandlerOptions;
+  agents?: RagdeskOptions['agents'];
+  openai?: OpenAIServerOptions;
+  usage?: RagdeskOptions['usage'];
+}
+
+/**
+ * The embedded default for real (SQLite file, HNSW files, offline embedder, file loaders) with the
+ * chat model going through the real `openai` client to a local OpenAI-compatible server.
+ */
+export async function openFixture(options: FixtureOptions = {}): Promise<Fixture> {
+  const temp = tempDir('ragdesk-http-');
+  const openai = await startOpenAIServer(options.openai);
+  const ragdesk = createRagdesk({
+    store: sqliteStore({ path: join(temp.dir, 'ragdesk.db') }),
+    index: hnswIndex({ dir: join(temp.dir, 'indexes') }),
+    embeddings: localEmbeddings(),
+    files: fileLoading(),
+    web: webLoader(),
+    chat: openaiChat({ apiKey: 'test-key', baseURL: openai.baseURL, maxRetries: 0 }),
+    ...(options.agents ? { agents: options.agents } : {}),
+    ...(options.usage ? { usage: options.usage } : {}),
+  });
+  const alice = (await ragdesk.keys.create({ ownerId: 'alice', name: 'alice admin', scopes: ['admin'] })).key;
+  const bob = (await ragdesk.keys.create({ ownerId: 'bob', name: 'bob admin', scopes: ['admin'] })).key;
+  const logged: Fixture['logged'] = [];
+  const handler = createHttpHandler(ragdesk, { logger: { error: (message, fields) => logged.push({ message, fields }) }, ...options.http });
+  return {
+    ragdesk,
+    handler,
+    openai,
+    alice,
+    bob,
+    logged,
+    close: async () => {
+      await ragdesk.close();
+      await openai.close();
+      temp.remove();
+    },
+  };
+}
+
+/** Markdown documents with distinctive facts, so queries have one right answer. */
+export const DOCUMENTS = [
+  { name: 'tides.md', text: 'Tides are caused by the gravitational pull of the moon and the sun on the oceans of the earth.' },
+  { name: 'volcano.md', text: 'A volcano erupts when magma from the mantle rises through the crust and escapes as lava and ash.' },
+  { name: 'bread.md', text: 'Sourdough bread rises because wild yeast and lactic acid bacteria ferment the flour and release gas.' },
+];

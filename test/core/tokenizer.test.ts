@@ -1,3 +1,4 @@
+import * as rawCl100k from 'gpt-tokenizer/encoding/cl100k_base';
 import { describe, expect, it } from 'vitest';
 import { cl100kTokenizer } from '../../src/ingest/index.js';
 
@@ -39,6 +40,19 @@ describe('cl100kTokenizer', () => {
     expect(tokenizer.encode('')).toEqual([]);
     expect(tokenizer.count('')).toBe(0);
     expect(tokenizer.decode([])).toBe('');
+  });
+
+  it('encodes long runs without spaces in slices (no quadratic blow-up) and still round-trips', { timeout: 20_000 }, () => {
+    // 1 MB of one letter: a whole-run byte-pair merge would take minutes; sliced it takes milliseconds.
+    const run = 'a'.repeat(1_000_000);
+    const text = `start ${run} middle ${'Zm9vYmFy'.repeat(5_000)} end`;
+    const tokens = tokenizer.encode(text);
+    expect(tokenizer.decode(tokens)).toBe(text);
+    expect(tokenizer.count(text)).toBe(tokens.length);
+    // Text without long runs keeps the ids of one whole encoding.
+    const plain = 'Ordinary prose keeps its exact token ids. '.repeat(50);
+    expect(tokenizer.encode(plain)).toEqual(rawCl100k.encode(plain));
+    expect(tokenizer.count(plain)).toBe(tokenizer.encode(plain).length);
   });
 
   it('returns the same instance every time', () => {

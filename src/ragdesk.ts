@@ -57,7 +57,7 @@ const STORE_METHODS = [
   'chunkSequence', 'searchText', 'close',
   'createAgent', 'getAgent', 'listAgents', 'updateAgent', 'deleteAgent',
   'createConversation', 'getConversation', 'listConversations', 'appendMessages', 'listMessages',
-  'createApiKey', 'findApiKeyByHash', 'listApiKeys', 'updateApiKey', 'consumeUsage',
+  'createApiKey', 'getApiKey', 'findApiKeyByHash', 'listApiKeys', 'updateApiKey', 'consumeUsage',
 ] as const;
 const INDEX_METHODS = ['open', 'upsert', 'remove', 'query', 'count', 'flush', 'drop', 'close'] as const;
 

@@ -1,13 +1,17 @@
 import { randomUUID } from 'node:crypto';
-import { RagdeskError, type Ragdesk } from '../../src/index.js';
+import { RagdeskError, isRagdeskError, type Ragdesk } from '../../src/index.js';
 import { Authenticator, requirePrincipal, requireScope, type Principal } from './auth.js';
 import { errorResult, logError } from './errors.js';
 import type { OperationContext, Route } from './operation.js';
 import type { ResolvedOptions } from './options.js';
 import { Router } from './router.js';
+import { TurnGate } from './turns.js';
 import type { HttpRequest, HttpResult } from './types.js';
 
-const CLIENT_REQUEST_ID = /^[\w.:-]{1,100}$/;
+/** A client's own request id is echoed (and logged) when it is a plain token and not a key pasted by mistake. */
+const CLIENT_REQUEST_ID = /^(?!rdk_)[\w.:-]{1,100}$/i;
+/** Request work one event-loop turn may start before further requests wait for the next turns (see TurnGate). */
+const TURN_BUDGET_MS = 20;
 
 /**
  * One request from start to result: route, identify the caller, rate-limit, check the scope, run,
@@ -16,6 +20,7 @@ const CLIENT_REQUEST_ID = /^[\w.:-]{1,100}$/;
 export class Dispatcher {
   private readonly router: Router;
   private readonly authenticator: Authenticator;
+  private readonly turns = new TurnGate(TURN_BUDGET_MS);
 
   constructor(
     private readonly ragdesk: Ragdesk,
@@ -35,11 +40,16 @@ export class Dispatcher {
   }
 
   async handle(request: HttpRequest, relativePath: string): Promise<HttpResult> {
+    const admitted = this.turns.enter();
+    if (admitted) await admitted;
     const incoming = request.header('x-request-id');
     const requestId = incoming !== undefined && CLIENT_REQUEST_ID.test(incoming) ? incoming : randomUUID();
     let where = `${request.method} ${relativePath}`;
     let result: HttpResult;
+    const cors = this.options.cors;
+    const preflight = cors?.isPreflight(request) === true;
     try {
+      if (preflight) return this.withRequestId(this.preflight(relativePath, request, requestId), requestId);
       const match = this.router.match(request.method, relativePath);
       if (match.kind === 'not_found') throw new RagdeskError('not_found', `No route for ${request.method} ${this.options.basePath}${relativePath}`.slice(0, 300));
       if (match.kind === 'method_not_allowed') {
@@ -49,7 +59,7 @@ export class Dispatcher {
       }
       const { route, params } = match;
       where = `${route.method} ${route.path}`;
-      const principal = route.auth === 'none' ? null : await this.authenticator.identify(request);
+      const principal = route.auth === 'none' ? null : await this.identify(request);
       await this.limitRate(request, principal);
       if (typeof route.auth === 'object') requireScope(requirePrincipal(principal), route.auth.scope);
       const context: OperationContext = {
@@ -61,11 +71,41 @@ export class Dispatcher {
         reportBug: (error) => logError(this.options.logger, error, requestId, where),
       };
       result = await route.run(context);
+      if (result.kind === 'stream') result = { ...result, pace: () => this.turns.enter() };
     } catch (error) {
       result = errorResult(error, requestId, this.options.logger, where);
     }
-    const headers = { ...(result.headers ?? {}), 'x-request-id': requestId };
-    return { ...result, headers };
+    // Errors and streams carry CORS headers too: a browser script can then read why it was refused.
+    const corsHeaders = cors && !preflight ? cors.responseHeaders(request) : {};
+    return this.withRequestId({ ...result, headers: { ...(result.headers ?? {}), ...corsHeaders } }, requestId);
+  }
+
+  private withRequestId(result: HttpResult, requestId: string): HttpResult {
+    return { ...result, headers: { ...(result.headers ?? {}), 'x-request-id': requestId } } as HttpResult;
+  }
+
+  /** A CORS preflight: answered before any key check (browsers never send credentials with one). */
+  private preflight(relativePath: string, request: HttpRequest, requestId: string): HttpResult {
+    const methods = this.router.methodsFor(relativePath);
+    try {
+      if (methods.length === 0) throw new RagdeskError('not_found', `No route for ${this.options.basePath}${relativePath}`.slice(0, 300));
+      return this.options.cors!.preflight(request, methods);
+    } catch (error) {
+      return errorResult(error, requestId, this.options.logger, `OPTIONS ${relativePath}`);
+    }
+  }
+
+  /**
+   * The caller. A refused key still costs its client address a token of the rate limiter, so
+   * guessing keys is limited like any other traffic (accepted keys are limited per key).
+   */
+  private async identify(request: HttpRequest): Promise<Principal | null> {
+    try {
+      return await this.authenticator.identify(request);
+    } catch (error) {
+      if (isRagdeskError(error) && error.code === 'unauthorized') await this.limitRate(request, null);
+      throw error;
+    }
   }
 
   private async limitRate(request: HttpRequest, principal: Principal | null): Promise<void> {

@@ -10,7 +10,9 @@ import type { JsonResult } from './types.js';
 export function errorResult(error: unknown, requestId: string, logger: HttpLogger, where: string): JsonResult {
   if (isRagdeskError(error)) {
     if (error.status >= 500) logError(logger, error, requestId, where);
-    const body = error.toJSON();
+    // Messages quote what the client sent (an id, a field); a key pasted in the wrong place must
+    // not come back out of the API.
+    const body = redactSecrets(error.toJSON());
     if (error.status >= 500) body.error.details = { ...(body.error.details ?? {}), requestId };
     const headers: Record<string, string> = {};
     const retryAfter = error.details?.retryAfterSeconds;
@@ -23,14 +25,30 @@ export function errorResult(error: unknown, requestId: string, logger: HttpLogge
   return { kind: 'json', status: 500, body: internal.toJSON() };
 }
 
+/** Anything shaped like an API key (`rdk_` and at least 8 more key characters). */
+const SECRET = /rdk_[A-Za-z0-9_-]{8,}/g;
+
+/** The value with every key-shaped string replaced, through strings, arrays and plain objects. */
+export function redactSecrets<T>(value: T): T {
+  if (typeof value === 'string') return value.replace(SECRET, 'rdk_[redacted]') as T;
+  if (Array.isArray(value)) return value.map(redactSecrets) as T;
+  if (typeof value === 'object' && value !== null) {
+    return Object.fromEntries(Object.entries(value).map(([key, inner]) => [key, redactSecrets(inner)])) as T;
+  }
+  return value;
+}
+
 export function logError(logger: HttpLogger, error: unknown, requestId: string, where: string): void {
   try {
-    logger.error('ragdesk http: request failed', {
-      requestId,
-      route: where,
-      code: isRagdeskError(error) ? error.code : 'internal',
-      error: error instanceof Error ? (error.stack ?? error.message) : String(error),
-    });
+    logger.error(
+      'ragdesk http: request failed',
+      redactSecrets({
+        requestId,
+        route: where,
+        code: isRagdeskError(error) ? error.code : 'internal',
+        error: error instanceof Error ? (error.stack ?? error.message) : String(error),
+      }),
+    );
   } catch {
     // A failing logger must not turn one error into two.
   }

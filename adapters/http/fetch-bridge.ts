@@ -31,31 +31,39 @@ export async function handleFetch(dispatcher: Dispatcher, request: Request, info
     remoteAddress: info.remoteAddress,
   };
   const result = await dispatcher.handle(httpRequest, relative);
-  if (request.body && result.kind === 'json') await drainUnread(request.body);
+  // Not awaited: the answer goes out while the rest of the body is read and discarded.
+  if (request.body && result.kind !== 'stream') void drainUnread(request.body);
   return toResponse(result, aborter);
 }
 
-/** Unread request bytes discarded after an early answer; past this the body is cancelled instead. */
+/**
+ * Unread request bytes read and discarded before an early answer. Beyond this the answer goes out at
+ * once and the rest is left to the server (@hono/node-server reads on up to 64 MiB after answering,
+ * then closes the connection): reading 64 MiB *before* answering delayed the answer, and cancelling
+ * the body then made the server drop the connection before the answer was written.
+ */
 const DRAIN_LIMIT = 64 * 1024 * 1024;
 
+function declaredLarger(request: Request, limit: number): boolean {
+  const length = Number(request.headers.get('content-length') ?? Number.NaN);
+  return Number.isFinite(length) && length > limit;
+}
+
 /**
- * A request answered before its body was read (401, 413, ...): read the rest before answering.
- * Node fetch servers close a connection whose request body was left unread, and a client that is
- * still sending (or reuses the connection) then sees "other side closed" instead of the answer.
+ * A request answered before its body was read (401, 413, ...): read a small remainder before
+ * answering. Node fetch servers close a connection whose request body was left unread, and a
+ * client that is still sending (or reuses the connection) then sees "other side closed" instead of
+ * the answer. The body is never cancelled here (see DRAIN_LIMIT).
  */
 async function drainUnread(body: ReadableStream<Uint8Array>): Promise<void> {
   if (body.locked) return;
   const reader = body.getReader();
   let seen = 0;
   try {
-    for (;;) {
+    while (seen <= DRAIN_LIMIT) {
       const { done, value } = await reader.read();
       if (done) return;
       seen += value.length;
-      if (seen > DRAIN_LIMIT) {
-        await reader.cancel();
-        return;
-      }
     }
   } catch {
     // The client went away mid-body: nothing left to answer.
@@ -78,6 +86,7 @@ async function* chunksOf(stream: ReadableStream<Uint8Array>): AsyncGenerator<Uin
 }
 
 function toResponse(result: HttpResult, aborter: AbortController): Response {
+  if (result.kind === 'empty') return new Response(null, { status: result.status, headers: result.headers ?? {} });
   if (result.kind === 'json') {
     return new Response(JSON.stringify(result.body), {
       status: result.status,
@@ -88,6 +97,8 @@ function toResponse(result: HttpResult, aborter: AbortController): Response {
   const body = new ReadableStream<Uint8Array>({
     async pull(controller) {
       try {
+        const turn = result.pace?.();
+        if (turn) await turn;
         const next = await iterator.next();
         if (next.done) controller.close();
         else controller.enqueue(encoder.encode(next.value));

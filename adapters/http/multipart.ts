@@ -45,6 +45,9 @@ export async function readMultipart(request: HttpRequest, maxFileBytes: number):
     parser = busboy({
       headers: { 'content-type': contentType },
       limits: { files: 1, fileSize: maxFileBytes, fields: 50, fieldSize: 64 * 1024, parts: 60 },
+      // Browsers and fetch send `filename="…"` as raw UTF-8; busboy's default (latin1) garbles it.
+      // Directories in it are dropped (busboy's default), so only the last segment is kept.
+      defParamCharset: 'utf8',
     });
   } catch (error) {
     throw new RagdeskError('invalid_request', `Malformed multipart Content-Type: ${(error as Error).message}`);
@@ -99,6 +102,20 @@ export async function readMultipart(request: HttpRequest, maxFileBytes: number):
   }
   if (failure) throw failure;
   return { fields, file };
+}
+
+/** C0 and C1 controls, DEL, and the Unicode bidirectional overrides and isolates. */
+const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+
+/**
+ * A file name as a label: without control characters (a name is shown in listings and terminals,
+ * where an escape sequence or a bidi override would rewrite what is displayed) and trimmed. Path
+ * separators stay as text: a name is never used as a path anywhere (uploads are stored in the
+ * Store with their datasource). Undefined when nothing printable is left.
+ */
+export function cleanFileName(name: string | undefined): string | undefined {
+  const cleaned = name?.replace(UNPRINTABLE, '').trim();
+  return cleaned ? cleaned : undefined;
 }
 
 /**

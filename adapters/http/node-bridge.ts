@@ -37,8 +37,11 @@ async function serve(dispatcher: Dispatcher, request: IncomingMessage, response:
     if (!response.writableFinished) aborter.abort();
   });
   const result = await dispatcher.handle(toHttpRequest(request, path, queryAt < 0 ? '' : url.slice(queryAt + 1), aborter.signal), relative);
+  if (result.kind !== 'stream' && !request.complete && !request.destroyed) {
+    // An early answer (401, 413, ...) with request bytes still coming: see `lingeringAnswer`.
+    return lingeringAnswer(request, response, result);
+  }
   await writeResult(response, result, aborter.signal);
-  drainUnread(request);
 }
 
 function toHttpRequest(request: IncomingMessage, path: string, query: string, signal: AbortSignal): HttpRequest {
@@ -62,6 +65,12 @@ function toHttpRequest(request: IncomingMessage, path: string, query: string, si
 }
 
 async function writeResult(response: ServerResponse, result: HttpResult, signal?: AbortSignal): Promise<void> {
+  if (result.kind === 'empty') {
+    // A 204 carries no Content-Length at all (RFC 9110 8.6).
+    response.writeHead(result.status, { ...result.headers, ...(result.status === 204 ? {} : { 'content-length': 0 }) });
+    response.end();
+    return;
+  }
   if (result.kind === 'json') {
     const text = JSON.stringify(result.body);
     response.writeHead(result.status, {
@@ -74,12 +83,24 @@ async function writeResult(response: ServerResponse, result: HttpResult, signal?
   }
   response.writeHead(result.status, result.headers);
   response.flushHeaders();
+  const iterator = result.chunks[Symbol.asyncIterator]();
+  let done = false;
   try {
-    for await (const chunk of result.chunks) {
+    for (;;) {
+      const turn = result.pace?.();
+      if (turn) await turn;
       if (signal?.aborted || response.destroyed) break;
-      if (!response.write(chunk)) await drained(response);
+      const next = await iterator.next();
+      if (next.done) {
+        done = true;
+        break;
+      }
+      if (signal?.aborted || response.destroyed) break;
+      if (!response.write(next.value)) await drained(response);
     }
   } finally {
+    // Stopping early (the client left, a write failed): tell the producer, which aborts the model call.
+    if (!done) await iterator.return?.();
     response.end();
   }
 }
@@ -98,15 +119,40 @@ function drained(response: ServerResponse): Promise<void> {
 
 /**
  * A request answered before its body was read (401, 404, 413, ...) still has bytes on the wire.
- * Reading them on keeps the connection usable and lets the client finish sending and see the
- * answer; past a limit the connection is cut instead.
+ * The whole answer is written at once (so the client can read it while still sending), but the
+ * response is ended only once the rest of the body was read and discarded: a "lingering close".
+ * Ending first would let node close the connection (at once for `Connection: close` requests), and
+ * closing a socket with unread input makes the kernel send a reset, which throws away the answer
+ * the client has not read yet. Past DRAIN_LIMIT the connection is cut.
  */
-function drainUnread(request: IncomingMessage): void {
-  if (request.complete || request.destroyed) return;
-  let seen = 0;
-  request.on('data', (chunk: Buffer) => {
-    seen += chunk.length;
-    if (seen > DRAIN_LIMIT) request.destroy();
+async function lingeringAnswer(request: IncomingMessage, response: ServerResponse, result: Exclude<HttpResult, { kind: 'stream' }>): Promise<void> {
+  const text = result.kind === 'json' ? JSON.stringify(result.body) : '';
+  response.writeHead(result.status, {
+    ...result.headers,
+    ...(result.kind === 'json' ? { 'content-type': 'application/json; charset=utf-8' } : {}),
+    ...(result.status === 204 ? {} : { 'content-length': Buffer.byteLength(text) }),
   });
-  request.resume();
+  // Headers and body leave now, not at end(): write() with nothing would only queue the headers.
+  if (text) response.write(text);
+  else response.flushHeaders();
+  await new Promise<void>((resolve) => {
+    let seen = 0;
+    const done = () => {
+      request.off('data', count);
+      resolve();
+    };
+    const count = (chunk: Buffer) => {
+      seen += chunk.length;
+      if (seen > DRAIN_LIMIT) {
+        request.destroy();
+        done();
+      }
+    };
+    request.on('data', count);
+    request.once('end', done);
+    request.once('close', done);
+    request.once('error', done);
+    request.resume();
+  });
+  if (!response.destroyed) response.end();
 }

@@ -1,4 +1,5 @@
 import type { ApiKeyScope } from '../../src/ports/agent-records.js';
+import { CorsPolicy, type CorsOptions } from './cors.js';
 
 /** A key accepted from configuration (e.g. env `RAGDESK_API_KEY`), checked in memory, never stored. */
 export interface ConfiguredApiKey {
@@ -38,6 +39,12 @@ export interface HttpHandlerOptions {
   rateLimiter?: RateLimiter;
   /** Default: one JSON line on stderr per 500. */
   logger?: HttpLogger;
+  /**
+   * Cross-origin access for browsers. Off by default (no CORS headers; `OPTIONS` is a 405). When on,
+   * preflights are answered (204, or 403 for an origin not allowed) and responses carry
+   * `Access-Control-Allow-Origin` for allowed origins.
+   */
+  cors?: CorsOptions;
 }
 
 export interface ResolvedOptions {
@@ -47,6 +54,7 @@ export interface ResolvedOptions {
   apiKeys: ConfiguredApiKey[];
   rateLimiter: RateLimiter | undefined;
   logger: HttpLogger;
+  cors: CorsPolicy | undefined;
 }
 
 const stderrLogger: HttpLogger = {
@@ -65,6 +73,7 @@ export function resolveOptions(options: HttpHandlerOptions): ResolvedOptions {
     apiKeys: options.apiKeys ?? [],
     rateLimiter: options.rateLimiter,
     logger: options.logger ?? stderrLogger,
+    cors: options.cors === undefined ? undefined : new CorsPolicy(options.cors),
   };
 }
 

@@ -28,6 +28,19 @@ export class Router {
     this.compiled.sort((a, b) => b.literals - a.literals);
   }
 
+  /** Methods of the routes whose path matches (empty when none does), for CORS preflights. */
+  methodsFor(path: string): string[] {
+    const parts = splitPath(path);
+    if (parts === null) return [];
+    const methods = new Set<string>();
+    for (const candidate of this.compiled) {
+      if (candidate.segments.length === parts.length && candidate.segments.every((segment, i) => typeof segment !== 'string' || segment === parts[i])) {
+        methods.add(candidate.route.method);
+      }
+    }
+    return [...methods].sort();
+  }
+
   /** `path` is relative to the base path and still percent-encoded. */
   match(method: string, path: string): RouteMatch {
     const parts = splitPath(path);

@@ -37,6 +37,18 @@ export interface StreamResult {
   status: number;
   headers: Record<string, string>;
   chunks: AsyncIterable<string>;
+  /**
+   * Awaited (when it returns a promise) before each next chunk is pulled: spreads the work of many
+   * streams over event-loop turns instead of running every ready stream in one (see TurnGate).
+   */
+  pace?: () => Promise<void> | undefined;
 }
 
-export type HttpResult = JsonResult | StreamResult;
+/** A response without a body (a CORS preflight's 204). */
+export interface EmptyResult {
+  kind: 'empty';
+  status: number;
+  headers?: Record<string, string>;
+}
+
+export type HttpResult = JsonResult | StreamResult | EmptyResult;

@@ -128,6 +128,11 @@ export function memoryAgents() {
       keyIdsByHash.set(record.hash, record.id);
     },
 
+    getApiKey(id: string): ApiKeyRecord | null {
+      const record = apiKeys.get(id);
+      return record === undefined ? null : structuredClone(record);
+    },
+
     findApiKeyByHash(hash: string): ApiKeyRecord | null {
       const id = keyIdsByHash.get(hash);
       const record = id === undefined ? undefined : apiKeys.get(id);

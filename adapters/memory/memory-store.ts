@@ -378,6 +378,11 @@ export function memoryStore(_options: MemoryStoreOptions = {}): Store {
       agents.createApiKey(record);
     },
 
+    async getApiKey(id) {
+      open();
+      return agents.getApiKey(id);
+    },
+
     async findApiKeyByHash(hash) {
       open();
       return agents.findApiKeyByHash(hash);

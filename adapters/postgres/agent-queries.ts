@@ -176,6 +176,11 @@ export function agentQueries(pool: pg.Pool, s: string) {
       }
     },
 
+    async getApiKey(id: string): Promise<ApiKeyRecord | null> {
+      const row = await selectRow<ApiKeyRow>(pool, `SELECT ${API_KEY_SELECT} FROM ${s}.api_keys WHERE id = $1`, [id]);
+      return row === undefined ? null : toApiKeyRecord(row);
+    },
+
     async findApiKeyByHash(hash: string): Promise<ApiKeyRecord | null> {
       const row = await selectRow<ApiKeyRow>(pool, `SELECT ${API_KEY_SELECT} FROM ${s}.api_keys WHERE hash = $1`, [hash]);
       return row === undefined ? null : toApiKeyRecord(row);

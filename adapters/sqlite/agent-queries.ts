@@ -180,6 +180,8 @@ export function agentQueries(db: SqliteDatabase) {
       });
     },
 
+    getApiKey,
+
     findApiKeyByHash(hash: string): ApiKeyRecord | null {
       const row = selectApiKeyByHash.get(hash) as ApiKeyRow | undefined;
       return row === undefined ? null : toApiKeyRecord(row);

@@ -14,6 +14,17 @@ export interface Gap {
   start: number;
   end: number;
   ms: number;
+  /**
+   * CPU time this process used during the gap (all its threads, mostly the main one here). A gap
+   * much longer than its CPU time is the OS running other processes: on a shared machine only the
+   * CPU part is the code's doing.
+   */
+  cpuMs: number;
+}
+
+function cpuMsNow(): number {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1000;
 }
 
 export class Timeline {
@@ -105,6 +116,7 @@ export class StallWatch {
   readonly gaps: Gap[] = [];
   private timer: NodeJS.Timeout | undefined;
   private last = 0;
+  private lastCpu = 0;
 
   constructor(
     private readonly intervalMs = 10,
@@ -113,19 +125,32 @@ export class StallWatch {
 
   start(): void {
     this.last = performance.now();
-    this.timer = setInterval(() => {
-      const now = performance.now();
-      const ms = now - this.last;
-      if (ms > this.thresholdMs + this.intervalMs) this.gaps.push({ start: this.last, end: now, ms });
-      this.last = now;
-    }, this.intervalMs);
+    this.lastCpu = cpuMsNow();
+    this.timer = setInterval(() => this.tick(), this.intervalMs);
   }
 
   stop(): void {
     clearInterval(this.timer);
     // The gap still open when stopping counts too.
+    this.tick();
+  }
+
+  private tick(): void {
     const now = performance.now();
-    if (now - this.last > this.thresholdMs + this.intervalMs) this.gaps.push({ start: this.last, end: now, ms: now - this.last });
+    const cpu = cpuMsNow();
+    const ms = now - this.last;
+    if (ms > this.thresholdMs + this.intervalMs) this.gaps.push({ start: this.last, end: now, ms, cpuMs: cpu - this.lastCpu });
+    this.last = now;
+    this.lastCpu = cpu;
+  }
+
+  /** The gap in which this process used the most CPU (see {@link Gap.cpuMs}). */
+  busiest(): Gap | undefined {
+    return this.gaps.reduce<Gap | undefined>((best, gap) => (best === undefined || gap.cpuMs > best.cpuMs ? gap : best), undefined);
+  }
+
+  countCpuOver(ms: number): number {
+    return this.gaps.filter((gap) => gap.cpuMs > ms).length;
   }
 
   longest(): Gap | undefined {

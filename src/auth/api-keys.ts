@@ -4,7 +4,7 @@ import type { Store } from '../ports/store.js';
 import { newId, nowIso } from '../util/ids.js';
 import { idSchema, parseInput } from '../validation.js';
 import { apiKeyCreateSchema, type ApiKeyCreateInput } from './schemas.js';
-import { generateSecret, hashSecret, looksLikeKey, sameDigest, shownPrefix } from './secrets.js';
+import { burnComparison, digestSecret, generateSecret, lookupOf, looksLikeKey, matchesStored, shownPrefix } from './secrets.js';
 
 /** An API key as the library shows it: everything but the hash. */
 export type ApiKey = Omit<ApiKeyRecord, 'hash'>;
@@ -23,11 +23,13 @@ export interface ApiKeyServiceOptions {
   touchIntervalMs?: number;
 }
 
-type KeyStore = Pick<Store, 'createApiKey' | 'findApiKeyByHash' | 'listApiKeys' | 'updateApiKey'>;
+type KeyStore = Pick<Store, 'createApiKey' | 'getApiKey' | 'findApiKeyByHash' | 'listApiKeys' | 'updateApiKey'>;
 
 /**
- * `ragdesk.keys`: API keys that belong to an owner. The secret is random (`rdk_` + 43 base64url
- * characters); the Store keeps its SHA-256 and a short prefix for listings, never the secret.
+ * `ragdesk.keys`: API keys that belong to an owner. The secret is `rdk_<key id>_<43 random base64url
+ * characters>`; the Store keeps an HMAC-SHA256 of it under a per-key random salt
+ * (`hmac-sha256:<salt>:<digest>`) and a short prefix for listings, never the secret. Verification
+ * loads the record by the id the secret carries and compares digests with `timingSafeEqual`.
  */
 export class ApiKeyService {
   private readonly touchIntervalMs: number;
@@ -47,12 +49,13 @@ export class ApiKeyService {
   async create(input: ApiKeyCreateInput): Promise<CreatedApiKey> {
     const parsed = parseInput(apiKeyCreateSchema, input, 'API key');
     this.assertOpen();
-    const key = generateSecret();
+    const id = newId();
+    const key = generateSecret(id);
     const record: ApiKeyRecord = {
-      id: newId(),
+      id,
       ownerId: parsed.ownerId,
       name: parsed.name.trim(),
-      hash: hashSecret(key),
+      hash: digestSecret(key),
       prefix: shownPrefix(key),
       scopes: [...new Set(parsed.scopes)],
       datastoreIds: parsed.datastoreIds === null ? null : [...new Set(parsed.datastoreIds)],
@@ -71,9 +74,16 @@ export class ApiKeyService {
   async verify(secret: string): Promise<ApiKey | null> {
     if (typeof secret !== 'string' || !looksLikeKey(secret)) return null;
     this.assertOpen();
-    const hash = hashSecret(secret);
-    const record = await this.store.findApiKeyByHash(hash);
-    if (!record || !sameDigest(record.hash, hash) || record.revokedAt !== null) return null;
+    const lookup = lookupOf(secret);
+    if (lookup.kind === 'none') return null;
+    // Keys created before the id was embedded are found by their plain SHA-256 (they keep working
+    // until revoked); current keys by their id.
+    const record = lookup.kind === 'id' ? await this.store.getApiKey(lookup.id) : await this.store.findApiKeyByHash(lookup.hash);
+    if (!record) {
+      burnComparison(secret);
+      return null;
+    }
+    if (!matchesStored(record.hash, secret) || record.revokedAt !== null) return null;
     return withoutHash(this.touch(record));
   }
 

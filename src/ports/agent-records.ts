@@ -85,7 +85,10 @@ export interface ApiKeyRecord {
   ownerId: string;
   /** Label given at creation, for listing. */
   name: string;
-  /** SHA-256 hex of the secret; the secret itself is never stored. */
+  /**
+   * Digest of the secret, never the secret: `hmac-sha256:<salt hex>:<digest hex>` with a per-key
+   * random salt, or (keys created before that format) the plain SHA-256 hex of the secret.
+   */
   hash: string;
   /** First characters of the secret, shown in listings so a user can tell keys apart. */
   prefix: string;

@@ -218,7 +218,16 @@ export interface Store {
 
   /** Inserts an API key record. Throws `conflict` on a duplicate id or hash. */
   createApiKey(record: ApiKeyRecord): Promise<void>;
-  /** The key whose `hash` matches (revoked keys included: the caller checks `revokedAt`). */
+  /**
+   * The key with this id, or null (revoked keys included: the caller checks `revokedAt`). This is
+   * how a presented secret is verified: the secret carries its key id, the record's salted digest
+   * is then compared in constant time by the caller, never by the Store.
+   */
+  getApiKey(id: string): Promise<ApiKeyRecord | null>;
+  /**
+   * The key whose `hash` matches exactly (revoked keys included). Used for keys created before the
+   * secret carried its id (stored as plain SHA-256 hex) and to detect duplicates when copying stores.
+   */
   findApiKeyByHash(hash: string): Promise<ApiKeyRecord | null>;
   /** Keys oldest first (revoked included); with `ownerId`, only that owner's. */
   listApiKeys(filter?: { ownerId?: string }): Promise<ApiKeyRecord[]>;

@@ -267,6 +267,27 @@ export function describeAgentConformance(context: StoreSuiteContext): void {
       expect(await store().listApiKeys()).toEqual([key]);
     });
 
+    it('gets a key by id (salted digests kept verbatim), a copy each time, null for an unknown id', async () => {
+      const salted = `hmac-sha256:${'ab'.repeat(16)}:${'cd'.repeat(32)}`;
+      const key = makeApiKey('owner-a', { name: 'salted', hash: salted, datastoreIds: ['ds-1'] });
+      const other = makeApiKey('owner-b', { name: 'other' });
+      await store().createApiKey(key);
+      await store().createApiKey(other);
+      const found = await store().getApiKey(key.id);
+      expect(found).toEqual(key);
+      found!.scopes.push('admin');
+      found!.datastoreIds!.push('mutated');
+      expect(await store().getApiKey(key.id)).toEqual(key);
+      expect(await store().getApiKey(other.id)).toEqual(other);
+      expect(await store().getApiKey('missing')).toBeNull();
+      // Exact match only: no prefix, case or pattern semantics.
+      expect(await store().getApiKey(key.id.toUpperCase())).toBeNull();
+      expect(await store().getApiKey(key.id.slice(0, -1))).toBeNull();
+      expect(await store().getApiKey('%')).toBeNull();
+      const revoked = await store().updateApiKey(key.id, { revokedAt: isoAt(9) });
+      expect(await store().getApiKey(key.id)).toEqual(revoked);
+    });
+
     it('lists oldest first (revoked included), optionally one owner\'s', async () => {
       const a1 = makeApiKey('owner-a', { name: 'ci', createdAt: isoAt(10) });
       const b1 = makeApiKey('owner-b', { name: 'web', createdAt: isoAt(5), revokedAt: isoAt(6) });

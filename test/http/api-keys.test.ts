@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { localEmbeddings } from '../../adapters/local/index.js';
@@ -33,20 +33,56 @@ for (const kind of ['sqlite', 'memory'] as const) {
       return { ragdesk, store };
     }
 
-    it('creates a recognisable random secret and stores only its SHA-256 and a short prefix', async () => {
+    it('creates a recognisable secret carrying its key id; stores only a salted HMAC and a short prefix', async () => {
       const { ragdesk, store } = open();
       const created = await ragdesk.keys.create({ ownerId: 'alice', name: ' ci ', scopes: ['read', 'query'] });
-      expect(created.key).toMatch(/^rdk_[A-Za-z0-9_-]{43}$/);
+      expect(created.key).toMatch(/^rdk_[0-9a-f-]{36}_[A-Za-z0-9_-]{43}$/);
+      expect(created.key.slice(4, 40)).toBe(created.apiKey.id);
       expect(created.apiKey).toMatchObject({ ownerId: 'alice', name: 'ci', scopes: ['read', 'query'], datastoreIds: null, lastUsedAt: null, revokedAt: null });
       expect(created.apiKey.prefix).toBe(created.key.slice(0, 12));
       expect(created.apiKey).not.toHaveProperty('hash');
-      // Checked in the store itself, not through the service.
-      const stored = await store.findApiKeyByHash(createHash('sha256').update(created.key).digest('hex'));
-      expect(stored?.id).toBe(created.apiKey.id);
-      expect(JSON.stringify(await store.listApiKeys())).not.toContain(created.key);
+      // Checked in the store itself, not through the service: HMAC-SHA256 under the record's own salt.
+      const stored = (await store.getApiKey(created.apiKey.id))!;
+      const [scheme, salt, digest] = stored.hash.split(':');
+      expect(scheme).toBe('hmac-sha256');
+      expect(salt).toMatch(/^[0-9a-f]{32}$/);
+      expect(digest).toBe(createHmac('sha256', Buffer.from(salt!, 'hex')).update(created.key).digest('hex'));
+      // Not findable by the plain SHA-256 of the secret (what keys were stored as before).
+      expect(await store.findApiKeyByHash(createHash('sha256').update(created.key).digest('hex'))).toBeNull();
+      const listed = JSON.stringify(await store.listApiKeys());
+      expect(listed).not.toContain(created.key);
+      expect(listed).not.toContain(created.key.slice(41));
       const other = await ragdesk.keys.create({ ownerId: 'alice' });
       expect(other.key).not.toBe(created.key);
       expect(other.apiKey.scopes).toEqual(['read', 'write', 'query']);
+      // Two keys never share a salt, so equal stored digests cannot even arise.
+      expect((await store.getApiKey(other.apiKey.id))!.hash.split(':')[1]).not.toBe(salt);
+    });
+
+    it('keeps verifying keys stored in the earlier format (plain SHA-256, no id in the secret)', async () => {
+      const { ragdesk, store } = open();
+      const legacy = 'rdk_' + randomBytes(32).toString('base64url');
+      const id = randomUUID();
+      await store.createApiKey({
+        id, ownerId: 'alice', name: 'old', hash: createHash('sha256').update(legacy).digest('hex'), prefix: legacy.slice(0, 12),
+        scopes: ['read'], datastoreIds: null, createdAt: new Date().toISOString(), lastUsedAt: null, revokedAt: null,
+      });
+      expect((await ragdesk.keys.verify(legacy))?.id).toBe(id);
+      // The legacy digest is not reachable through the id path: a secret naming that id fails.
+      expect(await ragdesk.keys.verify(`rdk_${id}_${legacy.slice(4)}`)).toBeNull();
+      await ragdesk.keys.revoke(id);
+      expect(await ragdesk.keys.verify(legacy)).toBeNull();
+    });
+
+    it("refuses another key's id with this key's secret, and a known id with a wrong secret", async () => {
+      const { ragdesk } = open();
+      const a = await ragdesk.keys.create({ ownerId: 'alice' });
+      const b = await ragdesk.keys.create({ ownerId: 'bob' });
+      const swapped = `rdk_${b.apiKey.id}_${a.key.slice(41)}`;
+      expect(await ragdesk.keys.verify(swapped)).toBeNull();
+      expect(await ragdesk.keys.verify(`rdk_${a.apiKey.id}_${'A'.repeat(43)}`)).toBeNull();
+      expect(await ragdesk.keys.verify(`rdk_${randomUUID()}_${a.key.slice(41)}`)).toBeNull();
+      expect((await ragdesk.keys.verify(b.key))?.ownerId).toBe('bob');
     });
 
     it('verifies the exact secret only; revoked keys are unknown', async () => {

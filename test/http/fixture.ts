@@ -9,9 +9,12 @@ import { webLoader } from '../../adapters/web/index.js';
 import { createRagdesk, type Ragdesk, type RagdeskOptions } from '../../src/index.js';
 import { startOpenAIServer, type OpenAIServer, type OpenAIServerOptions } from '../helpers/openai-server.js';
 import { tempDir } from '../helpers/setups.js';
+import { LeakWatch } from './leak-watch.js';
 
 export interface Fixture {
   ragdesk: Ragdesk;
+  /** The temporary directory holding the SQLite file and the index files. */
+  dir: string;
   handler: RagdeskHttpHandler;
   /** The local OpenAI-compatible server the agents' chat model talks to. */
   openai: OpenAIServer;
@@ -20,6 +23,13 @@ export interface Fixture {
   bob: string;
   /** What the handler logged (500s and failures after a stream opened), instead of stderr. */
   logged: { message: string; fields: Record<string, unknown> }[];
+  /**
+   * Every response of `handler` (and of handlers passed through `watch`) and every log line is
+   * scanned for API key secrets; `close()` fails when one was returned or logged.
+   */
+  leaks: LeakWatch;
+  /** Another handler over the same instance (other options), watched for leaked secrets too. */
+  watch(handler: RagdeskHttpHandler): RagdeskHttpHandler;
   close(): Promise<void>;
 }
 
@@ -47,21 +57,40 @@ export async function openFixture(options: FixtureOptions = {}): Promise<Fixture
     ...(options.agents ? { agents: options.agents } : {}),
     ...(options.usage ? { usage: options.usage } : {}),
   });
+  const leaks = new LeakWatch();
+  // Every secret created in the test is watched for in responses and logs.
+  const create = ragdesk.keys.create.bind(ragdesk.keys);
+  ragdesk.keys.create = async (input) => {
+    const created = await create(input);
+    leaks.addSecret(created.key);
+    return created;
+  };
+  for (const configured of options.http?.apiKeys ?? []) leaks.addSecret(configured.key);
   const alice = (await ragdesk.keys.create({ ownerId: 'alice', name: 'alice admin', scopes: ['admin'] })).key;
   const bob = (await ragdesk.keys.create({ ownerId: 'bob', name: 'bob admin', scopes: ['admin'] })).key;
   const logged: Fixture['logged'] = [];
-  const handler = createHttpHandler(ragdesk, { logger: { error: (message, fields) => logged.push({ message, fields }) }, ...options.http });
+  const logger = {
+    error: (message: string, fields: Record<string, unknown>) => {
+      leaks.scan(JSON.stringify({ message, fields }), 'log');
+      logged.push({ message, fields });
+    },
+  };
+  const handler = leaks.wrap(createHttpHandler(ragdesk, { logger, ...options.http }));
   return {
     ragdesk,
+    dir: temp.dir,
     handler,
     openai,
     alice,
     bob,
     logged,
+    leaks,
+    watch: (other) => leaks.wrap(other),
     close: async () => {
       await ragdesk.close();
       await openai.close();
       temp.remove();
+      if (leaks.leaks.length > 0) throw new Error(`API key secrets were returned or logged:\n${leaks.leaks.slice(0, 20).join('\n')}`);
     },
   };
 }

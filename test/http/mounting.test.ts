@@ -73,7 +73,7 @@ describe('mounting variants', () => {
   });
 
   it('a basePath mounts elsewhere; outside it node:http gets a JSON 404', async () => {
-    const handler = createHttpHandler(fixture.ragdesk, { basePath: '/v2/rag' });
+    const handler = fixture.watch(createHttpHandler(fixture.ragdesk, { basePath: '/v2/rag' }));
     const server = await listen(createServer(handler));
     try {
       expect((await query(server.origin, `/v2/rag/datastores/${datastoreId}/query`)).status).toBe(200);

@@ -44,4 +44,19 @@ describe('rate limiting over HTTP', () => {
     expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect((await api.get('/api/datastores', { key: fixture.bob })).status).toBe(200);
   });
+
+  it('counts refused keys against the client address, so guessing keys is limited too', async () => {
+    const api = new ApiClient(server.origin, new OpenApiValidator(fixture.handler.openapi()), null);
+    const guess = () => api.get<{ error: { code: string } }>('/api/datastores', { key: `rdk_${crypto.randomUUID()}_${'A'.repeat(43)}` });
+    expect((await guess()).status).toBe(401);
+    expect((await guess()).status).toBe(401);
+    const limited = await guess();
+    expect(limited.status).toBe(429);
+    expect(limited.body.error.code).toBe('rate_limited');
+    expect(Number(limited.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    // Requests without a key share that address bucket; a valid key has its own.
+    expect((await api.get('/api/datastores')).status).toBe(429);
+    const carol = (await fixture.ragdesk.keys.create({ ownerId: 'carol' })).key;
+    expect((await api.get('/api/datastores', { key: carol })).status).toBe(200);
+  });
 });

@@ -2,7 +2,7 @@ import { RagdeskError, allowsDatastore, parseInput, type FieldIssue } from '../.
 import { ownedDatasource, ownedDatastore } from '../access.js';
 import { requirePrincipal, type Principal } from '../auth.js';
 import { readJsonObject } from '../body.js';
-import { isMultipart, readMultipart, type ParsedForm } from '../multipart.js';
+import { cleanFileName, isMultipart, readMultipart, type ParsedForm } from '../multipart.js';
 import { json, param, type OperationContext, type Route } from '../operation.js';
 import { fileFormFieldsSchema, fileUploadFieldsSchema, webDatasourceBodySchema } from '../wire.js';
 import type { z } from 'zod';
@@ -135,7 +135,7 @@ async function createFile(
 ) {
   const datastore = await ownedDatastore(context.ragdesk, principal, datastoreId);
   const file = form.file as NonNullable<ParsedForm['file']>;
-  const fileName = fields.fileName?.trim() || file.fileName;
+  const fileName = cleanFileName(fields.fileName) ?? cleanFileName(file.fileName);
   return context.ragdesk.datasources.create({
     type: 'file',
     datastoreId: datastore.id,

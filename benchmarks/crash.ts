@@ -1,6 +1,6 @@
 /**
  * Crash consistency, many trials: `npm run build && node dist/benchmarks/crash.js [--trials 200]
- * [--seed 7] [--keep]`. The same harness as test/reliability/crash.test.ts (which runs 30); prints
+ * [--seed 7] [--from 0] [--keep]` (`--from 175 --trials 1` replays trial 175 of a run). The same harness as test/reliability/crash.test.ts (which runs 30); prints
  * one line per trial, a summary table, and writes benchmarks/results/crash.json. Exits 1 when a
  * trial failed. `--keep` keeps the data directory of a failed trial for inspection.
  */
@@ -12,10 +12,11 @@ import { flags, latencySummary, printTable, writeResult } from './lib/report.js'
 const args = flags(process.argv.slice(2));
 const trials = Number(args.get('trials') ?? 200);
 const seed = Number(args.get('seed') ?? 7);
+const firstTrial = Number(args.get('from') ?? 0);
 const workerPath = join(dirname(fileURLToPath(import.meta.url)), 'crash', 'worker.js');
 
 const started = performance.now();
-const report = await runCrashTrials({ trials, seed, workerPath, keepFailed: args.has('keep'), log: (line) => console.log(line) });
+const report = await runCrashTrials({ trials, seed, firstTrial, workerPath, keepFailed: args.has('keep'), log: (line) => console.log(line) });
 const seconds = (performance.now() - started) / 1000;
 
 const afterCrash = new Map<string, number>();

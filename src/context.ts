@@ -1,4 +1,5 @@
-import { RagdeskError } from './errors.js';
+import { setMaxListeners } from 'node:events';
+import { notFound, RagdeskError } from './errors.js';
 import type { Embeddings } from './ports/embeddings.js';
 import type { FileLoading } from './ports/loader.js';
 import type { WebLoader } from './ports/web-loader.js';
@@ -40,7 +41,11 @@ export class RagdeskContext {
     readonly files?: FileLoading,
     readonly web?: WebLoader,
     readonly usage: UsageLimits = {},
-  ) {}
+  ) {
+    // Every model call in flight listens here (and stops listening when done), so a server with
+    // more than 10 concurrent queries is normal, not the leak Node's default warning suspects.
+    setMaxListeners(0, this.shutdown.signal);
+  }
 
   onClose(closer: () => Promise<void>): void {
     this.closers.push(closer);
@@ -73,7 +78,12 @@ export class RagdeskContext {
     } catch (error) {
       return Promise.reject(error);
     }
-    const promise = run();
+    let promise: Promise<T>;
+    try {
+      promise = run();
+    } catch (error) {
+      return Promise.reject(error);
+    }
     const settled = promise.then(
       () => undefined,
       () => undefined,
@@ -108,22 +118,28 @@ export class RagdeskContext {
     embeddingModel: string;
   }): Promise<void> {
     const store = this.store;
-    await this.index.open(
-      { datastoreId: datastore.id, dimensions: datastore.embeddingDimensions, model: datastore.embeddingModel },
-      {
-        sequence: () => store.chunkSequence(datastore.id),
-        entries: async function* () {
-          for await (const batch of store.iterateChunks(datastore.id)) {
-            yield batch.map((chunk) => ({
-              id: chunk.id,
-              vector: chunk.vector,
-              datasourceId: chunk.datasourceId,
-              customId: chunk.customId,
-            }));
-          }
+    // Under the datastore's write lock and only while it exists: deleting a datastore holds the
+    // same lock, so an open racing a delete (an upsert or a sync that read the record just before)
+    // can never write index files for a datastore that is gone, files nothing would ever remove.
+    await this.writes.run(datastore.id, async () => {
+      if (!(await store.getDatastore(datastore.id))) throw notFound('datastore', datastore.id);
+      await this.index.open(
+        { datastoreId: datastore.id, dimensions: datastore.embeddingDimensions, model: datastore.embeddingModel },
+        {
+          sequence: () => store.chunkSequence(datastore.id),
+          entries: async function* () {
+            for await (const batch of store.iterateChunks(datastore.id)) {
+              yield batch.map((chunk) => ({
+                id: chunk.id,
+                vector: chunk.vector,
+                datasourceId: chunk.datasourceId,
+                customId: chunk.customId,
+              }));
+            }
+          },
         },
-      },
-    );
+      );
+    });
   }
 
   /**

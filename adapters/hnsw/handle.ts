@@ -56,8 +56,11 @@ export class CollectionHandle {
     await writeState(this.state, this.directory);
   }
 
-  /** Applies a mutation, records the store sequence it brings the index to, and schedules the write. */
-  async mutate(apply: () => number, sequence: number): Promise<void> {
+  /**
+   * Applies a mutation, records the store sequence it brings the index to (a function: asked after
+   * `apply`, for mutations that only know then whether they finished), and schedules the write.
+   */
+  async mutate(apply: () => number, sequenceAfter: number | (() => number)): Promise<void> {
     const { state } = this;
     let changes: number;
     try {
@@ -68,6 +71,7 @@ export class CollectionHandle {
       state.dirty = true;
       throw error;
     }
+    const sequence = typeof sequenceAfter === 'function' ? sequenceAfter() : sequenceAfter;
     if (changes === 0 && sequence === state.sequence) return;
     state.sequence = sequence;
     state.dirty = true;

@@ -31,8 +31,21 @@ export interface DatabaseSnapshot {
  * single step, a read transaction that (in WAL mode) does not block writers, so a busy server
  * cannot keep the backup from finishing.
  */
-export async function backupSqliteFile(source: string, target: string, options: { stepPages?: number } = {}): Promise<DatabaseSnapshot> {
-  const stepPages = options.stepPages ?? STEP_PAGES;
+export interface BackupProgress {
+  totalPages: number;
+  remainingPages: number;
+  restarts: number;
+}
+
+export interface SqliteBackupOptions {
+  /** Pages per step while nothing else writes (default 1024). */
+  stepPages?: number;
+  /** Called between steps, e.g. for a progress bar. */
+  onProgress?: (progress: BackupProgress) => void;
+}
+
+export async function backupSqliteFile(source: string, target: string, options: SqliteBackupOptions = {}): Promise<DatabaseSnapshot> {
+  const stepPages = Math.max(1, options.stepPages ?? STEP_PAGES);
   let db: Database.Database;
   try {
     db = new Database(source, { fileMustExist: true });
@@ -46,11 +59,14 @@ export async function backupSqliteFile(source: string, target: string, options: 
     db.pragma('busy_timeout = 5000');
     await db.backup(target, {
       progress: ({ totalPages, remainingPages }) => {
-        if (remainingPages > previous) {
+        // Each step copies at least one page, so `remaining` shrinks; when it does not, SQLite
+        // started the copy over because another connection wrote.
+        if (remainingPages >= previous) {
           restarts++;
           wholeFile = true;
         }
         previous = remainingPages;
+        options.onProgress?.({ totalPages, remainingPages, restarts });
         return wholeFile ? Math.max(totalPages, 1) : stepPages;
       },
     });

@@ -25,16 +25,24 @@ import type { Ragdesk } from '../../src/index.js';
 import { seededRandom } from '../../src/testing/random.js';
 import { buildFixtures } from '../../test/fixtures/make-fixtures.js';
 import { checkConsistency, checkDatabaseFile, strayIndexDirectories, type ConsistencyReport } from './checks.js';
-import { OP_PREFIX, READY_LINE, type WorkerConfig } from './protocol.js';
+import { LOADED_LINE, OP_PREFIX, READY_LINE, type WorkerConfig } from './protocol.js';
 import { startCrashSite, type CrashSite } from './site.js';
 
 export interface CrashOptions {
   trials: number;
   seed: number;
+  /** Index of the first trial (default 0): `firstTrial: 175, trials: 1` replays trial 175 of a run. */
+  firstTrial?: number;
   /** Compiled worker: `dist/benchmarks/crash/worker.js`. */
   workerPath: string;
-  /** Kill delay after the worker reports ready, drawn uniformly from this range (ms). Default [30, 1500]. */
-  killWindowMs?: [number, number];
+  /**
+   * When the worker is killed: once it has started a seeded number of operations drawn from
+   * [0, killAfterOps) (default 30), plus a seeded delay of up to `killJitterMs` (default 300).
+   * Counting operations rather than time keeps the work done before the kill about the same on a
+   * fast machine and on a loaded one.
+   */
+  killAfterOps?: number;
+  killJitterMs?: number;
   /** Share of trials whose recovery is killed too before the checks (default 0.25). */
   doubleKillShare?: number;
   /** Keep the data directory of a failed trial (its path is in the result). */
@@ -46,7 +54,10 @@ export interface CrashOptions {
 export interface TrialResult {
   trial: number;
   seed: number;
-  killAfterMs: number;
+  /** The worker was killed once it had started this many operations ... */
+  killAtOp: number;
+  /** ... plus this delay. */
+  killJitterMs: number;
   flushAfterMs: number;
   doubleKill: boolean;
   opsStarted: number;
@@ -80,19 +91,22 @@ export async function runCrashTrials(options: CrashOptions): Promise<CrashReport
   mkdirSync(fixturesDir);
   for (const [name, bytes] of Object.entries(buildFixtures())) writeFileSync(join(fixturesDir, name), bytes);
   const site = await startCrashSite();
+  const workers = new Workers(options.workerPath);
   const results: TrialResult[] = [];
   try {
-    for (let trial = 0; trial < options.trials; trial++) {
-      const result = await runTrial(options, trial, root, fixturesDir, site);
+    const first = options.firstTrial ?? 0;
+    for (let trial = first; trial < first + options.trials; trial++) {
+      const result = await runTrial(options, trial, root, fixturesDir, site, workers);
       results.push(result);
       log(
-        `trial ${trial + 1}/${options.trials} seed ${result.seed}: killed after ${result.killAfterMs} ms` +
+        `trial ${trial + 1 - first}/${options.trials} (#${trial}) seed ${result.seed}: killed at op ${result.killAtOp} + ${result.killJitterMs} ms` +
           `${result.doubleKill ? ' (+ recovery killed)' : ''}, ${result.opsStarted} ops, ${result.datasources} datasources, ` +
           `${result.chunks} chunks, index ${result.afterCrash.join('/') || 'none'}, recovery ${result.recoveryMs} ms: ` +
           (result.failures.length ? `FAILED\n  ${result.failures.join('\n  ')}\n  last ops: ${result.lastOps.join(' | ')}` : 'ok'),
       );
     }
   } finally {
+    await workers.close();
     await site.close();
     if (!results.some((result) => result.dataDir)) rmSync(root, { recursive: true, force: true });
   }
@@ -103,27 +117,34 @@ export async function runCrashTrials(options: CrashOptions): Promise<CrashReport
   };
 }
 
-async function runTrial(options: CrashOptions, trial: number, root: string, fixturesDir: string, site: CrashSite): Promise<TrialResult> {
+async function runTrial(
+  options: CrashOptions,
+  trial: number,
+  root: string,
+  fixturesDir: string,
+  site: CrashSite,
+  workers: Workers,
+): Promise<TrialResult> {
   const seed = options.seed * 1_000 + trial;
   const random = seededRandom(seed ^ 0x5bd1e995);
-  const [low, high] = options.killWindowMs ?? [30, 1_500];
-  const killAfterMs = Math.round(low + random() * (high - low));
+  const killAtOp = Math.floor(random() * (options.killAfterOps ?? 30));
+  const killJitterMs = Math.round(random() * (options.killJitterMs ?? 300));
   const flushAfterMs = FLUSH_CHOICES[Math.floor(random() * FLUSH_CHOICES.length)] as number;
   const doubleKill = random() < (options.doubleKillShare ?? 0.25);
   const recoveryKillMs = Math.round(random() * 800);
   const dataDir = join(root, `trial-${trial}`);
   const result: TrialResult = {
-    trial, seed, killAfterMs, flushAfterMs, doubleKill, opsStarted: 0, lastOps: [], afterCrash: [],
+    trial, seed, killAtOp, killJitterMs, flushAfterMs, doubleKill, opsStarted: 0, lastOps: [], afterCrash: [],
     recoveryMs: 0, closeMs: 0, datasources: 0, chunks: 0, statuses: {}, failures: [],
   };
   const config: WorkerConfig = { dataDir, fixturesDir, origin: site.origin, seed, mode: 'work', flushAfterMs };
   try {
-    const work = await runAndKill(options.workerPath, config, killAfterMs);
+    const work = await runAndKill(workers.take(), config, { ops: killAtOp, delayMs: killJitterMs });
     result.opsStarted = work.ops.length;
     result.lastOps = work.ops.slice(-6);
     result.failures.push(...work.failures);
     if (doubleKill) {
-      const recovery = await runAndKill(options.workerPath, { ...config, mode: 'recover' }, recoveryKillMs);
+      const recovery = await runAndKill(workers.take(), { ...config, mode: 'recover' }, { ops: 0, delayMs: recoveryKillMs });
       result.failures.push(...recovery.failures.map((failure) => `recovery worker: ${failure}`));
     }
     result.failures.push(...checkDatabaseFile(join(dataDir, 'ragdesk.db')));
@@ -162,35 +183,99 @@ async function runTrial(options: CrashOptions, trial: number, root: string, fixt
   return result;
 }
 
-/** Starts the worker, waits for its ready line, lets it run `killAfterMs`, then SIGKILLs it. */
-async function runAndKill(workerPath: string, config: WorkerConfig, killAfterMs: number): Promise<{ ops: string[]; failures: string[] }> {
-  const child = spawn(process.execPath, [workerPath, JSON.stringify(config)], { stdio: ['ignore', 'pipe', 'pipe'] });
+interface Worker {
+  /** Resolves true once the worker printed `loaded`, false when it ended first. */
+  loaded: Promise<boolean>;
+  ready: Promise<boolean>;
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  ops: string[];
+  alive(): boolean;
+  stderr(): string;
+  send(config: WorkerConfig): void;
+  kill(): void;
+}
+
+function startWorker(workerPath: string): Worker {
+  const child = spawn(process.execPath, [workerPath], { stdio: ['pipe', 'pipe', 'pipe'] });
   const ops: string[] = [];
   let stderr = '';
   child.stderr.on('data', (data: Buffer) => {
     stderr = (stderr + data.toString('utf8')).slice(-4_000);
   });
+  child.stdin.on('error', () => undefined); // a worker killed before reading its config
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
     child.once('exit', (code, signal) => resolve({ code, signal })),
   );
-  const ready = new Promise<boolean>((resolve) => {
-    createInterface({ input: child.stdout }).on('line', (line) => {
-      if (line === READY_LINE) resolve(true);
-      else if (line.startsWith(OP_PREFIX)) ops.push(line.slice(OP_PREFIX.length));
-    });
-    void exited.then(() => resolve(false));
+  let onLoaded: (value: boolean) => void = () => undefined;
+  let onReady: (value: boolean) => void = () => undefined;
+  const loaded = new Promise<boolean>((resolve) => (onLoaded = resolve));
+  const ready = new Promise<boolean>((resolve) => (onReady = resolve));
+  createInterface({ input: child.stdout }).on('line', (line) => {
+    if (line === LOADED_LINE) onLoaded(true);
+    else if (line === READY_LINE) onReady(true);
+    else if (line.startsWith(OP_PREFIX)) ops.push(line.slice(OP_PREFIX.length));
   });
-  const timeout = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  let alive = true;
+  void exited.then(() => {
+    alive = false;
+    onLoaded(false);
+    onReady(false);
+  });
+  return {
+    loaded,
+    ready,
+    exited,
+    ops,
+    alive: () => alive,
+    stderr: () => stderr.trim().slice(-1_500),
+    send: (config) => child.stdin.end(`${JSON.stringify(config)}\n`),
+    kill: () => child.kill('SIGKILL'),
+  };
+}
+
+/**
+ * Workers take a second or two to load; one is always started ahead, so its start-up overlaps the
+ * checks of the previous trial instead of adding to every trial.
+ */
+class Workers {
+  private standby: Worker | undefined;
+
+  constructor(private readonly workerPath: string) {}
+
+  take(): Worker {
+    const worker = this.standby ?? startWorker(this.workerPath);
+    this.standby = startWorker(this.workerPath);
+    return worker;
+  }
+
+  async close(): Promise<void> {
+    this.standby?.kill();
+    await this.standby?.exited;
+  }
+}
+
+/** A worker that has not started this many operations after this long is killed anyway. */
+const MAX_RUN_MS = 15_000;
+
+/**
+ * Hands `config` to a loaded worker, waits for its ready line, then for `at.ops` operations to
+ * have started and `at.delayMs` more, and SIGKILLs it.
+ */
+async function runAndKill(worker: Worker, config: WorkerConfig, at: { ops: number; delayMs: number }): Promise<{ ops: string[]; failures: string[] }> {
+  const timeout = setTimeout(() => worker.kill(), 60_000);
   try {
-    if (!(await ready)) {
-      const { code, signal } = await exited;
-      return { ops, failures: [`worker ended before it was ready (code ${code}, signal ${signal}): ${stderr.trim().slice(-1_500)}`] };
+    if (await worker.loaded) worker.send(config);
+    if (!(await worker.ready)) {
+      const { code, signal } = await worker.exited;
+      return { ops: worker.ops, failures: [`worker ended before it was ready (code ${code}, signal ${signal}): ${worker.stderr()}`] };
     }
-    await new Promise((resolve) => setTimeout(resolve, killAfterMs));
-    child.kill('SIGKILL');
-    const { code, signal } = await exited;
-    if (signal !== 'SIGKILL') return { ops, failures: [`worker ended by itself (code ${code}, signal ${signal}): ${stderr.trim().slice(-1_500)}`] };
-    return { ops, failures: [] };
+    const deadline = Date.now() + MAX_RUN_MS;
+    while (worker.alive() && worker.ops.length < at.ops && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 2));
+    await new Promise((resolve) => setTimeout(resolve, at.delayMs));
+    worker.kill();
+    const { code, signal } = await worker.exited;
+    if (signal !== 'SIGKILL') return { ops: worker.ops, failures: [`worker ended by itself (code ${code}, signal ${signal}): ${worker.stderr()}`] };
+    return { ops: worker.ops, failures: [] };
   } finally {
     clearTimeout(timeout);
   }

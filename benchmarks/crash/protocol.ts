@@ -1,6 +1,7 @@
 /**
  * What the crash harness (harness.ts, the parent) and its worker (worker.ts, the child it kills)
- * agree on. The child reads one JSON config from argv and reports on stdout, one line per event.
+ * agree on. The child prints `loaded` once started, reads one JSON config line from stdin, prints
+ * `ready` when its data directory is open, then one `op ...` line per operation it starts.
  */
 export interface WorkerConfig {
   /** Data directory, laid out like `openRagdesk`: `ragdesk.db` and `indexes/`. */
@@ -20,5 +21,6 @@ export interface WorkerConfig {
 }
 
 /** Lines the worker prints. */
+export const LOADED_LINE = 'loaded';
 export const READY_LINE = 'ready';
 export const OP_PREFIX = 'op ';

@@ -4,13 +4,14 @@
  * the parent's local server, re-syncs, datastores created and deleted) with two callers at once
  * and background sync jobs, until the parent kills it with SIGKILL.
  *
- * Runs from `dist/` (`node dist/benchmarks/crash/worker.js '<json config>'`): Node 20 cannot run
- * TypeScript. The composition is `openRagdesk`'s (same files under the data directory) except that
+ * Runs from `dist/` (`node dist/benchmarks/crash/worker.js`, then one JSON config line on stdin):
+ * Node 20 cannot run TypeScript. The composition is `openRagdesk`'s (same files under the data directory) except that
  * the HNSW idle flush is configurable, so index writes happen inside the kill window, and private
  * addresses are allowed for the local site.
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 import { fileLoading } from '../../adapters/loaders/index.js';
 import { hnswIndex } from '../../adapters/hnsw/index.js';
 import { localEmbeddings } from '../../adapters/local/index.js';
@@ -18,7 +19,7 @@ import { sqliteStore } from '../../adapters/sqlite/index.js';
 import { webLoader } from '../../adapters/web/index.js';
 import { createRagdesk, type Datastore, type Ragdesk } from '../../src/index.js';
 import { seededRandom } from '../../src/testing/random.js';
-import { OP_PREFIX, READY_LINE, type WorkerConfig } from './protocol.js';
+import { LOADED_LINE, OP_PREFIX, READY_LINE, type WorkerConfig } from './protocol.js';
 import { PAGE_COUNT, SITE_COUNT } from './site.js';
 
 const WORDS = (
@@ -153,8 +154,24 @@ async function lane(ragdesk: Ragdesk, workload: Workload, name: string): Promise
   }
 }
 
+/** The first line on stdin. */
+function readConfig(): Promise<WorkerConfig> {
+  return new Promise((resolve, reject) => {
+    const lines = createInterface({ input: process.stdin });
+    lines.once('line', (line) => {
+      resolve(JSON.parse(line) as WorkerConfig);
+      lines.close();
+    });
+    lines.once('close', () => reject(new Error('stdin closed before a config arrived')));
+  });
+}
+
 async function main(): Promise<void> {
-  const config = JSON.parse(process.argv[2] ?? '{}') as WorkerConfig;
+  // Start-up (module loading, the tokenizer's and embedder's tables) takes a second or two; the
+  // harness starts the next worker while it checks the last trial, and sends the config when due.
+  await localEmbeddings().embed(['warm up the tables'], { purpose: 'document' });
+  process.stdout.write(`${LOADED_LINE}\n`);
+  const config = await readConfig();
   const ragdesk = openWorkerRagdesk(config);
   if (config.mode === 'recover') {
     // Killed while it recovers: jobs resume and collections open (rebuilt when stale), as on the

@@ -139,7 +139,7 @@ describe('graceful close', () => {
   });
 
   it('ends an agent stream with closed, cancels the model call and stores nothing; never waits for an idle consumer', async () => {
-    llm.configure({ interTokenDelayMs: 150 });
+    llm.configure({ interTokenDelayMs: 400 });
     const ragdesk = open(temp.dir, llm.baseURL);
     const datastore = await ragdesk.datastores.create({ name: 'kb' });
     await datastore.upsert(docs(3));
@@ -157,8 +157,8 @@ describe('graceful close', () => {
       failure = error;
     }
     expect(failure).toMatchObject({ code: 'closed' });
-    // At once, not when the answer would have ended (11 more pieces at 150 ms).
-    expect(performance.now() - started).toBeLessThan(1_200);
+    // At once, not when the answer would have ended (11 more pieces at 400 ms).
+    expect(performance.now() - started).toBeLessThan(2_500);
     await closing;
     await llm.nextDisconnect(2_000); // the upstream request was cancelled, not left running
     void idle;

@@ -111,10 +111,11 @@ class MarkupScan {
 
   private closeTag(): void {
     const { html } = this;
-    const start = this.position + 1;
+    let start = this.position + 1;
+    while (start < html.length && isSpace(html.charCodeAt(start))) start++; // `</ p>` closes a p
     if (!isAlpha(html.charCodeAt(start))) {
-      if (html.charCodeAt(start) === 62 /* > */) this.position = start + 1; // '</>' is dropped
-      else this.skipPast('>', 1); // bogus comment
+      this.position = start;
+      this.skipPast('>', 1); // a bogus comment (or nothing, for `</>`)
       return;
     }
     let end = start;
@@ -137,7 +138,8 @@ class MarkupScan {
     const recognisedSelfClosing = selfClosing && this.foreign.at(-1) === true;
     if (recognisedSelfClosing) {
       if (this.stack.at(-1) === name) this.pop();
-    } else if (RAW_TEXT.has(name)) {
+    } else if (RAW_TEXT.has(name) && !selfClosing) {
+      // The tokenizer reads `<title/>` as a tag even where the parser keeps the element open.
       this.rawText(name);
     }
   }
@@ -178,7 +180,10 @@ class MarkupScan {
       const quote = html.charCodeAt(after);
       if (quote === 34 || quote === 39) {
         const close = html.indexOf(quote === 34 ? '"' : "'", after + 1);
-        if (close === -1) return undefined;
+        if (close === -1) {
+          this.position = html.length; // the value runs to the end: no tag, no more markup
+          return undefined;
+        }
         this.position = close + 1;
       } else {
         this.position = after;
@@ -207,21 +212,28 @@ class MarkupScan {
     const closes = OPEN_IMPLIES_CLOSE.get(name);
     if (closes) while (this.stack.length > 0 && closes.has(this.stack.at(-1) as string)) this.pop();
     this.count(1);
-    if (VOID.has(name)) return;
+    if (VOID.has(name)) return this.reach(this.stack.length + 1);
     this.stack.push(name);
     this.openCount.set(name, (this.openCount.get(name) ?? 0) + 1);
     if (FOREIGN.has(name)) this.foreign.push(true);
     else if (INTEGRATION.has(name)) this.foreign.push(false);
-    if (this.stack.length > this.depth) {
-      this.depth = this.stack.length;
-      if (this.depth > this.limits.maxDepth) this.exceeded ??= 'depth';
-    }
+    this.reach(this.stack.length);
+  }
+
+  /** An element now sits at `depth` (void and implied elements too, though they are never open). */
+  private reach(depth: number): void {
+    if (depth <= this.depth) return;
+    this.depth = depth;
+    if (depth > this.limits.maxDepth) this.exceeded ??= 'depth';
   }
 
   private onCloseTag(name: string): void {
     if (FOREIGN.has(name) || INTEGRATION.has(name)) this.foreign.pop();
     if (VOID.has(name)) {
-      if (name === 'br') this.count(1); // `</br>` becomes a <br>
+      if (name === 'br') {
+        this.count(1); // `</br>` becomes a <br>
+        this.reach(this.stack.length + 1);
+      }
       return;
     }
     if ((this.openCount.get(name) ?? 0) > 0) {
@@ -230,6 +242,7 @@ class MarkupScan {
       }
     } else if (name === 'p') {
       this.count(1); // `</p>` without `<p>` becomes an empty paragraph
+      this.reach(this.stack.length + 1);
     }
   }
 

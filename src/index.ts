@@ -7,6 +7,9 @@ export { reciprocalRankFusion, RRF_K } from './datastores/fusion.js';
 export {
   DEFAULT_TOP_K,
   MAX_TOP_K,
+  MAX_DOCUMENT_CHARS,
+  MAX_UPSERT_CHARS,
+  MAX_UPSERT_DOCUMENTS,
   type DatastoreCreateInput,
   type DatastoreUpdateInput,
   type DatastoreQueryInput,

@@ -107,7 +107,7 @@ export function lexicalSearch(db: SqliteDatabase, options: LexicalSearchOptions)
         const rows = selectPage.all(datastoreId, cursor.hash, cursor.pk, BUILD_PAGE_ROWS) as ChunkTextRow[];
         for (const row of rows) {
           if (entry.index.has(row.id)) continue;
-          entry.index.add({ id: row.id, datasourceId: row.datasource_id, customId: row.custom_id }, analyseText(row.text));
+          entry.index.addText({ id: row.id, datasourceId: row.datasource_id, customId: row.custom_id }, row.text);
         }
         const last = rows[rows.length - 1];
         if (rows.length < BUILD_PAGE_ROWS || last === undefined) {
@@ -198,10 +198,10 @@ export function lexicalSearch(db: SqliteDatabase, options: LexicalSearchOptions)
       const before = previous.get(chunk.id);
       const indexed: IndexedChunk = { id: chunk.id, datasourceId: chunk.datasourceId, customId: chunk.customId };
       if (before === undefined) {
-        index.add(indexed, analyseText(chunk.text));
+        index.addText(indexed, chunk.text);
       } else if (before.text !== chunk.text) {
         index.remove(chunk.id, analyseText(before.text));
-        index.add(indexed, analyseText(chunk.text));
+        index.addText(indexed, chunk.text);
       } else if (before.customId !== chunk.customId) {
         index.retag(chunk.id, chunk.customId);
       }

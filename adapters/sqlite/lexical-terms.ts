@@ -16,7 +16,8 @@ const ASCII_ONLY = /^[\x00-\x7f]*$/;
 const WORD = /[\p{L}\p{N}]+/gu;
 const MARKS = /\p{M}/gu;
 
-function stem(word: string): string {
+/** The stem of a folded word (see {@link scanWords}), cached. */
+export function stem(word: string): string {
   let stemmed = stems.get(word);
   if (stemmed === undefined) {
     stemmed = stemmer(word);
@@ -32,16 +33,12 @@ export interface AnalysedText {
   length: number;
 }
 
-/** Splits, folds and stems `text`. Never throws. */
-export function analyseText(text: string): AnalysedText {
-  const counts = new Map<string, number>();
-  let length = 0;
-  if (typeof text !== 'string' || text.length === 0) return { counts, length };
-  const add = (word: string) => {
-    const term = stem(word);
-    counts.set(term, (counts.get(term) ?? 0) + 1);
-    length += 1;
-  };
+/**
+ * Calls `visit` with each word of `text`, folded (lower case, diacritics and compatibility forms
+ * removed) but not stemmed, in order. Never throws.
+ */
+export function scanWords(text: string, visit: (word: string) => void): void {
+  if (typeof text !== 'string' || text.length === 0) return;
   if (ASCII_ONLY.test(text)) {
     // Most chunks are plain ASCII: a character scan is ~1.5x faster than the Unicode regex.
     const lower = text.toLowerCase();
@@ -51,15 +48,26 @@ export function analyseText(text: string): AnalysedText {
       if ((code >= 97 && code <= 122) || (code >= 48 && code <= 57)) {
         if (start < 0) start = i;
       } else if (start >= 0) {
-        add(lower.slice(start, i));
+        visit(lower.slice(start, i));
         start = -1;
       }
     }
-    return { counts, length };
+    return;
   }
   // NFKD splits accented letters into letter + mark; dropping the marks is remove_diacritics.
   const folded = text.normalize('NFKD').replace(MARKS, '').toLowerCase();
-  for (const match of folded.matchAll(WORD)) add(match[0]);
+  for (const match of folded.matchAll(WORD)) visit(match[0]);
+}
+
+/** Splits, folds and stems `text`. Never throws. */
+export function analyseText(text: string): AnalysedText {
+  const counts = new Map<string, number>();
+  let length = 0;
+  scanWords(text, (word) => {
+    const term = stem(word);
+    counts.set(term, (counts.get(term) ?? 0) + 1);
+    length += 1;
+  });
   return { counts, length };
 }
 

@@ -163,6 +163,7 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     listMessages: (conversationId, listOptions = {}) =>
       run('listMessages', () => agents.listMessages(conversationId, listOptions.limit)),
     createApiKey: (record) => run('createApiKey', () => agents.createApiKey(record)),
+    getApiKey: (id) => run('getApiKey', () => agents.getApiKey(id)),
     findApiKeyByHash: (hash) => run('findApiKeyByHash', () => agents.findApiKeyByHash(hash)),
     listApiKeys: (filter = {}) => run('listApiKeys', () => agents.listApiKeys(filter.ownerId)),
     updateApiKey: (id, patch) => run('updateApiKey', () => agents.updateApiKey(id, patch)),

@@ -89,13 +89,11 @@ export class DatastoreService {
     await this.stopSyncs(id);
     await this.context.writes.run(id, async () => {
       // Index files first: a crash right after leaves a datastore whose index is rebuilt on open,
-      // where the other order would leave files of a deleted datastore that nothing removes. The
-      // second drop catches a collection a concurrent query reopened in between.
+      // where the other order would leave files of a deleted datastore that nothing removes.
+      // Nothing reopens it meanwhile: opening an index takes this lock and checks the datastore.
       await this.context.index.drop(id);
       this.context.forgetIndex(id);
       await this.context.store.deleteDatastore(id);
-      await this.context.index.drop(id);
-      this.context.forgetIndex(id);
     });
     return datastore;
   }

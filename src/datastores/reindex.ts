@@ -13,7 +13,7 @@ export async function reindexDatastore(
   datastore: DatastoreRecord,
 ): Promise<{ chunks: number }> {
   const { store, embeddings, index } = context;
-  return context.writes.run(datastore.id, async () => {
+  const result = await context.writes.run(datastore.id, async () => {
     let total = 0;
     for (const datasource of await store.listDatasources(datastore.id)) {
       const chunks = await store.listChunks(datasource.id);
@@ -40,7 +40,9 @@ export async function reindexDatastore(
       embeddingDimensions: embeddings.dimensions,
       updatedAt: nowIso(),
     });
-    if (updated) await context.ensureIndex(updated);
-    return { chunks: total };
+    return { chunks: total, updated };
   });
+  // Outside the write lock: opening an index takes it.
+  if (result.updated) await context.ensureIndex(result.updated);
+  return { chunks: result.chunks };
 }

@@ -45,6 +45,8 @@ export const upsertSchema = z
   .max(MAX_UPSERT_DOCUMENTS)
   .refine((documents) => documents.reduce((sum, document) => sum + document.text.length, 0) <= MAX_UPSERT_CHARS, {
     message: `the documents' text must total at most ${MAX_UPSERT_CHARS} characters per call`,
+    // Only once every document is valid: a single oversized text is reported once, at its own path.
+    when: (payload) => payload.issues.length === 0,
   });
 
 /** SPEC endpoint 6: `id` is the datasource (document) to replace. */

@@ -138,13 +138,18 @@ describe('hnswIndex (hnsw-specific behaviour)', () => {
     const source = new Source();
     const index = make();
     await index.open(COLLECTION, source);
-    const data = entries(200);
+    // Slices are bounded in time (8 ms): 3,000 inserts take several of them on any machine.
+    const data = entries(3000);
     const order: string[] = [];
+    let turns = 0;
+    const ticker = setInterval(() => turns++, 0);
     const work = index.upsert(DATASTORE, data, source.put(data)).then(() => order.push('upserted'));
     setImmediate(() => order.push('other work'));
     await work;
+    clearInterval(ticker);
     expect(order).toEqual(['other work', 'upserted']);
-    expect(await index.count(DATASTORE)).toBe(200);
+    expect(turns).toBeGreaterThan(1);
+    expect(await index.count(DATASTORE)).toBe(3000);
     await index.close();
     expect((await header()).sequence).toBe(1);
   });

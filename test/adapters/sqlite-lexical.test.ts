@@ -64,6 +64,7 @@ function expectSameHits(actual: ScoredId[], expected: ScoredId[], note: string):
 describe('LexicalIndex', () => {
   /** Zipf-like words: a few very common ones (long lists, pruned by MaxScore) and a long tail. */
   function wordsOf(random: () => number, count: number): string[] {
+    // Words the stemmer leaves alone, so counted words and raw text index the same terms.
     return Array.from({ length: count }, () => `w${Math.floor(random() ** 3 * 300)}`);
   }
   function analysed(words: readonly string[]): AnalysedText {
@@ -82,13 +83,17 @@ describe('LexicalIndex', () => {
       for (let step = 0; step < 1500; step++) {
         const roll = random();
         if (roll < 0.6 || docs.size < 10) {
+          const words = wordsOf(random, 1 + Math.floor(random() * 30));
           const doc: Doc = {
             id: `c${String(next++).padStart(5, '0')}`,
             datasourceId: `s${Math.floor(random() * 5)}`,
             customId: random() < 0.5 ? null : `t${Math.floor(random() * 3)}`,
-            text: analysed(wordsOf(random, 1 + Math.floor(random() * 30))),
+            text: analysed(words),
           };
-          expect(index.add(doc, doc.text)).toBe(true);
+          // Both ways in: counted words, and raw text through the build's fast path.
+          if (random() < 0.5) expect(index.add(doc, doc.text)).toBe(true);
+          else expect(index.addText(doc, words.join(' '))).toBe(true);
+          expect(index.addText(doc, 'again')).toBe(false);
           docs.set(doc.id, doc);
         } else if (roll < 0.8) {
           const ids = [...docs.keys()];
@@ -136,6 +141,17 @@ describe('LexicalIndex', () => {
       expectSameHits(index.search(words, 10), bruteForce(docs, words, 10), words.join(' '));
     }
     expect(index.add({ id: 'c1', datasourceId: 's', customId: null }, analysed(['w0']))).toBe(docs.has('c1') ? false : true);
+  });
+
+  it('finds a word again after every document holding it was removed and its term dropped', () => {
+    const index = new LexicalIndex();
+    const first = { id: 'a', datasourceId: 's', customId: null };
+    index.addText(first, 'Zeta particles');
+    index.addText({ id: 'b', datasourceId: 's', customId: null }, 'other words');
+    index.remove('a', analyseText('Zeta particles'));
+    expect(index.search(['zeta'], 5)).toEqual([]); // the search drops the empty term
+    index.addText({ id: 'c', datasourceId: 's', customId: null }, 'zeta again');
+    expect(index.search(['zeta'], 5).map((hit) => hit.id)).toEqual(['c']);
   });
 
   it('breaks ties at the cut by id, also among thousands of equal scores', () => {

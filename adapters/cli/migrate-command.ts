@@ -1,6 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import pg from 'pg';
 import { isRagdeskError, migrateStore, type MigrationProgress } from '../../src/index.js';
 import type { Store } from '../../src/ports/store.js';
 import type { VectorIndex } from '../../src/ports/vector-index.js';
@@ -34,11 +35,14 @@ export async function runMigrateCommand(args: string[], io: CliIo = processIo): 
     io.stderr(`ragdesk: no ragdesk.db in ${values.from} (is it a ragdesk data folder?)\n`);
     return 1;
   }
+  const schema = values.schema ?? 'ragdesk';
   let source: Store | undefined;
   let target: { store: Store; index: VectorIndex } | undefined;
+  const pool = new pg.Pool({ connectionString: values.to, max: 4 });
+  pool.on('error', () => undefined);
   try {
     source = sqliteStore({ path });
-    target = await postgres({ connectionString: values.to, schema: values.schema ?? 'ragdesk' });
+    target = await postgres({ pool, schema });
     const started = Date.now();
     const report = await migrateStore({
       from: source,
@@ -49,6 +53,10 @@ export async function runMigrateCommand(args: string[], io: CliIo = processIo): 
       },
     });
     io.stderr('\n');
+
+    // Planner statistics for the freshly loaded tables (autovacuum would get there, later).
+    const tables = ['datastores', 'datasources', 'chunks', 'status_events', 'jobs', 'agents', 'conversations', 'messages', 'api_keys'];
+    await pool.query(`ANALYZE ${tables.map((table) => `${pg.escapeIdentifier(schema)}.${table}`).join(', ')}`);
 
     // HNSW indexes: one build per datastore over its loaded rows.
     for (const datastore of await target.store.listDatastores()) {
@@ -84,6 +92,7 @@ export async function runMigrateCommand(args: string[], io: CliIo = processIo): 
   } finally {
     await target?.index.close();
     await target?.store.close();
+    await pool.end();
     await source?.close();
   }
 }

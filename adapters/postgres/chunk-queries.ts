@@ -1,18 +1,30 @@
 import type pg from 'pg';
 import { notFound } from '../../src/errors.js';
 import { assertChunkBatch, chunkOwnedElsewhere } from '../../src/util/chunk-batch.js';
-import type { ChunkRecord } from '../../src/ports/records.js';
+import type { ChunkRecord, DatasourceRecord } from '../../src/ports/records.js';
 import type { ChunkChange, DatasourcePatch } from '../../src/ports/store.js';
 import { inTransaction, selectRow, selectRows, type Queryable } from './connection.js';
-import type { RecordQueries } from './record-queries.js';
-import { CHUNK_COLUMNS, columnList, toChunkRecord, vectorLiteral, type ChunkRow } from './row-mapping.js';
+import { eventTime, mergeDatasourcePatch } from './record-queries.js';
+import {
+  assignments,
+  CHUNK_COLUMNS,
+  columnList,
+  DATASOURCE_COLUMNS,
+  datasourceValues,
+  placeholders,
+  toChunkRecord,
+  toDatasourceRecord,
+  vectorLiteral,
+  type ChunkRow,
+  type DatasourceRow,
+} from './row-mapping.js';
 
 const CHUNK_SELECT = columnList(CHUNK_COLUMNS);
 /** Rows per INSERT statement: bounds the size of one statement's parameters (~2 MB at 384 dims). */
 const WRITE_BATCH = 500;
 
 /** Chunk rows: the atomic replace, reads, and the lookups the vector index and embedder need. */
-export function chunkQueries(pool: pg.Pool, s: string, records: RecordQueries) {
+export function chunkQueries(pool: pg.Pool, s: string) {
   // Columns that may differ between two writes of one chunk id. A row whose values are all equal is
   // left alone: an UPDATE would write a new row version and new entries in the GIN and HNSW
   // indexes although nothing changed (a re-sync rewrites every unchanged chunk of a document).
@@ -33,7 +45,8 @@ export function chunkQueries(pool: pg.Pool, s: string, records: RecordQueries) {
   /**
    * Locks the datastore row of a datasource for the rest of the transaction. Every chunk write of
    * a datastore takes this lock first (then the datasource's), so writes from several instances
-   * are serialised in one order per datastore and never deadlock with a datastore delete.
+   * are serialised in one order per datastore. (Should a delete of the datastore still deadlock
+   * with it, Postgres aborts one side and `inTransaction` runs it again.)
    */
   async function lockDatastoreOf(client: Queryable, datasourceId: string): Promise<string | null> {
     const row = await selectRow<{ id: string }>(
@@ -45,23 +58,59 @@ export function chunkQueries(pool: pg.Pool, s: string, records: RecordQueries) {
     return row?.id ?? null;
   }
 
-  /** Raises the sequence and adjusts the chunk count; the caller holds the datastore's lock. */
-  async function nextSequence(client: Queryable, datastoreId: string, countDelta: number): Promise<number> {
+  /**
+   * The datasource, with its datastore row and its own row locked in one round trip. Rows are
+   * locked in the FOR UPDATE OF order (datastore first: checked on PostgreSQL 15 with a second
+   * session); were it ever otherwise, a deadlock with a datastore delete is retried.
+   */
+  async function lockDatasource(client: Queryable, datasourceId: string): Promise<DatasourceRecord | null> {
+    const row = await selectRow<DatasourceRow>(
+      client,
+      `SELECT ${columnList(DATASOURCE_COLUMNS, 'd')} FROM ${s}.datastores ds JOIN ${s}.datasources d ON d.datastore_id = ds.id
+       WHERE d.id = $1 FOR UPDATE OF ds, d`,
+      [datasourceId],
+    );
+    return row === undefined ? null : toDatasourceRecord(row);
+  }
+
+  /**
+   * One statement for the end of a chunk write: the datasource patch (and its status event, when
+   * the status changes) and the datastore's new sequence and chunk count. Returns the sequence.
+   */
+  async function finish(client: Queryable, source: DatasourceRecord, patch: DatasourcePatch | undefined, countDelta: number): Promise<number> {
+    const values: unknown[] = [source.datastoreId, countDelta];
+    const steps: string[] = [];
+    if (patch !== undefined) {
+      const next = mergeDatasourcePatch(source, patch);
+      const fields = datasourceValues(next).slice(2);
+      values.push(...fields, source.id);
+      steps.push(
+        `patched AS (UPDATE ${s}.datasources SET ${assignments(DATASOURCE_COLUMNS, 2, 3)} WHERE id = $${values.length} RETURNING id)`,
+      );
+      if (next.status !== source.status) {
+        const first = values.length + 1;
+        values.push(source.id, source.status, next.status, eventTime(patch), patch.error ?? null);
+        steps.push(
+          `event AS (INSERT INTO ${s}.status_events (datasource_id, from_status, to_status, at, message)
+           VALUES (${placeholders(5, first)}) RETURNING pk)`,
+        );
+      }
+    }
     const row = await selectRow<{ chunk_sequence: string }>(
       client,
-      `UPDATE ${s}.datastores SET chunk_sequence = chunk_sequence + 1, chunk_count = chunk_count + $2
+      `${steps.length > 0 ? `WITH ${steps.join(', ')} ` : ''}
+       UPDATE ${s}.datastores SET chunk_sequence = chunk_sequence + 1, chunk_count = chunk_count + $2
        WHERE id = $1 RETURNING chunk_sequence`,
-      [datastoreId, countDelta],
+      values,
     );
-    if (row === undefined) throw notFound('datastore', datastoreId);
+    if (row === undefined) throw notFound('datastore', source.datastoreId);
     return Number(row.chunk_sequence);
   }
 
-  async function writeChunks(client: Queryable, datastoreId: string, datasourceId: string, chunks: readonly ChunkRecord[]): Promise<number> {
-    let written = 0;
+  async function writeChunks(client: Queryable, datastoreId: string, datasourceId: string, chunks: readonly ChunkRecord[]): Promise<void> {
     for (let start = 0; start < chunks.length; start += WRITE_BATCH) {
       const batch = chunks.slice(start, start + WRITE_BATCH);
-      const result = await client.query(upsert, [
+      await client.query(upsert, [
         batch.map((chunk) => chunk.id),
         datastoreId,
         datasourceId,
@@ -75,16 +124,13 @@ export function chunkQueries(pool: pg.Pool, s: string, records: RecordQueries) {
         batch.map((chunk) => chunk.text),
         batch.map((chunk) => vectorLiteral(chunk.vector)),
       ]);
-      written += result.rowCount ?? 0;
     }
-    return written;
   }
 
   return {
     replaceChunks(datasourceId: string, chunks: readonly ChunkRecord[], patch: DatasourcePatch | undefined): Promise<ChunkChange> {
       return inTransaction(pool, async (client) => {
-        const datastoreId = await lockDatastoreOf(client, datasourceId);
-        const source = datastoreId === null ? null : await records.getDatasource(client, datasourceId, true);
+        const source = await lockDatasource(client, datasourceId);
         if (source === null) throw notFound('datasource', datasourceId);
         const next = assertChunkBatch(source, chunks);
         // The datasource's current ids and any incoming id another datasource owns, in one read.
@@ -102,8 +148,7 @@ export function chunkQueries(pool: pg.Pool, s: string, records: RecordQueries) {
           await client.query(`DELETE FROM ${s}.chunks WHERE id = ANY($1::text[])`, [removedIds]);
         }
         await writeChunks(client, source.datastoreId, datasourceId, chunks);
-        if (patch !== undefined) await records.writeDatasourcePatch(client, source, patch);
-        const sequence = await nextSequence(client, source.datastoreId, addedIds.length - removedIds.length);
+        const sequence = await finish(client, source, patch, addedIds.length - removedIds.length);
         return { removedIds, addedIds, sequence };
       });
     },
@@ -116,7 +161,13 @@ export function chunkQueries(pool: pg.Pool, s: string, records: RecordQueries) {
         const removed = await selectRows<{ id: string }>(client, `SELECT id FROM ${s}.chunks WHERE datasource_id = $1`, [id]);
         await client.query(`DELETE FROM ${s}.datasources WHERE id = $1`, [id]);
         const removedIds = removed.map((row) => row.id);
-        return { removedIds, addedIds: [], sequence: await nextSequence(client, datastoreId, -removedIds.length) };
+        const row = await selectRow<{ chunk_sequence: string }>(
+          client,
+          `UPDATE ${s}.datastores SET chunk_sequence = chunk_sequence + 1, chunk_count = chunk_count - $2
+           WHERE id = $1 RETURNING chunk_sequence`,
+          [datastoreId, removedIds.length],
+        );
+        return { removedIds, addedIds: [], sequence: Number(row?.chunk_sequence ?? 0) };
       });
     },
 

@@ -61,8 +61,9 @@ export async function createPostgresIndex(
   const hnsw: HnswOptions = { ...DEFAULT_HNSW, ...options.hnsw };
   const { pool } = handle;
   const s = quoteIdentifier(schema);
+  let iterativeScans = true;
   try {
-    await ensurePgvector(handle);
+    iterativeScans = await ensurePgvector(handle);
     // The store normally created the tables already; doing it here too lets the index open first.
     await migrate(pool, schema);
   } catch (error) {
@@ -93,6 +94,13 @@ export async function createPostgresIndex(
   /** Creates the datastore's HNSW index when it does not exist (or a failed build left it invalid). */
   async function ensureHnsw(datastoreId: string, dimensions: number): Promise<boolean> {
     const name = hnswIndexName(datastoreId, dimensions);
+    // Usually it exists: a plain read, which also works on a read-only replica.
+    const ready = await selectRow<{ valid: boolean }>(
+      pool,
+      `SELECT i.indisvalid AS valid FROM pg_index i WHERE i.indexrelid = to_regclass($1)`,
+      [`${s}.${name}`],
+    );
+    if (ready?.valid === true) return false;
     return inTransaction(pool, async (client) => {
       // Two instances opening the same datastore: the second waits here, then finds the index.
       await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`ragdesk-hnsw:${schema}.${name}`]);
@@ -119,7 +127,10 @@ export async function createPostgresIndex(
   }
 
   async function nearest(datastoreId: string, collection: OpenCollection, query: IndexQuery, exact: boolean): Promise<ScoredId[]> {
-    const statement = nearestStatement(s, datastoreId, collection.dimensions, query.vector, Math.floor(query.topK), query.filter, hnsw, exact);
+    const statement = nearestStatement(s, datastoreId, collection.dimensions, query.vector, Math.floor(query.topK), query.filter, hnsw, {
+      exact,
+      iterativeScans,
+    });
     const results = (await pool.query(statement)) as unknown as { rows: { id: string; distance: number }[] }[];
     const rows = results[results.length - 1]?.rows ?? [];
     // Cosine distance is 1 - similarity; a zero vector has no direction (NaN): similarity 0, as the exact index says.
@@ -203,20 +214,33 @@ export async function createPostgresIndex(
   };
 }
 
-/** Creates the extension when allowed; otherwise says what to install. */
-async function ensurePgvector(handle: PoolHandle): Promise<void> {
-  const installed = await selectRow(handle.pool, `SELECT 1 FROM pg_extension WHERE extname = 'vector'`);
-  if (installed !== undefined) return;
-  try {
-    await handle.pool.query('CREATE EXTENSION IF NOT EXISTS vector');
-  } catch (error) {
-    throw new RagdeskError(
-      'invalid_adapter',
-      'the pgvector extension is not installed and could not be created ' +
-        `(${error instanceof Error ? error.message : String(error)}); install pgvector and run CREATE EXTENSION vector as a privileged user`,
-      { cause: error },
-    );
+/**
+ * Creates the extension when allowed (otherwise says what to install) and checks its version:
+ * HNSW needs pgvector 0.5; iterative index scans came with 0.8 (without them the adapter relies on
+ * its exact fallback for filtered queries). Returns whether iterative scans are available.
+ */
+async function ensurePgvector(handle: PoolHandle): Promise<boolean> {
+  const version = async () =>
+    (await selectRow<{ extversion: string }>(handle.pool, `SELECT extversion FROM pg_extension WHERE extname = 'vector'`))?.extversion;
+  let installed = await version();
+  if (installed === undefined) {
+    try {
+      await handle.pool.query('CREATE EXTENSION IF NOT EXISTS vector');
+    } catch (error) {
+      throw new RagdeskError(
+        'invalid_adapter',
+        'the pgvector extension is not installed and could not be created ' +
+          `(${error instanceof Error ? error.message : String(error)}); install pgvector and run CREATE EXTENSION vector as a privileged user`,
+        { cause: error },
+      );
+    }
+    installed = (await version()) ?? '0';
   }
+  const [major = 0, minor = 0] = installed.split('.').map(Number);
+  if (major === 0 && minor < 5) {
+    throw new RagdeskError('invalid_adapter', `pgvector ${installed} has no HNSW index; ragdesk needs pgvector 0.5 or newer (0.8+ recommended)`);
+  }
+  return major > 0 || minor >= 8;
 }
 
 function assertDimensions(dimensions: number): void {

@@ -57,7 +57,7 @@ export async function createPostgresStore(handle: PoolHandle, options: PostgresC
   const { pool } = handle;
   const s = quoteIdentifier(schema);
   const records = recordQueries(pool, s);
-  const chunks = chunkQueries(pool, s, records);
+  const chunks = chunkQueries(pool, s);
   const jobs = jobQueries(pool, s, records);
   const agents = agentQueries(pool, s);
   const lexical = lexicalSearch(pool, s, { ...DEFAULT_LEXICAL_LIMITS, ...options.lexicalLimits });
@@ -148,6 +148,7 @@ export async function createPostgresStore(handle: PoolHandle, options: PostgresC
     appendMessages: (conversationId, messages) => run('appendMessages', () => agents.appendMessages(conversationId, messages)),
     listMessages: (conversationId, listOptions) => run('listMessages', () => agents.listMessages(conversationId, listOptions)),
     createApiKey: (record) => run('createApiKey', () => agents.createApiKey(record)),
+    getApiKey: (id) => run('getApiKey', () => agents.getApiKey(id)),
     findApiKeyByHash: (hash) => run('findApiKeyByHash', () => agents.findApiKeyByHash(hash)),
     listApiKeys: (filter) => run('listApiKeys', () => agents.listApiKeys(filter)),
     updateApiKey: (id, patch) => run('updateApiKey', () => agents.updateApiKey(id, patch)),

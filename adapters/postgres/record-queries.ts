@@ -2,7 +2,7 @@ import type pg from 'pg';
 import { notFound, RagdeskError } from '../../src/errors.js';
 import type { DatasourceRecord, DatasourceStatus, DatastoreRecord, StatusEvent } from '../../src/ports/records.js';
 import type { DatasourcePatch, DatastorePatch } from '../../src/ports/store.js';
-import { inTransaction, selectRow, selectRows, type Queryable } from './connection.js';
+import { inTransaction, selectRow, selectRows, sqlState, type Queryable } from './connection.js';
 import {
   assignments,
   columnList,
@@ -60,11 +60,7 @@ export function recordQueries(pool: pg.Pool, s: string) {
    * `updatedAt`, else now). Call inside a transaction that locked `current`.
    */
   async function writeDatasourcePatch(db: Queryable, current: DatasourceRecord, patch: DatasourcePatch): Promise<DatasourceRecord> {
-    const next: DatasourceRecord = { ...current };
-    for (const [key, value] of Object.entries(patch)) {
-      if (value === undefined || DATASOURCE_FIXED_KEYS.has(key) || !(key in next)) continue;
-      Object.assign(next, { [key]: value });
-    }
+    const next = mergeDatasourcePatch(current, patch);
     const values = datasourceValues(next).slice(2);
     const row = await selectRow<DatasourceRow>(
       db,
@@ -73,7 +69,7 @@ export function recordQueries(pool: pg.Pool, s: string) {
       [...values, current.id],
     );
     if (next.status !== current.status) {
-      await appendEvent(db, current.id, current.status, next.status, patch.updatedAt ?? new Date().toISOString(), patch.error ?? null);
+      await appendEvent(db, current.id, current.status, next.status, eventTime(patch), patch.error ?? null);
     }
     // The stored row, not `next`, so the caller gets exactly what a getter would return.
     return row === undefined ? next : toDatasourceRecord(row);
@@ -127,20 +123,26 @@ export function recordQueries(pool: pg.Pool, s: string) {
       return (deleted.rowCount ?? 0) > 0;
     },
 
+    /**
+     * One statement (one round trip, atomic): the row and its first status event (`from` null).
+     * The foreign key refuses an unknown datastore, and holds a concurrent delete of it off.
+     */
     async createDatasource(record: DatasourceRecord): Promise<void> {
-      await inTransaction(pool, async (client) => {
-        // Locks the datastore row against a concurrent delete until the datasource is in.
-        const parent = await selectRow(client, `SELECT 1 FROM ${s}.datastores WHERE id = $1 FOR SHARE`, [record.datastoreId]);
-        if (parent === undefined) throw notFound('datastore', record.datastoreId);
-        const inserted = await client.query(
-          `INSERT INTO ${s}.datasources (${DATASOURCE_SELECT}) VALUES (${placeholders(DATASOURCE_COLUMNS.length)})
-           ON CONFLICT (id) DO NOTHING`,
+      try {
+        const inserted = await pool.query(
+          `WITH inserted AS (
+             INSERT INTO ${s}.datasources (${DATASOURCE_SELECT}) VALUES (${placeholders(DATASOURCE_COLUMNS.length)})
+             ON CONFLICT (id) DO NOTHING RETURNING id, status, created_at, error
+           )
+           INSERT INTO ${s}.status_events (datasource_id, from_status, to_status, at, message)
+           SELECT id, NULL, status, created_at, error FROM inserted`,
           datasourceValues(record),
         );
         if (inserted.rowCount === 0) throw conflict('datasource', record.id);
-        // The history starts with the status the datasource was created in (`from` null).
-        await appendEvent(client, record.id, null, record.status, record.createdAt, record.error);
-      });
+      } catch (error) {
+        if (sqlState(error) === '23503') throw notFound('datastore', record.datastoreId);
+        throw error;
+      }
     },
 
     async getDatasources(ids: readonly string[]): Promise<DatasourceRecord[]> {
@@ -207,6 +209,21 @@ export function recordQueries(pool: pg.Pool, s: string) {
 }
 
 export type RecordQueries = ReturnType<typeof recordQueries>;
+
+/** The record after a patch: given fields change, absent (undefined) ones and fixed keys stay. */
+export function mergeDatasourcePatch(current: DatasourceRecord, patch: DatasourcePatch): DatasourceRecord {
+  const next: DatasourceRecord = { ...current };
+  for (const [key, value] of Object.entries(patch)) {
+    if (value === undefined || DATASOURCE_FIXED_KEYS.has(key) || !(key in next)) continue;
+    Object.assign(next, { [key]: value });
+  }
+  return next;
+}
+
+/** When a status change happened: the patch's `updatedAt`, else now. */
+export function eventTime(patch: DatasourcePatch): string {
+  return patch.updatedAt ?? new Date().toISOString();
+}
 
 interface StatusEventRow {
   datasource_id: string;

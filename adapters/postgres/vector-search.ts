@@ -55,7 +55,7 @@ export function createIndexStatement(s: string, datastoreId: string, dimensions:
  * connection runs it, in one round trip. Simple protocol means no parameters: every value is a
  * literal, strings quoted by the driver's escaping and the vector printed from numbers.
  *
- * `exact` turns plain index scans off: the planner then reads the rows of the datastore (through
+ * `mode.exact` turns plain index scans off: the planner then reads the rows of the datastore (through
  * a bitmap scan of the filter's b-tree indexes when there is a filter) and sorts them, which is
  * exact; HNSW cannot serve a bitmap scan.
  */
@@ -67,8 +67,9 @@ export function nearestStatement(
   topK: number,
   filter: RetrievalFilter | undefined,
   hnsw: HnswOptions,
-  exact: boolean,
+  mode: { exact: boolean; iterativeScans: boolean },
 ): string {
+  const { exact } = mode;
   const target = `${quoteLiteral(vectorLiteral(vector, '[', ']'))}::vector(${dimensions})`;
   const distance = `embedding::vector(${dimensions}) <=> ${target}`;
   const conditions = [scopePredicate(datastoreId, dimensions)];
@@ -76,18 +77,21 @@ export function nearestStatement(
   const tenants = filter?.customIds ?? [];
   if (sources.length > 0) conditions.push(`datasource_id = ANY(${textArray(sources)})`);
   if (tenants.length > 0) conditions.push(`custom_id = ANY(${textArray(tenants)})`);
+  // pgvector reserves the `hnsw.` prefix: setting a parameter an older version lacks is an error.
   const settings = exact
     ? ['SET LOCAL enable_indexscan = off']
     : [
         `SET LOCAL hnsw.ef_search = ${hnsw.efSearch}`,
-        'SET LOCAL hnsw.iterative_scan = relaxed_order',
-        `SET LOCAL hnsw.max_scan_tuples = ${hnsw.maxScanTuples}`,
+        ...(mode.iterativeScans
+          ? ['SET LOCAL hnsw.iterative_scan = relaxed_order', `SET LOCAL hnsw.max_scan_tuples = ${hnsw.maxScanTuples}`]
+          : []),
       ];
   const select = `SELECT id, ${distance} AS distance FROM ${s}.chunks
     WHERE ${conditions.join(' AND ')}
     ORDER BY ${distance} LIMIT ${topK}`;
   // relaxed_order lets the iterative scan return rows slightly out of distance order (better
-  // recall than strict_order under filters: 0.97 vs 0.93 measured); the outer query re-sorts them.
+  // recall than strict_order under filters: 0.99 vs 0.93 measured, see design-notes); the outer
+  // query re-sorts them.
   return exact
     ? `${settings.join('; ')}; ${select}`
     : `${settings.join('; ')}; WITH nearest AS MATERIALIZED (${select}) SELECT id, distance FROM nearest ORDER BY distance`;

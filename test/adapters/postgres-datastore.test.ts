@@ -138,6 +138,53 @@ describe('the core on Postgres + pgvector', () => {
     expect(await datastore.query({ query: 'platypus', topK: 5, mode: 'lexical' })).toEqual([]);
   });
 
+  it('answers datastore queries over a read-only connection (as on a read replica): no write reaches it', async () => {
+    const schema = freshSchema('core');
+    schemas.push(schema);
+    const primary = await openPostgres(schema);
+    const datastore = await primary.datastores.create({ name: 'replicated' });
+    await datastore.upsert(DOCS.slice(0, 12));
+    const expected = await datastore.query({ query: 'harbor anchor tide', topK: 5 });
+
+    // A replica refuses writes, DDL and advisory locks; this pool refuses them too, and never
+    // hands out a connection for a transaction.
+    const statements: string[] = [];
+    const WRITES = /\b(INSERT|UPDATE|DELETE|CREATE|DROP|ALTER|TRUNCATE|BEGIN|pg_advisory\w*)\b/i;
+    const readOnly = {
+      query: async (text: string, values?: unknown[]) => {
+        statements.push(text);
+        if (WRITES.test(text)) throw new Error(`a replica would refuse: ${text.slice(0, 80)}`);
+        return pglite.pool.query(text, values);
+      },
+      connect: async () => {
+        throw new Error('a read-only session opens no transaction');
+      },
+      on: () => undefined,
+    } as unknown as pg.Pool;
+    // What datastore.query does, on adapters opened over that pool. (A whole ragdesk instance would
+    // also start its job runner, which writes: run queries-only instances without one.)
+    const { store, index } = await postgres({ pool: readOnly, schema });
+    const record = (await store.getDatastore(datastore.id))!;
+    expect(await index.open(
+      { datastoreId: record.id, dimensions: record.embeddingDimensions, model: record.embeddingModel },
+      { sequence: () => store.chunkSequence(record.id), entries: async function* () {} },
+    )).toEqual({ rebuilt: false });
+    const query = (await embeddings().embed(['harbor anchor tide'], { purpose: 'query' })).vectors[0]!;
+    const nearest = await index.query(record.id, { vector: query, topK: 5, filter: { customIds: ['tenant-a', 'tenant-b'] } });
+    expect(nearest).toHaveLength(5);
+    const chunks = await store.getChunks(nearest.map((hit) => hit.id));
+    expect(chunks.map((chunk) => chunk.id)).toEqual(nearest.map((hit) => hit.id));
+    expect((await store.getDatasources(chunks.map((chunk) => chunk.datasourceId))).length).toBe(5);
+    const lexical = await store.searchText({ datastoreId: record.id, query: 'harbor anchor tide', topK: 5 });
+    expect(lexical.length).toBeGreaterThan(0);
+    const vectorIds = (await datastore.query({ query: 'harbor anchor tide', topK: 5, mode: 'vector', filters: { custom_ids: ['tenant-a', 'tenant-b'] } })).map((hit) => hit.chunk_id);
+    expect(nearest.map((hit) => hit.id)).toEqual(vectorIds);
+    expect(expected.length).toBeGreaterThan(0);
+    expect(statements.length).toBeGreaterThan(5);
+    await index.close();
+    await store.close();
+  });
+
   it('reindexes to another vector length (a new HNSW index replaces the old) and drops it with the datastore', async () => {
     const schema = freshSchema('core');
     schemas.push(schema);

@@ -10,17 +10,26 @@ import type { StoreHarness } from '../../src/testing/store-harness.js';
 import { describeStoreConformance } from '../../src/testing/store-conformance.js';
 import { freshSchema, serverPostgresUrl, startPgliteServer, type PgliteServer } from '../helpers/pglite-server.js';
 
-/** A fresh schema per test on one shared pool; `inspect` counts rows with the adapter's own tables. */
-function postgresHarness(pool: () => pg.Pool): StoreHarness {
-  let schema = '';
+/**
+ * One schema per suite on one shared pool, emptied before each test (TRUNCATE is much cheaper than
+ * migrating a new schema every time); `inspect` counts rows with the adapter's own tables.
+ */
+function postgresHarness(pool: () => pg.Pool): StoreHarness & { dispose?(): Promise<void> } {
+  const schema = freshSchema('store');
   const count = async (sql: string, ...params: string[]): Promise<number> => {
     const result = await pool().query<{ count: string }>(sql.replaceAll('S.', `${pg.escapeIdentifier(schema)}.`), params);
     return Number(result.rows[0]?.count ?? 0);
   };
   return {
     async create() {
-      schema = freshSchema('store');
-      return postgresStore({ pool: pool(), schema });
+      const store = await postgresStore({ pool: pool(), schema });
+      const { rows } = await pool().query<{ tables: string }>(
+        `SELECT string_agg(format('%I.%I', schemaname, tablename), ', ') AS tables FROM pg_tables
+         WHERE schemaname = $1 AND tablename <> 'schema_migrations'`,
+        [schema],
+      );
+      await pool().query(`TRUNCATE ${rows[0]!.tables} RESTART IDENTITY CASCADE`);
+      return store;
     },
     async reopen() {
       return postgresStore({ pool: pool(), schema });
@@ -34,7 +43,7 @@ function postgresHarness(pool: () => pg.Pool): StoreHarness {
       conversationRows: (id) => count('SELECT count(*) FROM S.conversations WHERE agent_id = $1', id),
       messageRows: (id) => count('SELECT count(*) FROM S.messages WHERE conversation_id = $1', id),
     },
-    async cleanup() {
+    async dispose() {
       await pool().query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(schema)} CASCADE`);
     },
   };
@@ -47,6 +56,7 @@ beforeAll(async () => {
 afterAll(async () => {
   await pglite?.close();
 });
+// (PGlite's database lives in memory and goes with the server; the server run drops its schema.)
 describeStoreConformance('postgres (PGlite over the wire)', postgresHarness(() => pglite!.pool));
 
 const serverUrl = serverPostgresUrl('postgres store conformance on a server');
@@ -55,10 +65,12 @@ if (serverUrl !== undefined) {
   beforeAll(() => {
     serverPool = new pg.Pool({ connectionString: serverUrl, max: 10 });
   });
+  const harness = postgresHarness(() => serverPool!);
   afterAll(async () => {
+    await harness.dispose?.();
     await serverPool?.end();
   });
-  describeStoreConformance('postgres (PostgreSQL server)', postgresHarness(() => serverPool!));
+  describeStoreConformance('postgres (PostgreSQL server)', harness);
 } else {
   describe('Store conformance: postgres (PostgreSQL server)', () => {
     it.skip('needs RAGDESK_TEST_PG_URL (a PostgreSQL server; CI starts one)', () => undefined);

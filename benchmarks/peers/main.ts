@@ -8,20 +8,26 @@
  *
  *   npm run bench:peers [-- --repeat 3 --peers ragdesk,orama --runs local,shared --sizes 10000,50000,100000]
  *   npm run bench:peers -- --quick          (small corpus and sizes: a few minutes; writes peers-quick.*)
+ *   node dist/benchmarks/peers/main.js --render benchmarks/results/peers.json      (page + chart again)
+ *   ... --peers ragdesk --runs shared --merge-into benchmarks/results/peers.json  (re-measure, fold in)
  *
- * Writes benchmarks/results/peers.json, peers.md and peers-scaling.svg.
+ * Other flags: --latency-queries 200, --budget-s 60 (latency, per mode), --quality-budget-s 300,
+ * --scaling-queries 200, --limit-docs N, --vectra-upsert-docs 300, --name peers.
+ * Writes benchmarks/results/<name>.json, <name>.md and <name>-scaling.svg.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { flags, PACKAGE_ROOT, printTable, RESULTS_DIR, writeResult } from '../lib/report.js';
+import { flags, PACKAGE_ROOT, writeResult } from '../lib/report.js';
 import { loadCorpus, prepareSharedVectors, writeSharedVectors } from './data.js';
 import { isPeerId, PEER_IDS, type PeerId } from './registry.js';
 import type { ChildResult, ScalingResult, ScifactResult, Unavailable, VectraUpsertResult } from './results.js';
 import { localTextEmbedder } from './shared.js';
-import { isScaling, markdownTable, modeRows, peerRows, ratioRows, scalingChart, scalingRows, summarise, type PeerSummary } from './summary.js';
+import { mergeReports } from './merge.js';
+import { renderReport, type PeersReport } from './render.js';
+import { isScaling, summarise, type PeerSummary } from './summary.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const args = flags(process.argv.slice(2));
@@ -39,9 +45,10 @@ const settings = {
   repeat: Number(option('repeat', '1', '1')),
   sizes: option('sizes', '10000,50000,100000', '2000,5000') === 'none' ? [] : option('sizes', '10000,50000,100000', '2000,5000').split(',').map(Number),
   limitDocs: args.get('limit-docs') ?? (quick ? '800' : undefined),
-  latencyQueries: option('latency-queries', '300', '50'),
+  latencyQueries: option('latency-queries', '200', '50'),
   scalingQueries: option('scaling-queries', '200', '50'),
-  budgetS: option('budget-s', '120', '15'),
+  budgetS: option('budget-s', '60', '10'),
+  qualityBudgetS: option('quality-budget-s', '300', '20'),
   vectraUpsertDocs: Number(option('vectra-upsert-docs', '300', '40')),
   name: args.get('name') ?? (quick ? 'peers-quick' : 'peers'),
   childTimeoutS: Number(args.get('child-timeout-s') ?? 3600),
@@ -50,8 +57,18 @@ const settings = {
 const work = mkdtempSync(join(tmpdir(), 'ragdesk-bench-peers-'));
 let childCount = 0;
 
-/** Runs one child to completion and reads its JSON; a crash is reported, not hidden. */
+/**
+ * Runs one child and reads its JSON. A child that fails is started once more (a rebuild of dist/
+ * by another process can catch it half-written); a second failure is reported, not hidden.
+ */
 function child(workload: string, peer: string | undefined, extra: readonly string[]): ChildResult | { kind: 'failed'; error: string } {
+  const first = childOnce(workload, peer, extra);
+  if (first.kind !== 'failed') return first;
+  console.log(`  ${workload} ${peer ?? ''}: retrying once`);
+  return childOnce(workload, peer, extra);
+}
+
+function childOnce(workload: string, peer: string | undefined, extra: readonly string[]): ChildResult | { kind: 'failed'; error: string } {
   const id = `${++childCount}`;
   const out = join(work, `${id}.json`);
   const dir = join(work, `w${id}`);
@@ -79,7 +96,7 @@ async function main(): Promise<void> {
   const atStart = machine();
   console.log(`bench:peers — peers ${settings.peers.join(', ')}; runs ${settings.runs.join(', ') || 'none'} x${settings.repeat}; scaling ${settings.sizes.join(', ') || 'none'}`);
   console.log(`machine: ${atStart.cpus} cores (${atStart.cpuModel}), Node ${atStart.node}, load average ${atStart.loadAverageAtStart.join(' ')}`);
-  const common = ['--dataset', settings.dataset, '--split', settings.split, '--latency-queries', settings.latencyQueries, '--budget-s', settings.budgetS, ...(settings.limitDocs ? ['--limit-docs', settings.limitDocs] : [])];
+  const common = ['--dataset', settings.dataset, '--split', settings.split, '--latency-queries', settings.latencyQueries, '--budget-s', settings.budgetS, '--quality-budget-s', settings.qualityBudgetS, ...(settings.limitDocs ? ['--limit-docs', settings.limitDocs] : [])];
 
   if (settings.runs.includes('shared')) {
     const started = performance.now();
@@ -92,29 +109,56 @@ async function main(): Promise<void> {
 
   const summaries: PeerSummary[] = [];
   const failures: { workload: string; peer: string; error: string }[] = [];
+  let vectraUpsert: VectraUpsertResult | null = null;
+  const scaling: ScalingResult[] = [];
+  const scalingUnavailable: Unavailable[] = [];
+  // Written after each phase, so a run stopped during the (long) scaling phase keeps what it measured.
+  const save = (): PeersReport => {
+    const report: PeersReport = {
+      name: settings.name,
+      settings,
+      startedAt: startedAt.toISOString(),
+      date: new Date().toISOString(),
+      machine: atStart,
+      loadAverage: { start: atStart.loadAverageAtStart, end: machine().loadAverageAtStart },
+      summaries,
+      vectraUpsert,
+      scaling,
+      scalingUnavailable,
+      failures,
+    };
+    renderReport(report);
+    writeResult(settings.name, report as unknown as Record<string, unknown>);
+    return report;
+  };
   for (const run of settings.runs) {
     console.log(`\nSciFact ${settings.split}, ${run === 'local' ? 'offline local embedder (each peer chunks and embeds)' : 'shared precomputed vectors'}`);
-    for (const peer of settings.peers) {
-      const results: (ScifactResult | Unavailable)[] = [];
-      for (let repeat = 0; repeat < settings.repeat; repeat++) {
-        const result = child('scifact', peer, [...common, '--vectors', run, '--data', join(work, 'shared')]);
+    // Repeats go round all peers in turn rather than back to back, so a burst of load from other
+    // processes on this shared machine lands on several peers instead of all repeats of one.
+    const results = new Map<string, (ScifactResult | Unavailable)[]>(settings.peers.map((peer) => [peer, []]));
+    for (let repeat = 0; repeat < settings.repeat; repeat++) {
+      for (const peer of settings.peers) {
+        const mine = results.get(peer) as (ScifactResult | Unavailable)[];
+        if (mine[0]?.kind === 'unavailable') continue;
+        const result = child('scifact', peer, [...common, '--vectors', run, '--data', join(work, 'shared'), ...(repeat > 0 ? ['--skip-quality'] : [])]);
         if (result.kind === 'failed') failures.push({ workload: `scifact-${run}`, peer, error: result.error });
-        else if (result.kind === 'scifact' || result.kind === 'unavailable') results.push(result);
-        if (result.kind === 'unavailable') break;
+        else if (result.kind === 'scifact' || result.kind === 'unavailable') mine.push(result);
       }
-      if (results.length > 0) summaries.push(summarise(run, results));
+    }
+    for (const peer of settings.peers) {
+      const mine = results.get(peer) as (ScifactResult | Unavailable)[];
+      // The first result carries the quality figures; a peer whose first run failed is left out.
+      if (mine.length > 0 && (mine[0]?.kind === 'unavailable' || mine[0]?.modes.every((mode) => mode.quality.queries > 0))) summaries.push(summarise(run, mine));
     }
   }
 
-  let vectraUpsert: VectraUpsertResult | null = null;
   if (settings.peers.includes('vectra') && settings.vectraUpsertDocs > 0) {
     console.log(`\nVectra upsertDocument, first ${settings.vectraUpsertDocs} documents`);
     const result = child('vectra-upsert', undefined, [...common, '--documents', String(settings.vectraUpsertDocs)]);
     if (result.kind === 'vectra-upsert') vectraUpsert = result;
   }
+  let report = save();
 
-  const scaling: ScalingResult[] = [];
-  const scalingUnavailable: Unavailable[] = [];
   if (settings.sizes.length > 0) {
     console.log(`\nScaling: ${settings.sizes.join(', ')} synthetic chunks`);
     for (const peer of settings.peers as PeerId[]) {
@@ -125,63 +169,20 @@ async function main(): Promise<void> {
     }
   }
 
-  const finishedAt = new Date();
-  const atEnd = machine();
-  const sections: string[] = [];
-  sections.push(`# Peer comparison (${settings.name})\n`);
-  sections.push(
-    `Run ${startedAt.toISOString()} – ${finishedAt.toISOString()} on ${atStart.cpus} cores (${atStart.cpuModel}), ${atStart.memoryGiB} GiB, Node ${atStart.node}; ` +
-      `load average ${atStart.loadAverageAtStart.join(' ')} at start, ${atEnd.loadAverageAtStart.join(' ')} at end (the machine is shared). ` +
-      `Each peer ran in a fresh child process; figures are medians of ${settings.repeat} run(s). Generated by \`npm run bench:peers\`.\n`,
-  );
-  for (const run of settings.runs) {
-    const rows = summaries.filter((summary) => summary.run === run);
-    if (rows.length === 0) continue;
-    const title = run === 'local' ? 'offline local embedder, each peer chunks and embeds (text to searchable)' : 'shared precomputed vectors (store and index only)';
-    printTable(`SciFact ${settings.split} — ${title}: ingest and footprint`, peerRows(rows));
-    printTable(`SciFact ${settings.split} — ${title}: quality (top 100) and top-10 latency`, modeRows(rows));
-    printTable(`ragdesk ÷ peer (below 1: ragdesk faster/smaller)`, ratioRows(rows));
-    sections.push(`## SciFact ${settings.split}: ${title}\n`);
-    sections.push(`${markdownTable(peerRows(rows))}\n`);
-    sections.push(`${markdownTable(modeRows(rows))}\n`);
-    sections.push(`ragdesk ÷ peer (time, memory, disk: below 1 means ragdesk is faster or smaller; nDCG@10: ragdesk minus peer):\n`);
-    sections.push(`${markdownTable(ratioRows(rows))}\n`);
+  if (settings.sizes.length > 0) report = save();
+  const target = args.get('merge-into');
+  if (target) {
+    const merged = mergeReports(JSON.parse(readFileSync(target, 'utf8')) as PeersReport, report);
+    writeFileSync(target, `${JSON.stringify(merged, null, 2)}\n`);
+    renderReport(merged);
+    console.log(`merged into ${target}`);
   }
-  if (vectraUpsert) {
-    const line = `Vectra's per-document \`upsertDocument\` (rewrites index.json on every call): ${vectraUpsert.documents} documents in ${vectraUpsert.seconds.toFixed(1)} s = ${vectraUpsert.documentsPerSecond.toFixed(1)} documents/s, the last one taking ${vectraUpsert.lastDocumentMs.toFixed(0)} ms and growing with the index.`;
-    console.log(`\n${line}`);
-    sections.push(`${line}\n`);
-  }
-  if (scaling.length > 0) {
-    printTable('Scaling (synthetic chunks, precomputed vectors)', scalingRows(scaling));
-    const chartName = `${settings.name}-scaling.svg`;
-    const notes = [`${finishedAt.toISOString().slice(0, 10)}, ${atStart.cpus} shared cores, Node ${atStart.node}; ingest = from empty to N chunks searchable, batches of 5,000; latency = top 10 over ${settings.scalingQueries} queries.`];
-    writeFileSync(join(RESULTS_DIR, chartName), scalingChart(scaling, scalingUnavailable, notes));
-    sections.push(`## Scaling: synthetic 384-d chunks, precomputed vectors\n`);
-    sections.push(`![ingest rate and query latency vs corpus size](${chartName})\n`);
-    sections.push(`${markdownTable(scalingRows(scaling))}\n`);
-    for (const result of scaling) {
-      if (result.cap) sections.push(`- ${result.info.label} stops at ${result.cap.chunks} chunks: ${result.cap.reason}.`);
-      for (const skip of result.skippedModes) sections.push(`- ${result.info.label} ${skip.mode}: not measured (${skip.reason}).`);
-    }
-    sections.push('');
-  }
-  const notes = summaries.filter((summary, i, all) => all.findIndex((other) => other.info.id === summary.info.id) === i);
-  sections.push(`## Peers\n`);
-  for (const summary of notes) {
-    sections.push(`- **${summary.info.label}** (${summary.info.library}; chunker: ${summary.info.chunker}): ${summary.unavailable ?? summary.info.notes.join('; ')}`);
-  }
-  if (failures.length > 0) {
-    sections.push(`\n## Failures\n`);
-    for (const failure of failures) sections.push(`- ${failure.workload} ${failure.peer}: ${failure.error}`);
-  }
-  writeFileSync(join(RESULTS_DIR, `${settings.name}.md`), `${sections.join('\n')}\n`);
-  console.log(`wrote ${join(RESULTS_DIR, `${settings.name}.md`)}`);
-  writeResult(settings.name, { settings, startedAt: startedAt.toISOString(), loadAverage: { start: atStart.loadAverageAtStart, end: atEnd.loadAverageAtStart }, summaries, vectraUpsert, scaling, scalingUnavailable, failures });
   if (failures.length > 0) process.exitCode = 1;
 }
 
-main()
+// `--render benchmarks/results/peers.json` rebuilds the page and the chart from a saved run.
+const rendering = args.get('render');
+(rendering ? Promise.resolve(renderReport(JSON.parse(readFileSync(rendering, 'utf8')) as PeersReport)) : main())
   .catch((error: unknown) => {
     console.error(error);
     process.exitCode = 1;

@@ -44,7 +44,10 @@ export const ragdeskPeer: PeerFactory = {
     modes: ['hybrid', 'vector', 'lexical'],
     storage: 'disk',
     chunker: 'ragdesk (cl100k, 512/64)',
-    notes: [],
+    notes: [
+      'hybrid: weighted reciprocal-rank fusion of HNSW (M 16, efConstruction 200, ef 100) and bm25',
+      'vectors kept twice: in SQLite (for rebuilds) and in the HNSW file',
+    ],
   },
   async open({ dir, embedder }) {
     const ragdesk = openRagdesk({ dataDir: dir, env: {}, embeddings: embeddingsPort(embedder) });

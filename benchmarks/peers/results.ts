@@ -21,6 +21,10 @@ export interface ScifactResult {
   documents: number;
   chunks: number;
   ingestSeconds: number;
+  /** CPU seconds of the child during ingestion (steadier than wall time on a loaded machine). */
+  ingestCpuSeconds: number;
+  /** 1-minute load average when the child started and ended. */
+  loadAverage: [number, number];
   /** Peak RSS of the child after loading the data, before the peer's library was imported (MiB). */
   baselineRssMiB: number;
   peakRssMiB: number;
@@ -34,6 +38,7 @@ export interface ScalingPoint {
   /** Seconds from empty to `chunks` searchable (cumulative over the steps). */
   ingestSeconds: number;
   chunksPerSecond: number;
+  ingestCpuSeconds: number;
   peakRssMiB: number;
   latency: Partial<Record<PeerMode, LatencyResult>>;
 }

@@ -14,7 +14,7 @@ export const SCALING_LIMITS: Record<string, ScalingLimit> = {
   vectra: {
     maxChunks: 50_000,
     maxChunksReason:
-      'index.json is one JSON string: ~7.5 KB per 384-d item, so 100k items (~750 MB) exceed V8\'s maximum string length (512 MiB) and endUpdate() throws',
+      'index.json is one JSON string, 432 MB at 50k 384-d items; growing it to 100k failed in endUpdate() with "RangeError: Invalid string length" (V8 strings stop at ~512 MiB), measured 2026-11-22',
     skipModes: [{ mode: 'hybrid', reason: 'rebuilds a BM25 index over every chunk (reading each chunk\'s file) on every query' }],
   },
 };

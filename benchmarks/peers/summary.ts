@@ -3,7 +3,7 @@
  * console, the markdown page (benchmarks/results/peers.md) and the scaling chart.
  */
 import type { PeerInfo, PeerMode } from './peer.js';
-import type { ChildResult, ScalingResult, ScifactResult, Unavailable, VectraUpsertResult } from './results.js';
+import type { ChildResult, ScalingResult, ScifactResult, Unavailable } from './results.js';
 import { chartSvg, type Series } from './svg.js';
 
 export interface ModeSummary {
@@ -16,6 +16,7 @@ export interface ModeSummary {
   p50: number;
   p99: number;
   mean: number;
+  cpuMs: number;
   latencyQueries: number;
 }
 
@@ -28,6 +29,9 @@ export interface PeerSummary {
   chunks: number;
   ingestSeconds: number;
   chunksPerSecond: number;
+  ingestCpuSeconds: number;
+  /** Lowest and highest 1-minute load average seen by this peer's children. */
+  loadRange: [number, number];
   baselineRssMiB: number;
   peakRssMiB: number;
   diskBytes: number | null;
@@ -47,7 +51,7 @@ export function summarise(run: 'local' | 'shared', results: readonly (ScifactRes
   const first = results[0];
   if (!first) throw new Error('no results to summarise');
   if (first.kind === 'unavailable') {
-    return { run, info: first.info, unavailable: first.reason, repeats: 0, documents: 0, chunks: 0, ingestSeconds: Number.NaN, chunksPerSecond: Number.NaN, baselineRssMiB: Number.NaN, peakRssMiB: Number.NaN, diskBytes: null, persistMs: 0, modes: [] };
+    return { run, info: first.info, unavailable: first.reason, repeats: 0, documents: 0, chunks: 0, ingestSeconds: Number.NaN, chunksPerSecond: Number.NaN, ingestCpuSeconds: Number.NaN, loadRange: [Number.NaN, Number.NaN], baselineRssMiB: Number.NaN, peakRssMiB: Number.NaN, diskBytes: null, persistMs: 0, modes: [] };
   }
   const runs = results.filter((result): result is ScifactResult => result.kind === 'scifact');
   const ingestSeconds = median(runs.map((result) => result.ingestSeconds));
@@ -61,6 +65,8 @@ export function summarise(run: 'local' | 'shared', results: readonly (ScifactRes
     chunks: first.chunks,
     ingestSeconds,
     chunksPerSecond: first.chunks / ingestSeconds,
+    ingestCpuSeconds: median(runs.map((result) => result.ingestCpuSeconds)),
+    loadRange: [Math.min(...runs.flatMap((result) => result.loadAverage)), Math.max(...runs.flatMap((result) => result.loadAverage))],
     baselineRssMiB: median(runs.map((result) => result.baselineRssMiB)),
     peakRssMiB: median(runs.map((result) => result.peakRssMiB)),
     diskBytes: disk.length === 0 ? null : median(disk),
@@ -77,6 +83,7 @@ export function summarise(run: 'local' | 'shared', results: readonly (ScifactRes
         p50: median(all.map((entry) => entry.latency.p50)),
         p99: median(all.map((entry) => entry.latency.p99)),
         mean: median(all.map((entry) => entry.latency.mean)),
+        cpuMs: median(all.map((entry) => entry.latency.cpuMs)),
         latencyQueries: mode.latency.queries,
       };
     }),
@@ -86,7 +93,13 @@ export function summarise(run: 'local' | 'shared', results: readonly (ScifactRes
 const fixed = (value: number, digits: number) => (Number.isFinite(value) ? value.toFixed(digits) : '—');
 const ms = (value: number) => (!Number.isFinite(value) ? '—' : value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2));
 const mib = (bytes: number | null) => (bytes === null ? 'in memory only' : `${(bytes / 2 ** 20).toFixed(1)} MiB`);
-const ratio = (value: number) => (Number.isFinite(value) ? `${value >= 10 ? value.toFixed(0) : value.toFixed(2)}x` : '—');
+/** 2 decimals near 1; whole numbers from 10; below 0.1 as a fraction ("1/250x"), which stays readable. */
+const ratio = (value: number) => {
+  if (!Number.isFinite(value) || value <= 0) return '—';
+  if (value >= 10) return `${value.toFixed(0)}x`;
+  if (value >= 0.1) return `${value.toFixed(2)}x`;
+  return `1/${(1 / value).toFixed(0)}x`;
+};
 
 function storageNote(info: PeerInfo, bytes: number | null): string {
   if (info.storage === 'memory') return 'in memory only';
@@ -97,14 +110,16 @@ function storageNote(info: PeerInfo, bytes: number | null): string {
 export function peerRows(summaries: readonly PeerSummary[]): Record<string, string | number>[] {
   return summaries.map((summary) =>
     summary.unavailable
-      ? { peer: summary.info.label, chunks: '—', 'ingest s': '—', 'chunks/s': '—', 'peak RSS MiB': '—', 'on disk': 'not measured: not installable' }
+      ? { peer: summary.info.label, chunks: '—', 'ingest s': '—', 'ingest CPU s': '—', 'chunks/s': '—', 'peak RSS MiB': '—', 'on disk': 'not measured: not installable', load: '—' }
       : {
           peer: summary.info.label,
           chunks: summary.chunks,
           'ingest s': fixed(summary.ingestSeconds, 1),
+          'ingest CPU s': fixed(summary.ingestCpuSeconds, 1),
           'chunks/s': fixed(summary.chunksPerSecond, 0),
           'peak RSS MiB': `${fixed(summary.peakRssMiB, 0)} (base ${fixed(summary.baselineRssMiB, 0)})`,
           'on disk': storageNote(summary.info, summary.diskBytes),
+          load: `${fixed(summary.loadRange[0], 1)}–${fixed(summary.loadRange[1], 1)}`,
         },
   );
 }
@@ -112,7 +127,7 @@ export function peerRows(summaries: readonly PeerSummary[]): Record<string, stri
 export function modeRows(summaries: readonly PeerSummary[]): Record<string, string | number>[] {
   return summaries.flatMap((summary) =>
     summary.unavailable
-      ? [{ peer: summary.info.label, mode: summary.info.modes.join(', '), 'nDCG@10': '—', 'Recall@100': '—', 'p50 ms': '—', 'p99 ms': '—', queries: 'not installable' }]
+      ? [{ peer: summary.info.label, mode: summary.info.modes.join(', '), 'nDCG@10': '—', 'Recall@100': '—', 'p50 ms': '—', 'p99 ms': '—', 'CPU ms/query': '—', queries: 'not installable' }]
       : summary.modes.map((mode) => ({
           peer: summary.info.label,
           mode: mode.mode,
@@ -120,6 +135,7 @@ export function modeRows(summaries: readonly PeerSummary[]): Record<string, stri
           'Recall@100': fixed(mode.recall100, 3),
           'p50 ms': ms(mode.p50),
           'p99 ms': ms(mode.p99),
+          'CPU ms/query': ms(mode.cpuMs),
           queries: mode.qualityQueries === mode.ofQueries ? `${mode.ofQueries}` : `first ${mode.qualityQueries} of ${mode.ofQueries} (time budget)`,
         })),
   );
@@ -142,8 +158,10 @@ export function ratioRows(summaries: readonly PeerSummary[]): Record<string, str
         'vs peer': peer.info.label,
         mode: mode.mode,
         'ingest time': ratio(ours.ingestSeconds / peer.ingestSeconds),
+        'ingest CPU': ratio(ours.ingestCpuSeconds / peer.ingestCpuSeconds),
         'p50': ratio(mine.p50 / mode.p50),
         'p99': ratio(mine.p99 / mode.p99),
+        'CPU/query': ratio(mine.cpuMs / mode.cpuMs),
         'peak RSS': ratio(ours.peakRssMiB / peer.peakRssMiB),
         'on disk': peer.diskBytes === null || ours.diskBytes === null ? '—' : ratio(ours.diskBytes / peer.diskBytes),
         'nDCG@10 diff': `${mine.ndcg10 - mode.ndcg10 >= 0 ? '+' : ''}${fixed(mine.ndcg10 - mode.ndcg10, 3)}`,
@@ -168,9 +186,11 @@ export function scalingRows(results: readonly ScalingResult[]): Record<string, s
         peer: result.info.label,
         chunks: point.chunks,
         'chunks/s': fixed(point.chunksPerSecond, 0),
+        'ingest CPU s': fixed(point.ingestCpuSeconds, 1),
         mode,
         'p50 ms': ms(latency?.p50 ?? Number.NaN),
         'p99 ms': ms(latency?.p99 ?? Number.NaN),
+        'CPU ms/query': ms(latency?.cpuMs ?? Number.NaN),
         'peak RSS MiB': fixed(point.peakRssMiB, 0),
       })),
     ),
@@ -179,12 +199,12 @@ export function scalingRows(results: readonly ScalingResult[]): Record<string, s
 
 /** Ingest rate, vector-query p50, and keyword/hybrid p50 against corpus size. */
 export function scalingChart(results: readonly ScalingResult[], unavailable: readonly Unavailable[], notes: readonly string[]): string {
-  const ingest: Series[] = results.map((result) => ({ name: result.info.label, points: result.points.map((point) => ({ x: point.chunks, y: point.chunksPerSecond })) }));
+  const ingest: Series[] = results.map((result) => ({ group: result.info.label, points: result.points.map((point) => ({ x: point.chunks, y: point.chunksPerSecond })) }));
   const latencySeries = (mode: PeerMode, dashed: boolean): Series[] =>
     results
       .filter((result) => result.points.some((point) => point.latency[mode]))
       .map((result) => ({
-        name: `${result.info.label} (${mode})`,
+        group: result.info.label,
         dashed,
         points: result.points.filter((point) => point.latency[mode]).map((point) => ({ x: point.chunks, y: point.latency[mode]?.p50 ?? Number.NaN })),
       }));
@@ -209,6 +229,3 @@ export function isScaling(result: ChildResult): result is ScalingResult {
   return result.kind === 'scaling';
 }
 
-export function isVectraUpsert(result: ChildResult): result is VectraUpsertResult {
-  return result.kind === 'vectra-upsert';
-}

@@ -4,7 +4,8 @@
  */
 
 export interface Series {
-  name: string;
+  /** Legend entry and colour: several series (a peer's modes) can share one. */
+  group: string;
   points: readonly { x: number; y: number }[];
   /** Dashed line (e.g. a second mode of the same peer). */
   dashed?: boolean;
@@ -21,6 +22,20 @@ const PANEL_WIDTH = 420;
 const PANEL_HEIGHT = 300;
 const MARGIN = { left: 64, right: 16, top: 36, bottom: 44 };
 const LEGEND_ROW = 18;
+
+/** Greedy word wrap: SVG text does not wrap by itself. */
+function wrap(text: string, maxChars: number): string[] {
+  const lines: string[] = [];
+  let line = '';
+  for (const word of text.split(' ')) {
+    if (line && line.length + 1 + word.length > maxChars) {
+      lines.push(line);
+      line = `  ${word}`;
+    } else line = line ? `${line} ${word}` : word;
+  }
+  if (line) lines.push(line);
+  return lines;
+}
 
 function escapeXml(text: string): string {
   return text.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
@@ -44,14 +59,12 @@ function formatNumber(value: number): string {
   return String(Number(value.toPrecision(2)));
 }
 
-/** A stable colour per series name across panels. */
-function colourFor(names: readonly string[], name: string): string {
-  const base = name.replace(/ \(.*\)$/, '');
-  const bases = [...new Set(names.map((n) => n.replace(/ \(.*\)$/, '')))];
-  return PALETTE[bases.indexOf(base) % PALETTE.length] as string;
+/** A stable colour per group across panels. */
+function colourFor(groups: readonly string[], group: string): string {
+  return PALETTE[Math.max(0, [...new Set(groups)].indexOf(group)) % PALETTE.length] as string;
 }
 
-function panelSvg(panel: Panel, offsetX: number, xs: readonly number[], allNames: readonly string[]): string {
+function panelSvg(panel: Panel, offsetX: number, xs: readonly number[], groups: readonly string[]): string {
   const values = panel.series.flatMap((series) => series.points.map((point) => point.y)).filter((y) => y > 0 && Number.isFinite(y));
   const parts: string[] = [];
   const plotW = PANEL_WIDTH - MARGIN.left - MARGIN.right;
@@ -83,7 +96,7 @@ function panelSvg(panel: Panel, offsetX: number, xs: readonly number[], allNames
   for (const series of panel.series) {
     const points = series.points.filter((point) => point.y > 0 && Number.isFinite(point.y));
     if (points.length === 0) continue;
-    const colour = colourFor(allNames, series.name);
+    const colour = colourFor(groups, series.group);
     const path = points.map((point, i) => `${i === 0 ? 'M' : 'L'}${sx(point.x).toFixed(1)},${sy(point.y).toFixed(1)}`).join(' ');
     parts.push(`<path d="${path}" fill="none" stroke="${colour}" stroke-width="2"${series.dashed ? ' stroke-dasharray="6 4"' : ''}/>`);
     for (const point of points) parts.push(`<circle cx="${sx(point.x).toFixed(1)}" cy="${sy(point.y).toFixed(1)}" r="3" fill="${colour}"/>`);
@@ -91,33 +104,36 @@ function panelSvg(panel: Panel, offsetX: number, xs: readonly number[], allNames
   return parts.join('\n');
 }
 
-/** Panels in one row with a shared legend underneath and free-text notes below it. */
+/** Panels in one row with a shared legend underneath (one colour per group) and free-text notes below it. */
 export function chartSvg(title: string, panels: readonly Panel[], notes: readonly string[] = []): string {
   const xs = [...new Set(panels.flatMap((panel) => panel.series.flatMap((series) => series.points.map((point) => point.x))))].sort((a, b) => a - b);
-  const legend = [...new Map(panels.flatMap((panel) => panel.series).map((series) => [series.name, series])).values()];
-  const names = legend.map((series) => series.name);
+  const allSeries = panels.flatMap((panel) => panel.series);
+  const groups = allSeries.map((series) => series.group);
+  const legend: { name: string; colour: string; dashed: boolean }[] = [...new Set(groups)].map((group) => ({ name: group, colour: colourFor(groups, group), dashed: false }));
+  if (allSeries.some((series) => series.dashed)) legend.push({ name: 'dashed: keyword-only (lexical) mode', colour: '#666', dashed: true });
   const width = PANEL_WIDTH * panels.length;
   const legendColumns = 3;
   const legendRows = Math.ceil(legend.length / legendColumns);
   const legendTop = PANEL_HEIGHT + 40;
   const notesTop = legendTop + legendRows * LEGEND_ROW + 12;
-  const height = notesTop + notes.length * LEGEND_ROW + 8;
+  // ~6 px per character at 11 px.
+  const noteLines = notes.flatMap((note) => wrap(note, Math.floor((width - 40) / 6)));
+  const height = notesTop + noteLines.length * LEGEND_ROW + 8;
   const parts = [
     `<svg xmlns="http://www.w3.org/2000/svg" width="${width}" height="${height}" viewBox="0 0 ${width} ${height}" font-family="Helvetica, Arial, sans-serif" font-size="11">`,
     `<rect width="${width}" height="${height}" fill="white"/>`,
     `<g transform="translate(0, 24)">`,
-    ...panels.map((panel, i) => panelSvg(panel, i * PANEL_WIDTH, xs, names)),
+    ...panels.map((panel, i) => panelSvg(panel, i * PANEL_WIDTH, xs, groups)),
     `</g>`,
     `<text x="${width / 2}" y="16" text-anchor="middle" font-size="13" font-weight="bold">${escapeXml(title)}</text>`,
   ];
   legend.forEach((series, i) => {
     const x = 20 + (i % legendColumns) * (width / legendColumns);
     const y = legendTop + Math.floor(i / legendColumns) * LEGEND_ROW;
-    const colour = colourFor(names, series.name);
-    parts.push(`<line x1="${x}" y1="${y}" x2="${x + 28}" y2="${y}" stroke="${colour}" stroke-width="2"${series.dashed ? ' stroke-dasharray="6 4"' : ''}/>`);
+    parts.push(`<line x1="${x}" y1="${y}" x2="${x + 28}" y2="${y}" stroke="${series.colour}" stroke-width="2"${series.dashed ? ' stroke-dasharray="6 4"' : ''}/>`);
     parts.push(`<text x="${x + 34}" y="${y}" dominant-baseline="middle">${escapeXml(series.name)}</text>`);
   });
-  notes.forEach((note, i) => parts.push(`<text x="20" y="${notesTop + i * LEGEND_ROW}" fill="#444">${escapeXml(note)}</text>`));
+  noteLines.forEach((note, i) => parts.push(`<text x="20" y="${notesTop + i * LEGEND_ROW}" fill="#444">${escapeXml(note)}</text>`));
   parts.push('</svg>');
   return `${parts.join('\n')}\n`;
 }

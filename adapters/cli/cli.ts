@@ -1,5 +1,6 @@
 import { parseArgs } from 'node:util';
 import { isRagdeskError } from '../../src/index.js';
+import { BACKUP_USAGE, runBackup, runRestore } from './backup-command.js';
 import { runDemo } from './demo.js';
 import { EVAL_USAGE, runEval } from './eval-command.js';
 import { INGEST_USAGE, runIngest } from './ingest-command.js';
@@ -18,6 +19,7 @@ ${indent(INGEST_USAGE)}
 ${indent(QUERY_USAGE)}
 ${indent(EVAL_USAGE)}
 ${indent(MIGRATE_USAGE)}
+${indent(BACKUP_USAGE)}
   ragdesk demo [--data-dir ./data/demo]
       index this package's docs offline and print the best fragments for a few questions
   ragdesk help
@@ -50,6 +52,10 @@ export async function runCli(argv: string[], io: CliIo, packageRoot: string): Pr
         return await runEval(rest, io);
       case 'migrate':
         return await runMigrateCommand(rest, io);
+      case 'backup':
+        return await runBackup(rest, io);
+      case 'restore':
+        return await runRestore(rest, io);
       case 'demo': {
         const { values } = parseArgs({
           args: rest,

@@ -82,11 +82,14 @@ export async function startService(options: ServeOptions, io: CliIo): Promise<Ru
       createdKey,
       demo,
       close: async () => {
-        await new Promise<void>((resolve) => {
-          server.closeAllConnections();
-          server.close(() => resolve());
-        });
+        // Stop accepting, drop idle keep-alive sockets, let requests in progress finish (closing
+        // ragdesk waits for them and cancels model calls, so open streams end with an event),
+        // and only then cut whatever connection is still open.
+        const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+        server.closeIdleConnections();
         await ragdesk.close();
+        server.closeAllConnections();
+        await closed;
       },
     };
   } catch (error) {

@@ -66,6 +66,25 @@ describe('ragdesk CLI commands', () => {
     expect(ask.err).toMatch(/conversation \S+ · local:/);
   });
 
+  it('backup copies the data folder; restore refuses a non-empty folder unless --force, and the copy answers', async () => {
+    const backupDir = join(temp.dir, 'backup');
+    const backup = await run('backup', backupDir, '--data-dir', dataDir);
+    expect(backup.code).toBe(0);
+    expect(backup.out).toMatch(/^Backed up .* to .*backup: database \d+ bytes/);
+    expect((await run('backup', backupDir, '--data-dir', dataDir)).code).toBe(1); // target not empty
+
+    const restored = join(temp.dir, 'restored');
+    const restore = await run('restore', backupDir, '--data-dir', restored);
+    expect(restore.code).toBe(0);
+    const refused = await run('restore', backupDir, '--data-dir', restored);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toContain('conflict');
+    expect((await run('restore', backupDir, '--data-dir', restored, '--force')).out).toContain('replacing its content');
+    const query = await run('query', 'what', 'causes', 'tides', '--datastore', 'notes', '--top-k', '1', '--data-dir', restored);
+    expect(query.out).toMatch(/^1\. \[tides\.md\] score/);
+    expect((await run('backup', '--data-dir', dataDir)).code).toBe(2);
+  });
+
   it('eval runs the retrieval benchmark on a BEIR folder', async () => {
     const beir = join(temp.dir, 'beir');
     mkdirSync(join(beir, 'qrels'), { recursive: true });

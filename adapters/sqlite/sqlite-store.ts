@@ -2,6 +2,7 @@ import { RagdeskError } from '../../src/errors.js';
 import type { ChunkRecord } from '../../src/ports/records.js';
 import type { Store } from '../../src/ports/store.js';
 import { agentQueries } from './agent-queries.js';
+import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { chunkQueries } from './chunk-queries.js';
 import {
   configureConnection,
@@ -20,6 +21,13 @@ interface CommonOptions {
   busyTimeoutMs?: number;
   /** bm25 parameters and the query-length cap of `searchText` (see {@link LexicalSearchOptions}). */
   lexical?: Partial<LexicalSearchOptions>;
+  /**
+   * Where WAL checkpoints run for a database file the store opens itself: `worker` (default) on a
+   * worker thread with its own connection, so a commit never stalls the event loop copying the
+   * WAL; `inline` leaves them to SQLite, inside the commit that fills the WAL (see checkpointer.ts).
+   * A database handed over with `database` always keeps its owner's settings.
+   */
+  checkpoints?: 'worker' | 'inline';
 }
 
 /** Where the store keeps its data: a file path (`:memory:` for a throwaway database) or an open database. */
@@ -60,11 +68,14 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
   const jobs = jobQueries(db, records);
   const agents = agentQueries(db);
   const lexical = lexicalSearch(db, { ...DEFAULT_LEXICAL_OPTIONS, ...options.lexical });
+  const checkpointer = ownsDatabase && options.checkpoints !== 'inline' ? checkpointerFor(db, options.path) : null;
   let closed = false;
 
   /** Runs one store operation: refuses after close, gives driver errors stable codes. */
   function run<T>(action: string, operation: () => T): Promise<T> {
     if (closed) return Promise.reject(closedError());
+    // Reads count too: telling them apart costs more than a checkpoint that finds nothing to copy.
+    checkpointer?.noteWrite();
     try {
       return Promise.resolve(operation());
     } catch (error) {
@@ -173,9 +184,19 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
       if (closed) return;
       closed = true;
       lexical.close();
+      // The worker's connection goes first, so the main connection is the last one and its close
+      // checkpoints the whole WAL and removes it.
+      await checkpointer?.close();
       if (ownsDatabase) db.close();
     },
   };
+}
+
+function checkpointerFor(db: SqliteDatabase, path: string | undefined): Checkpointer | null {
+  // In-memory databases have no WAL; URI filenames may name one (`mode=memory`) or carry options
+  // the worker's plain open would not apply.
+  if (path === undefined || path === ':memory:' || path === '' || path.startsWith('file:')) return null;
+  return startCheckpointer({ path, setAutocheckpoint: (pages) => db.exec(`PRAGMA wal_autocheckpoint = ${pages}`) });
 }
 
 function requirePath(path: string | undefined): string {

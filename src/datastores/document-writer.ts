@@ -52,6 +52,8 @@ export async function writeDocuments(
     await nextTurn();
     prepared.push(prepare(context, write));
   }
+  // The embedder's first slice would otherwise run in the same turn as the last chunking.
+  await nextTurn();
   await assertTokenBudget(
     context,
     datastore.id,

@@ -1,0 +1,138 @@
+/**
+ * WAL checkpoints on a worker thread: the main connection stops checkpointing inside its commits,
+ * the worker keeps the WAL bounded, nothing is lost, and the store's close still folds the WAL
+ * back into the database file.
+ */
+import Database from 'better-sqlite3';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FALLBACK_AUTOCHECKPOINT_PAGES, startCheckpointer } from '../../adapters/sqlite/checkpointer.js';
+import { sqliteStore } from '../../adapters/sqlite/index.js';
+import { makeChunks, makeDatasource, makeDatastore } from '../../src/testing/fixtures.js';
+import { samplePassages } from '../../src/testing/sample-texts.js';
+
+let dir: string;
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'ragdesk-checkpointer-'));
+});
+afterEach(() => {
+  rmSync(dir, { recursive: true, force: true });
+});
+
+const walBytes = (path: string) => (existsSync(`${path}-wal`) ? statSync(`${path}-wal`).size : 0);
+
+/** A WAL database like the store's, with a table to fill with 1 MB transactions. */
+function openBulk(path: string) {
+  const db = new Database(path);
+  db.pragma('journal_mode = WAL');
+  db.exec('CREATE TABLE IF NOT EXISTS blobs (id INTEGER PRIMARY KEY, body BLOB NOT NULL)');
+  const insert = db.prepare('INSERT INTO blobs (body) VALUES (?)');
+  const writeMegabyte = () => db.transaction(() => insert.run(Buffer.alloc(1 << 20, 7)))();
+  return { db, writeMegabyte };
+}
+
+describe('WAL checkpoint worker', () => {
+  it('copies the WAL into the database from its own thread, so the writer reuses a bounded WAL', async () => {
+    const path = join(dir, 'bulk.db');
+    const { db, writeMegabyte } = openBulk(path);
+    let autocheckpoint = -1;
+    const checkpointer = startCheckpointer({
+      path,
+      intervalMs: 60_000,
+      setAutocheckpoint: (pages) => {
+        autocheckpoint = pages;
+        db.pragma(`wal_autocheckpoint = ${pages}`);
+      },
+    });
+    try {
+      expect(autocheckpoint).toBe(FALLBACK_AUTOCHECKPOINT_PAGES);
+      for (let round = 0; round < 6; round++) {
+        for (let i = 0; i < 8; i++) writeMegabyte();
+        const result = await checkpointer.checkpoint();
+        expect(result.walFrames).toBeGreaterThan(0);
+        expect(result.checkpointedFrames).toBe(result.walFrames);
+      }
+      // 48 MB written; SQLite's own threshold (4 MB at 4 KiB pages) was lifted, so without the
+      // worker the WAL would hold all 48 MB. Checkpointed every 8 MB, it is rewound and reused.
+      expect(walBytes(path)).toBeLessThan(12 * 2 ** 20);
+      const count = db.prepare('SELECT count(*) AS n FROM blobs').get() as { n: number };
+      expect(count.n).toBe(48);
+    } finally {
+      await checkpointer.close();
+      db.close();
+    }
+  });
+
+  it('checkpoints on its timer after writes, with nothing asked', async () => {
+    const path = join(dir, 'timer.db');
+    const { db, writeMegabyte } = openBulk(path);
+    const checkpointer = startCheckpointer({ path, intervalMs: 20, setAutocheckpoint: (pages) => db.pragma(`wal_autocheckpoint = ${pages}`) });
+    try {
+      for (let i = 0; i < 4; i++) writeMegabyte();
+      checkpointer.noteWrite();
+      const before = statSync(path).size;
+      const target = before + 4 * 2 ** 20;
+      const deadline = Date.now() + 5_000;
+      while (statSync(path).size < target && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      // The database file grew by the checkpointed pages, written by the worker, not by this thread.
+      expect(statSync(path).size).toBeGreaterThanOrEqual(target);
+    } finally {
+      await checkpointer.close();
+      db.close();
+    }
+  });
+
+  it('refuses requests after close and does not keep the process alive', async () => {
+    const path = join(dir, 'closed.db');
+    const { db } = openBulk(path);
+    const checkpointer = startCheckpointer({ path, setAutocheckpoint: (pages) => db.pragma(`wal_autocheckpoint = ${pages}`) });
+    await checkpointer.close();
+    await checkpointer.close();
+    await expect(checkpointer.checkpoint()).rejects.toThrow(/closed/);
+    db.close();
+  });
+
+  it('falls back to SQLite checkpoints, with a warning, when the worker cannot open the database', async () => {
+    const path = join(dir, 'missing', 'nothing.db');
+    const settings: number[] = [];
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.message);
+    process.on('warning', onWarning);
+    try {
+      const checkpointer = startCheckpointer({ path, setAutocheckpoint: (pages) => settings.push(pages) });
+      await expect(checkpointer.checkpoint()).rejects.toThrow();
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(settings).toEqual([FALLBACK_AUTOCHECKPOINT_PAGES, 1000]);
+      expect(warnings.join('\n')).toMatch(/checkpoint worker stopped/);
+      await checkpointer.close();
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+});
+
+describe('the SQLite store with the checkpoint worker', () => {
+  it('keeps every write, and close leaves no WAL behind', async () => {
+    const path = join(dir, 'store.db');
+    const store = sqliteStore({ path });
+    const datastore = makeDatastore();
+    await store.createDatastore(datastore);
+    for (let d = 0; d < 20; d++) {
+      const source = makeDatasource(datastore.id, { id: `source-${d}` });
+      await store.createDatasource(source);
+      await store.replaceChunks(source.id, makeChunks(source, samplePassages(50, d), { dimensions: 384 }));
+    }
+    expect(await store.countChunks(datastore.id)).toBe(1000);
+    await store.close();
+    expect(existsSync(`${path}-wal`)).toBe(false);
+
+    const reopened = sqliteStore({ path });
+    try {
+      expect(await reopened.countChunks(datastore.id)).toBe(1000);
+    } finally {
+      await reopened.close();
+    }
+  });
+});

@@ -10,7 +10,7 @@ export type PeerId = (typeof PEER_IDS)[number];
 const LOADERS: Record<PeerId, () => Promise<PeerFactory>> = {
   ragdesk: async () => (await import('./ragdesk.js')).ragdeskPeer,
   'langchain-memory': async () => (await import('./langchain-memory.js')).langchainMemoryPeer,
-  'langchain-hnswlib': async () => (await import('./langchain-memory.js')).langchainHnswlibPeer,
+  'langchain-hnswlib': async () => (await import('./langchain-hnswlib.js')).langchainHnswlibPeer,
   vectra: async () => (await import('./vectra.js')).vectraPeer,
   orama: async () => (await import('./orama.js')).oramaPeer,
   'raw-hnswlib': async () => (await import('./raw-hnswlib.js')).rawHnswlibPeer,

@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
 /**
@@ -44,26 +45,33 @@ export interface CheckpointerOptions {
   intervalMs?: number;
 }
 
-// The worker is evaluated from source so it works the same from `src` (tests) and from `dist`; it
-// loads the driver by the absolute path resolved here, never from the process's working directory.
+// The worker is evaluated from source so it works the same from `src` (tests) and from `dist`. Eval
+// code runs as CommonJS or, when the process was started with `--input-type=module`, as ESM: only
+// dynamic import works in both. The driver is loaded by the URL resolved here, never from the
+// process's working directory.
 const WORKER_SOURCE = `
-const { parentPort, workerData } = require('node:worker_threads');
-const Database = require(workerData.driverPath);
-const db = new Database(workerData.path, { fileMustExist: true });
-db.pragma('busy_timeout = 5000');
-db.pragma('synchronous = NORMAL');
-parentPort.on('message', (message) => {
-  if (message.type === 'close') {
-    db.close();
-    parentPort.close();
-    return;
-  }
-  try {
-    const [row] = db.pragma('wal_checkpoint(PASSIVE)');
-    parentPort.postMessage({ id: message.id, walFrames: row.log, checkpointedFrames: row.checkpointed });
-  } catch (error) {
-    parentPort.postMessage({ id: message.id, error: String(error && error.message || error) });
-  }
+(async () => {
+  const { parentPort, workerData } = await import('node:worker_threads');
+  const { default: Database } = await import(workerData.driverUrl);
+  const db = new Database(workerData.path, { fileMustExist: true });
+  db.pragma('busy_timeout = 5000');
+  db.pragma('synchronous = NORMAL');
+  parentPort.on('message', (message) => {
+    if (message.type === 'close') {
+      db.close();
+      parentPort.close();
+      return;
+    }
+    try {
+      const [row] = db.pragma('wal_checkpoint(PASSIVE)');
+      parentPort.postMessage({ id: message.id, walFrames: row.log, checkpointedFrames: row.checkpointed });
+    } catch (error) {
+      parentPort.postMessage({ id: message.id, error: String((error && error.message) || error) });
+    }
+  });
+})().catch((error) => {
+  // Rethrown outside the promise so it reaches the parent as the worker's 'error' event.
+  setImmediate(() => { throw error; });
 });
 `;
 
@@ -75,10 +83,19 @@ interface WorkerReply {
 }
 
 export function startCheckpointer(options: CheckpointerOptions): Checkpointer {
-  const driverPath = createRequire(import.meta.url).resolve('better-sqlite3');
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { path: options.path, driverPath } });
-  // The worker must never keep a process alive that is otherwise done.
+  const driverUrl = pathToFileURL(createRequire(import.meta.url).resolve('better-sqlite3')).href;
+  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { path: options.path, driverUrl } });
+  // An idle worker must never keep a process alive that is otherwise done; one with a request or a
+  // close in flight must, or the process would exit with the caller's await never settled (a
+  // script's `await ragdesk.close()` would end the process before the database is closed).
   worker.unref();
+  let refs = 0;
+  const hold = () => {
+    if (refs++ === 0) worker.ref();
+  };
+  const release = () => {
+    if (--refs === 0) worker.unref();
+  };
   options.setAutocheckpoint(FALLBACK_AUTOCHECKPOINT_PAGES);
 
   const pending = new Map<number, { resolve(result: CheckpointResult): void; reject(error: Error): void }>();
@@ -115,10 +132,11 @@ export function startCheckpointer(options: CheckpointerOptions): Checkpointer {
     if (failed) return Promise.reject(failed);
     if (closing) return Promise.reject(new Error('checkpointer closed'));
     const id = nextId++;
-    return new Promise((resolve, reject) => {
+    hold();
+    return new Promise<CheckpointResult>((resolve, reject) => {
       pending.set(id, { resolve, reject });
       worker.postMessage({ type: 'checkpoint', id });
-    });
+    }).finally(release);
   };
 
   const timer = setInterval(() => {
@@ -144,6 +162,7 @@ export function startCheckpointer(options: CheckpointerOptions): Checkpointer {
         clearInterval(timer);
         if (failed) return;
         const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
+        hold();
         worker.postMessage({ type: 'close' });
         await exited;
         for (const waiter of pending.values()) waiter.reject(new Error('checkpointer closed'));

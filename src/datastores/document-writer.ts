@@ -1,4 +1,4 @@
-import { chunkSections } from '../ingest/chunker.js';
+import { chunkSectionsYielding } from '../ingest/chunker.js';
 import { cleanText } from '../ingest/text-clean.js';
 import type { RagdeskContext } from '../context.js';
 import type { LoadedSection } from '../ports/loader.js';
@@ -47,10 +47,10 @@ export async function writeDocuments(
 ): Promise<void> {
   const prepared: PreparedWrite[] = [];
   for (const write of writes) {
-    // Chunking is synchronous tokenizer work (~20 ms for 50 KB): a turn of its own per document,
-    // not appended to whatever the caller did just before.
+    // Chunking is tokenizer work (20-50 ms for 50 KB): it starts on a turn of its own, not appended
+    // to whatever the caller did just before, and hands the loop back every few milliseconds.
     await nextTurn();
-    prepared.push(prepare(context, write));
+    prepared.push(await prepare(context, write));
   }
   // The embedder's first slice would otherwise run in the same turn as the last chunking.
   await nextTurn();
@@ -70,13 +70,13 @@ export async function writeDocuments(
   });
 }
 
-function prepare(context: RagdeskContext, write: DocumentWrite): PreparedWrite {
+async function prepare(context: RagdeskContext, write: DocumentWrite): Promise<PreparedWrite> {
   const sections =
     typeof write.content === 'string'
       ? [{ text: cleanText(write.content) }]
       : write.content.map((section) => ({ ...section, text: cleanText(section.text) })).filter((section) => section.text);
   const text = sections.map((section) => section.text).join('\n\n');
-  const pieces = chunkSections(sections, context.chunking);
+  const pieces = await chunkSectionsYielding(sections, context.chunking);
   const occurrences = new Map<string, number>();
   const { datasource } = write;
   const chunks = pieces.map((piece, position) => {

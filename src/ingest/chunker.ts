@@ -68,6 +68,38 @@ function resolveOptions(options: ChunkOptions): Resolved {
  * `standalone` sections, which are chunked on their own.
  */
 export function chunkSections(sections: readonly LoadedSection[] | string, options: ChunkOptions = {}): TextChunk[] {
+  const steps = chunkSteps(sections, options);
+  let step = steps.next();
+  while (!step.done) step = steps.next();
+  return step.value;
+}
+
+/**
+ * {@link chunkSections} in slices of at most about `sliceMs` of synchronous work, handing the event
+ * loop back in between: chunking a 50 KB document is 20-50 ms of tokenizer work, which as one step
+ * was the longest event-loop stall of ingestion once the SQLite checkpoints had moved off the
+ * main thread. Same chunks as the synchronous call.
+ */
+export async function chunkSectionsYielding(
+  sections: readonly LoadedSection[] | string,
+  options: ChunkOptions = {},
+  sliceMs = 8,
+): Promise<TextChunk[]> {
+  const steps = chunkSteps(sections, options);
+  let sliceStarted = performance.now();
+  let step = steps.next();
+  while (!step.done) {
+    if (performance.now() - sliceStarted >= sliceMs) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      sliceStarted = performance.now();
+    }
+    step = steps.next();
+  }
+  return step.value;
+}
+
+/** The chunker as steps: it pauses after each sentence measured and each chunk cut. */
+function* chunkSteps(sections: readonly LoadedSection[] | string, options: ChunkOptions): Generator<void, TextChunk[]> {
   const resolved = resolveOptions(options);
   const list: readonly LoadedSection[] = typeof sections === 'string' ? [{ text: sections }] : sections;
   if (!Array.isArray(list)) throw invalidRequest('sections must be an array or a string');
@@ -92,10 +124,11 @@ export function chunkSections(sections: readonly LoadedSection[] | string, optio
     const from = starts[first]!;
     const to = starts[last]! + list[last]!.text.length;
     if (!fitsWhole(joined, from, to, page, resolved, chunks)) {
-      const units = measureUnits(joined, from, to, resolved);
-      if (units.length > 0) packUnits(joined, units, page, resolved, chunks);
+      const units = yield* measureUnits(joined, from, to, resolved);
+      if (units.length > 0) yield* packUnits(joined, units, page, resolved, chunks);
     }
     first = last + 1;
+    yield;
   }
   return chunks;
 }
@@ -122,13 +155,14 @@ function makeChunk(chunk: { text: string; offset: number }, tokenCount: number, 
 }
 
 /** Sentences with their token counts, oversized ones broken into words and then token runs. */
-function measureUnits(text: string, from: number, to: number, options: Resolved): Unit[] {
+function* measureUnits(text: string, from: number, to: number, options: Resolved): Generator<void, Unit[]> {
   let contentStart = from;
   while (contentStart < to && /\s/.test(text[contentStart]!)) contentStart++;
   if (contentStart === to) return [];
   const units: Unit[] = [];
   for (const sentence of sentenceSpans(text, from, to, Strength.paragraph)) {
     appendMeasured(text, sentence, options, units, 'sentence');
+    yield;
   }
   return units;
 }
@@ -204,7 +238,7 @@ function chooseEnd(units: readonly Unit[], first: number, limit: number, carried
   return best;
 }
 
-function packUnits(text: string, units: Unit[], page: number | null, options: Resolved, out: TextChunk[]): void {
+function* packUnits(text: string, units: Unit[], page: number | null, options: Resolved, out: TextChunk[]): Generator<void, void> {
   const { chunkSize, tokenizer } = options;
   let carry: Carry[] = [];
   let next = 0;
@@ -239,6 +273,7 @@ function packUnits(text: string, units: Unit[], page: number | null, options: Re
     }
     carry = overlapAfter(text, units, end, chunkStart, options);
     next = end + 1;
+    yield;
   }
 }
 

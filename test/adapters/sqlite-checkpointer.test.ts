@@ -4,9 +4,11 @@
  * back into the database file.
  */
 import Database from 'better-sqlite3';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FALLBACK_AUTOCHECKPOINT_PAGES, startCheckpointer } from '../../adapters/sqlite/checkpointer.js';
 import { sqliteStore } from '../../adapters/sqlite/index.js';
@@ -134,5 +136,26 @@ describe('the SQLite store with the checkpoint worker', () => {
     } finally {
       await reopened.close();
     }
+  });
+
+  const built = resolve(fileURLToPath(import.meta.url), '../../../dist/adapters/sqlite/index.js');
+  const source = resolve(fileURLToPath(import.meta.url), '../../../adapters/sqlite/checkpointer.ts');
+  const compiled = resolve(built, '../checkpointer.js');
+  const fresh = existsSync(built) && existsSync(compiled) && statSync(compiled).mtimeMs >= statSync(source).mtimeMs;
+  if (!fresh) console.log('skipping the store-close process test: dist/ is missing or older than adapters/sqlite (run npm run build)');
+  it.skipIf(!fresh)('lets a script that awaits close() run to its end (the idle worker is unref-ed, a closing one is not)', () => {
+    const path = join(dir, 'script.db');
+    const script = `
+      const { sqliteStore } = await import(${JSON.stringify(built)});
+      const store = sqliteStore({ path: ${JSON.stringify(path)} });
+      await store.createDatastore({ id: 'ds', ownerId: null, name: 'n', description: '', embeddingModel: 'm', embeddingDimensions: 8, createdAt: '2026-01-01T00:00:00.000Z', updatedAt: '2026-01-01T00:00:00.000Z' });
+      await store.close();
+      console.log('after close');
+    `;
+    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 30_000 });
+    expect(child.stderr).toBe('');
+    expect(child.stdout.trim()).toBe('after close');
+    expect(child.status).toBe(0);
+    expect(existsSync(`${path}-wal`)).toBe(false);
   });
 });

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { RagdeskError } from '../../src/errors.js';
-import { chunkSections, cl100kTokenizer, cleanText, type TextChunk, type Tokenizer } from '../../src/ingest/index.js';
+import { chunkSections, chunkSectionsYielding, cl100kTokenizer, cleanText, type TextChunk, type Tokenizer } from '../../src/ingest/index.js';
 import type { LoadedSection } from '../../src/ports/loader.js';
 
 const tokenizer = cl100kTokenizer();
@@ -262,5 +262,42 @@ describe('chunkSections with a tokenizer that packs many characters per token', 
     const chunks = chunkSections(text, { chunkSize: 16, overlap: 0, tokenizer: wide });
     for (const chunk of chunks) expect(LONE_SURROGATE.test(chunk.text)).toBe(false);
     expect(chunks.map((chunk) => chunk.text).join('')).toBe(text);
+  });
+});
+
+describe('chunkSectionsYielding', () => {
+  it('cuts exactly the chunks of the synchronous chunker', async () => {
+    const pages: LoadedSection[] = [
+      { text: prose(3, 1), pageNumber: 1 },
+      { text: prose(40, 2), pageNumber: 2 },
+      { text: prose(1, 3), pageNumber: 2, standalone: true },
+      { text: 'x'.repeat(9000), pageNumber: 3 },
+    ];
+    for (const [input, options] of [
+      [prose(200, 5), {}],
+      [prose(60, 6), { chunkSize: 64, overlap: 8 }],
+      [pages, { chunkSize: 128 }],
+    ] as const) {
+      const expected = chunkSections(input, options);
+      expect(expected.length).toBeGreaterThan(1);
+      expect(await chunkSectionsYielding(input, options, 0)).toEqual(expected);
+    }
+  });
+
+  it('hands the event loop back while it works on a long document', async () => {
+    const text = prose(400, 9);
+    let turns = 0;
+    let counting = true;
+    const tick = () => {
+      turns++;
+      if (counting) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const chunks = await chunkSectionsYielding(text, {}, 1);
+    counting = false;
+    expect(chunks).toEqual(chunkSections(text));
+    // One turn per millisecond-slice at least several times over: a single synchronous call would
+    // have let the ticker run once, after it had finished.
+    expect(turns).toBeGreaterThan(3);
   });
 });

@@ -2,7 +2,8 @@ import { notFound } from '../../src/errors.js';
 import { assertChunkBatch, chunkOwnedElsewhere } from '../../src/util/chunk-batch.js';
 import type { ChunkRecord, DatasourceRecord, Metadata } from '../../src/ports/records.js';
 import type { ChunkChange, DatasourcePatch } from '../../src/ports/store.js';
-import { inTransaction, type SqliteDatabase, type SqliteStatement } from './database.js';
+import { inTransaction, type SqliteDatabase } from './database.js';
+import { idListReader } from './id-list-reader.js';
 import type { PreviousChunk } from './lexical-search.js';
 import type { RecordQueries } from './record-queries.js';
 import { CHUNK_COLUMNS, chunkValues, toChunkRecord, vectorFromBlob, type ChunkRow } from './row-mapping.js';
@@ -29,28 +30,6 @@ function chunkFromValues(values: readonly unknown[], vectors: boolean): ChunkRec
     pageNumber: values[AT.page_number] as number | null,
     metadata: JSON.parse(values[AT.metadata] as string) as Metadata,
     vector: vectors ? vectorFromBlob(values[AT.vector] as Buffer) : NO_VECTOR,
-  };
-}
-
-/** IN lists up to this long get a statement of their own (prepared once per length, kept). */
-const MAX_LISTED_IDS = 64;
-
-/**
- * Raw rows of `select` (ending in `WHERE id IN`) for a list of distinct ids. Short lists (search
- * hits: 10 to 50) bind one parameter per id to a statement prepared for that length, ~20% cheaper
- * than expanding a JSON array with json_each, which longer lists still use.
- */
-function idListReader(db: SqliteDatabase, select: string): (ids: readonly string[]) => unknown[][] {
-  const byLength = new Map<number, SqliteStatement>();
-  const long = db.prepare(`${select} (SELECT value FROM json_each(?))`).raw(true);
-  return (ids) => {
-    if (ids.length > MAX_LISTED_IDS) return long.all(JSON.stringify(ids)) as unknown[][];
-    let statement = byLength.get(ids.length);
-    if (statement === undefined) {
-      statement = db.prepare(`${select} (${ids.map(() => '?').join(', ')})`).raw(true);
-      byLength.set(ids.length, statement);
-    }
-    return statement.all(...ids) as unknown[][];
   };
 }
 

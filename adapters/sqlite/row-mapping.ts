@@ -116,6 +116,33 @@ export function toDatasourceRecord(row: DatasourceRow): DatasourceRecord {
   };
 }
 
+/**
+ * A datasource from a raw row of {@link DATASOURCE_COLUMNS}, by position: hydrating search hits
+ * reads one per hit, and building a named row object first (17 dynamic keys) cost more than the
+ * query itself.
+ */
+export function datasourceFromValues(values: readonly unknown[]): DatasourceRecord {
+  return {
+    id: values[0] as string,
+    datastoreId: values[1] as string,
+    type: values[2] as DatasourceRecord['type'],
+    name: values[3] as string,
+    status: values[4] as DatasourceRecord['status'],
+    groupId: values[5] as string | null,
+    customId: values[6] as string | null,
+    config: JSON.parse(values[7] as string) as Record<string, unknown>,
+    metadata: JSON.parse(values[8] as string) as Metadata,
+    error: values[9] as string | null,
+    contentHash: values[10] as string | null,
+    nbChunks: values[11] as number,
+    nbTokens: values[12] as number,
+    textSize: values[13] as number,
+    createdAt: values[14] as string,
+    updatedAt: values[15] as string,
+    lastSynch: values[16] as string | null,
+  };
+}
+
 /** Values in {@link DATASOURCE_COLUMNS} order. */
 export function datasourceValues(record: DatasourceRecord): SqliteValue[] {
   return [

@@ -92,6 +92,10 @@ function machine() {
 }
 
 async function main(): Promise<void> {
+  // Read before anything is written: this run saves its own report under `--name` (default
+  // `peers`), which is usually the very file it is merged into.
+  const mergePath = args.get('merge-into');
+  const mergeTarget = mergePath ? { path: mergePath, base: JSON.parse(readFileSync(mergePath, 'utf8')) as PeersReport } : null;
   const startedAt = new Date();
   const atStart = machine();
   console.log(`bench:peers — peers ${settings.peers.join(', ')}; runs ${settings.runs.join(', ') || 'none'} x${settings.repeat}; scaling ${settings.sizes.join(', ') || 'none'}`);
@@ -170,12 +174,11 @@ async function main(): Promise<void> {
   }
 
   if (settings.sizes.length > 0) report = save();
-  const target = args.get('merge-into');
-  if (target) {
-    const merged = mergeReports(JSON.parse(readFileSync(target, 'utf8')) as PeersReport, report);
-    writeFileSync(target, `${JSON.stringify(merged, null, 2)}\n`);
+  if (mergeTarget) {
+    const merged = mergeReports(mergeTarget.base, report);
+    writeFileSync(mergeTarget.path, `${JSON.stringify(merged, null, 2)}\n`);
     renderReport(merged);
-    console.log(`merged into ${target}`);
+    console.log(`merged into ${mergeTarget.path}`);
   }
   if (failures.length > 0) process.exitCode = 1;
 }

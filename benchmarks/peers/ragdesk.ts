@@ -1,5 +1,5 @@
 /**
- * ragdesk's embedded default, exactly as a user opens it: `openRagdesk({ dataDir })` (SQLite + FTS5,
+ * ragdesk's embedded default, exactly as a user opens it: `openRagdesk({ dataDir })` (SQLite with an in-memory bm25 index,
  * HNSW, its 512/64-token chunker), documents in through `datastore.upsert`, queries through
  * `datastore.query`.
  */
@@ -40,7 +40,7 @@ export const ragdeskPeer: PeerFactory = {
   info: {
     id: 'ragdesk',
     label: 'ragdesk (embedded default)',
-    library: 'ragdesk 0.1.0: SQLite/FTS5 + hnswlib-node',
+    library: 'ragdesk 0.1.0: SQLite + in-memory bm25 + hnswlib-node',
     modes: ['hybrid', 'vector', 'lexical'],
     storage: 'disk',
     chunker: 'ragdesk (cl100k, 512/64)',

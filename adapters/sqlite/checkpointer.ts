@@ -1,4 +1,5 @@
 import { createRequire } from 'node:module';
+import { resolve as resolvePath } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
@@ -84,7 +85,8 @@ interface WorkerReply {
 
 export function startCheckpointer(options: CheckpointerOptions): Checkpointer {
   const driverUrl = pathToFileURL(createRequire(import.meta.url).resolve('better-sqlite3')).href;
-  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { path: options.path, driverUrl } });
+  // Absolute, so a later `process.chdir` in the caller cannot point the worker at another file.
+  const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { path: resolvePath(options.path), driverUrl } });
   // An idle worker must never keep a process alive that is otherwise done; one with a request or a
   // close in flight must, or the process would exit with the caller's await never settled (a
   // script's `await ragdesk.close()` would end the process before the database is closed).
@@ -123,7 +125,11 @@ export function startCheckpointer(options: CheckpointerOptions): Checkpointer {
     if (reply.error !== undefined) waiter.reject(new Error(reply.error));
     else waiter.resolve({ walFrames: reply.walFrames ?? 0, checkpointedFrames: reply.checkpointedFrames ?? 0 });
   });
-  worker.on('error', (error) => fail(error));
+  // Once closing, an error is the worker losing a race with the close (the store closed, and its
+  // folder perhaps removed, before the worker had opened the file): nothing is left to checkpoint.
+  worker.on('error', (error) => {
+    if (!closing) fail(error);
+  });
   worker.on('exit', (code) => {
     if (!closing) fail(new Error(`worker exited with code ${code}`));
   });

@@ -54,6 +54,11 @@ const DEFAULT_BATCH_SIZE = 1_000;
  * and never interleaves with another call of this process.
  */
 export function sqliteStore(options: SqliteStoreOptions): Store {
+  if (options.checkpoints !== undefined && options.checkpoints !== 'worker' && options.checkpoints !== 'inline') {
+    throw new RagdeskError('invalid_request', "sqliteStore: `checkpoints` must be 'worker' or 'inline'", {
+      details: { issues: [{ path: 'checkpoints', message: "must be 'worker' or 'inline'" }] },
+    });
+  }
   const ownsDatabase = options.database === undefined;
   const db = options.database ?? openDatabase(requirePath(options.path));
   try {

@@ -86,6 +86,25 @@ describe('WAL checkpoint worker', () => {
     }
   });
 
+  it('closes quietly when the store is gone before the worker opened it', async () => {
+    const warnings: string[] = [];
+    const onWarning = (warning: Error) => warnings.push(warning.message);
+    process.on('warning', onWarning);
+    try {
+      for (let i = 0; i < 5; i++) {
+        const sub = join(dir, `gone-${i}`);
+        const path = join(sub, 'db.sqlite');
+        const store = sqliteStore({ path });
+        await store.close();
+        rmSync(sub, { recursive: true, force: true });
+      }
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(warnings.filter((message) => message.includes('checkpoint'))).toEqual([]);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
   it('refuses requests after close and does not keep the process alive', async () => {
     const path = join(dir, 'closed.db');
     const { db } = openBulk(path);
@@ -116,6 +135,12 @@ describe('WAL checkpoint worker', () => {
 });
 
 describe('the SQLite store with the checkpoint worker', () => {
+  it('refuses an unknown `checkpoints` setting before opening anything', () => {
+    const path = join(dir, 'refused.db');
+    expect(() => sqliteStore({ path, checkpoints: 'later' as 'inline' })).toThrow(/checkpoints/);
+    expect(existsSync(path)).toBe(false);
+  });
+
   it('keeps every write, and close leaves no WAL behind', async () => {
     const path = join(dir, 'store.db');
     const store = sqliteStore({ path });

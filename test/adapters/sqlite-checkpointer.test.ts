@@ -86,19 +86,15 @@ describe('WAL checkpoint worker', () => {
     }
   });
 
-  it('closes quietly when the store is gone before the worker opened it', async () => {
+  it('closes quietly when closed before the worker could open a database that is gone', async () => {
     const warnings: string[] = [];
     const onWarning = (warning: Error) => warnings.push(warning.message);
     process.on('warning', onWarning);
     try {
-      for (let i = 0; i < 5; i++) {
-        const sub = join(dir, `gone-${i}`);
-        const path = join(sub, 'db.sqlite');
-        const store = sqliteStore({ path });
-        await store.close();
-        rmSync(sub, { recursive: true, force: true });
-      }
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The worker's open fails after close() was called: a lost race, not a worker to warn about.
+      const checkpointer = startCheckpointer({ path: join(dir, 'gone', 'db.sqlite'), setAutocheckpoint: () => undefined });
+      await checkpointer.close();
+      await new Promise((resolve) => setTimeout(resolve, 50));
       expect(warnings.filter((message) => message.includes('checkpoint'))).toEqual([]);
     } finally {
       process.off('warning', onWarning);

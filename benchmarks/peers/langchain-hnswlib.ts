@@ -6,7 +6,7 @@
  */
 import { HNSWLib } from '@langchain/community/vectorstores/hnswlib';
 import type { PeerFactory } from './peer.js';
-import { chunkDocuments, langchainSplitter, SharedEmbeddings, toHits } from './langchain-shared.js';
+import { langchainIngestion, SharedEmbeddings, toHits } from './langchain-shared.js';
 import { folderBytes } from './shared.js';
 
 export const langchainHnswlibPeer: PeerFactory = {
@@ -22,18 +22,8 @@ export const langchainHnswlibPeer: PeerFactory = {
   },
   async open({ dir, embedder }) {
     const store = new HNSWLib(new SharedEmbeddings(embedder), { space: 'cosine', numDimensions: embedder.dimensions });
-    const splitter = langchainSplitter();
     return {
-      async ingestDocuments(documents) {
-        const chunks = await splitter.split(documents);
-        await store.addDocuments(chunks);
-        return { chunks: chunks.length };
-      },
-      async ingestChunks(chunks) {
-        const { vectors, documents } = chunkDocuments(chunks);
-        await store.addVectors(vectors, documents);
-        return { chunks: chunks.length };
-      },
+      ...langchainIngestion(store),
       async search(query, mode, k) {
         if (mode !== 'vector') throw new Error(`langchain-hnswlib has no ${mode} search`);
         // LangChain hands back hnswlib's cosine distance as the "score"; hits come best first.

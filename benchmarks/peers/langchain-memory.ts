@@ -6,7 +6,7 @@
  */
 import { MemoryVectorStore } from '@langchain/classic/vectorstores/memory';
 import type { PeerFactory } from './peer.js';
-import { chunkDocuments, langchainSplitter, SharedEmbeddings, toHits } from './langchain-shared.js';
+import { langchainIngestion, SharedEmbeddings, toHits } from './langchain-shared.js';
 
 export const langchainMemoryPeer: PeerFactory = {
   available: true,
@@ -21,18 +21,8 @@ export const langchainMemoryPeer: PeerFactory = {
   },
   async open({ embedder }) {
     const store = new MemoryVectorStore(new SharedEmbeddings(embedder));
-    const splitter = langchainSplitter();
     return {
-      async ingestDocuments(documents) {
-        const chunks = await splitter.split(documents);
-        await store.addDocuments(chunks);
-        return { chunks: chunks.length };
-      },
-      async ingestChunks(chunks) {
-        const { vectors, documents } = chunkDocuments(chunks);
-        await store.addVectors(vectors, documents);
-        return { chunks: chunks.length };
-      },
+      ...langchainIngestion(store),
       async search(query, mode, k) {
         if (mode !== 'vector') throw new Error(`langchain-memory has no ${mode} search`);
         return toHits(await store.similaritySearchWithScore(query, k));

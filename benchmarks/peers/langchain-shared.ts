@@ -7,7 +7,7 @@ import { Document } from '@langchain/core/documents';
 import { Embeddings } from '@langchain/core/embeddings';
 import { RecursiveCharacterTextSplitter } from '@langchain/textsplitters';
 import { cl100kTokenizer } from '../../src/ingest/index.js';
-import type { Hit, PreparedChunk, SourceDocument, TextEmbedder } from './peer.js';
+import type { Hit, Peer, TextEmbedder } from './peer.js';
 import { CHUNK_OVERLAP, CHUNK_SIZE } from './shared.js';
 
 export class SharedEmbeddings extends Embeddings {
@@ -30,26 +30,40 @@ export class SharedEmbeddings extends Embeddings {
  * ragdesk's gpt-tokenizer cl100k (same ids as tiktoken): LangChain's own tiktoken helper downloads
  * its rank file, which this offline benchmark cannot do.
  */
-export function langchainSplitter(): { split(documents: readonly SourceDocument[]): Promise<Document[]> } {
+function langchainSplitter(): RecursiveCharacterTextSplitter {
   const tokenizer = cl100kTokenizer();
-  const splitter = new RecursiveCharacterTextSplitter({
+  return new RecursiveCharacterTextSplitter({
     chunkSize: CHUNK_SIZE,
     chunkOverlap: CHUNK_OVERLAP,
     lengthFunction: (text) => tokenizer.count(text),
   });
-  return {
-    split: (documents) =>
-      splitter.createDocuments(
-        documents.map((document) => document.text),
-        documents.map((document) => ({ docId: document.id })),
-      ),
-  };
 }
 
-export function chunkDocuments(chunks: readonly PreparedChunk[]): { vectors: number[][]; documents: Document[] } {
+/** What the ingestion paths need of a LangChain vector store (every `VectorStore` has both). */
+interface LangchainStore {
+  addDocuments(documents: Document[]): Promise<unknown>;
+  addVectors(vectors: number[][], documents: Document[]): Promise<unknown>;
+}
+
+/** Both ingestion paths of a peer, done the way a LangChain user would for any vector store. */
+export function langchainIngestion(store: LangchainStore): Pick<Peer, 'ingestDocuments' | 'ingestChunks'> {
+  const splitter = langchainSplitter();
   return {
-    vectors: chunks.map((chunk) => Array.from(chunk.vector)),
-    documents: chunks.map((chunk) => new Document({ pageContent: chunk.text, metadata: { docId: chunk.docId } })),
+    async ingestDocuments(documents) {
+      const chunks = await splitter.createDocuments(
+        documents.map((document) => document.text),
+        documents.map((document) => ({ docId: document.id })),
+      );
+      await store.addDocuments(chunks);
+      return { chunks: chunks.length };
+    },
+    async ingestChunks(chunks) {
+      await store.addVectors(
+        chunks.map((chunk) => Array.from(chunk.vector)),
+        chunks.map((chunk) => new Document({ pageContent: chunk.text, metadata: { docId: chunk.docId } })),
+      );
+      return { chunks: chunks.length };
+    },
   };
 }
 

@@ -44,7 +44,7 @@ export interface Ragdesk {
   readonly agents: AgentService;
   /** The adapters this instance was composed of, e.g. for labelling responses. */
   readonly adapters: { store: string; index: string; embeddings: string; chat: string | null };
-  /** Waits for pending writes, flushes the vector index and closes the store. Idempotent. */
+  /** Waits for pending writes, flushes the vector index, closes the loaders and the store. Idempotent. */
   close(): Promise<void>;
 }
 
@@ -81,6 +81,10 @@ export function createRagdesk(options: RagdeskOptions): Ragdesk {
   if (options.files) assertAdapter('files', options.files, ['inspect', 'load']);
   const context = new RagdeskContext(options.store, options.index, options.embeddings, chunking, options.files, options.web, options.usage);
   const datasources = new DatasourceService(context, options.jobs);
+  // After the sync runner's closer: no sync is left to need a parser thread.
+  for (const loader of [options.files, options.web]) {
+    if (loader?.close) context.onClose(loader.close.bind(loader));
+  }
   // Unfinished jobs of a previous run resume in the background. A failure to read them is not lost:
   // `start()` keeps the rejected promise, and `create` / `sync` await it and rethrow.
   datasources.start().catch(() => undefined);

@@ -11,4 +11,4 @@ export { loadFile, type LoadFileInput } from './load-file.js';
 export { detectMimeType, type DetectOptions } from './detect-mime.js';
 export { MIME, SUPPORTED_MIME_TYPES, isSupportedMimeType, type SupportedMimeType } from './mime-types.js';
 export { extractHtml } from './html-loader.js';
-export { fileLoading } from './file-loading.js';
+export { fileLoading, type FileLoadingOptions } from './file-loading.js';

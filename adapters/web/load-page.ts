@@ -2,11 +2,19 @@
 import { RagdeskError } from '../../src/errors.js';
 import type { LoadedDocument } from '../../src/ports/loader.js';
 import type { WebPage } from '../../src/ports/web-loader.js';
-import { extractHtml } from './extract-html.js';
+import type { ExtractedHtml } from './extract-html.js';
 import { fetchResource, type FetchContext } from './fetch-resource.js';
 import { decodeText, isHtmlType, sniffPageType } from './media-types.js';
 
-export async function loadWebPage(context: FetchContext, url: string, signal?: AbortSignal): Promise<WebPage> {
+/** Main text, title and links of a page: on a parser thread or in process (`WebLoaderOptions.parser`). */
+export type PageExtractor = (html: string, pageUrl: string, signal?: AbortSignal) => Promise<ExtractedHtml>;
+
+export async function loadWebPage(
+  context: FetchContext,
+  extract: PageExtractor,
+  url: string,
+  signal?: AbortSignal,
+): Promise<WebPage> {
   const fetched = await fetchResource(context, url, 'page', signal ? { signal } : {});
   const mime = fetched.mediaType.mime || sniffPageType(fetched.body);
   if (!mime) {
@@ -21,7 +29,7 @@ export async function loadWebPage(context: FetchContext, url: string, signal?: A
     const document: LoadedDocument = { sections: [{ text: text.trim() }], mimeType: 'text/plain', metadata };
     return { url, finalUrl: fetched.finalUrl, document, links: [] };
   }
-  const extracted = extractHtml(text, fetched.finalUrl);
+  const extracted = await extract(text, fetched.finalUrl, signal);
   const document: LoadedDocument = {
     sections: [{ text: extracted.text }],
     mimeType: 'text/html',

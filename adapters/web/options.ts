@@ -28,6 +28,14 @@ export interface WebLoaderOptions {
    * for allowing one known internal host; compose with `isPrivateAddress` from this module.
    */
   isAllowedAddress?: (address: string, hostname: string) => boolean;
+  /**
+   * Where pages are parsed: `'worker'` (default) on a parser thread, so a large page never blocks
+   * the event loop and a parse can be aborted or timed out; `'main'` on the calling thread.
+   */
+  parser?: 'worker' | 'main';
+  /** Parser threads (default 1) and the time limit of one page's extraction (default 60000). */
+  parserThreads?: number;
+  parseTimeoutMs?: number;
 }
 
 export interface ResolvedWebLoaderOptions {
@@ -39,6 +47,9 @@ export interface ResolvedWebLoaderOptions {
   perHostConcurrency: number;
   lookup: (hostname: string) => Promise<ResolvedAddress[]>;
   isAllowedAddress: ((address: string, hostname: string) => boolean) | undefined;
+  parser: 'worker' | 'main';
+  parserThreads: number | undefined;
+  parseTimeoutMs: number;
 }
 
 export const DEFAULT_USER_AGENT = 'ragdesk/0.1 (+https://github.com/ragdesk)';
@@ -68,5 +79,15 @@ export function resolveOptions(options: WebLoaderOptions = {}): ResolvedWebLoade
     perHostConcurrency: positiveInteger('perHostConcurrency', options.perHostConcurrency, 2),
     lookup: options.lookup ?? defaultLookup,
     isAllowedAddress: options.isAllowedAddress,
+    parser: parserPlacement(options.parser),
+    parserThreads: options.parserThreads === undefined ? undefined : positiveInteger('parserThreads', options.parserThreads, 1),
+    parseTimeoutMs: positiveInteger('parseTimeoutMs', options.parseTimeoutMs, 60_000),
   };
+}
+
+function parserPlacement(value: string | undefined): 'worker' | 'main' {
+  if (value === undefined || value === 'worker' || value === 'main') return value ?? 'worker';
+  throw new RagdeskError('invalid_request', `webLoader option parser must be 'worker' or 'main', got ${value}`, {
+    details: { issues: [{ path: 'parser', message: "must be 'worker' or 'main'" }] },
+  });
 }

@@ -56,4 +56,6 @@ export interface FileLoading {
   inspect(file: FileInput): { mimeType: string };
   /** Parses the file. Throws `invalid_request` when a supported file cannot be read. */
   load(file: FileInput & { signal?: AbortSignal }): Promise<LoadedDocument>;
+  /** Releases what loading holds (parser threads); called by `ragdesk.close()` after the last sync. */
+  close?(): Promise<void>;
 }

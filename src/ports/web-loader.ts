@@ -51,4 +51,6 @@ export interface WebLoader {
   loadPage(url: string, options?: { signal?: AbortSignal }): Promise<WebPage>;
   /** Pages of a site, each loaded once, in discovery order; failures are yielded, not thrown. */
   crawlSite(options: SiteCrawlOptions): AsyncIterable<WebPage | WebPageFailure>;
+  /** Releases what loading holds (parser threads); called by `ragdesk.close()` after the last sync. */
+  close?(): Promise<void>;
 }

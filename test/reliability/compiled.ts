@@ -26,14 +26,14 @@ function newestSource(folder: string): { path: string; mtimeMs: number } {
  * Why the compiled files cannot be trusted, or null when they are usable: missing, or older than a
  * source they were built from (a child running old code would test something else).
  */
-export function staleBuildReason(compiled: readonly string[]): string | null {
-  const paths = compiled.map((file) => join(DIST, file));
+export function staleBuildReason(compiled: readonly string[], dist = DIST): string | null {
+  const paths = compiled.map((file) => join(dist, file));
   const missing = paths.find((path) => !existsSync(path));
   if (missing) return `${relative(ROOT, missing)} is missing: run \`npm run build\` first`;
   const built = Math.min(...paths.map((path) => statSync(path).mtimeMs));
   const newest = ['src', 'adapters', 'benchmarks'].map(newestSource).reduce((a, b) => (b.mtimeMs > a.mtimeMs ? b : a));
   if (newest.mtimeMs > built) {
-    return `${relative(ROOT, DIST)} is older than ${relative(ROOT, newest.path)}: run \`npm run build\` first`;
+    return `${relative(ROOT, dist)} is older than ${relative(ROOT, newest.path)}: run \`npm run build\` first`;
   }
   return null;
 }

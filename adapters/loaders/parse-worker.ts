@@ -1,0 +1,22 @@
+/** Parser thread of `fileLoading({ parser: 'worker' })`: the built-in loaders, off the main thread. */
+import { workerData } from 'node:worker_threads';
+import { serveWorkerTasks } from '../../src/util/worker-tasks.js';
+import { fileLoaders, type FileLoaderOptions } from './file-loaders.js';
+import { loadFile } from './load-file.js';
+
+export interface ParseFileMessage {
+  id: number;
+  bytes: Uint8Array;
+  mimeType: string;
+  fileName?: string;
+}
+
+const loaders = fileLoaders(workerData as FileLoaderOptions);
+
+serveWorkerTasks<ParseFileMessage>((message) =>
+  loadFile(loaders, {
+    bytes: message.bytes,
+    mimeType: message.mimeType,
+    ...(message.fileName === undefined ? {} : { fileName: message.fileName }),
+  }),
+);

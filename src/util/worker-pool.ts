@@ -1,0 +1,246 @@
+import { existsSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { RagdeskError, type RagdeskErrorCode } from '../errors.js';
+import type { SerializedError, WorkerReply } from './worker-tasks.js';
+
+/**
+ * CPU-bound work (parsing) on worker threads: a small pool of threads running one module, one task
+ * per thread at a time. A task that is aborted, runs over its time limit or over its heap limit
+ * ends its thread; the next task gets a fresh one. An in-process parse can only be abandoned while
+ * it keeps burning the CPU and memory, and it blocks the event loop for as long as it runs.
+ */
+
+export interface WorkerPoolOptions {
+  /** Compiled worker module (see `compiledWorkerEntry`); it serves tasks with `serveWorkerTasks`. */
+  entry: string;
+  /** Passed to every thread as `workerData` (structured-cloned). */
+  workerData?: unknown;
+  /** Threads (default 1). */
+  threads?: number;
+  /** A task taking longer ends its thread and fails with `invalid_request` (default 300,000). */
+  timeoutMs?: number;
+  /** Heap limit of a thread in MB; a task that needs more fails with `invalid_request` (default 2,048). */
+  maxHeapMb?: number;
+  /** An idle thread is ended after this long and started again when needed (default 30,000). */
+  idleMs?: number;
+}
+
+export interface WorkerTask {
+  /** Posted to the thread (structured-cloned), with an `id` added. */
+  message: Record<string, unknown>;
+  /** What the task reads, for error messages: a file name, a URL. */
+  subject: string;
+  /** The type being parsed, carried in error details as loader errors do. */
+  mimeType: string;
+  signal?: AbortSignal;
+}
+
+export interface WorkerPool {
+  run(task: WorkerTask): Promise<unknown>;
+  /** Ends every thread; tasks in flight and queued fail with `closed`. */
+  close(): Promise<void>;
+}
+
+export const DEFAULT_TASK_TIMEOUT_MS = 300_000;
+export const DEFAULT_WORKER_HEAP_MB = 2_048;
+const DEFAULT_IDLE_MS = 30_000;
+
+interface Job {
+  task: WorkerTask;
+  resolve(value: unknown): void;
+  reject(error: unknown): void;
+  onAbort: () => void;
+  timer?: NodeJS.Timeout;
+}
+
+interface Slot {
+  worker: Worker;
+  job: Job | null;
+  requestId: number;
+  idleTimer?: NodeJS.Timeout;
+}
+
+export function workerPool(options: WorkerPoolOptions): WorkerPool {
+  const threads = positiveInteger('threads', options.threads, 1);
+  const timeoutMs = positiveInteger('timeoutMs', options.timeoutMs, DEFAULT_TASK_TIMEOUT_MS);
+  const maxHeapMb = positiveInteger('maxHeapMb', options.maxHeapMb, DEFAULT_WORKER_HEAP_MB);
+  const idleMs = positiveInteger('idleMs', options.idleMs, DEFAULT_IDLE_MS);
+  const queue: Job[] = [];
+  const slots = new Set<Slot>();
+  let nextRequestId = 0;
+  let closed = false;
+
+  const settle = (job: Job, error: unknown, value?: unknown) => {
+    clearTimeout(job.timer);
+    job.task.signal?.removeEventListener('abort', job.onAbort);
+    if (error === undefined) job.resolve(value);
+    else job.reject(error);
+  };
+
+  const pump = () => {
+    while (queue.length > 0) {
+      let slot = [...slots].find((candidate) => candidate.job === null);
+      if (!slot && slots.size < threads) slot = spawn();
+      if (!slot) return;
+      start(slot, queue.shift() as Job);
+    }
+  };
+
+  const start = (slot: Slot, job: Job) => {
+    clearTimeout(slot.idleTimer);
+    slot.job = job;
+    slot.requestId = nextRequestId++;
+    // A thread with work keeps the process alive until the caller's await settles; an idle one never does.
+    slot.worker.ref();
+    job.timer = setTimeout(() => void stop(slot, timedOut(job.task, timeoutMs)), timeoutMs);
+    slot.worker.postMessage({ ...job.task.message, id: slot.requestId });
+  };
+
+  const spawn = (): Slot => {
+    const worker = new Worker(options.entry, {
+      workerData: options.workerData,
+      execArgv: workerExecArgv(process.execArgv),
+      resourceLimits: { maxOldGenerationSizeMb: maxHeapMb },
+    });
+    const slot: Slot = { worker, job: null, requestId: -1 };
+    slots.add(slot);
+    worker.on('message', (reply: WorkerReply) => {
+      const job = slot.job;
+      if (!job || reply.id !== slot.requestId) return;
+      slot.job = null;
+      worker.unref();
+      slot.idleTimer = setTimeout(() => void stop(slot, undefined), idleMs).unref();
+      settle(job, reply.ok ? undefined : revive(reply.error), reply.ok ? reply.value : undefined);
+      pump();
+    });
+    worker.on('error', (error: Error & { code?: string }) => {
+      if (!slots.has(slot)) return;
+      const failure =
+        error.code === 'ERR_WORKER_OUT_OF_MEMORY' && slot.job
+          ? outOfMemory(slot.job.task, maxHeapMb, error)
+          : new RagdeskError('internal', `A worker thread stopped: ${error.message}`, { cause: error });
+      void stop(slot, failure);
+    });
+    worker.on('exit', (code) => {
+      if (slots.has(slot)) void stop(slot, new RagdeskError('internal', `A worker thread exited with code ${code}`));
+    });
+    return slot;
+  };
+
+  /** Ends a thread; its task, if any, fails with `error`. Queued tasks get a new thread. */
+  const stop = (slot: Slot, error: unknown): Promise<number> => {
+    slots.delete(slot);
+    clearTimeout(slot.idleTimer);
+    const job = slot.job;
+    slot.job = null;
+    if (job) settle(job, error ?? new RagdeskError('internal', 'A worker thread stopped'));
+    const ended = slot.worker.terminate();
+    if (!closed) pump();
+    return ended;
+  };
+
+  return {
+    run: (task) => {
+      if (closed) return Promise.reject(new RagdeskError('closed', 'The worker pool is closed'));
+      if (task.signal?.aborted) return Promise.reject(task.signal.reason);
+      return new Promise((resolvePromise, rejectPromise) => {
+        const job: Job = {
+          task,
+          resolve: resolvePromise,
+          reject: rejectPromise,
+          onAbort: () => {
+            const running = [...slots].find((slot) => slot.job === job);
+            if (running) void stop(running, task.signal?.reason);
+            else {
+              queue.splice(queue.indexOf(job), 1);
+              settle(job, task.signal?.reason);
+            }
+          },
+        };
+        task.signal?.addEventListener('abort', job.onAbort, { once: true });
+        queue.push(job);
+        pump();
+      });
+    },
+    close: async () => {
+      if (closed) return;
+      closed = true;
+      const closing = new RagdeskError('closed', 'The worker pool is closed');
+      for (const job of queue.splice(0)) settle(job, closing);
+      await Promise.all([...slots].map((slot) => stop(slot, closing)));
+    },
+  };
+}
+
+const REPOSITORY_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+/**
+ * The compiled worker module `fileName` beside the module at `moduleUrl`. From the TypeScript
+ * sources (this repository's tests: Node 20 cannot start a `.ts` worker) it is the one `npm run
+ * build` wrote to `dist/`. Throws `invalid_adapter` when neither exists, so a missing build fails
+ * where the pool is configured, not at the first upload.
+ */
+export function compiledWorkerEntry(moduleUrl: string, fileName: string): string {
+  const here = fileURLToPath(moduleUrl);
+  const candidates = [join(dirname(here), fileName)];
+  if (here.endsWith('.ts')) candidates.push(join(REPOSITORY_ROOT, 'dist', relative(REPOSITORY_ROOT, dirname(here)), fileName));
+  const found = candidates.find((path) => existsSync(path));
+  if (found) return found;
+  throw new RagdeskError(
+    'invalid_adapter',
+    `The worker thread's code is missing (looked for ${candidates.join(' and ')}` +
+      `${here.endsWith('.ts') ? '; run `npm run build`' : ''}); pass \`parser: 'main'\` to parse on the main thread instead`,
+  );
+}
+
+/** Options that only make sense for a `--eval` script; a thread started from a file refuses them. */
+const EVAL_ONLY = new Set(['--input-type', '-e', '--eval', '-p', '--print']);
+
+/**
+ * The process's Node options minus the eval ones: threads inherit `execArgv`, and one started with
+ * `--input-type` fails (`node --input-type=module -e '...'` scripts could never parse a file).
+ */
+export function workerExecArgv(execArgv: readonly string[]): string[] {
+  const kept: string[] = [];
+  for (let i = 0; i < execArgv.length; i++) {
+    const arg = execArgv[i] as string;
+    const [name] = arg.split('=', 1) as [string];
+    if (!EVAL_ONLY.has(name)) kept.push(arg);
+    else if (!arg.includes('=')) i++; // its value is the next argument
+  }
+  return kept;
+}
+
+function revive(error: SerializedError): Error {
+  if (error.code === undefined) return new Error(error.message);
+  return new RagdeskError(error.code as RagdeskErrorCode, error.message, {
+    ...(error.status === undefined ? {} : { status: error.status }),
+    ...(error.details === undefined ? {} : { details: error.details }),
+    ...(error.retryable === undefined ? {} : { retryable: error.retryable }),
+  });
+}
+
+function timedOut(task: WorkerTask, timeoutMs: number): RagdeskError {
+  return new RagdeskError('invalid_request', `could not parse ${task.subject}: parsing took longer than ${timeoutMs} ms`, {
+    details: { mimeType: task.mimeType, reason: 'parse_timeout', timeoutMs },
+  });
+}
+
+function outOfMemory(task: WorkerTask, maxHeapMb: number, cause: Error): RagdeskError {
+  return new RagdeskError('invalid_request', `could not parse ${task.subject}: the parser needed more than ${maxHeapMb} MB of heap`, {
+    cause,
+    details: { mimeType: task.mimeType, reason: 'parser_out_of_memory', maxHeapMb },
+  });
+}
+
+function positiveInteger(name: string, value: number | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (!Number.isInteger(value) || value < 1) {
+    throw new RagdeskError('invalid_request', `worker pool option ${name} must be a positive integer, got ${String(value)}`, {
+      details: { issues: [{ path: name, message: 'must be a positive integer' }] },
+    });
+  }
+  return value;
+}

@@ -1,0 +1,17 @@
+import { execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
+import { join } from 'node:path';
+import { ROOT, staleBuildReason } from './reliability/compiled.js';
+
+/**
+ * Builds `dist/` when it is missing or older than a source. The parser threads run the compiled
+ * worker (Node 20 cannot start a `.ts` worker), and so do the child-process tests; a stale build
+ * would test old code. (The parse pool always takes `dist/`, even with `RAGDESK_TEST_DIST` set.) CI builds before testing, so there this finds nothing to do.
+ */
+export default function setup(): void {
+  const reason = staleBuildReason(['adapters/loaders/parse-worker.js'], join(ROOT, 'dist'));
+  if (reason === null) return;
+  console.log(`test setup: building dist/ (${reason})`);
+  const tsc = join(createRequire(import.meta.url).resolve('typescript/package.json'), '../bin/tsc');
+  execFileSync(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json')], { cwd: ROOT, stdio: 'inherit' });
+}

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import { Worker, type WorkerOptions } from 'node:worker_threads';
 import { RagdeskError, type RagdeskErrorCode } from '../errors.js';
 import type { SerializedError, WorkerReply } from './worker-tasks.js';
 
@@ -99,9 +99,8 @@ export function workerPool(options: WorkerPoolOptions): WorkerPool {
   };
 
   const spawn = (): Slot => {
-    const worker = new Worker(options.entry, {
+    const worker = startWorker(options.entry, {
       workerData: options.workerData,
-      execArgv: workerExecArgv(process.execArgv),
       resourceLimits: { maxOldGenerationSizeMb: maxHeapMb },
     });
     const slot: Slot = { worker, job: null, requestId: -1 };
@@ -197,17 +196,32 @@ export function compiledWorkerEntry(moduleUrl: string, fileName: string): string
 
 /** Options that only make sense for a `--eval` script; a thread started from a file refuses them. */
 const EVAL_ONLY = new Set(['--input-type', '-e', '--eval', '-p', '--print']);
+const isEvalOnly = (arg: string) => EVAL_ONLY.has(arg.split('=', 1)[0] as string);
 
 /**
- * The process's Node options minus the eval ones: threads inherit `execArgv`, and one started with
- * `--input-type` fails (`node --input-type=module -e '...'` scripts could never parse a file).
+ * Threads inherit the process's Node options, and one started from a file fails on `--input-type`
+ * (a `node --input-type=module -e '...'` script could never parse a file). Only then is `execArgv`
+ * given, without the eval options; Node then also refuses per-process options such as
+ * `--expose-gc` that it tolerates when inheriting, and names them, so those are dropped too.
  */
+function startWorker(entry: string, options: WorkerOptions): Worker {
+  if (!process.execArgv.some(isEvalOnly)) return new Worker(entry, options);
+  const execArgv = workerExecArgv(process.execArgv);
+  try {
+    return new Worker(entry, { ...options, execArgv });
+  } catch (error) {
+    if ((error as { code?: string }).code !== 'ERR_WORKER_INVALID_EXEC_ARGV') throw error;
+    const named = (error as Error).message.slice((error as Error).message.indexOf(': ') + 2).split(', ');
+    return new Worker(entry, { ...options, execArgv: execArgv.filter((arg) => !named.includes(arg)) });
+  }
+}
+
+/** The process's Node options minus the eval ones (and the script that follows `-e`). */
 export function workerExecArgv(execArgv: readonly string[]): string[] {
   const kept: string[] = [];
   for (let i = 0; i < execArgv.length; i++) {
     const arg = execArgv[i] as string;
-    const [name] = arg.split('=', 1) as [string];
-    if (!EVAL_ONLY.has(name)) kept.push(arg);
+    if (!isEvalOnly(arg)) kept.push(arg);
     else if (!arg.includes('=')) i++; // its value is the next argument
   }
   return kept;

@@ -199,7 +199,8 @@ describe('parser threads (fileLoading / webLoader parser: worker)', () => {
       console.log(document.sections[0].text);
     `;
     const started = Date.now();
-    const child = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 });
+    // `--input-type` breaks a thread that inherits it; `--expose-gc` is refused by one given execArgv.
+    const child = spawnSync(process.execPath, ['--expose-gc', '--input-type=module', '-e', script], { encoding: 'utf8', timeout: 20_000 });
     expect(child.stderr).toBe('');
     expect(child.stdout.trim()).toBe('exit cleanly');
     expect(child.status).toBe(0);

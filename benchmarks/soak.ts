@@ -7,7 +7,7 @@
  * failed requests (the goal is zero), time to first byte and full-answer latency p50/p99, memory
  * after a forced GC at the start and at the end (RSS and heap), and event-loop stalls.
  *
- *   npm run bench:soak -- [--seconds 60] [--concurrency 100] [--backends openai,offline] [--documents 300]
+ *   npm run bench:soak -- [--seconds 60] [--concurrency 100] [--backends openai,offline] [--documents 300] [--parser main]
  *
  * The test (test/http/soak.test.ts) runs the same code for a few seconds (RAGDESK_SOAK_SECONDS).
  *
@@ -62,6 +62,8 @@ export interface SoakOptions {
    */
   checkpoints?: number;
   seed?: number;
+  /** Where uploaded files are parsed (default `'worker'`, the library's default). */
+  parser?: 'worker' | 'main';
 }
 
 export interface MemorySample {
@@ -362,7 +364,7 @@ async function openPhase(backend: SoakBackend, options: Required<Omit<SoakOption
     store: watch(sqliteStore({ path: join(dir, 'ragdesk.db') }), (method) => `store.${method}`),
     index: watch(hnswIndex({ dir: join(dir, 'indexes') }), (method) => `index.${method}`),
     embeddings: watch(localEmbeddings(), (method) => (method === 'embed' ? 'embed' : undefined)),
-    files: fileLoading(),
+    files: fileLoading({ parser: options.parser }),
     chat: watch(chat, (method) => (method === 'generate' || method === 'stream' ? `chat.${method} (call)` : undefined)),
   });
   const key = (await ragdesk.keys.create({ ownerId: OWNER, name: 'soak' })).key;
@@ -636,6 +638,7 @@ export async function runSoak(options: SoakOptions): Promise<BackendReport[]> {
     seed: options.seed ?? 7,
     attribute: options.attribute ?? false,
     checkpoints: Math.max(1, Math.floor(options.checkpoints ?? 1)),
+    parser: options.parser ?? 'worker',
   };
   const log = options.log ?? (() => undefined);
   const reports: BackendReport[] = [];
@@ -674,6 +677,7 @@ async function main(): Promise<void> {
     ingestPerSecond: Number(args.get('ingest-per-second') ?? 4),
     attribute: args.has('attribute'),
     checkpoints: Number(args.get('checkpoints') ?? 2),
+    parser: args.get('parser') === 'main' ? 'main' : 'worker',
     log: (line) => console.log(line),
   });
   printTable(`Soak: streaming agent queries over loopback while ingesting (${seconds} s per backend)`, soakRows(reports));

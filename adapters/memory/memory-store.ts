@@ -166,6 +166,16 @@ export function memoryStore(_options: MemoryStoreOptions = {}): Store {
       });
     },
 
+    async getDatasourceRefs(ids) {
+      open();
+      return ids.flatMap((id) => {
+        const record = datasources.get(id);
+        if (record === undefined) return [];
+        const { type, name, config, metadata } = copyDatasource(record);
+        return [{ id, type, name, config, metadata }];
+      });
+    },
+
     async listDatasources(datastoreId, options = {}) {
       open();
       const matching = [...datasources.values()].filter(

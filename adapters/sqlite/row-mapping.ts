@@ -1,6 +1,7 @@
 import type {
   ChunkRecord,
   DatasourceRecord,
+  DatasourceRef,
   DatastoreRecord,
   Metadata,
 } from '../../src/ports/records.js';
@@ -140,6 +141,20 @@ export function datasourceFromValues(values: readonly unknown[]): DatasourceReco
     createdAt: values[14] as string,
     updatedAt: values[15] as string,
     lastSynch: values[16] as string | null,
+  };
+}
+
+/** The columns of a {@link DatasourceRef}, in the order `datasourceRefFromValues` reads them. */
+export const DATASOURCE_REF_COLUMNS = 'id, type, name, config, metadata';
+
+/** A {@link DatasourceRef} from a raw row of {@link DATASOURCE_REF_COLUMNS}. */
+export function datasourceRefFromValues(values: readonly unknown[]): DatasourceRef {
+  return {
+    id: values[0] as string,
+    type: values[1] as DatasourceRecord['type'],
+    name: values[2] as string,
+    config: JSON.parse(values[3] as string) as Record<string, unknown>,
+    metadata: JSON.parse(values[4] as string) as Metadata,
   };
 }
 

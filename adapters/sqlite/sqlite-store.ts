@@ -105,6 +105,7 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     createDatasource: (record) => run('createDatasource', () => records.createDatasource(record)),
     getDatasource: (id) => run('getDatasource', () => records.getDatasource(id)),
     getDatasources: (ids) => run('getDatasources', () => records.getDatasources(ids)),
+    getDatasourceRefs: (ids) => run('getDatasourceRefs', () => records.getDatasourceRefs(ids)),
     listDatasources: (datastoreId, listOptions = {}) =>
       run('listDatasources', () => records.listDatasources(datastoreId, listOptions.groupId)),
     updateDatasource: (id, patch) => run('updateDatasource', () => records.updateDatasource(id, patch)),

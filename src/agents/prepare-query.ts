@@ -3,7 +3,8 @@ import { RagdeskError } from '../errors.js';
 import { cl100kTokenizer, type Tokenizer } from '../ingest/tokenizer.js';
 import type { AgentRecord, ConversationRecord, SourceEntry } from '../ports/agent-records.js';
 import type { ChatModel, ChatRequest, GroundingPassage } from '../ports/chat-model.js';
-import type { DatasourceRecord } from '../ports/records.js';
+import type { DatasourceRef } from '../ports/records.js';
+import { readDatasourceRefs } from '../datastores/datasource-refs.js';
 import { newId, nowIso } from '../util/ids.js';
 import { retrieveForAgent } from './agent-retrieval.js';
 import { MESSAGE_OVERHEAD_TOKENS, splitBudget, takeWithinBudget, truncateToTokens } from './budget.js';
@@ -73,7 +74,7 @@ export async function prepareQuery(
   }
   const split = splitBudget(window, fixed, answerTokens, options.budget);
 
-  const datasources = await datasourcesOf(context, fragments.map((fragment) => fragment.datasource_id));
+  const datasources = await readDatasourceRefs(context.store, fragments.map((fragment) => fragment.datasource_id));
   const passages = fitPassages(fragments, datasources, split.context, tokenizer);
   const used = fragments.slice(0, passages.length).map((fragment, i) => ({ ...fragment, text: passages[i]!.text }));
   const contextText = passages.map((passage) => formatPassage(passage.number, passage.label, passage.text)).join('\n\n');
@@ -139,15 +140,10 @@ async function resolveConversation(
   };
 }
 
-async function datasourcesOf(context: RagdeskContext, ids: readonly string[]): Promise<Map<string, DatasourceRecord>> {
-  const records = await context.store.getDatasources([...new Set(ids)]);
-  return new Map(records.map((record) => [record.id, record]));
-}
-
 /** Best passages first until the context budget is spent; the first is cut to fit rather than dropped. */
 function fitPassages(
   fragments: readonly { text: string; datasource_id: string; datasource_name: string; page_number: number | null }[],
-  datasources: ReadonlyMap<string, DatasourceRecord>,
+  datasources: ReadonlyMap<string, DatasourceRef>,
   budget: number,
   tokenizer: Tokenizer,
 ): GroundingPassage[] {

@@ -1,6 +1,6 @@
 import type { DocumentFragment } from '../datastores/fragment.js';
 import type { SourceEntry } from '../ports/agent-records.js';
-import type { DatasourceRecord } from '../ports/records.js';
+import type { DatasourceRef } from '../ports/records.js';
 
 /**
  * SPEC "Source entry" list: one entry per datasource, best first, each describing the best chunk of
@@ -8,7 +8,7 @@ import type { DatasourceRecord } from '../ports/records.js';
  */
 export function buildSources(
   fragments: readonly DocumentFragment[],
-  datasources: ReadonlyMap<string, DatasourceRecord>,
+  datasources: ReadonlyMap<string, DatasourceRef>,
 ): SourceEntry[] {
   const seen = new Set<string>();
   const sources: SourceEntry[] = [];

@@ -1,4 +1,4 @@
-import type { ChunkRecord, DatasourceRecord, Metadata } from '../ports/records.js';
+import type { ChunkRecord, DatasourceRef, Metadata } from '../ports/records.js';
 
 /**
  * SPEC "Document fragment" (`text`, `score`, `source`, `datasource_id`, `datasource_name`) plus the
@@ -18,7 +18,7 @@ export interface DocumentFragment {
   metadata: Metadata;
 }
 
-export function toFragment(chunk: ChunkRecord, datasource: DatasourceRecord | undefined, score: number): DocumentFragment {
+export function toFragment(chunk: ChunkRecord, datasource: DatasourceRef | undefined, score: number): DocumentFragment {
   const metadata: Metadata = { ...(datasource?.metadata ?? {}), ...chunk.metadata };
   return {
     text: chunk.text,
@@ -33,7 +33,7 @@ export function toFragment(chunk: ChunkRecord, datasource: DatasourceRecord | un
   };
 }
 
-function sourceOf(datasource: DatasourceRecord | undefined, metadata: Metadata): string {
+function sourceOf(datasource: DatasourceRef | undefined, metadata: Metadata): string {
   if (typeof metadata.source === 'string' && metadata.source) return metadata.source;
   const url = datasource?.config.source_url;
   if (typeof url === 'string' && url) return url;

@@ -1,6 +1,7 @@
 import type { RagdeskContext } from '../context.js';
 import { RagdeskError } from '../errors.js';
-import type { DatasourceRecord, DatastoreRecord, RetrievalFilter, ScoredId } from '../ports/records.js';
+import type { DatastoreRecord, RetrievalFilter, ScoredId } from '../ports/records.js';
+import { readDatasourceRefs } from './datasource-refs.js';
 import type { FiltersInput } from '../validation.js';
 import { assertDimensions } from './embed-chunks.js';
 import { toFragment, type DocumentFragment } from './fragment.js';
@@ -98,8 +99,7 @@ async function hydrate(context: RagdeskContext, hits: readonly ScoredId[]): Prom
   const chunks = await context.store.getChunks(hits.map((hit) => hit.id), { vectors: false });
   const byId = new Map(chunks.map((chunk) => [chunk.id, chunk]));
   // One round trip for all the hits' datasources (one per hit cost 0.17 ms for ten at 10k chunks).
-  const sources = await context.store.getDatasources([...new Set(chunks.map((chunk) => chunk.datasourceId))]);
-  const datasources = new Map<string, DatasourceRecord>(sources.map((source) => [source.id, source]));
+  const datasources = await readDatasourceRefs(context.store, chunks.map((chunk) => chunk.datasourceId));
   const fragments: DocumentFragment[] = [];
   for (const hit of hits) {
     // A hit the store no longer has was deleted after the index answered: skip it, never invent it.

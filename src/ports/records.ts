@@ -62,6 +62,9 @@ export interface DatasourceRecord {
   lastSynch: string | null;
 }
 
+/** What citing a chunk needs of its datasource: read for every search hit. */
+export type DatasourceRef = Pick<DatasourceRecord, 'id' | 'type' | 'name' | 'config' | 'metadata'>;
+
 export interface ChunkRecord {
   id: string;
   datastoreId: string;

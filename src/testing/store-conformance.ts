@@ -6,6 +6,7 @@
  *   describeStoreConformance('sqlite', { create: async () => sqliteStore({ path: fresh() }), ... });
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { DatasourceRecord } from '../ports/records.js';
 import type { DatasourcePatch, Store } from '../ports/store.js';
 import { describeAgentConformance } from './store-conformance-agents.js';
 import { describeChunkConformance } from './store-conformance-chunks.js';
@@ -133,6 +134,27 @@ function describeRecordConformance(context: StoreSuiteContext): void {
       read[0]!.metadata.author = 'mutated';
       expect(await store().getDatasources([b.id])).toEqual([b]);
       expect(await store().getDatasources([])).toEqual([]);
+    });
+
+    it('reads the citation fields of several by id (getDatasourceRefs, when the store has it), as copies, current after an update', async (context) => {
+      const refsOf = store().getDatasourceRefs?.bind(store());
+      if (!refsOf) {
+        context.skip();
+        return;
+      }
+      const a = makeDatasource(datastore, { name: 'a', config: { source_url: 'https://example.com/a', total_pages: 3 }, metadata: { author: 'x' } });
+      const b = makeDatasource(datastore, { name: 'b', type: 'web_page' });
+      await store().createDatasource(a);
+      await store().createDatasource(b);
+      const ref = (record: DatasourceRecord) => ({ id: record.id, type: record.type, name: record.name, config: record.config, metadata: record.metadata });
+      const read = await refsOf([b.id, 'missing', a.id, b.id]);
+      expect(read).toEqual([ref(b), ref(a), ref(b)]);
+      read[1]!.metadata.author = 'mutated';
+      (read[1]!.config as { total_pages: number }).total_pages = 99;
+      expect(await refsOf([a.id])).toEqual([ref(a)]);
+      await store().updateDatasource(a.id, { name: 'renamed', metadata: { author: 'y' } });
+      expect(await refsOf([a.id])).toEqual([{ ...ref(a), name: 'renamed', metadata: { author: 'y' } }]);
+      expect(await refsOf([])).toEqual([]);
     });
 
     it('rejects a duplicate id with conflict and an unknown datastore with not_found', async () => {

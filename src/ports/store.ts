@@ -98,7 +98,7 @@ export interface Store {
   /**
    * Optional: the citation fields of these datasources, in the order of `ids`; unknown ids are
    * skipped. Search hits and agent sources read these for every query; a store that can read fewer
-   * columns than `getDatasources` should offer it (SQLite: 17 columns cost ~40% more than five).
+   * columns than `getDatasources` should offer it (SQLite: all 17 columns cost ~40% more than five).
    * Without it the core calls `getDatasources`.
    */
   getDatasourceRefs?(ids: readonly string[]): Promise<DatasourceRef[]>;

@@ -82,7 +82,16 @@ export function workerPool(options: WorkerPoolOptions): WorkerPool {
   const pump = () => {
     while (queue.length > 0) {
       let slot = [...slots].find((candidate) => candidate.job === null);
-      if (!slot && slots.size < threads) slot = spawn();
+      if (!slot && slots.size < threads) {
+        try {
+          slot = spawn();
+        } catch (error) {
+          // A thread that cannot even start (its module removed, options refused) fails the task
+          // that needed it, rather than leaving it queued behind an exception.
+          settle(queue.shift() as Job, new RagdeskError('internal', `A worker thread could not start: ${(error as Error).message}`, { cause: error }));
+          continue;
+        }
+      }
       if (!slot) return;
       start(slot, queue.shift() as Job);
     }

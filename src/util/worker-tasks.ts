@@ -20,7 +20,8 @@ export function serveWorkerTasks<Message extends { id: number }>(handle: (messag
   const port = parentPort;
   if (!port) throw new Error('This module runs as a worker thread, started by a worker pool');
   port.on('message', (message: Message) => {
-    void handle(message).then(
+    // Through a promise, so a handler that throws before returning one is answered too.
+    void Promise.resolve(message).then(handle).then(
       (value) => reply(port, { id: message.id, ok: true, value }),
       (error: unknown) => reply(port, { id: message.id, ok: false, error: serializeError(error) }),
     );

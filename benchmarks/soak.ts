@@ -7,7 +7,7 @@
  * failed requests (the goal is zero), time to first byte and full-answer latency p50/p99, memory
  * after a forced GC at the start and at the end (RSS and heap), and event-loop stalls.
  *
- *   npm run bench:soak -- [--seconds 60] [--concurrency 100] [--backends openai,offline] [--documents 300] [--parser main]
+ *   npm run bench:soak -- [--seconds 60] [--concurrency 100] [--backends openai,offline] [--documents 300] [--parser main] [--uploads <folder>] [--result soak-name]
  *
  * The test (test/http/soak.test.ts) runs the same code for a few seconds (RAGDESK_SOAK_SECONDS).
  *
@@ -18,11 +18,11 @@
  * whether ragdesk's code blocked the loop.
  */
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { extname, join } from 'node:path';
 import { PerformanceObserver, monitorEventLoopDelay, type EventLoopUtilization } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { setFlagsFromString } from 'node:v8';
@@ -64,6 +64,23 @@ export interface SoakOptions {
   seed?: number;
   /** Where uploaded files are parsed (default `'worker'`, the library's default). */
   parser?: 'worker' | 'main';
+  /**
+   * A folder (read recursively) whose PDF, DOCX, PPTX, XLSX and HTML files are uploaded in turn
+   * instead of the generated Markdown files (default: none), so the soak carries real parsing.
+   */
+  uploads?: string;
+}
+
+const UPLOAD_TYPES = new Set(['.pdf', '.docx', '.pptx', '.xlsx', '.html']);
+
+function uploadFiles(folder: string): { name: string; bytes: Uint8Array }[] {
+  if (!folder) return [];
+  const files = readdirSync(folder, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && UPLOAD_TYPES.has(extname(entry.name).toLowerCase()))
+    .map((entry) => ({ name: entry.name, bytes: new Uint8Array(readFileSync(join(entry.parentPath, entry.name))) }))
+    .sort((a, b) => a.name.localeCompare(b.name));
+  if (files.length === 0) throw new Error(`--uploads ${folder}: no PDF, DOCX, PPTX, XLSX or HTML file in it`);
+  return files;
 }
 
 export interface MemorySample {
@@ -418,6 +435,7 @@ async function load(phase: Phase, options: Required<Omit<SoakOptions, 'log'>>, s
   const ingestion = { requests: 0, failed: 0, documents: 0, files: 0, deleted: 0, latency: [] as number[] };
   const { live, files } = phase;
   const headers = { authorization: `Bearer ${phase.key}` };
+  const uploads = uploadFiles(options.uploads);
   const ingest = async () => {
     const interval = 1000 / options.ingestPerSecond;
     let round = 0;
@@ -427,7 +445,9 @@ async function load(phase: Phase, options: Required<Omit<SoakOptions, 'log'>>, s
       try {
         if (round % 5 === 0) {
           const form = new FormData();
-          form.set('file', new Blob([`# Upload ${round}\n\n${documentText(random, round)}\n\n${documentText(random, round + 1)}`], { type: 'text/markdown' }), `upload-${seedOffset}-${round}.md`);
+          const upload = uploads[(round / 5) % Math.max(1, uploads.length)];
+          if (upload) form.set('file', new Blob([upload.bytes]), upload.name);
+          else form.set('file', new Blob([`# Upload ${round}\n\n${documentText(random, round)}\n\n${documentText(random, round + 1)}`], { type: 'text/markdown' }), `upload-${seedOffset}-${round}.md`);
           const response = await fetch(`${phase.origin}/api/external/datastores/file-upload/${phase.datastoreId}`, { method: 'POST', headers, body: form });
           const body = (await response.json()) as { id: string };
           if (response.status !== 200) throw new Error(`file upload: status ${response.status} ${JSON.stringify(body).slice(0, 200)}`);
@@ -639,6 +659,7 @@ export async function runSoak(options: SoakOptions): Promise<BackendReport[]> {
     attribute: options.attribute ?? false,
     checkpoints: Math.max(1, Math.floor(options.checkpoints ?? 1)),
     parser: options.parser ?? 'worker',
+    uploads: options.uploads ?? '',
   };
   const log = options.log ?? (() => undefined);
   const reports: BackendReport[] = [];
@@ -678,6 +699,7 @@ async function main(): Promise<void> {
     attribute: args.has('attribute'),
     checkpoints: Number(args.get('checkpoints') ?? 2),
     parser: args.get('parser') === 'main' ? 'main' : 'worker',
+    uploads: args.get('uploads') ?? '',
     log: (line) => console.log(line),
   });
   printTable(`Soak: streaming agent queries over loopback while ingesting (${seconds} s per backend)`, soakRows(reports));
@@ -686,7 +708,8 @@ async function main(): Promise<void> {
     if (calls) console.log(`\n${report.backend}: longest stall ${report.eventLoop.longestStallMs} ms; calls inside it: ${calls.map((row) => `${row.kind} ${row.ms} ms`).join(', ')}`);
     if (report.failures.length > 0) console.log(`\n${report.backend} failures (first ${report.failures.length}):\n  ${report.failures.join('\n  ')}`);
   }
-  writeResult('soak', { seconds, reports });
+  // `--result <name>` keeps an A/B run from replacing the published soak.json.
+  writeResult(args.get('result') ?? 'soak', { seconds, parser: args.get('parser') ?? 'worker', uploads: args.get('uploads') ?? null, reports });
   const failed = reports.reduce((sum, report) => sum + report.queries.failed + report.ingestion.failed, 0);
   if (failed > 0) process.exitCode = 1;
 }

@@ -9,8 +9,9 @@ export interface FileLoadingOptions extends FileLoaderOptions {
   /**
    * `'worker'` (default) parses on a worker thread: the parsers are synchronous, and on the main
    * thread a 1.7 MB HTML file held the event loop for 2.1 s and ordinary DOCX and PDF files for
-   * 40-60 ms (200+ ms on the first parse), stalling every answer being streamed (bench:parse). A thread can also be stopped: abort, `parseTimeoutMs` and
-   * `parserMaxHeapMb` end it. `'main'` parses on the calling thread (scripts that do nothing else).
+   * 40-60 ms (200+ ms on the first parse), stalling every answer being streamed (bench:parse). A
+   * thread can also be stopped: abort, `parseTimeoutMs` and `parserMaxHeapMb` end it. `'main'`
+   * parses on the calling thread (scripts that do nothing else).
    */
   parser?: 'worker' | 'main';
   /** Parser threads (default 1). */

@@ -1,6 +1,12 @@
-import { RagdeskError } from '../../src/errors.js';
 import type { FileLoading, LoadedDocument } from '../../src/ports/loader.js';
-import { compiledWorkerEntry, workerPool, type WorkerPoolOptions } from '../../src/util/worker-pool.js';
+import { choiceOption, integerOption } from '../../src/util/option-checks.js';
+import {
+  compiledWorkerEntry,
+  DEFAULT_TASK_TIMEOUT_MS,
+  DEFAULT_WORKER_HEAP_MB,
+  workerPool,
+  type WorkerPoolOptions,
+} from '../../src/util/worker-pool.js';
 import { fileLoaders, type FileLoaderOptions } from './file-loaders.js';
 import { checkFile, loadFile } from './load-file.js';
 import type { ParseFileMessage } from './parse-worker.js';
@@ -24,21 +30,19 @@ export interface FileLoadingOptions extends FileLoaderOptions {
 
 /** The `FileLoading` port over `fileLoaders`: what `createRagdesk({ files })` takes. */
 export function fileLoading(options: FileLoadingOptions = {}): FileLoading {
-  const { parser = 'worker', parserThreads, parseTimeoutMs, parserMaxHeapMb, ...loaderOptions } = options;
+  const { parser, parserThreads, parseTimeoutMs, parserMaxHeapMb, ...loaderOptions } = options;
   const loaders = fileLoaders(loaderOptions);
   const inspect: FileLoading['inspect'] = (file) => ({ mimeType: checkFile(loaders, file).mimeType });
-  if (parser === 'main') return { inspect, load: (file) => loadFile(loaders, file) };
-  if (parser !== 'worker') {
-    throw new RagdeskError('invalid_request', `fileLoading option parser must be 'worker' or 'main', got ${String(parser)}`, {
-      details: { issues: [{ path: 'parser', message: "must be 'worker' or 'main'" }] },
-    });
+  if (choiceOption('fileLoading', 'parser', parser, ['worker', 'main'], 'worker') === 'main') {
+    return { inspect, load: (file) => loadFile(loaders, file) };
   }
+  // Checked under the names the caller used; the pool's own names would point at nothing they wrote.
   const pool = workerPool({
     entry: compiledWorkerEntry(import.meta.url, 'parse-worker.js'),
     workerData: loaderOptions,
-    ...(parserThreads === undefined ? {} : { threads: parserThreads }),
-    ...(parseTimeoutMs === undefined ? {} : { timeoutMs: parseTimeoutMs }),
-    ...(parserMaxHeapMb === undefined ? {} : { maxHeapMb: parserMaxHeapMb }),
+    threads: integerOption('fileLoading', 'parserThreads', parserThreads, 1),
+    timeoutMs: integerOption('fileLoading', 'parseTimeoutMs', parseTimeoutMs, DEFAULT_TASK_TIMEOUT_MS),
+    maxHeapMb: integerOption('fileLoading', 'parserMaxHeapMb', parserMaxHeapMb, DEFAULT_WORKER_HEAP_MB),
   });
   return {
     inspect,

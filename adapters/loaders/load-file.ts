@@ -42,7 +42,12 @@ export function checkFile(
     });
   }
   const mimeType = detectMimeType(input.bytes, { declared: input.mimeType, fileName: input.fileName });
+  return { mimeType, loader: loaderFor(loaders, mimeType, input.fileName) };
+}
+
+/** The loader of a type already detected; `unsupported_media_type` when none reads it. */
+export function loaderFor(loaders: readonly Loader[], mimeType: string, fileName?: string): Loader {
   const loader = loaders.find((candidate) => candidate.mimeTypes.includes(mimeType));
-  if (loader === undefined) throw unsupportedMediaType(mimeType, input.fileName);
-  return { mimeType, loader };
+  if (loader === undefined) throw unsupportedMediaType(mimeType, fileName);
+  return loader;
 }

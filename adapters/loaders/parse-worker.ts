@@ -2,7 +2,7 @@
 import { workerData } from 'node:worker_threads';
 import { serveWorkerTasks } from '../../src/util/worker-tasks.js';
 import { fileLoaders, type FileLoaderOptions } from './file-loaders.js';
-import { loadFile } from './load-file.js';
+import { loaderFor } from './load-file.js';
 
 export interface ParseFileMessage {
   id: number;
@@ -13,8 +13,9 @@ export interface ParseFileMessage {
 
 const loaders = fileLoaders(workerData as FileLoaderOptions);
 
-serveWorkerTasks<ParseFileMessage>((message) =>
-  loadFile(loaders, {
+// Size and type were checked on the calling thread (`checkFile`): the type is not sniffed again.
+serveWorkerTasks<ParseFileMessage>(async (message) =>
+  loaderFor(loaders, message.mimeType, message.fileName).load({
     bytes: message.bytes,
     mimeType: message.mimeType,
     ...(message.fileName === undefined ? {} : { fileName: message.fileName }),

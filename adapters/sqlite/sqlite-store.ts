@@ -1,6 +1,7 @@
 import { RagdeskError } from '../../src/errors.js';
 import type { ChunkRecord } from '../../src/ports/records.js';
 import type { Store } from '../../src/ports/store.js';
+import { choiceOption } from '../../src/util/option-checks.js';
 import { agentQueries } from './agent-queries.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { chunkQueries } from './chunk-queries.js';
@@ -54,11 +55,7 @@ const DEFAULT_BATCH_SIZE = 1_000;
  * and never interleaves with another call of this process.
  */
 export function sqliteStore(options: SqliteStoreOptions): Store {
-  if (options.checkpoints !== undefined && options.checkpoints !== 'worker' && options.checkpoints !== 'inline') {
-    throw new RagdeskError('invalid_request', "sqliteStore: `checkpoints` must be 'worker' or 'inline'", {
-      details: { issues: [{ path: 'checkpoints', message: "must be 'worker' or 'inline'" }] },
-    });
-  }
+  const checkpoints = choiceOption('sqliteStore', 'checkpoints', options.checkpoints, ['worker', 'inline'], 'worker');
   const ownsDatabase = options.database === undefined;
   const db = options.database ?? openDatabase(requirePath(options.path));
   try {
@@ -73,7 +70,7 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
   const jobs = jobQueries(db, records);
   const agents = agentQueries(db);
   const lexical = lexicalSearch(db, { ...DEFAULT_LEXICAL_OPTIONS, ...options.lexical });
-  const checkpointer = ownsDatabase && options.checkpoints !== 'inline' ? checkpointerFor(db, options.path) : null;
+  const checkpointer = ownsDatabase && checkpoints === 'worker' ? checkpointerFor(db, options.path) : null;
   let closed = false;
 
   /** Runs one store operation: refuses after close, gives driver errors stable codes. */

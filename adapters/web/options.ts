@@ -1,5 +1,5 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
-import { RagdeskError } from '../../src/errors.js';
+import { choiceOption, integerOption } from '../../src/util/option-checks.js';
 
 /** One resolved address of a host name. */
 export interface ResolvedAddress {
@@ -48,7 +48,7 @@ export interface ResolvedWebLoaderOptions {
   lookup: (hostname: string) => Promise<ResolvedAddress[]>;
   isAllowedAddress: ((address: string, hostname: string) => boolean) | undefined;
   parser: 'worker' | 'main';
-  parserThreads: number | undefined;
+  parserThreads: number;
   parseTimeoutMs: number;
 }
 
@@ -59,35 +59,18 @@ async function defaultLookup(hostname: string): Promise<ResolvedAddress[]> {
   return answers.map((answer) => ({ address: answer.address, family: answer.family === 6 ? 6 : 4 }));
 }
 
-function positiveInteger(name: string, value: number | undefined, fallback: number, min = 1): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < min) {
-    throw new RagdeskError('invalid_request', `webLoader option ${name} must be an integer >= ${min}`, {
-      details: { issues: [{ path: name, message: `must be an integer >= ${min}` }] },
-    });
-  }
-  return value;
-}
-
 export function resolveOptions(options: WebLoaderOptions = {}): ResolvedWebLoaderOptions {
   return {
     allowPrivateNetwork: options.allowPrivateNetwork ?? false,
-    timeoutMs: positiveInteger('timeoutMs', options.timeoutMs, 15_000),
-    maxBytes: positiveInteger('maxBytes', options.maxBytes, 10 * 1024 * 1024),
-    maxRedirects: positiveInteger('maxRedirects', options.maxRedirects, 5, 0),
+    timeoutMs: integerOption('webLoader', 'timeoutMs', options.timeoutMs, 15_000),
+    maxBytes: integerOption('webLoader', 'maxBytes', options.maxBytes, 10 * 1024 * 1024),
+    maxRedirects: integerOption('webLoader', 'maxRedirects', options.maxRedirects, 5, 0),
     userAgent: options.userAgent?.trim() || DEFAULT_USER_AGENT,
-    perHostConcurrency: positiveInteger('perHostConcurrency', options.perHostConcurrency, 2),
+    perHostConcurrency: integerOption('webLoader', 'perHostConcurrency', options.perHostConcurrency, 2),
     lookup: options.lookup ?? defaultLookup,
     isAllowedAddress: options.isAllowedAddress,
-    parser: parserPlacement(options.parser),
-    parserThreads: options.parserThreads === undefined ? undefined : positiveInteger('parserThreads', options.parserThreads, 1),
-    parseTimeoutMs: positiveInteger('parseTimeoutMs', options.parseTimeoutMs, 60_000),
+    parser: choiceOption('webLoader', 'parser', options.parser, ['worker', 'main'], 'worker'),
+    parserThreads: integerOption('webLoader', 'parserThreads', options.parserThreads, 1),
+    parseTimeoutMs: integerOption('webLoader', 'parseTimeoutMs', options.parseTimeoutMs, 60_000),
   };
-}
-
-function parserPlacement(value: string | undefined): 'worker' | 'main' {
-  if (value === undefined || value === 'worker' || value === 'main') return value ?? 'worker';
-  throw new RagdeskError('invalid_request', `webLoader option parser must be 'worker' or 'main', got ${value}`, {
-    details: { issues: [{ path: 'parser', message: "must be 'worker' or 'main'" }] },
-  });
 }

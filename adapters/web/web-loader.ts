@@ -18,7 +18,7 @@ export function webLoader(options: WebLoaderOptions = {}): WebLoader {
     ? workerPool({
         entry: compiledWorkerEntry(import.meta.url, 'extract-worker.js'),
         timeoutMs: resolved.parseTimeoutMs,
-        ...(resolved.parserThreads === undefined ? {} : { threads: resolved.parserThreads }),
+        threads: resolved.parserThreads,
       })
     : undefined;
   const extract: PageExtractor = pool

@@ -3,6 +3,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
 import { RagdeskError, type RagdeskErrorCode } from '../errors.js';
+import { integerOption } from './option-checks.js';
 import type { SerializedError, WorkerReply } from './worker-tasks.js';
 
 /**
@@ -63,10 +64,10 @@ interface Slot {
 }
 
 export function workerPool(options: WorkerPoolOptions): WorkerPool {
-  const threads = positiveInteger('threads', options.threads, 1);
-  const timeoutMs = positiveInteger('timeoutMs', options.timeoutMs, DEFAULT_TASK_TIMEOUT_MS);
-  const maxHeapMb = positiveInteger('maxHeapMb', options.maxHeapMb, DEFAULT_WORKER_HEAP_MB);
-  const idleMs = positiveInteger('idleMs', options.idleMs, DEFAULT_IDLE_MS);
+  const threads = integerOption('workerPool', 'threads', options.threads, 1);
+  const timeoutMs = integerOption('workerPool', 'timeoutMs', options.timeoutMs, DEFAULT_TASK_TIMEOUT_MS);
+  const maxHeapMb = integerOption('workerPool', 'maxHeapMb', options.maxHeapMb, DEFAULT_WORKER_HEAP_MB);
+  const idleMs = integerOption('workerPool', 'idleMs', options.idleMs, DEFAULT_IDLE_MS);
   const queue: Job[] = [];
   const slots = new Set<Slot>();
   let nextRequestId = 0;
@@ -256,14 +257,4 @@ function outOfMemory(task: WorkerTask, maxHeapMb: number, cause: Error): Ragdesk
     cause,
     details: { mimeType: task.mimeType, reason: 'parser_out_of_memory', maxHeapMb },
   });
-}
-
-function positiveInteger(name: string, value: number | undefined, fallback: number): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < 1) {
-    throw new RagdeskError('invalid_request', `worker pool option ${name} must be a positive integer, got ${String(value)}`, {
-      details: { issues: [{ path: name, message: 'must be a positive integer' }] },
-    });
-  }
-  return value;
 }

@@ -141,6 +141,8 @@ describe('parser threads (fileLoading / webLoader parser: worker)', () => {
       return 'accepted';
     };
     expect(refused(() => fileLoading({ parser: 'gpu' as 'main' }))).toBe('invalid_request');
+    // The message names the option as the caller wrote it, not the pool's internal name.
+    expect(() => fileLoading({ parserThreads: 0 })).toThrow(/fileLoading option parserThreads/);
     expect(refused(() => fileLoading({ parserThreads: 0 }))).toBe('invalid_request');
     expect(refused(() => fileLoading({ parseTimeoutMs: 1.5 }))).toBe('invalid_request');
     expect(refused(() => webLoader({ parser: 'gpu' as 'main' }))).toBe('invalid_request');

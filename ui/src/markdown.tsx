@@ -60,7 +60,8 @@ function blocks(text: string): VNode[] {
   return out;
 }
 
-const INLINE = /(`+)([^`]+?)\1|\*\*([^*]+)\*\*|__([^_]+)__|\*([^*\s][^*]*)\*|_([^_\s][^_]*)_|\[([^\]]+)\]\(([^)\s]+)\)|(https?:\/\/[^\s<>()]+[^\s<>().,;:!?'"])/g;
+/** Code spans, strong, emphasis (underscores only at word edges, so `snake_case` stays), links, bare URLs. */
+const INLINE = /(`+)([^`]+?)\1|\*\*([^*]+)\*\*|(?<!\w)__([^_]+)__(?!\w)|\*([^*\s][^*]*)\*|(?<!\w)_([^_\s][^_]*)_(?!\w)|\[([^\]]+)\]\(([^)\s]+)\)|(https?:\/\/[^\s<>()]+[^\s<>().,;:!?'"])/g;
 
 function inline(text: string): ComponentChildren[] {
   const out: ComponentChildren[] = [];

@@ -118,15 +118,15 @@ function DatasourceRow({ datasource, pages, onSync, onDelete }: { datasource: Da
         {url ? <span class="muted small block">{url}</span> : null}
         {datasource.error ? <span class="error small block">{datasource.error}</span> : null}
       </td>
-      <td>{datasource.type.replace('_', ' ')}</td>
-      <td>
+      <td data-label="Type">{datasource.type.replace('_', ' ')}</td>
+      <td data-label="Status">
         <StatusBadge status={datasource.status} />
         {pages.length > 0 ? <span class="muted small block">{done} / {pages.length} pages</span> : null}
         {busy && pages.length > 0 ? <progress max={pages.length} value={done} aria-label="Pages synched" /> : null}
       </td>
-      <td class="num">{chunks}</td>
-      <td class="num">{tokens}</td>
-      <td>{formatDate(datasource.lastSynch)}</td>
+      <td class="num" data-label="Chunks">{chunks}</td>
+      <td class="num" data-label="Tokens">{tokens}</td>
+      <td data-label="Last sync">{formatDate(datasource.lastSynch)}</td>
       <td class="actions">
         {datasource.type !== 'text' ? (
           <button type="button" class="button small" onClick={onSync} disabled={busy} aria-label={`Re-sync ${datasource.name}`}>Re-sync</button>

@@ -1,5 +1,5 @@
 import { render } from 'preact';
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { Api, type Agent } from '../api.js';
 import { Chat } from '../chat.js';
 import '../chat.css';
@@ -37,8 +37,12 @@ function App() {
   const route = path.startsWith(uiBase) ? path.slice(uiBase.length).split('/').map(decodeURIComponent) : [''];
   const [section, id] = route;
 
+  const firstPath = useRef(path);
   useEffect(() => {
-    // Move focus to the new page's heading so keyboard and screen-reader users land on it.
+    // After an in-console navigation, move focus to the new page's heading so keyboard and
+    // screen-reader users land on it (a fresh page load keeps the browser's own start).
+    if (path === firstPath.current) return;
+    firstPath.current = '';
     const heading = document.querySelector<HTMLElement>('main h1');
     if (heading) {
       heading.tabIndex = -1;

@@ -105,6 +105,16 @@ describe.skipIf(skip !== null)('web console in Chromium against ragdesk serve', 
     figures['statuses seen while syncing'] = [...seen].join(' -> ');
     expect(await page.locator('tr[data-datasource="sample.pdf"] td.num').first().textContent()).not.toBe('0');
     await shot(page, '02-datastore-synched');
+    // Re-sync goes back through the queue and ends synched again.
+    const lastSync = await page.locator('tr[data-datasource="sample.docx"] td[data-label="Last sync"]').textContent();
+    await page.getByRole('button', { name: 'Re-sync sample.docx' }).click();
+    await expect
+      .poll(async () => {
+        const row = page.locator('tr[data-datasource="sample.docx"]');
+        return (await row.locator('[data-status]').getAttribute('data-status')) === 'synched' && (await row.locator('td[data-label="Last sync"]').textContent()) !== null;
+      }, { timeout: 30_000 })
+      .toBe(true);
+    expect(lastSync).toBeTruthy();
 
     // Search: the planted string of page two comes first, with its page number.
     await page.getByLabel('Query').fill(PLANTED.pdfPages[1]);
@@ -134,6 +144,13 @@ describe.skipIf(skip !== null)('web console in Chromium against ragdesk serve', 
     const snippet = await page.locator('.snippet pre').textContent();
     expect(snippet).toMatch(new RegExp(`<script src="${serve.origin}/widget.js" data-agent-id="[0-9a-f-]{36}" defer></script>`));
     const agentId = /data-agent-id="([^"]+)"/.exec(snippet ?? '')?.[1] as string;
+    await page.getByRole('button', { name: 'Edit Handbook helper' }).click();
+    await page.getByLabel('Description').fill('Answers from the handbook, with sources');
+    await page.getByLabel('Temperature').fill('0.3');
+    await page.getByRole('button', { name: 'Save agent' }).click();
+    await page.getByText('Answers from the handbook, with sources').waitFor();
+    const saved = (await (await fetch(`${serve.origin}/api/agents/${agentId}`, { headers: { authorization: `Bearer ${serve.key}` } })).json()) as { temperature: number; visibility: string };
+    expect(saved).toMatchObject({ temperature: 0.3, visibility: 'public' });
     await shot(page, '04-agents');
 
     // Chat: streamed Markdown answer with sources; the conversation continues.
@@ -243,6 +260,19 @@ describe.skipIf(skip !== null)('web console in Chromium against ragdesk serve', 
     await page.getByRole('heading', { name: 'Keyboard' }).waitFor();
     await page.locator('tr[data-datasource]').first().waitFor();
     await shot(page, '08-datastore-360px');
+    // Deleting asks first; Cancel keeps it, confirming removes it.
+    await page.getByRole('button', { name: 'Delete a-rather-long-file-name-for-a-narrow-screen.docx' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
+    expect(await page.locator('tr[data-datasource]').count()).toBe(1);
+    await page.getByRole('button', { name: 'Delete a-rather-long-file-name-for-a-narrow-screen.docx' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete datasource' }).click();
+    await page.getByText('Nothing here yet').waitFor();
+    await page.getByRole('link', { name: 'Datastores' }).first().click();
+    await page.getByRole('button', { name: 'Delete Keyboard' }).click();
+    await page.getByRole('dialog').getByRole('button', { name: 'Delete datastore' }).click();
+    await expect.poll(() => page.getByRole('link', { name: 'Keyboard' }).count()).toBe(0);
+    const listed = (await (await fetch(`${serve.origin}/api/datastores`, { headers: auth })).json()) as { name: string }[];
+    expect(listed.map((datastore) => datastore.name)).not.toContain('Keyboard');
     // Nothing visible sticks out of a 360 px screen (clipped, screen-reader-only text aside).
     const wide = await page.evaluate<string[]>(`[...document.querySelectorAll('body *')].filter((e) => !e.closest('thead, .sr-only') && e.getBoundingClientRect().right > 361).map((e) => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))`);
     expect(wide).toEqual([]);

@@ -41,6 +41,8 @@ describe.skipIf(skip !== null)('chat widget on another origin, and hostile text 
   let hostOrigin: string;
   let strangerOrigin: string;
   const servers: Server[] = [];
+  /** Error codes the handler logged (the scripted upstream failure), instead of stderr. */
+  const logged: string[] = [];
   let browser: Browser;
 
   beforeAll(async () => {
@@ -57,7 +59,7 @@ describe.skipIf(skip !== null)('chat widget on another origin, and hostile text 
     servers.push(host, stranger);
     hostOrigin = await listen(host);
     strangerOrigin = await listen(stranger);
-    const api = createServer(createHttpHandler(ragdesk, { ui: true, cors: { origins: [hostOrigin] } }));
+    const api = createServer(createHttpHandler(ragdesk, { ui: true, cors: { origins: [hostOrigin] }, logger: { error: (message, fields) => logged.push(String(fields.code)) } }));
     servers.push(api);
     apiOrigin = await listen(api);
     browser = await launchBrowser();
@@ -129,6 +131,35 @@ describe.skipIf(skip !== null)('chat widget on another origin, and hostile text 
     expect(await answer.locator('.fragment').first().textContent()).toContain('<script>');
     await expectInert(page, answer);
     await shot(page, '11-injection-as-text');
+    expect(page.dialogs).toEqual([]);
+    await page.close();
+  });
+
+  it('explains a key without the needed scope, and a stream that fails after it opened', async () => {
+    const reader = (await ragdesk.keys.create({ ownerId: 'site', name: 'reader', scopes: ['read'] })).key;
+    const page = await browser.page();
+    await page.goto(apiOrigin);
+    await page.getByLabel('API key').fill(reader);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByLabel('Name', { exact: true }).fill('Not allowed');
+    await page.getByRole('button', { name: 'Create datastore' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toBe('This API key lacks the "write" scope needed here.');
+
+    // The chat page sends the signed-in key: this one may not query, and says so.
+    await page.goto(`${apiOrigin}/chat/${agentId}`);
+    await page.getByLabel('Your question').fill('What is the refund policy?');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.locator('.turn-error').textContent().catch(() => '')).toBe('This API key lacks the "query" scope needed here.');
+
+    // Signed out, the public agent answers; a failure after the stream opened is shown plainly.
+    await page.getByRole('link', { name: 'ragdesk' }).click();
+    await page.getByRole('button', { name: 'Sign out' }).click();
+    model.enqueue({ kind: 'stream_error', endpoint: 'chat', pieces: 2 });
+    await page.goto(`${apiOrigin}/chat/${agentId}`);
+    await page.getByLabel('Your question').fill('What is the refund policy?');
+    await page.keyboard.press('Enter');
+    await expect.poll(() => page.locator('.turn-error').textContent().catch(() => '')).toMatch(/^The answer stopped with an error \(\w+\)$/);
+    expect(logged).toEqual(['upstream_failed']);
     expect(page.dialogs).toEqual([]);
     await page.close();
   });

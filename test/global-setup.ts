@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { existsSync, readdirSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { ROOT, staleBuildReason } from './reliability/compiled.js';
@@ -10,8 +11,24 @@ import { ROOT, staleBuildReason } from './reliability/compiled.js';
  */
 export default function setup(): void {
   const reason = staleBuildReason(['adapters/loaders/parse-worker.js'], join(ROOT, 'dist'));
-  if (reason === null) return;
-  console.log(`test setup: building dist/ (${reason})`);
-  const tsc = join(createRequire(import.meta.url).resolve('typescript/package.json'), '../bin/tsc');
-  execFileSync(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json')], { cwd: ROOT, stdio: 'inherit' });
+  if (reason !== null) {
+    console.log(`test setup: building dist/ (${reason})`);
+    const tsc = join(createRequire(import.meta.url).resolve('typescript/package.json'), '../bin/tsc');
+    execFileSync(process.execPath, [tsc, '-p', join(ROOT, 'tsconfig.build.json')], { cwd: ROOT, stdio: 'inherit' });
+  }
+  // The web console's assets (served by `ragdesk serve` and `createHttpHandler({ ui })`).
+  const uiReason = staleUiReason();
+  if (uiReason !== null) {
+    console.log(`test setup: building dist/ui (${uiReason})`);
+    execFileSync(process.execPath, [join(ROOT, 'ui/build.mjs')], { cwd: ROOT, stdio: 'inherit' });
+  }
+}
+
+function staleUiReason(): string | null {
+  const manifest = join(ROOT, 'dist/ui/manifest.json');
+  if (!existsSync(manifest)) return 'dist/ui/manifest.json is missing';
+  const built = statSync(manifest).mtimeMs;
+  const sources = readdirSync(join(ROOT, 'ui'), { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile());
+  const newer = sources.find((entry) => statSync(join(entry.parentPath, entry.name)).mtimeMs > built);
+  return newer ? `${newer.name} changed` : null;
 }

@@ -8,10 +8,10 @@ import { UsageError, type CliIo } from './io.js';
 import { openData } from './open-data.js';
 import { DEFAULT_OWNER } from './resolve.js';
 
-export const SERVE_USAGE = `ragdesk serve [--port 3000] [--host 127.0.0.1] [--data-dir ./data] [--owner local] [--demo]
+export const SERVE_USAGE = `ragdesk serve [--port 3000] [--host 127.0.0.1] [--data-dir ./data] [--owner local] [--demo] [--no-ui]
   --port 0 picks a free port. With env RAGDESK_API_KEY set, that key is the owner's admin key;
   otherwise an admin key is created on first start and printed once. --demo seeds a datastore and a
-  public agent from this package's docs on first run.`;
+  public agent from this package's docs on first run. The web console is served at / (--no-ui: API only).`;
 
 export interface ServeOptions {
   dataDir: string;
@@ -19,6 +19,8 @@ export interface ServeOptions {
   host: string;
   ownerId: string;
   demo: boolean;
+  /** Serve the web console, chat pages and widget.js (default true). */
+  ui: boolean;
   packageRoot: string;
 }
 
@@ -41,7 +43,9 @@ export function parseServeArgs(args: string[], packageRoot: string): ServeOption
       'data-dir': { type: 'string', default: './data' },
       owner: { type: 'string', default: DEFAULT_OWNER },
       demo: { type: 'boolean', default: false },
+      ui: { type: 'boolean', default: true },
     },
+    allowNegative: true,
   });
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port must be 0..65535, got ${JSON.stringify(values.port)}`);
@@ -51,6 +55,7 @@ export function parseServeArgs(args: string[], packageRoot: string): ServeOption
     dataDir: values['data-dir'] ?? './data',
     ownerId: values.owner ?? DEFAULT_OWNER,
     demo: values.demo ?? false,
+    ui: values.ui ?? true,
     packageRoot,
   };
 }
@@ -69,7 +74,7 @@ export async function startService(options: ServeOptions, io: CliIo): Promise<Ru
       }
     }
     const demo = options.demo ? await seedDemo(ragdesk, options.ownerId, options.packageRoot) : null;
-    const handler = createHttpHandler(ragdesk, { apiKeys });
+    const handler = createHttpHandler(ragdesk, { apiKeys, ui: options.ui });
     const server = createServer(handler);
     await listen(server, options.port, options.host);
     const { port } = server.address() as AddressInfo;
@@ -121,13 +126,16 @@ function printBanner(
   facts: { origin: string; options: ServeOptions; ragdesk: OpenedRagdesk; createdKey: string | null; configured: boolean; demo: DemoSeed | null },
 ): void {
   const { origin, options, ragdesk, createdKey, configured, demo } = facts;
-  const lines = [`ragdesk listening on ${origin}/api  (OpenAPI: ${origin}/api/openapi.json)`, `  data: ${options.dataDir}`];
+  // The console first: it is where a newcomer starts (the key to sign in with follows).
+  const lines = options.ui ? [`Open the console: ${origin}/`] : [];
+  lines.push(`ragdesk listening on ${origin}/api  (OpenAPI: ${origin}/api/openapi.json)`, `  data: ${options.dataDir}`);
   for (const note of ragdesk.notes) lines.push(`  ${note}`);
   if (configured) lines.push(`  API key: RAGDESK_API_KEY (admin key of owner "${options.ownerId}")`);
   else if (createdKey) lines.push(`  API key (admin, owner "${options.ownerId}"), shown once, keep it: ${createdKey}`);
   else lines.push(`  API keys: those of owner "${options.ownerId}" (ragdesk keys list / keys create --data-dir ${options.dataDir})`);
   if (demo) {
     lines.push(`  Demo: datastore ${demo.datastoreId} (${demo.documents} documents), public agent ${demo.agentId}${demo.created ? ' (seeded now)' : ''}`);
+    if (options.ui) lines.push(`  Chat with the demo agent: ${origin}/chat/${demo.agentId}`);
     const key = createdKey ?? (configured ? '$RAGDESK_API_KEY' : '<your key>');
     lines.push(
       '  Try:',

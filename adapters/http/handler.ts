@@ -5,6 +5,7 @@ import { nodeListener, type NodeListener } from './node-bridge.js';
 import { buildOpenApiDocument } from './openapi/document.js';
 import { resolveOptions, type HttpHandlerOptions } from './options.js';
 import { allRoutes } from './routes/index.js';
+import { UiServer } from './ui/serve-ui.js';
 
 export interface RagdeskHttpHandler extends NodeListener {
   /** The web-standard form for Hono and other fetch servers. */
@@ -26,9 +27,12 @@ export function createHttpHandler(ragdesk: Ragdesk, options: HttpHandlerOptions 
   const routes = allRoutes(() => openapi());
   const openapi = () => (document ??= buildOpenApiDocument(routes, resolved.basePath, { title: 'ragdesk', version: VERSION }));
   const dispatcher = new Dispatcher(ragdesk, resolved, routes);
-  const listener = nodeListener(dispatcher);
+  const api = nodeListener(dispatcher);
+  // The web console (opt-in): its page and assets answer first; every other request is the API's.
+  const ui = options.ui ? new UiServer(options.ui === true ? {} : options.ui, resolved.basePath, resolved.maxFileBytes) : null;
+  const listener: NodeListener = ui ? (request, response, next) => void (ui.serveNode(request, response) || api(request, response, next)) : api;
   return Object.assign(listener, {
-    fetch: (request: Request, info?: FetchInfo) => handleFetch(dispatcher, request, info),
+    fetch: async (request: Request, info?: FetchInfo) => ui?.serveFetch(request) ?? handleFetch(dispatcher, request, info),
     openapi: () => structuredClone(openapi()),
   });
 }

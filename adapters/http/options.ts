@@ -1,5 +1,6 @@
 import type { ApiKeyScope } from '../../src/ports/agent-records.js';
 import { CorsPolicy, type CorsOptions } from './cors.js';
+import type { UiOptions } from './ui/serve-ui.js';
 
 /** A key accepted from configuration (e.g. env `RAGDESK_API_KEY`), checked in memory, never stored. */
 export interface ConfiguredApiKey {
@@ -45,6 +46,11 @@ export interface HttpHandlerOptions {
    * `Access-Control-Allow-Origin` for allowed origins.
    */
   cors?: CorsOptions;
+  /**
+   * The web console, chat pages and `widget.js` (off by default): `true` serves them at `/`,
+   * `{ basePath: '/console' }` elsewhere. Static, built at `npm run build`; they call only this API.
+   */
+  ui?: boolean | UiOptions;
 }
 
 export interface ResolvedOptions {

@@ -80,7 +80,7 @@ const EXPECTED_ROUTES = [
   'POST /api/datastores/{id}/query', 'POST /api/datastores/upsert/{datastoreId}', 'POST /api/datastores/update/{datastoreId}',
   'POST /api/external/datastores/upsert/{datastoreId}', 'POST /api/external/datastores/update/{datastoreId}',
   'POST /api/datastores', 'GET /api/datastores', 'GET /api/datastores/{id}', 'PATCH /api/datastores/{id}', 'DELETE /api/datastores/{id}',
-  'POST /api/datasources', 'GET /api/datasources', 'GET /api/datasources/{id}', 'DELETE /api/datasources/{id}',
+  'POST /api/datasources', 'GET /api/datasources', 'GET /api/datasources/{id}', 'DELETE /api/datasources/{id}', 'POST /api/datasources/{id}/sync',
   'POST /api/external/datastores/file-upload/{datastoreId}', 'GET /api/openapi.json',
 ];
 

@@ -76,6 +76,23 @@ export const datasourceRoutes: Route[] = [
     },
   },
   {
+    method: 'POST',
+    path: '/datasources/{id}/sync',
+    operationId: 'syncDatasource',
+    summary:
+      'Re-sync: loads a file, web page or site datasource again (back through `pending`; unchanged chunks keep their embeddings). ' +
+      'A datasource still syncing is answered as it is; a text datasource changes through Datastore Update instead (409).',
+    tag: 'datasources',
+    auth: { scope: 'write' },
+    response: 'Datasource',
+    errors: [404, 409],
+    async run(context) {
+      const datasource = await ownedDatasource(context.ragdesk, requirePrincipal(context.principal), param(context, 'id'));
+      await readJsonObject(context.request, context.options.maxJsonBytes);
+      return json(await context.ragdesk.datasources.sync(datasource.id));
+    },
+  },
+  {
     method: 'DELETE',
     path: '/datasources/{id}',
     operationId: 'deleteDatasource',

@@ -1,0 +1,149 @@
+/**
+ * The console's only way to the server: the public HTTP API (docs/http.md), with the key the
+ * person signed in with. Errors keep the API's `{ error: { code, message, details } }`.
+ */
+export interface Datastore {
+  id: string;
+  name: string;
+  description: string;
+  embeddingModel: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export type DatasourceStatus = 'unsynched' | 'pending' | 'running' | 'synched' | 'error' | 'usage_limit_reached';
+
+export interface Datasource {
+  id: string;
+  datastoreId: string;
+  type: 'file' | 'text' | 'web_page' | 'web_site';
+  name: string;
+  status: DatasourceStatus;
+  groupId: string | null;
+  customId: string | null;
+  config: Record<string, unknown>;
+  error: string | null;
+  nbChunks: number;
+  nbTokens: number;
+  textSize: number;
+  createdAt: string;
+  updatedAt: string;
+  lastSynch: string | null;
+}
+
+export interface Fragment {
+  text: string;
+  score: number;
+  source: string;
+  datasource_id: string;
+  datasource_name: string;
+  custom_id: string | null;
+  chunk_id: string;
+  page_number: number | null;
+}
+
+export type ModelName = 'gpt_3_5_turbo' | 'gpt_3_5_turbo_16k' | 'gpt_4' | 'gpt_4_32k';
+
+export interface Agent {
+  id: string;
+  name: string;
+  description: string;
+  modelName: ModelName;
+  temperature: number;
+  visibility: 'public' | 'private';
+  systemPrompt: string | null;
+  userPrompt: string | null;
+  promptType: 'raw' | 'customer_support' | null;
+  datastoreIds: string[];
+  createdAt: string;
+  updatedAt: string;
+}
+
+export interface AgentInput {
+  name: string;
+  description: string;
+  modelName: ModelName;
+  temperature: number;
+  visibility: 'public' | 'private';
+  systemPrompt: string | null;
+  userPrompt: string | null;
+  tools: { type: 'datastore'; datastoreId: string }[];
+}
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly details: Record<string, unknown> = {},
+  ) {
+    super(message);
+  }
+
+  /** What to tell a person: the API's message, with the missing scope named for a 403. */
+  explain(): string {
+    if (this.status === 401) return 'This API key was refused (unknown, revoked or mistyped). Sign in again with a valid key.';
+    if (this.status === 403 && typeof this.details.scope === 'string') return `This API key lacks the "${this.details.scope}" scope needed here.`;
+    if (this.status === 402) return `Usage limit reached: ${this.message}`;
+    return this.message;
+  }
+}
+
+export async function errorFrom(response: Response): Promise<ApiError> {
+  try {
+    const body = (await response.json()) as { error?: { code?: string; message?: string; details?: Record<string, unknown> } };
+    return new ApiError(response.status, body.error?.code ?? 'error', body.error?.message ?? response.statusText, body.error?.details ?? {});
+  } catch {
+    return new ApiError(response.status, 'error', `${response.status} ${response.statusText}`);
+  }
+}
+
+export class Api {
+  constructor(
+    readonly base: string,
+    private readonly key: string | null,
+  ) {}
+
+  headers(json: boolean): Record<string, string> {
+    return { ...(this.key ? { authorization: `Bearer ${this.key}` } : {}), ...(json ? { 'content-type': 'application/json' } : {}) };
+  }
+
+  async request<T>(method: string, path: string, body?: unknown): Promise<T> {
+    const form = body instanceof FormData;
+    const response = await fetch(this.base + path, {
+      method,
+      headers: this.headers(body !== undefined && !form),
+      ...(body === undefined ? {} : { body: form ? body : JSON.stringify(body) }),
+    });
+    if (!response.ok) throw await errorFrom(response);
+    return (await response.json()) as T;
+  }
+
+  listDatastores = () => this.request<Datastore[]>('GET', '/datastores');
+  getDatastore = (id: string) => this.request<Datastore>('GET', `/datastores/${encodeURIComponent(id)}`);
+  createDatastore = (name: string, description: string) => this.request<Datastore>('POST', '/datastores', { name, description });
+  renameDatastore = (id: string, name: string) => this.request<Datastore>('PATCH', `/datastores/${encodeURIComponent(id)}`, { name });
+  deleteDatastore = (id: string) => this.request<Datastore>('DELETE', `/datastores/${encodeURIComponent(id)}`);
+  queryDatastore = (id: string, body: { query: string; topK: number; filters?: { custom_ids?: string[]; datasource_ids?: string[] } }) =>
+    this.request<Fragment[]>('POST', `/datastores/${encodeURIComponent(id)}/query`, body);
+
+  listDatasources = (datastoreId: string) => this.request<Datasource[]>('GET', `/datasources?datastoreId=${encodeURIComponent(datastoreId)}`);
+  uploadFile = (datastoreId: string, file: File, customId: string) => {
+    const form = new FormData();
+    form.set('type', 'file');
+    form.set('datastoreId', datastoreId);
+    if (customId) form.set('custom_id', customId);
+    form.set('file', file, file.name);
+    return this.request<Datasource>('POST', '/datasources', form);
+  };
+  addWeb = (body: { type: 'web_page' | 'web_site'; datastoreId: string; custom_id?: string; config: Record<string, string> }) =>
+    this.request<Datasource>('POST', '/datasources', body);
+  syncDatasource = (id: string) => this.request<Datasource>('POST', `/datasources/${encodeURIComponent(id)}/sync`);
+  deleteDatasource = (id: string) => this.request<Datasource>('DELETE', `/datasources/${encodeURIComponent(id)}`);
+
+  listAgents = () => this.request<Agent[]>('GET', '/agents');
+  getAgent = (id: string) => this.request<Agent>('GET', `/agents/${encodeURIComponent(id)}`);
+  createAgent = (input: AgentInput) => this.request<Agent>('POST', '/agents', input);
+  updateAgent = (id: string, input: AgentInput) => this.request<Agent>('PATCH', `/agents/${encodeURIComponent(id)}`, input);
+  deleteAgent = (id: string) => this.request<Agent>('DELETE', `/agents/${encodeURIComponent(id)}`);
+}

@@ -1,0 +1,108 @@
+import { render } from 'preact';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { Api, type Agent } from '../api.js';
+import { Chat } from '../chat.js';
+import '../chat.css';
+import './console.css';
+import { AgentsPage } from './agents.js';
+import { DatastorePage } from './datastore.js';
+import { DatastoresPage } from './datastores.js';
+import { Link, navigate } from './shared.js';
+import { SignIn } from './signin.js';
+
+const KEY_STORAGE = 'ragdesk.apiKey';
+
+/** Set by the server in the page (see adapters/http/ui/page.ts). */
+function meta(name: string, fallback: string): string {
+  return document.querySelector<HTMLMetaElement>(`meta[name="${name}"]`)?.content ?? fallback;
+}
+const apiBase = meta('ragdesk-api-base', '/api').replace(/\/$/, '');
+const uiBase = meta('ragdesk-ui-base', '/');
+const maxFileBytes = Number(meta('ragdesk-max-file-bytes', String(50 * 1024 * 1024)));
+
+function usePath(): string {
+  const [path, setPath] = useState(location.pathname);
+  useEffect(() => {
+    const changed = () => setPath(location.pathname);
+    addEventListener('popstate', changed);
+    return () => removeEventListener('popstate', changed);
+  }, []);
+  return path;
+}
+
+function App() {
+  const path = usePath();
+  const [key, setKey] = useState<string | null>(() => sessionStorage.getItem(KEY_STORAGE));
+  const api = useMemo(() => new Api(apiBase, key), [key]);
+  const route = path.startsWith(uiBase) ? path.slice(uiBase.length).split('/').map(decodeURIComponent) : [''];
+  const [section, id] = route;
+
+  const firstPath = useRef(path);
+  useEffect(() => {
+    // After an in-console navigation, move focus to the new page's heading so keyboard and
+    // screen-reader users land on it (a fresh page load keeps the browser's own start).
+    if (path === firstPath.current) return;
+    firstPath.current = '';
+    const heading = document.querySelector<HTMLElement>('main h1');
+    if (heading) {
+      heading.tabIndex = -1;
+      heading.focus();
+    }
+  }, [path]);
+
+  if (section === 'chat' && id) return <ChatPage agentId={id} apiKey={key} />;
+  if (!key) {
+    return (
+      <SignIn apiBase={apiBase} onSignedIn={(value) => {
+        sessionStorage.setItem(KEY_STORAGE, value);
+        setKey(value);
+        if (!section) navigate(`${uiBase}datastores`);
+      }} />
+    );
+  }
+  const signOut = () => {
+    sessionStorage.removeItem(KEY_STORAGE);
+    setKey(null);
+  };
+  let page;
+  if (section === 'agents') page = <AgentsPage api={api} uiBase={uiBase} editId={id ?? null} />;
+  else if (section === 'datastores' && id) page = <DatastorePage api={api} uiBase={uiBase} id={id} maxFileBytes={maxFileBytes} />;
+  else page = <DatastoresPage api={api} uiBase={uiBase} />;
+  return (
+    <>
+      <a class="skip" href="#main">Skip to content</a>
+      <header class="topbar">
+        <Link href={`${uiBase}datastores`} class="brand">ragdesk</Link>
+        <nav aria-label="Sections">
+          <Link href={`${uiBase}datastores`} class={section !== 'agents' ? 'active' : ''}>Datastores</Link>
+          <Link href={`${uiBase}agents`} class={section === 'agents' ? 'active' : ''}>Agents</Link>
+        </nav>
+        <button type="button" class="button small" onClick={signOut}>Sign out</button>
+      </header>
+      {page}
+    </>
+  );
+}
+
+/** `/chat/{agentId}`: public agents need no key; with a key the agent's name is shown. */
+function ChatPage({ agentId, apiKey }: { agentId: string; apiKey: string | null }) {
+  const [agent, setAgent] = useState<Agent | null>(null);
+  useEffect(() => {
+    performance.mark('ragdesk:interactive');
+    if (apiKey) new Api(apiBase, apiKey).getAgent(agentId).then(setAgent, () => setAgent(null));
+  }, [agentId, apiKey]);
+  return (
+    <div class="chat-page">
+      <header class="topbar">
+        {apiKey ? <Link href={`${uiBase}agents`} class="brand">ragdesk</Link> : <span class="brand">ragdesk</span>}
+        <span class="muted">{agent ? agent.name : 'Chat'}</span>
+      </header>
+      <main id="main" class="chat-main">
+        <h1 class="sr-only" tabIndex={-1}>Chat{agent ? ` with ${agent.name}` : ''}</h1>
+        <Chat apiBase={apiBase} agentId={agentId} apiKey={apiKey} storage={sessionStorage} greeting={agent?.description || 'Ask a question; answers cite their sources.'} />
+      </main>
+    </div>
+  );
+}
+
+render(<App />, document.getElementById('app') as HTMLElement);

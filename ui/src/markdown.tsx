@@ -1,0 +1,96 @@
+import type { ComponentChildren, VNode } from 'preact';
+
+/**
+ * A small Markdown renderer for model answers that builds Preact nodes directly, never HTML
+ * strings: whatever the text holds (`<script>`, `<img onerror>`), it reaches the page as text.
+ * Covers what answers use: paragraphs, headings, lists, fenced and inline code, emphasis, links
+ * (http, https and mailto only) and bracketed citations.
+ */
+export function Markdown({ text }: { text: string }): VNode {
+  return <div class="md">{blocks(text)}</div>;
+}
+
+function blocks(text: string): VNode[] {
+  const lines = text.replace(/\r\n?/g, '\n').split('\n');
+  const out: VNode[] = [];
+  let index = 0;
+  while (index < lines.length) {
+    const line = lines[index] as string;
+    const fence = /^\s*(```|~~~)/.exec(line);
+    if (fence) {
+      const code: string[] = [];
+      index++;
+      while (index < lines.length && !(lines[index] as string).trim().startsWith(fence[1] as string)) code.push(lines[index++] as string);
+      index++;
+      out.push(<pre key={out.length}><code>{code.join('\n')}</code></pre>);
+      continue;
+    }
+    const heading = /^(#{1,6})\s+(.*)$/.exec(line);
+    if (heading) {
+      const level = Math.min(6, (heading[1] as string).length + 2);
+      const Tag = `h${level}` as 'h3';
+      out.push(<Tag key={out.length}>{inline(heading[2] as string)}</Tag>);
+      index++;
+      continue;
+    }
+    const item = /^\s*([-*+]|\d+[.)])\s+/;
+    if (item.test(line)) {
+      const ordered = /\d/.test((item.exec(line) as RegExpExecArray)[1] as string);
+      const items: VNode[] = [];
+      while (index < lines.length && item.test(lines[index] as string)) {
+        items.push(<li key={items.length}>{inline((lines[index] as string).replace(item, ''))}</li>);
+        index++;
+      }
+      out.push(ordered ? <ol key={out.length}>{items}</ol> : <ul key={out.length}>{items}</ul>);
+      continue;
+    }
+    if (line.trim() === '') {
+      index++;
+      continue;
+    }
+    const paragraph: string[] = [];
+    while (index < lines.length) {
+      const next = lines[index] as string;
+      if (next.trim() === '' || /^\s*(```|~~~)/.test(next) || /^#{1,6}\s/.test(next) || item.test(next)) break;
+      paragraph.push(next);
+      index++;
+    }
+    out.push(<p key={out.length}>{inline(paragraph.join('\n'))}</p>);
+  }
+  return out;
+}
+
+/** Code spans, strong, emphasis (underscores only at word edges, so `snake_case` stays), links, bare URLs. */
+const INLINE = /(`+)([^`]+?)\1|\*\*([^*]+)\*\*|(?<!\w)__([^_]+)__(?!\w)|\*([^*\s][^*]*)\*|(?<!\w)_([^_\s][^_]*)_(?!\w)|\[([^\]]+)\]\(([^)\s]+)\)|(https?:\/\/[^\s<>()]+[^\s<>().,;:!?'"])/g;
+
+function inline(text: string): ComponentChildren[] {
+  const out: ComponentChildren[] = [];
+  let last = 0;
+  for (const match of text.matchAll(INLINE)) {
+    const at = match.index ?? 0;
+    if (at > last) out.push(text.slice(last, at));
+    last = at + match[0].length;
+    const key = out.length;
+    if (match[2] !== undefined) out.push(<code key={key}>{match[2]}</code>);
+    else if (match[3] !== undefined || match[4] !== undefined) out.push(<strong key={key}>{inline((match[3] ?? match[4]) as string)}</strong>);
+    else if (match[5] !== undefined || match[6] !== undefined) out.push(<em key={key}>{inline((match[5] ?? match[6]) as string)}</em>);
+    else if (match[7] !== undefined) {
+      const href = safeHref(match[8] as string);
+      out.push(href ? <a key={key} href={href} target="_blank" rel="noopener noreferrer nofollow">{inline(match[7])}</a> : match[0]);
+    } else if (match[9] !== undefined) {
+      out.push(<a key={key} href={match[9]} target="_blank" rel="noopener noreferrer nofollow">{match[9]}</a>);
+    }
+  }
+  if (last < text.length) out.push(text.slice(last));
+  return out;
+}
+
+/** Only web and mail links: `javascript:`, `data:` and the like stay plain text. */
+export function safeHref(url: string): string | null {
+  try {
+    const parsed = new URL(url);
+    return ['http:', 'https:', 'mailto:'].includes(parsed.protocol) ? parsed.href : null;
+  } catch {
+    return null;
+  }
+}

@@ -51,9 +51,17 @@ console.log(`consumer test in ${work}`);
 const packed = JSON.parse(run(npm, ['pack', '--json', '--pack-destination', work], ROOT))[0];
 const tarball = join(work, packed.filename);
 const files = packed.files.map((file) => file.path);
-check('the tarball has no docs/STATUS.md, tests or benchmarks', !files.some((path) => path === 'docs/STATUS.md' || path.startsWith('dist/test/') || path.startsWith('dist/benchmarks/')));
-check('the tarball has the officeparser bundle and its licence', files.includes('dist/vendor/officeparser.cjs') && files.includes('dist/vendor/officeparser.LICENSE'));
-console.log(`     tarball ${packed.filename}: ${(packed.size / 1024).toFixed(0)} KiB packed, ${(packed.unpackedSize / 1024 / 1024).toFixed(1)} MiB unpacked, ${files.length} files`);
+check(
+  'the tarball has no docs/STATUS.md, tests or benchmarks',
+  !files.some((path) => path === 'docs/STATUS.md' || path.startsWith('dist/test/') || path.startsWith('dist/benchmarks/')),
+);
+check(
+  'the tarball has the officeparser bundle and its licence',
+  files.includes('dist/vendor/officeparser.cjs') && files.includes('dist/vendor/officeparser.LICENSE'),
+);
+console.log(
+  `     tarball ${packed.filename}: ${(packed.size / 1024).toFixed(0)} KiB packed, ${(packed.unpackedSize / 1024 / 1024).toFixed(1)} MiB unpacked, ${files.length} files`,
+);
 
 // --- install ---------------------------------------------------------------------------------
 writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'consumer-app', private: true, type: 'module' }, null, 2));
@@ -86,7 +94,10 @@ for (const entry of readdirSync(modules)) {
   for (const name of names) sizes.set(name, sizeOf(join(modules, name)));
 }
 const total = [...sizes.values()].reduce((sum, size) => sum + size, 0) / 1024 / 1024;
-const largest = [...sizes].sort((a, b) => b[1] - a[1]).slice(0, 8).map(([name, size]) => `${name} ${(size / 1024 / 1024).toFixed(1)}`);
+const largest = [...sizes]
+  .sort((a, b) => b[1] - a[1])
+  .slice(0, 8)
+  .map(([name, size]) => `${name} ${(size / 1024 / 1024).toFixed(1)}`);
 console.log(`     node_modules: ${total.toFixed(1)} MiB in ${sizes.size} packages; largest (MiB): ${largest.join(', ')}`);
 check(`installed size within ${BUDGET_MIB} MiB`, total <= BUDGET_MIB, `${total.toFixed(1)} MiB`);
 for (const heavy of ['tesseract.js', 'tesseract.js-core', '@napi-rs/canvas', 'pdfjs-dist', 'js-tiktoken', 'pg', 'officeparser']) {
@@ -117,12 +128,24 @@ const imported = JSON.parse(run(process.execPath, ['imports.mjs'], app));
 for (const [specifier, result] of Object.entries(imported)) {
   if (specifier === 'ragdesk/testing') {
     // The conformance suites run on vitest, an optional peer that adapter authors install.
-    check(`import ${specifier} without vitest names the package`, result.ok || /'vitest'/.test(result.message), result.ok ? 'vitest found' : result.message);
+    check(
+      `import ${specifier} without vitest names the package`,
+      result.ok || /'vitest'/.test(result.message),
+      result.ok ? 'vitest found' : result.message,
+    );
   } else if (specifier === 'ragdesk/postgres') {
     // pg is an optional peer: without it the adapter must say which package to install.
-    check(`import ${specifier} without pg names the package`, !result.ok && result.code === 'invalid_adapter' && /'pg'/.test(result.message), result.message);
+    check(
+      `import ${specifier} without pg names the package`,
+      !result.ok && result.code === 'invalid_adapter' && /'pg'/.test(result.message),
+      result.message,
+    );
   } else {
-    check(`import ${specifier}`, result.ok && result.exports > 0, result.ok ? `${result.exports} exports` : `${result.code}: ${result.message}`);
+    check(
+      `import ${specifier}`,
+      result.ok && result.exports > 0,
+      result.ok ? `${result.exports} exports` : `${result.code}: ${result.message}`,
+    );
   }
 }
 
@@ -130,9 +153,23 @@ for (const [specifier, result] of Object.entries(imported)) {
 // Any Node app type-checks against @types/node; installed after the size was measured.
 attempt('npm install -D typescript @types/node', () => {
   const pinned = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).devDependencies;
-  run(npm, ['install', '--no-audit', '--no-fund', '--loglevel=error', '-D', `typescript@${pinned.typescript}`, `@types/node@${pinned['@types/node']}`], app);
+  run(
+    npm,
+    [
+      'install',
+      '--no-audit',
+      '--no-fund',
+      '--loglevel=error',
+      '-D',
+      `typescript@${pinned.typescript}`,
+      `@types/node@${pinned['@types/node']}`,
+    ],
+    app,
+  );
 });
-writeFileSync(join(app, 'main.ts'), `
+writeFileSync(
+  join(app, 'main.ts'),
+  `
 import { createRagdesk, isRagdeskError, RagdeskError, type Ragdesk } from 'ragdesk';
 import { openRagdesk } from 'ragdesk/node';
 import { fileLoaders, loadFile, MIME } from 'ragdesk/loaders';
@@ -158,15 +195,26 @@ export async function main(dataDir: string): Promise<number> {
   }
 }
 export const unused = [createRagdesk, memoryStore, localEmbeddings];
-`);
+`,
+);
 for (const resolution of ['node16', 'bundler']) {
   const module = resolution === 'node16' ? 'node16' : 'esnext';
   const config = {
-    compilerOptions: { strict: true, noEmit: true, skipLibCheck: false, target: 'es2022', module, moduleResolution: resolution, types: ['node'] },
+    compilerOptions: {
+      strict: true,
+      noEmit: true,
+      skipLibCheck: false,
+      target: 'es2022',
+      module,
+      moduleResolution: resolution,
+      types: ['node'],
+    },
     files: ['main.ts'],
   };
   writeFileSync(join(app, `tsconfig.${resolution}.json`), JSON.stringify(config, null, 2));
-  attempt(`tsc --noEmit with moduleResolution ${resolution} (skipLibCheck false)`, () => run(process.execPath, ['node_modules/typescript/bin/tsc', '-p', `tsconfig.${resolution}.json`], app));
+  attempt(`tsc --noEmit with moduleResolution ${resolution} (skipLibCheck false)`, () =>
+    run(process.execPath, ['node_modules/typescript/bin/tsc', '-p', `tsconfig.${resolution}.json`], app),
+  );
 }
 
 // --- the CLI --------------------------------------------------------------------------------
@@ -175,7 +223,10 @@ const documents = join(work, 'documents');
 mkdirSync(documents);
 const { makePdf } = await import(join(fixtures, 'pdf-writer.js'));
 const { makeDocx } = await import(join(fixtures, 'ooxml.js'));
-writeFileSync(join(documents, 'handbook.pdf'), makePdf([['Chapter one: the kettle is in the kitchen.'], ['Chapter two: the lighthouse keeper counts 4711 gulls.']], 'Handbook'));
+writeFileSync(
+  join(documents, 'handbook.pdf'),
+  makePdf([['Chapter one: the kettle is in the kitchen.'], ['Chapter two: the lighthouse keeper counts 4711 gulls.']], 'Handbook'),
+);
 writeFileSync(join(documents, 'memo.docx'), makeDocx(['Memo', 'The quarterly budget for the orchard is 9,250 crowns.']));
 const dataDir = join(work, 'data');
 attempt('npx ragdesk help', () => {
@@ -183,17 +234,41 @@ attempt('npx ragdesk help', () => {
   if (!/ragdesk <command>/.test(out)) throw new Error(`unexpected help output: ${out.slice(0, 300)}`);
 });
 for (const file of ['handbook.pdf', 'memo.docx']) {
-  attempt(`ragdesk ingest ${file}`, () => run(npm, ['exec', '--', 'ragdesk', 'ingest', join(documents, file), '--datastore', 'docs', '--data-dir', dataDir], app).trim().split('\n').pop());
+  attempt(`ragdesk ingest ${file}`, () =>
+    run(npm, ['exec', '--', 'ragdesk', 'ingest', join(documents, file), '--datastore', 'docs', '--data-dir', dataDir], app)
+      .trim()
+      .split('\n')
+      .pop(),
+  );
 }
 attempt('ragdesk query finds the PDF page', () => {
-  const out = run(npm, ['exec', '--', 'ragdesk', 'query', 'how many gulls does the lighthouse keeper count', '--datastore', 'docs', '--json', '--data-dir', dataDir], app);
+  const out = run(
+    npm,
+    [
+      'exec',
+      '--',
+      'ragdesk',
+      'query',
+      'how many gulls does the lighthouse keeper count',
+      '--datastore',
+      'docs',
+      '--json',
+      '--data-dir',
+      dataDir,
+    ],
+    app,
+  );
   if (!out.includes('4711')) throw new Error(`the answer's page is missing: ${out.slice(0, 600)}`);
   const page = /"page_number":\s*2\b/.test(out);
   if (!page) throw new Error(`page 2 is not cited: ${out.slice(0, 600)}`);
   return 'page 2 cited';
 });
 attempt('ragdesk query finds the DOCX text (bundled officeparser)', () => {
-  const out = run(npm, ['exec', '--', 'ragdesk', 'query', 'orchard budget crowns', '--datastore', 'docs', '--json', '--data-dir', dataDir], app);
+  const out = run(
+    npm,
+    ['exec', '--', 'ragdesk', 'query', 'orchard budget crowns', '--datastore', 'docs', '--json', '--data-dir', dataDir],
+    app,
+  );
   if (!out.includes('9,250')) throw new Error(out.slice(0, 600));
 });
 

@@ -71,7 +71,7 @@ export class RagdeskError extends Error {
     this.retryable = options.retryable ?? false;
   }
 
-  /** The JSON body shape of SPEC errors: `{ error: { code, message, details? } }`. */
+  /** The JSON body shape of errors: `{ error: { code, message, details? } }`. */
   toJSON(): { error: { code: RagdeskErrorCode; message: string; details?: Record<string, unknown> } } {
     return {
       error: {

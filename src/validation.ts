@@ -65,7 +65,7 @@ export const metadataSchema = z.preprocess<unknown, typeof metadataRecord, z.inp
 
 export const idSchema = z.string().min(1).max(200);
 
-/** SPEC "Filters object". Empty lists place no restriction. */
+/** The API's "Filters object". Empty lists place no restriction. */
 export const filtersSchema = z.object({
   custom_ids: z.array(idSchema).max(1000).optional(),
   datasource_ids: z.array(idSchema).max(1000).optional(),

@@ -11,4 +11,8 @@ runCli(process.argv.slice(2), processIo, PACKAGE_ROOT).then((code) => {
   // `serve` has closed its server and store; nothing else should keep the process alive, but a
   // stray timer in a dependency must not keep a finished command hanging.
   setTimeout(() => process.exit(code), 2_000).unref();
+}, (error: unknown) => {
+  // runCli answers every failure it knows with an exit code; anything else is a bug worth its stack.
+  process.stderr.write(`ragdesk: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exitCode = 1;
 });

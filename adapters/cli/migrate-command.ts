@@ -1,11 +1,10 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import pg from 'pg';
 import { isRagdeskError, migrateStore, type MigrationProgress } from '../../src/index.js';
 import type { Store } from '../../src/ports/store.js';
 import type { VectorIndex } from '../../src/ports/vector-index.js';
-import { postgres } from '../postgres/index.js';
+import { loadPg } from '../postgres/pg-module.js';
 import { sqliteStore } from '../sqlite/index.js';
 import { processIo, UsageError, type CliIo } from './io.js';
 
@@ -38,6 +37,8 @@ export async function runMigrateCommand(args: string[], io: CliIo = processIo): 
   const schema = values.schema ?? 'ragdesk';
   let source: Store | undefined;
   let target: { store: Store; index: VectorIndex } | undefined;
+  // Loaded here, not at the top: the rest of the CLI works without the optional `pg` package.
+  const [pg, { postgres }] = await Promise.all([loadPg(), import('../postgres/index.js')]);
   const pool = new pg.Pool({ connectionString: values.to, max: 4 });
   pool.on('error', () => undefined);
   try {

@@ -17,7 +17,7 @@ export interface RagdeskHttpHandler extends NodeListener {
 const VERSION = '0.1.0';
 
 /**
- * The HTTP API of SPEC.md over a ragdesk instance, mountable on any Node server: call it as
+ * The HTTP API (docs/api.md) over a ragdesk instance, mountable on any Node server: call it as
  * `(req, res, next?)` (node:http, Express, Fastify) or use `.fetch(request)` (Hono, fetch servers).
  * Replaces no globals and keeps no state beyond the options (and the optional rate limiter).
  */

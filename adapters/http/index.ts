@@ -1,5 +1,5 @@
 /**
- * `ragdesk/http`: the service interface of SPEC.md over any Node server.
+ * `ragdesk/http`: the HTTP API (docs/api.md) over any Node server.
  *
  *   const handler = createHttpHandler(ragdesk);
  *   http.createServer(handler)                       // node:http

@@ -28,7 +28,7 @@ export interface RateLimiter {
 }
 
 export interface HttpHandlerOptions {
-  /** Path prefix of every route (default `/api`, as in SPEC). */
+  /** Path prefix of every route (default `/api`, as the reference service's clients expect). */
   basePath?: string;
   /** Largest JSON body in bytes (default 10 MiB); larger is 413. */
   maxJsonBytes?: number;

@@ -21,16 +21,16 @@ export const agentUpdateBodySchema = schemas.agentUpdateSchema
 
 export const datastoreCreateBodySchema = schemas.datastoreCreateSchema;
 
-/** SPEC endpoint 5 wraps the documents: `{ "documents": [...] }`. */
+/** Datastore Upsert wraps the documents: `{ "documents": [...] }`. */
 export const upsertBodySchema = z.object({ documents: schemas.upsertSchema });
 
-/** SPEC endpoint 7, form B (JSON): web pages and sites; files come as multipart (form A). */
+/** form B (JSON): web pages and sites; files come as multipart (form A). */
 export const webDatasourceBodySchema = z.discriminatedUnion('type', [
   schemas.webPageDatasourceSchema,
   schemas.webSiteDatasourceSchema,
 ]);
 
-/** SPEC endpoint 7, form A: the text fields of the multipart form (the file part is checked apart). */
+/** form A: the text fields of the multipart form (the file part is checked apart). */
 export const fileFormFieldsSchema = z.object({
   type: z.literal('file'),
   datastoreId: schemas.idSchema,
@@ -38,7 +38,7 @@ export const fileFormFieldsSchema = z.object({
   custom_id: schemas.idSchema.optional(),
 });
 
-/** SPEC endpoint 8: the datastore comes from the path. */
+/** Datastore File Upload: the datastore comes from the path. */
 export const fileUploadFieldsSchema = fileFormFieldsSchema.omit({ type: true, datastoreId: true });
 
 export type AgentTool = z.output<typeof agentToolSchema>;

@@ -30,7 +30,7 @@ export const MAX_BYTES = Symbol.for('ragdesk.loaders.maxBytes');
 export type FileLoaderList = Loader[] & { [MAX_BYTES]?: number };
 
 /**
- * Loaders for the mime types of SPEC.md (CSV, plain text, Markdown, PDF, JSON, PPTX, DOCX, XLSX)
+ * Loaders for the mime types Datasource Create accepts (CSV, plain text, Markdown, PDF, JSON, PPTX, DOCX, XLSX)
  * plus HTML. Pick one with `loadFile`, which sniffs the type and enforces the size limit.
  */
 export function fileLoaders(options: FileLoaderOptions = {}): FileLoaderList {

@@ -1,4 +1,4 @@
-/** Mime types the file loaders read: the eight of SPEC.md endpoint 7 plus `text/html`. */
+/** Mime types the file loaders read: the eight that Datasource Create accepts plus `text/html`. */
 export const MIME = {
   csv: 'text/csv',
   text: 'text/plain',

@@ -4,7 +4,9 @@ import { checkArchiveSize } from './archive-limits.js';
 import { couldNotParse, payloadTooLarge } from './loader-errors.js';
 import { MIME } from './mime-types.js';
 import { officeSections } from './office-sections.js';
+import { loadOfficeParser } from './officeparser-module.js';
 import { countPdfPages, countPptxSlides } from './page-count.js';
+import { loadPdf } from './pdf-text.js';
 
 export interface OfficeLoaderLimits {
   /** Cap on the bytes a DOCX/PPTX/XLSX may inflate to, declared and actual. */
@@ -20,10 +22,10 @@ const FILE_TYPES: Readonly<Record<string, SupportedFileType>> = {
   [MIME.xlsx]: 'xlsx',
 };
 
-// Loaded on first use: pdfjs and the XML stack are heavy and most callers never parse an office file.
+// Loaded on first use: the XML stack is heavy and most callers never parse an office file.
 let officeparser: Promise<{ OfficeParser: typeof OfficeParserClass }> | undefined;
 
-/** PDF, DOCX, PPTX and XLSX through officeparser's AST, keeping pages, slides and sheets. */
+/** PDF (pages, through pdf.js) and DOCX, PPTX, XLSX (slides and sheets, through officeparser's AST). */
 export function officeLoader(limits: OfficeLoaderLimits): Loader {
   return {
     name: 'officeparser',
@@ -37,8 +39,7 @@ export function officeLoader(limits: OfficeLoaderLimits): Loader {
         const declared = fileType === 'pdf' ? await countPdfPages(input.bytes) : fileType === 'pptx' ? countPptxSlides(input.bytes) : 0;
         assertPages(declared, limits.maxPages);
       }
-      const ast = await parse(input, fileType, limits);
-      const document = officeSections(ast, input.mimeType);
+      const document = fileType === 'pdf' ? await loadPdf(input) : officeSections(await parse(input, fileType, limits), input.mimeType);
       if (limits.maxPages !== undefined) assertPages(document.totalPages ?? 0, limits.maxPages);
       return document;
     },
@@ -52,7 +53,7 @@ function assertPages(pages: number, maxPages: number): void {
 }
 
 async function parse(input: LoadInput, fileType: SupportedFileType, limits: OfficeLoaderLimits): Promise<OfficeParserAST> {
-  officeparser ??= import('officeparser');
+  officeparser ??= loadOfficeParser();
   const { OfficeParser } = await officeparser;
   const config: OfficeParserConfig = {
     fileType,

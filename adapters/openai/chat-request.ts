@@ -10,8 +10,8 @@ export type ChatBody = Omit<ChatCompletionCreateParamsNonStreaming, 'stream' | '
 
 /**
  * The request body, with only the settings the caller gave (an absent temperature means the
- * server's default, not 0). `temperature` passes through unchanged: SPEC's 0..1 is a sub-range
- * of OpenAI's 0..2, as in the service SPEC describes.
+ * server's default, not 0). `temperature` passes through unchanged: the API's 0..1 is a sub-range
+ * of OpenAI's 0..2, as in the reference service.
  */
 export function chatBody(request: ChatRequest, models: ModelTable, defaultModel: string, maxTokensField: MaxTokensField): ChatBody {
   const model = request.model === '' ? defaultModel : isSpecModelName(request.model) ? models[request.model].id : request.model;

@@ -8,7 +8,7 @@ import { checkOptions, connect, type OpenAIConnectionOptions } from './connectio
 import { modelTable, type ModelEntry } from './models.js';
 
 export interface OpenAIChatOptions extends OpenAIConnectionOptions {
-  /** SPEC model name → model id and context window, entry by entry (default `SPEC_MODEL_TABLE`). */
+  /** API model name → model id and context window, entry by entry (default `SPEC_MODEL_TABLE`). */
   models?: Partial<Record<SpecModelName, ModelEntry>>;
   /** Model used when a request names none; also part of `name`. Default: the `gpt_3_5_turbo` entry. */
   model?: string;

@@ -9,9 +9,9 @@ export interface ModelEntry {
 export type ModelTable = Readonly<Record<SpecModelName, ModelEntry>>;
 
 /**
- * SPEC model names → current OpenAI models. The SPEC names are of retired models; each maps to the
+ * API model names → current OpenAI models. These names are of retired models; each maps to the
  * current non-reasoning model of the same tier (reasoning models refuse `temperature`, `top_p` and
- * the penalties that SPEC queries carry). gpt-4.1-mini costs about what gpt-3.5-turbo did and beats
+ * the penalties that agent queries carry). gpt-4.1-mini costs about what gpt-3.5-turbo did and beats
  * it; gpt-4.1 replaces gpt-4 at a fraction of its price. Both have a 1,047,576-token window; the
  * agent core still caps context and memory by its own budget, so a big window does not mean big
  * prompts. Override per name with `openaiChat({ models })`, e.g. for Ollama or vLLM model ids.

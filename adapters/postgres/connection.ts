@@ -1,5 +1,9 @@
-import pg from 'pg';
+import type pg from 'pg';
 import { RagdeskError } from '../../src/errors.js';
+import { loadPg } from './pg-module.js';
+
+// An optional peer dependency: importing the adapter without it fails here, naming the package.
+const pgClient = await loadPg();
 
 /** What the adapter runs SQL on: a `pg.Pool` or one of its checked-out clients (inside a transaction). */
 export interface Queryable {
@@ -41,7 +45,7 @@ export function openPool(options: PostgresConnectionOptions): PoolHandle {
   if (typeof options.connectionString !== 'string' || options.connectionString === '') {
     throw new RagdeskError('invalid_request', 'the Postgres adapter needs a `pool` or a `connectionString`');
   }
-  const pool = new pg.Pool({
+  const pool = new pgClient.Pool({
     connectionString: options.connectionString,
     max: options.poolSize ?? DEFAULT_POOL_SIZE,
     // A process that only holds idle connections may exit; the store does not keep it alive.
@@ -150,10 +154,10 @@ export function translateError(error: unknown, action: string): RagdeskError {
 
 /** Double-quoted identifier (schema names come from options). */
 export function quoteIdentifier(name: string): string {
-  return pg.escapeIdentifier(name);
+  return pgClient.escapeIdentifier(name);
 }
 
 /** Single-quoted string literal, for the few statements that cannot take parameters. */
 export function quoteLiteral(value: string): string {
-  return pg.escapeLiteral(value);
+  return pgClient.escapeLiteral(value);
 }

@@ -73,7 +73,7 @@ export class AgentService {
     return records.map(toAgent);
   }
 
-  /** SPEC endpoint 2: PATCH semantics, `description` required; returns the full agent. */
+  /** Agent Update: PATCH semantics, `description` required; returns the full agent. */
   async update(id: string, input: AgentUpdateInput): Promise<Agent> {
     const parsed = parseInput(agentUpdateSchema, input, 'agent update');
     const current = await this.record(id);
@@ -89,14 +89,14 @@ export class AgentService {
     return toAgent(updated);
   }
 
-  /** SPEC endpoint 3: deletes the agent with its conversations; returns the agent as it was. */
+  /** Agent Delete: deletes the agent with its conversations; returns the agent as it was. */
   async delete(id: string): Promise<Agent> {
     const current = await this.record(id);
     if (!(await this.context.store.deleteAgent(id))) throw notFound('agent', id);
     return toAgent(current);
   }
 
-  /** SPEC endpoint 1: retrieve, assemble the prompt with the conversation so far, answer, remember. */
+  /** Agent Query: retrieve, assemble the prompt with the conversation so far, answer, remember. */
   async query(id: string, input: AgentQueryInput, options: AgentCallOptions = {}): Promise<AgentResponse> {
     return this.context.operation(async () => {
       // Closing the instance cancels the model call (its duration is the model's, not ours).

@@ -1,9 +1,9 @@
 import type { AgentRecord, MessageUsage, SourceEntry } from '../ports/agent-records.js';
 
-/** An agent as the library returns it: the SPEC "Agent" fields plus its datastores and timestamps. */
+/** An agent as the library returns it: the The API's "Agent" fields plus its datastores and timestamps. */
 export type Agent = AgentRecord;
 
-/** SPEC endpoint 1 response, plus the message id, token usage and the model that answered. */
+/** Agent Query response, plus the message id, token usage and the model that answered. */
 export interface AgentResponse {
   answer: string;
   conversationId: string;

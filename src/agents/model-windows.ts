@@ -1,7 +1,7 @@
 import type { SpecModelName } from '../ports/agent-records.js';
 
 /**
- * Context windows of the SPEC model names as OpenAI documented them, used when the chat adapter does
+ * Context windows of the API model names as OpenAI documented them, used when the chat adapter does
  * not say (`ChatModel.resolveModel`). They only bound prompt budgets; a larger real window is fine.
  */
 export const SPEC_MODEL_WINDOWS: Record<SpecModelName, number> = {

@@ -1,7 +1,7 @@
 import type { PromptType } from '../ports/agent-records.js';
 
 /**
- * The prompts an agent uses when it sets none, and the two deprecated SPEC presets. `{query}` and
+ * The prompts an agent uses when it sets none, and the two deprecated presets of the API. `{query}` and
  * `{context}` are replaced at query time.
  */
 export const DEFAULT_SYSTEM_PROMPT =

@@ -1,9 +1,9 @@
 import { z } from 'zod';
 import { filtersSchema, idSchema, nonBlankString } from '../validation.js';
 
-/** SPEC agent model names (Agent, Agent Update). */
+/** API model names of agents (Agent, Agent Update). */
 export const specModelNameSchema = z.enum(['gpt_3_5_turbo', 'gpt_3_5_turbo_16k', 'gpt_4', 'gpt_4_32k']);
-/** SPEC Agent Query narrows `modelName` to three of them. */
+/** Agent Query narrows `modelName` to three of them. */
 export const queryModelNameSchema = z.enum(['gpt_3_5_turbo', 'gpt_3_5_turbo_16k', 'gpt_4']);
 export const promptTypeSchema = z.enum(['raw', 'customer_support']);
 export const visibilitySchema = z.enum(['public', 'private']);
@@ -14,7 +14,7 @@ const name = nonBlankString.pipe(z.string().max(200));
 const description = z.string().max(10_000);
 const datastoreIds = z.array(idSchema).max(100);
 
-/** Agent Create: SPEC marks `description` as required on update; creation asks the same. */
+/** Agent Create: `description` is required, as it is on update. */
 export const agentCreateSchema = z.strictObject({
   name,
   description,
@@ -28,7 +28,7 @@ export const agentCreateSchema = z.strictObject({
   datastoreIds: datastoreIds.default([]),
 });
 
-/** SPEC endpoint 2 (PATCH): `description` required, every other field optional; absent = unchanged. */
+/** Agent Update (PATCH): `description` required, every other field optional; absent = unchanged. */
 export const agentUpdateSchema = z.strictObject({
   description,
   name: name.optional(),
@@ -42,7 +42,7 @@ export const agentUpdateSchema = z.strictObject({
   datastoreIds: datastoreIds.optional(),
 });
 
-/** SPEC endpoint 1 body. `streaming` is accepted here; the HTTP adapter uses it to pick SSE. */
+/** Agent Query body. `streaming` is accepted here; the HTTP adapter uses it to pick SSE. */
 export const agentQuerySchema = z.strictObject({
   query: nonBlankString.pipe(z.string().max(20_000)),
   conversationId: idSchema.optional(),

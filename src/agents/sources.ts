@@ -3,7 +3,7 @@ import type { SourceEntry } from '../ports/agent-records.js';
 import type { DatasourceRef } from '../ports/records.js';
 
 /**
- * SPEC "Source entry" list: one entry per datasource, best first, each describing the best chunk of
+ * The API's "Source entry" list: one entry per datasource, best first, each describing the best chunk of
  * that datasource the model was given. `fragments` must be best first already.
  */
 export function buildSources(

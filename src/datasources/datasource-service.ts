@@ -42,7 +42,7 @@ export class DatasourceService {
   }
 
   /**
-   * SPEC endpoint 7: creates a `file`, `web_page` or `web_site` datasource in `pending` and queues
+   * Datasource Create: creates a `file`, `web_page` or `web_site` datasource in `pending` and queues
    * its sync. A file's size and type are checked first: nothing is stored for a refused file.
    */
   async create(input: DatasourceCreateInput): Promise<DatasourceRecord> {

@@ -10,7 +10,7 @@ const common = {
   metadata: metadataSchema.optional(),
 };
 
-/** SPEC endpoint 7, form A (the multipart fields, with the file as bytes). */
+/** form A (the multipart fields, with the file as bytes). */
 export const fileDatasourceSchema = z.object({
   ...common,
   type: z.literal('file'),
@@ -21,7 +21,7 @@ export const fileDatasourceSchema = z.object({
   }),
 });
 
-/** SPEC endpoint 7, form B. */
+/** form B. */
 export const webPageDatasourceSchema = z.object({
   ...common,
   type: z.literal('web_page'),

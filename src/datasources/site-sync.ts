@@ -8,7 +8,7 @@ import { newDatasource } from './new-datasource.js';
 import type { DatasourceEvents } from './events.js';
 import { usageLimit } from './usage-limits.js';
 
-/** Default page cap of a site sync (SPEC leaves it open; the issue asks for 100). */
+/** Default page cap of a site sync (the API leaves it open; 100 keeps a first sync short). */
 export const DEFAULT_MAX_PAGES = 100;
 
 /**

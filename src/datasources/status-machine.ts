@@ -2,7 +2,7 @@ import { RagdeskError } from '../errors.js';
 import type { DatasourceStatus } from '../ports/records.js';
 
 /**
- * SPEC "States and transitions": the allowed moves of a datasource's status. A re-sync of a finished
+ * The API's "States and transitions": the allowed moves of a datasource's status. A re-sync of a finished
  * datasource goes back through `pending`; `running` only ends in one of the three outcomes, or
  * returns to `pending` when a transient failure schedules a retry or a restart resumes the job.
  */

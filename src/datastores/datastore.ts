@@ -48,7 +48,7 @@ export class Datastore {
   }
 
   /**
-   * SPEC endpoint 5: adds documents, each as a `text` datasource of this datastore. All documents
+   * Datastore Upsert: adds documents, each as a `text` datasource of this datastore. All documents
    * are validated before anything is written. Returns the new datasource ids, in input order.
    */
   async upsert(documents: readonly DocumentInput[]): Promise<{ ids: string[] }> {
@@ -68,7 +68,7 @@ export class Datastore {
   }
 
   /**
-   * SPEC endpoint 6: replaces the text (and optionally name and metadata) of one document. Only
+   * Datastore Update: replaces the text (and optionally name and metadata) of one document. Only
    * chunks whose text changed are embedded again; unchanged text is a no-op for the index.
    */
   async update(input: DocumentUpdateInput): Promise<{ id: string }> {
@@ -87,7 +87,7 @@ export class Datastore {
     });
   }
 
-  /** SPEC endpoint 4: the fragments most similar to the query, best first. Hybrid by default. */
+  /** Datastore Query: the fragments most similar to the query, best first. Hybrid by default. */
   async query(input: DatastoreQueryInput): Promise<DocumentFragment[]> {
     const parsed = parseInput(datastoreQuerySchema, input, 'datastore query');
     return this.context.operation(async () => retrieve(this.context, await this.current(), parsed));

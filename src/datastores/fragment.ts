@@ -1,7 +1,7 @@
 import type { ChunkRecord, DatasourceRef, Metadata } from '../ports/records.js';
 
 /**
- * SPEC "Document fragment" (`text`, `score`, `source`, `datasource_id`, `datasource_name`) plus the
+ * The API's "Document fragment" (`text`, `score`, `source`, `datasource_id`, `datasource_name`) plus the
  * richer fields citations need.
  */
 export interface DocumentFragment {

@@ -30,12 +30,12 @@ const documentText = z
   .max(MAX_DOCUMENT_CHARS)
   .refine((value) => value.trim().length > 0, { message: 'must not be empty' });
 
-/** SPEC "Document (upsert input)". */
+/** The API's "Document (upsert input)". */
 export const documentSchema = z.object({
   text: documentText,
   name: z.string().max(500).optional(),
   metadata: metadataSchema.optional(),
-  /** Tenant id for `filters.custom_ids` (an extension: SPEC sets it on file datasources). */
+  /** Tenant id for `filters.custom_ids` (an extension: the API sets it on file datasources). */
   custom_id: idSchema.optional(),
 });
 
@@ -49,7 +49,7 @@ export const upsertSchema = z
     when: (payload) => payload.issues.length === 0,
   });
 
-/** SPEC endpoint 6: `id` is the datasource (document) to replace. */
+/** Datastore Update: `id` is the datasource (document) to replace. */
 export const documentUpdateSchema = z.object({
   id: idSchema,
   text: documentText,
@@ -59,7 +59,7 @@ export const documentUpdateSchema = z.object({
 
 export const retrievalModeSchema = z.enum(['hybrid', 'vector', 'lexical']);
 
-/** SPEC endpoint 4 body, plus `mode`. */
+/** Datastore Query body, plus `mode`. */
 export const datastoreQuerySchema = z.object({
   query: nonBlankString.pipe(z.string().max(20_000)),
   topK: z.int().min(1).max(MAX_TOP_K).default(DEFAULT_TOP_K),

@@ -3,10 +3,10 @@
  * Timestamps are ISO-8601 strings in UTC.
  */
 
-/** SPEC model names; the chat adapter maps them to its own model ids. */
+/** API model names; the chat adapter maps them to its own model ids. */
 export type SpecModelName = 'gpt_3_5_turbo' | 'gpt_3_5_turbo_16k' | 'gpt_4' | 'gpt_4_32k';
 
-/** Deprecated SPEC prompt presets, mapped onto systemPrompt / userPrompt by the core. */
+/** Deprecated prompt presets of the API, mapped onto systemPrompt / userPrompt by the core. */
 export type PromptType = 'raw' | 'customer_support';
 
 export interface AgentRecord {
@@ -38,7 +38,7 @@ export interface ConversationRecord {
   updatedAt: string;
 }
 
-/** SPEC "Source entry": one per datasource used for an answer, best first. */
+/** The API's "Source entry": one per datasource used for an answer, best first. */
 export interface SourceEntry {
   chunk_id: string;
   datasource_id: string;

@@ -8,9 +8,9 @@ export interface ChatMessage {
 
 export interface ChatRequest {
   messages: readonly ChatMessage[];
-  /** Model id as the adapter understands it (the core maps SPEC model names first). */
+  /** Model id as the adapter understands it (the core maps API model names first). */
   model: string;
-  /** 0..1 as in SPEC. */
+  /** 0..1, as agents and queries take it. */
   temperature?: number;
   topP?: number;
   /** -2..2 */
@@ -69,9 +69,9 @@ export interface ChatModel {
   /** Async iterable of deltas then one finish part. Aborting `signal` stops the upstream call. */
   stream(request: ChatRequest): AsyncIterable<ChatStreamPart>;
   /**
-   * Maps a SPEC model name (an agent's `modelName`) to the id this adapter sends as
+   * Maps a API model name (an agent's `modelName`) to the id this adapter sends as
    * `ChatRequest.model` and the context window that bounds prompt budgets. Optional: an adapter
-   * with one fixed model (the offline answerer) omits it and the core uses the SPEC windows.
+   * with one fixed model (the offline answerer) omits it and the core uses the documented windows.
    */
   resolveModel?(specName: SpecModelName): { id: string; contextWindow: number };
 }

@@ -6,7 +6,7 @@
 /** Free-form metadata value. Flat on purpose: nested objects are rejected at the edges. */
 export type MetadataValue = string | number | boolean | null;
 
-/** Flat key/value metadata (SPEC "Document" uses `source`, `author`, `date`). */
+/** Flat key/value metadata (The API's "Document" uses `source`, `author`, `date`). */
 export type Metadata = Record<string, MetadataValue>;
 
 export interface DatastoreRecord {
@@ -26,7 +26,7 @@ export interface DatastoreRecord {
 /** The datasource kinds. `text` is what `Datastore.upsert` creates for each document. */
 export type DatasourceType = 'file' | 'text' | 'web_page' | 'web_site';
 
-/** SPEC "States and transitions". */
+/** The API's "States and transitions". */
 export type DatasourceStatus =
   | 'unsynched'
   | 'pending'
@@ -43,11 +43,11 @@ export interface DatasourceRecord {
   status: DatasourceStatus;
   /** Parent datasource (e.g. the `web_site` a `web_page` was discovered from); null when top level. */
   groupId: string | null;
-  /** Tenant id for multi-tenant filtering (SPEC `custom_id`). */
+  /** Tenant id for multi-tenant filtering (the API's `custom_id`). */
   customId: string | null;
   /** Type-specific configuration (`source_url`, `sitemap`, ...). JSON-serialisable. */
   config: Record<string, unknown>;
-  /** Document metadata (SPEC "Document" `metadata`). */
+  /** Document metadata (The API's "Document" `metadata`). */
   metadata: Metadata;
   /** Human-readable failure when `status` is `error` or `usage_limit_reached`. */
   error: string | null;
@@ -124,7 +124,7 @@ export interface JobRecord {
   updatedAt: string;
 }
 
-/** One persisted status change of a datasource (SPEC "States and transitions"). */
+/** One persisted status change of a datasource (The API's "States and transitions"). */
 export interface StatusEvent {
   datasourceId: string;
   from: DatasourceStatus | null;

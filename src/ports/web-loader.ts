@@ -25,9 +25,9 @@ export interface WebPageFailure {
 }
 
 export interface SiteCrawlOptions {
-  /** Sitemap URL (SPEC `config.sitemap`); when absent the crawler discovers one or follows links. */
+  /** Sitemap URL (the API's `config.sitemap`); when absent the crawler discovers one or follows links. */
   sitemap?: string;
-  /** Start URL (SPEC `config.source_url`). At least one of `sitemap` and `sourceUrl` is required. */
+  /** Start URL (the API's `config.source_url`). At least one of `sitemap` and `sourceUrl` is required. */
   sourceUrl?: string;
   /** At most this many pages are yielded (default 100). */
   maxPages?: number;

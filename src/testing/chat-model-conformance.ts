@@ -60,7 +60,7 @@ function expectAborted(error: unknown): void {
 /**
  * The ChatModel contract (`src/ports/chat-model.ts`), for every chat adapter:
  * `generate` and `stream` shapes, usage numbers, aborts, and the optional promises the harness
- * declares (determinism, `maxTokens`, the SPEC model table).
+ * declares (determinism, `maxTokens`, the API model table).
  */
 export function describeChatModelConformance(label: string, harness: ChatModelHarness): void {
   describe(`ChatModel conformance: ${label}`, () => {
@@ -184,7 +184,7 @@ export function describeChatModelConformance(label: string, harness: ChatModelHa
       expect(finish.usage.completionTokens).toBeLessThanOrEqual(2);
     });
 
-    it('resolveModel, when present, maps every SPEC model name to an id that works', async () => {
+    it('resolveModel, when present, maps every API model name to an id that works', async () => {
       model = await harness.create();
       if (!model.resolveModel) return;
       for (const name of SPEC_NAMES) {

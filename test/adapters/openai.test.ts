@@ -102,7 +102,7 @@ describe('openaiChat: request and response', () => {
     expect(finish).toEqual({ type: 'finish', usage: expected, finishReason: 'stop', warnings: result.warnings });
   });
 
-  it('maps SPEC model names through the table, overridable, and names itself by label and model', async () => {
+  it('maps API model names through the table, overridable, and names itself by label and model', async () => {
     const model = chat({ label: 'ollama', models: { gpt_4: { id: 'llama3.1:70b', contextWindow: 131_072 } } });
     expect(model.name).toBe(`ollama:${SPEC_MODEL_TABLE.gpt_3_5_turbo.id}`);
     expect(model.resolveModel?.('gpt_4')).toEqual({ id: 'llama3.1:70b', contextWindow: 131_072 });

@@ -46,7 +46,7 @@ describe.each(SETUPS)('Datastore on $name', (setup) => {
     expect(await ragdesk.datastores.list()).toEqual([]);
   });
 
-  it('upserts documents and answers queries with SPEC fragments', async () => {
+  it('upserts documents and answers queries with API fragments', async () => {
     const datastore = await ragdesk.datastores.create({ name: 'science' });
     const { ids } = await datastore.upsert(DOCS);
     expect(ids).toHaveLength(DOCS.length);
@@ -146,7 +146,7 @@ describe.each(SETUPS)('Datastore on $name', (setup) => {
   });
 });
 
-describe('Datastore.update (SPEC endpoint 6)', () => {
+describe('Datastore.update (Datastore Update)', () => {
   it('re-embeds only the chunks whose text changed', async () => {
     const temp = tempDir();
     const embeddings = countingEmbeddings(localEmbeddings());

@@ -74,7 +74,7 @@ const OPENAPI_31_SHAPE = {
   },
 };
 
-/** SPEC.md's endpoints and the CRUD issue 5 adds, as `METHOD path`. */
+/** Every endpoint of docs/api.md, as `METHOD path`. */
 const EXPECTED_ROUTES = [
   'POST /api/agents/{id}/query', 'PATCH /api/agents/{id}', 'DELETE /api/agents/{id}', 'POST /api/agents', 'GET /api/agents', 'GET /api/agents/{id}',
   'POST /api/datastores/{id}/query', 'POST /api/datastores/upsert/{datastoreId}', 'POST /api/datastores/update/{datastoreId}',

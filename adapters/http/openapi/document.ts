@@ -56,7 +56,7 @@ export function buildOpenApiDocument(routes: readonly Route[], basePath: string,
     info: {
       title: info.title,
       version: info.version,
-      description: 'ragdesk: agents, datastores and datasources over HTTP (the service interface of SPEC.md). Every route needs `Authorization: Bearer <API key>` unless marked otherwise.',
+      description: 'ragdesk: agents, datastores and datasources over HTTP (described route by route in docs/api.md). Every route needs `Authorization: Bearer <API key>` unless marked otherwise.',
     },
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     servers: [{ url: '/' }],

@@ -63,7 +63,7 @@ export const agentRoutes: Route[] = [
     method: 'PATCH',
     path: '/agents/{id}',
     operationId: 'updateAgent',
-    summary: 'SPEC endpoint 2, Agent Update: `description` is required, absent fields stay unchanged.',
+    summary: 'Agent Update: `description` is required, absent fields stay unchanged.',
     tag: 'agents',
     auth: { scope: 'write' },
     body: { json: agentUpdateBodySchema, name: 'AgentUpdateRequest' },
@@ -85,7 +85,7 @@ export const agentRoutes: Route[] = [
     method: 'DELETE',
     path: '/agents/{id}',
     operationId: 'deleteAgent',
-    summary: 'SPEC endpoint 3, Agent Delete: deletes the agent and its conversations; answers the agent as it was.',
+    summary: 'Agent Delete: deletes the agent and its conversations; answers the agent as it was.',
     tag: 'agents',
     auth: { scope: 'write' },
     response: 'Agent',
@@ -103,7 +103,7 @@ export const agentRoutes: Route[] = [
     path: '/agents/{id}/query',
     operationId: 'queryAgent',
     summary:
-      'SPEC endpoint 1, Agent Query. Public agents answer without a key. With `streaming: true` the answer is a text/event-stream: ' +
+      'Agent Query. Public agents answer without a key. With `streaming: true` the answer is a text/event-stream: ' +
       '`answer` events (URI-encoded deltas), one `endpoint_response` (URI-encoded JSON of the full response), then `data: [DONE]`; ' +
       'a failure after the stream opened is `data: [ERROR]<code>`. A usage limit is a 402 before the stream opens.',
     tag: 'agents',

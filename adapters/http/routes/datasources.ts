@@ -13,7 +13,7 @@ export const datasourceRoutes: Route[] = [
     path: '/datasources',
     operationId: 'createDatasource',
     summary:
-      'SPEC endpoint 7, Datasource Create. Form A: multipart/form-data with `file`, `type=file`, `datastoreId` (and optional `fileName`, `custom_id`). ' +
+      'Datasource Create. Form A: multipart/form-data with `file`, `type=file`, `datastoreId` (and optional `fileName`, `custom_id`). ' +
       'Form B: JSON for `web_page` (`config.source_url`) and `web_site` (`config.sitemap` or `config.source_url`). The sync runs in the background: poll the datasource status.',
     tag: 'datasources',
     auth: { scope: 'write' },
@@ -111,7 +111,7 @@ export const datasourceRoutes: Route[] = [
     method: 'POST',
     path: '/external/datastores/file-upload/{datastoreId}',
     operationId: 'uploadFile',
-    summary: 'SPEC endpoint 8, Datastore File Upload (deprecated family): multipart `file` (+ `fileName`, `custom_id`); answers the new datasource.',
+    summary: 'Datastore File Upload (deprecated family): multipart `file` (+ `fileName`, `custom_id`); answers the new datasource.',
     tag: 'datasources',
     auth: { scope: 'write' },
     body: { multipart: fileUploadFieldsSchema, name: 'FileUploadForm' },

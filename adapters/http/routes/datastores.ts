@@ -29,7 +29,7 @@ function body(context: OperationContext) {
   return readJsonObject(context.request, context.options.maxJsonBytes);
 }
 
-/** SPEC endpoints 5 and 6 live under two prefixes: `/datastores/...` and the deprecated `/external/datastores/...`. */
+/** Datastore Upsert and Update live under two prefixes: `/datastores/...` and the deprecated `/external/datastores/...`. */
 function documentRoutes(prefix: '' | '/external'): Route[] {
   const alias = prefix === '/external';
   return [
@@ -37,7 +37,7 @@ function documentRoutes(prefix: '' | '/external'): Route[] {
       method: 'POST',
       path: `${prefix}/datastores/upsert/{datastoreId}`,
       operationId: alias ? 'upsertDocumentsExternal' : 'upsertDocuments',
-      summary: `SPEC endpoint 5, Datastore Upsert (deprecated family): adds documents; answers their ids.${alias ? ' Alias of /datastores/upsert/{datastoreId}.' : ''}`,
+      summary: `Datastore Upsert (deprecated family): adds documents; answers their ids.${alias ? ' Alias of /datastores/upsert/{datastoreId}.' : ''}`,
       tag: 'datastores',
       auth: { scope: 'write' },
       body: { json: upsertBodySchema, name: 'UpsertRequest' },
@@ -54,7 +54,7 @@ function documentRoutes(prefix: '' | '/external'): Route[] {
       method: 'POST',
       path: `${prefix}/datastores/update/{datastoreId}`,
       operationId: alias ? 'updateDocumentExternal' : 'updateDocument',
-      summary: `SPEC endpoint 6, Datastore Update (deprecated family): replaces one document's text.${alias ? ' Alias of /datastores/update/{datastoreId}.' : ''}`,
+      summary: `Datastore Update (deprecated family): replaces one document's text.${alias ? ' Alias of /datastores/update/{datastoreId}.' : ''}`,
       tag: 'datastores',
       auth: { scope: 'write' },
       body: { json: schemas.documentUpdateSchema, name: 'DocumentUpdateRequest' },
@@ -153,7 +153,7 @@ export const datastoreRoutes: Route[] = [
     method: 'POST',
     path: '/datastores/{id}/query',
     operationId: 'queryDatastore',
-    summary: 'SPEC endpoint 4, Datastore Query: the most similar fragments, best first (hybrid retrieval unless `mode` says otherwise).',
+    summary: 'Datastore Query: the most similar fragments, best first (hybrid retrieval unless `mode` says otherwise).',
     tag: 'datastores',
     auth: { scope: 'query' },
     body: { json: schemas.datastoreQuerySchema, name: 'DatastoreQueryRequest' },

@@ -4,7 +4,7 @@ import { agentRoutes } from './agents.js';
 import { datasourceRoutes } from './datasources.js';
 import { datastoreRoutes } from './datastores.js';
 
-/** Every route of SPEC.md plus the CRUD it leaves out, and the OpenAPI document (served as built). */
+/** Every route of the HTTP API (docs/api.md), and the OpenAPI document (served as built). */
 export function allRoutes(document: () => unknown): Route[] {
   return [
     ...agentRoutes,

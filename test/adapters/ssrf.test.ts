@@ -53,6 +53,10 @@ describe('SSRF guard (default options)', () => {
       'http://[::ffff:169.254.169.254]/',
       'http://[64:ff9b::a00:1]/',
       'http://[2002:c0a8:101::1]/',
+      'http://[::ffff:0:169.254.169.254]/', // IPv4-translated
+      'http://[::169.254.169.254]/', // IPv4-compatible
+      'http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/', // Teredo
+      'http://[64:ff9b:1::a9fe:a9fe]/', // local-use NAT64
     ];
     for (const url of urls) {
       const error = await failureOf(loader.loadPage(url));

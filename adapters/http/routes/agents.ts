@@ -111,13 +111,15 @@ export const agentRoutes: Route[] = [
     body: { json: schemas.agentQuerySchema, name: 'AgentQueryRequest' },
     response: 'AgentQueryResponse',
     streams: true,
-    errors: [400, 402, 404, 413, 415],
+    errors: [400, 402, 403, 404, 413, 415],
     async run(context) {
       const id = param(context, 'id');
       const agent = await queryableAgent(context, id);
       // Passed on as it came: the library validates it with the schema the OpenAPI document shows.
       const body = (await readJsonObject(context.request, context.options.maxJsonBytes)) as AgentQueryInput;
-      const options = { signal: context.request.signal, ...(context.principal ? { ownerId: context.principal.ownerId } : {}) };
+      // Anyone but the owner is a visitor: no per-query settings beyond the agent's allowOverrides.
+      const caller = context.principal !== null && context.principal.ownerId === agent.ownerId ? 'owner' : 'visitor';
+      const options = { signal: context.request.signal, caller, ...(context.principal ? { ownerId: context.principal.ownerId } : {}) } as const;
       if (body.streaming === true) {
         const events = await context.ragdesk.agents.openStream(agent.id, body, options);
         return agentStream(events, context.request.signal, context.reportBug);

@@ -7,11 +7,13 @@ import { seedDemo, type DemoSeed } from './demo-seed.js';
 import { UsageError, type CliIo } from './io.js';
 import { openData } from './open-data.js';
 import { DEFAULT_OWNER } from './resolve.js';
+import { DEFAULT_SERVER_TIMEOUTS, SERVER_TIMEOUT_FLAGS, SERVER_TIMEOUT_USAGE, parseServerTimeouts, serverTimeoutOptions, type ServerTimeouts } from './server-timeouts.js';
 
 export const SERVE_USAGE = `ragdesk serve [--port 3000] [--host 127.0.0.1] [--data-dir ./data] [--owner local] [--demo]
   --port 0 picks a free port. With env RAGDESK_API_KEY set, that key is the owner's admin key;
   otherwise an admin key is created on first start and printed once. --demo seeds a datastore and a
-  public agent from this package's docs on first run.`;
+  public agent from this package's docs on first run.
+${SERVER_TIMEOUT_USAGE}`;
 
 export interface ServeOptions {
   dataDir: string;
@@ -20,6 +22,7 @@ export interface ServeOptions {
   ownerId: string;
   demo: boolean;
   packageRoot: string;
+  timeouts?: ServerTimeouts;
 }
 
 export interface RunningService {
@@ -41,6 +44,7 @@ export function parseServeArgs(args: string[], packageRoot: string): ServeOption
       'data-dir': { type: 'string', default: './data' },
       owner: { type: 'string', default: DEFAULT_OWNER },
       demo: { type: 'boolean', default: false },
+      ...SERVER_TIMEOUT_FLAGS,
     },
   });
   const port = Number(values.port);
@@ -52,6 +56,7 @@ export function parseServeArgs(args: string[], packageRoot: string): ServeOption
     ownerId: values.owner ?? DEFAULT_OWNER,
     demo: values.demo ?? false,
     packageRoot,
+    timeouts: parseServerTimeouts(values),
   };
 }
 
@@ -70,7 +75,7 @@ export async function startService(options: ServeOptions, io: CliIo): Promise<Ru
     }
     const demo = options.demo ? await seedDemo(ragdesk, options.ownerId, options.packageRoot) : null;
     const handler = createHttpHandler(ragdesk, { apiKeys });
-    const server = createServer(handler);
+    const server = createServer(serverTimeoutOptions(options.timeouts ?? DEFAULT_SERVER_TIMEOUTS), handler);
     await listen(server, options.port, options.host);
     const { port } = server.address() as AddressInfo;
     const host = options.host.includes(':') ? `[${options.host}]` : options.host;

@@ -103,7 +103,9 @@ export const agentRoutes: Route[] = [
     path: '/agents/{id}/query',
     operationId: 'queryAgent',
     summary:
-      'SPEC endpoint 1, Agent Query. Public agents answer without a key. With `streaming: true` the answer is a text/event-stream: ' +
+      'SPEC endpoint 1, Agent Query. Public agents answer without a key; callers other than the owner may not set the model, prompt or ' +
+      "sampling fields the agent's `allowOverrides` does not list (403), and continue a conversation only with its `visitorId`. " +
+      'With `streaming: true` the answer is a text/event-stream: ' +
       '`answer` events (URI-encoded deltas), one `endpoint_response` (URI-encoded JSON of the full response), then `data: [DONE]`; ' +
       'a failure after the stream opened is `data: [ERROR]<code>`. A usage limit is a 402 before the stream opens.',
     tag: 'agents',

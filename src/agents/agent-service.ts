@@ -170,7 +170,7 @@ export class AgentService {
     const query = parseInput(agentQuerySchema, input, 'agent query');
     const agent = await this.record(id);
     const caller = options.caller ?? 'owner';
-    if (caller === 'visitor') checkVisitorQuery(agent, input as Record<string, unknown>);
+    if (caller === 'visitor') checkVisitorQuery(agent, { context: (input as { context?: unknown }).context, ...query });
     const chat = this.chat;
     if (!chat) {
       throw new RagdeskError('invalid_adapter', 'No chat model is configured: pass `chat` to createRagdesk (openaiChat or localAnswerer)');

@@ -34,12 +34,13 @@ export const MAX_VISITOR_CONTEXT_CHARS = 4_000;
 export type AgentCaller = 'owner' | 'visitor';
 
 /**
- * Throws `forbidden` (403) naming every setting in `input` a visitor may not change on this agent,
- * and `invalid_request` when a visitor's `context` is longer than {@link MAX_VISITOR_CONTEXT_CHARS}.
+ * Throws `forbidden` (403) naming every setting in `query` (the validated body, so a field the
+ * schema reads as absent counts as absent) a visitor may not change on this agent, and
+ * `invalid_request` when a visitor's `context` is longer than {@link MAX_VISITOR_CONTEXT_CHARS}.
  */
-export function checkVisitorQuery(agent: Pick<AgentRecord, 'allowOverrides'>, input: Record<string, unknown>): void {
+export function checkVisitorQuery(agent: Pick<AgentRecord, 'allowOverrides'>, query: Record<string, unknown>): void {
   const allowed = new Set<string>(agent.allowOverrides);
-  const refused = OVERRIDABLE_FIELDS.filter((field) => input[field] !== undefined && !allowed.has(field));
+  const refused = OVERRIDABLE_FIELDS.filter((field) => query[field] !== undefined && !allowed.has(field));
   if (refused.length > 0) {
     throw new RagdeskError(
       'forbidden',
@@ -47,7 +48,7 @@ export function checkVisitorQuery(agent: Pick<AgentRecord, 'allowOverrides'>, in
       { details: { fields: refused, issues: refused.map((path) => ({ path, message: 'not allowed for visitors of this agent' })) } },
     );
   }
-  const context = input.context;
+  const context = query.context;
   if (typeof context === 'string' && context.length > MAX_VISITOR_CONTEXT_CHARS) {
     throw new RagdeskError('invalid_request', `context is longer than ${MAX_VISITOR_CONTEXT_CHARS} characters`, {
       details: { issues: [{ path: 'context', message: `at most ${MAX_VISITOR_CONTEXT_CHARS} characters from visitors` }], limit: MAX_VISITOR_CONTEXT_CHARS },

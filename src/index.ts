@@ -41,6 +41,7 @@ export type { QueryLimit } from './agents/usage-policy.js';
 export type { PromptBudgetOptions } from './agents/budget.js';
 export { DEFAULT_SYSTEM_PROMPT, DEFAULT_USER_PROMPT, PROMPT_PRESETS } from './agents/prompt-presets.js';
 export { SPEC_MODEL_WINDOWS } from './agents/model-windows.js';
+export { OVERRIDABLE_FIELDS, MAX_VISITOR_CONTEXT_CHARS, type AgentCaller } from './agents/override-policy.js';
 export {
   ApiKeyService,
   apiKeyCreateSchema,

@@ -27,4 +27,5 @@ export {
   promptTypeSchema,
   visibilitySchema,
 } from './agents/schemas.js';
+export { allowOverridesSchema } from './agents/override-policy.js';
 export { apiKeyCreateSchema, apiKeyScopeSchema } from './auth/schemas.js';

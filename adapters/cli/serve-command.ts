@@ -7,11 +7,13 @@ import { seedDemo, type DemoSeed } from './demo-seed.js';
 import { UsageError, type CliIo } from './io.js';
 import { openData } from './open-data.js';
 import { DEFAULT_OWNER } from './resolve.js';
+import { DEFAULT_SERVER_TIMEOUTS, SERVER_TIMEOUT_FLAGS, SERVER_TIMEOUT_USAGE, parseServerTimeouts, serverTimeoutOptions, type ServerTimeouts } from './server-timeouts.js';
 
 export const SERVE_USAGE = `ragdesk serve [--port 3000] [--host 127.0.0.1] [--data-dir ./data] [--owner local] [--demo] [--no-ui]
   --port 0 picks a free port. With env RAGDESK_API_KEY set, that key is the owner's admin key;
   otherwise an admin key is created on first start and printed once. --demo seeds a datastore and a
-  public agent from this package's docs on first run. The web console is served at / (--no-ui: API only).`;
+  public agent from this package's docs on first run. The web console is served at / (--no-ui: API only).
+${SERVER_TIMEOUT_USAGE}`;
 
 export interface ServeOptions {
   dataDir: string;
@@ -22,6 +24,7 @@ export interface ServeOptions {
   /** Serve the web console, chat pages and widget.js (default true). */
   ui: boolean;
   packageRoot: string;
+  timeouts?: ServerTimeouts;
 }
 
 export interface RunningService {
@@ -44,6 +47,7 @@ export function parseServeArgs(args: string[], packageRoot: string): ServeOption
       owner: { type: 'string', default: DEFAULT_OWNER },
       demo: { type: 'boolean', default: false },
       ui: { type: 'boolean', default: true },
+      ...SERVER_TIMEOUT_FLAGS,
     },
     allowNegative: true,
   });
@@ -57,6 +61,7 @@ export function parseServeArgs(args: string[], packageRoot: string): ServeOption
     demo: values.demo ?? false,
     ui: values.ui ?? true,
     packageRoot,
+    timeouts: parseServerTimeouts(values),
   };
 }
 
@@ -75,7 +80,7 @@ export async function startService(options: ServeOptions, io: CliIo): Promise<Ru
     }
     const demo = options.demo ? await seedDemo(ragdesk, options.ownerId, options.packageRoot) : null;
     const handler = createHttpHandler(ragdesk, { apiKeys, ui: options.ui });
-    const server = createServer(handler);
+    const server = createServer(serverTimeoutOptions(options.timeouts ?? DEFAULT_SERVER_TIMEOUTS), handler);
     await listen(server, options.port, options.host);
     const { port } = server.address() as AddressInfo;
     const host = options.host.includes(':') ? `[${options.host}]` : options.host;

@@ -37,7 +37,8 @@ export async function readMultipart(request: HttpRequest, maxFileBytes: number):
     throw new RagdeskError('unsupported_media_type', 'Expected Content-Type multipart/form-data', { details: { expected: 'multipart/form-data' } });
   }
   const declared = declaredLength(request);
-  if (declared !== undefined && declared > maxFileBytes + FORM_OVERHEAD) throw tooLarge(maxFileBytes);
+  const maxFormBytes = maxFileBytes + FORM_OVERHEAD;
+  if (declared !== undefined && declared > maxFormBytes) throw tooLarge(maxFileBytes);
   if (request.body === null || declared === 0) throw new RagdeskError('invalid_request', 'The multipart body is empty');
 
   let parser: busboy.Busboy;
@@ -93,7 +94,7 @@ export async function readMultipart(request: HttpRequest, maxFileBytes: number):
 
   const closed = new Promise<void>((resolve) => parser.once('close', resolve));
   try {
-    await pipeline(Readable.from(chunksOf(request.body), { objectMode: false }), parser);
+    await pipeline(Readable.from(chunksOf(request.body, maxFormBytes, maxFileBytes), { objectMode: false }), parser);
     await closed;
   } catch (error) {
     if (failure) throw failure;
@@ -123,6 +124,13 @@ export function cleanFileName(name: string | undefined): string | undefined {
  * `throw()` on its source, and a node request stream would answer that by destroying itself (and the
  * socket the error response still has to travel on). A generator turns that into a quiet `return()`.
  */
-async function* chunksOf(body: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
-  for await (const chunk of body) yield chunk;
+async function* chunksOf(body: AsyncIterable<Uint8Array>, maxFormBytes: number, maxFileBytes: number): AsyncGenerator<Uint8Array> {
+  // busboy counts the file part only: a chunked body (no Content-Length) of preamble, part headers
+  // or epilogue would be read to its end. The whole form is capped here, as a declared length is.
+  let total = 0;
+  for await (const chunk of body) {
+    total += chunk.length;
+    if (total > maxFormBytes) throw tooLarge(maxFileBytes);
+    yield chunk;
+  }
 }

@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { RagdeskError } from '../../src/index.js';
 import type { Dispatcher } from './dispatch.js';
 import type { HttpRequest, HttpResult } from './types.js';
 
@@ -56,12 +57,24 @@ function toHttpRequest(request: IncomingMessage, path: string, query: string, si
       const value = request.headers[name];
       return Array.isArray(value) ? value.join(', ') : value;
     },
-    // Not destroyed on an early return: the socket must live to carry the error response.
-    body: consumed ? null : request.iterator({ destroyOnReturn: false }),
+    body: consumed ? null : bodyOf(request),
     ...(consumed && parsed !== undefined ? { parsedBody: parsed } : {}),
     signal,
     remoteAddress: request.socket.remoteAddress,
   };
+}
+
+/**
+ * The request body. Not destroyed on an early return: the socket must live to carry the error
+ * response. A client that leaves mid-body is `aborted` (499, not logged as a failure of ours).
+ */
+async function* bodyOf(request: IncomingMessage): AsyncGenerator<Uint8Array> {
+  try {
+    for await (const chunk of request.iterator({ destroyOnReturn: false })) yield chunk as Uint8Array;
+  } catch (error) {
+    if (!request.destroyed && (error as { code?: string }).code !== 'ECONNRESET') throw error;
+    throw new RagdeskError('aborted', 'The client closed the connection before sending the whole request body', { cause: error });
+  }
 }
 
 async function writeResult(response: ServerResponse, result: HttpResult, signal?: AbortSignal): Promise<void> {

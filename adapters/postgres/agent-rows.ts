@@ -23,6 +23,7 @@ export interface AgentRow {
   prompt_type: string | null;
   prompt_template: string | null;
   datastore_ids: string[];
+  allow_overrides: string[];
   created_at: string;
   updated_at: string;
 }
@@ -62,7 +63,7 @@ export interface ApiKeyRow {
 
 export const AGENT_COLUMNS = [
   'id', 'owner_id', 'name', 'description', 'model_name', 'temperature', 'visibility', 'system_prompt',
-  'user_prompt', 'prompt_type', 'prompt_template', 'datastore_ids', 'created_at', 'updated_at',
+  'user_prompt', 'prompt_type', 'prompt_template', 'datastore_ids', 'created_at', 'updated_at', 'allow_overrides',
 ] as const;
 
 export const CONVERSATION_COLUMNS = ['id', 'agent_id', 'visitor_id', 'created_at', 'updated_at'] as const;
@@ -89,6 +90,7 @@ export function toAgentRecord(row: AgentRow): AgentRecord {
     promptType: row.prompt_type as AgentRecord['promptType'],
     promptTemplate: row.prompt_template,
     datastoreIds: row.datastore_ids,
+    allowOverrides: row.allow_overrides as AgentRecord['allowOverrides'],
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -99,7 +101,7 @@ export function agentValues(record: AgentRecord): unknown[] {
   return [
     record.id, record.ownerId ?? null, record.name, record.description, record.modelName, record.temperature,
     record.visibility, record.systemPrompt, record.userPrompt, record.promptType, record.promptTemplate,
-    [...record.datastoreIds], record.createdAt, record.updatedAt,
+    [...record.datastoreIds], record.createdAt, record.updatedAt, [...(record.allowOverrides ?? [])],
   ];
 }
 

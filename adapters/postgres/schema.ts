@@ -192,6 +192,10 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
     PRIMARY KEY (subject, metric, period)
   );
   `,
+  // 2: the query settings an agent lets visitors change (field names; none by default).
+  (s) => `
+  ALTER TABLE ${s}.agents ADD COLUMN allow_overrides text[] NOT NULL DEFAULT '{}';
+  `,
 ];
 
 /** The schema version this code writes. */

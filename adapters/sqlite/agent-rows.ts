@@ -27,6 +27,7 @@ export interface AgentRow {
   prompt_type: string | null;
   prompt_template: string | null;
   datastore_ids: string;
+  allow_overrides: string;
   created_at: string;
   updated_at: string;
 }
@@ -67,7 +68,7 @@ export interface ApiKeyRow {
 /** id, owner_id and created_at never change; they are the first columns, updates skip {@link AGENT_KEY_COUNT}. */
 export const AGENT_COLUMNS =
   'id, owner_id, created_at, name, description, model_name, temperature, visibility, system_prompt, ' +
-  'user_prompt, prompt_type, prompt_template, datastore_ids, updated_at';
+  'user_prompt, prompt_type, prompt_template, datastore_ids, updated_at, allow_overrides';
 export const AGENT_KEY_COUNT = 3;
 
 export const CONVERSATION_COLUMNS = 'id, agent_id, visitor_id, created_at, updated_at';
@@ -93,6 +94,7 @@ export function toAgentRecord(row: AgentRow): AgentRecord {
     promptType: row.prompt_type as AgentRecord['promptType'],
     promptTemplate: row.prompt_template,
     datastoreIds: JSON.parse(row.datastore_ids) as string[],
+    allowOverrides: JSON.parse(row.allow_overrides) as AgentRecord['allowOverrides'],
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -115,6 +117,7 @@ export function agentValues(record: AgentRecord): SqliteValue[] {
     record.promptTemplate ?? null,
     JSON.stringify(record.datastoreIds ?? []),
     record.updatedAt,
+    JSON.stringify(record.allowOverrides ?? []),
   ];
 }
 

@@ -235,6 +235,10 @@ const MIGRATIONS: readonly string[] = [
   DROP TABLE IF EXISTS chunks_fts;
   DROP TABLE IF EXISTS fts_control;
   `,
+  // 6: the query settings an agent lets visitors change (JSON array of field names; none by default).
+  `
+  ALTER TABLE agents ADD COLUMN allow_overrides TEXT NOT NULL DEFAULT '[]';
+  `,
 ];
 
 /** The schema version this code writes. */

@@ -35,14 +35,26 @@ interface Admission {
   blocked?: WebPageFailure;
 }
 
-/** Next candidate that is new, passes include/exclude and robots.txt (the start URL skips the filter). */
+/** How many URLs a crawl may still look at; see `crawlUrlsPerPage`. */
+interface UrlBudget {
+  left: number;
+}
+
+/**
+ * Next candidate that is new, passes include/exclude and robots.txt (the start URL skips the
+ * filter). Every URL taken from the source spends the budget, duplicates and refused ones too, so
+ * a sitemap of millions of disallowed URLs ends the crawl after `budget` of them.
+ */
 async function admit(
   source: CandidateSource,
   seen: Set<string>,
   filter: UrlMatcher,
   robots: RobotsLookup,
+  budget: UrlBudget,
 ): Promise<Admission | undefined> {
   for (;;) {
+    if (budget.left <= 0) return undefined;
+    budget.left--;
     const candidate = await source.next();
     if (!candidate) return undefined;
     const url = normalizeUrl(candidate.url);
@@ -80,7 +92,10 @@ export async function* crawlSite(context: FetchContext, loadPage: LoadPage, opti
   const signal = controller.signal;
   try {
     const robots = robotsLookup(context, signal);
-    const source = await chooseSource(context, options, robots, signal, maxDepth);
+    // The frontier (URLs seen and queued) is bounded by max_pages, whatever the sitemaps or pages list.
+    const maxUrls = maxPages * context.options.crawlUrlsPerPage;
+    const budget: UrlBudget = { left: maxUrls };
+    const source = await chooseSource(context, options, robots, signal, maxDepth, maxUrls);
     const windowSize = context.options.perHostConcurrency * 2;
     const inFlight: Array<{ candidate: Candidate; result: Promise<CrawlItem> }> = [];
     const seen = new Set<string>();
@@ -88,7 +103,7 @@ export async function* crawlSite(context: FetchContext, loadPage: LoadPage, opti
     let produced = 0;
     for (;;) {
       while (inFlight.length < windowSize && produced + inFlight.length < maxPages) {
-        const admission = await admit(source, seen, filter, robots);
+        const admission = await admit(source, seen, filter, robots, budget);
         if (!admission) break;
         const { candidate, blocked } = admission;
         const result = blocked

@@ -19,6 +19,8 @@ export interface CandidateSource {
   next(): Promise<Candidate | undefined>;
   /** Link crawl only: queue a yielded page's links one level deeper. */
   addLinks?(links: readonly string[], depth: number): void;
+  /** Link crawl only: URLs queued so far (what the frontier holds in memory). */
+  readonly queued?: number;
 }
 
 function fromIterator(urls: AsyncIterator<string>): CandidateSource {
@@ -30,7 +32,12 @@ function fromIterator(urls: AsyncIterator<string>): CandidateSource {
   };
 }
 
-function linkFrontier(start: string, maxDepth: number): CandidateSource {
+/**
+ * Breadth-first same-origin links from `start`. At most `maxUrls` URLs are ever queued, however
+ * many links the pages carry (a page of 220,000 links grew the heap by hundreds of MB per page):
+ * the crawl looks at no more than that many URLs anyway (see `crawlSite`).
+ */
+export function linkFrontier(start: string, maxDepth: number, maxUrls: number): CandidateSource {
   const queue: Candidate[] = [{ url: start, depth: 0, isStart: true }];
   const queued = new Set([start]);
   return {
@@ -38,10 +45,14 @@ function linkFrontier(start: string, maxDepth: number): CandidateSource {
     addLinks(links, depth) {
       if (depth > maxDepth) return;
       for (const link of links) {
+        if (queued.size >= maxUrls) return;
         if (queued.has(link)) continue;
         queued.add(link);
         queue.push({ url: link, depth, isStart: false });
       }
+    },
+    get queued() {
+      return queued.size;
     },
   };
 }
@@ -62,6 +73,7 @@ export async function chooseSource(
   robots: RobotsLookup,
   signal: AbortSignal,
   maxDepth: number,
+  maxUrls: number,
 ): Promise<CandidateSource> {
   const read = (roots: string[], strictRoots: boolean): AsyncGenerator<string> =>
     sitemapPageUrls(roots, {
@@ -74,13 +86,13 @@ export async function chooseSource(
   const start = parseHttpUrl(options.sourceUrl ?? '');
   const startRobots = await robots(start);
   // robots.txt unreachable: fetch nothing more; the start URL is yielded as a retryable failure.
-  if (startRobots.unreachable) return linkFrontier(normalizeUrl(start.href) ?? start.href, maxDepth);
+  if (startRobots.unreachable) return linkFrontier(normalizeUrl(start.href) ?? start.href, maxDepth, maxUrls);
   const listed = startRobots.sitemaps;
   const fallback = new URL('/sitemap.xml', start).href;
   const discovered =
     (listed.length > 0 ? await nonEmpty(read(listed, false)) : undefined) ??
     (listed.includes(fallback) ? undefined : await nonEmpty(read([fallback], false)));
   if (discovered) return fromIterator(discovered);
-  return linkFrontier(normalizeUrl(start.href) ?? start.href, maxDepth);
+  return linkFrontier(normalizeUrl(start.href) ?? start.href, maxDepth, maxUrls);
 }
 

@@ -1,7 +1,8 @@
 /**
  * IP address classification for the SSRF guard: which addresses a web loader must never reach by
  * default. Own CIDR checks on byte arrays (rather than `net.BlockList`) so IPv4 addresses embedded
- * in IPv6 (mapped `::ffff:a.b.c.d`, NAT64, 6to4) are unwrapped and checked against the IPv4 ranges.
+ * in IPv6 (mapped, translated, compatible, NAT64, 6to4, Teredo) are unwrapped and checked against
+ * the IPv4 ranges. test/adapters/ssrf.test.ts walks the IANA special-purpose registries.
  */
 import { isIPv4, isIPv6 } from 'node:net';
 
@@ -18,6 +19,7 @@ function range(cidr: string, label: string): Range {
   return { bytes, bits: Number(bits), label };
 }
 
+/** IPv4 blocks refused (first match names the range). */
 const IPV4_RANGES: Range[] = [
   range('0.0.0.0/8', 'unspecified'),
   range('10.0.0.0/8', 'private'),
@@ -25,8 +27,11 @@ const IPV4_RANGES: Range[] = [
   range('127.0.0.0/8', 'loopback'),
   range('169.254.0.0/16', 'link_local'),
   range('172.16.0.0/12', 'private'),
+  // IETF protocol assignments, refused whole: the two anycast addresses in it the registry calls
+  // globally reachable (PCP, TURN) serve no web pages.
   range('192.0.0.0/24', 'reserved'),
   range('192.0.2.0/24', 'documentation'),
+  range('192.88.99.0/24', 'reserved'), // deprecated 6to4 relay anycast
   range('192.168.0.0/16', 'private'),
   range('198.18.0.0/15', 'benchmarking'),
   range('198.51.100.0/24', 'documentation'),
@@ -35,18 +40,22 @@ const IPV4_RANGES: Range[] = [
   range('240.0.0.0/4', 'reserved'), // includes 255.255.255.255 broadcast
 ];
 
+/**
+ * IPv6 blocks refused, checked after the forms that embed IPv4 (`EMBEDDING_FORMS`). Only the
+ * global unicast block 2000::/3 is routed on the internet; everything outside it is refused.
+ */
 const IPV6_RANGES: Range[] = [
-  range('::1/128', 'loopback'),
-  range('::/96', 'unspecified'), // ::, ::1 and the deprecated IPv4-compatible block
-  range('64:ff9b:1::/48', 'private'),
-  range('100::/64', 'reserved'),
-  range('2001::/32', 'reserved'), // Teredo tunnels can reach arbitrary IPv4 hosts
-  range('2001:db8::/32', 'documentation'),
   range('fc00::/7', 'unique_local'),
   range('fe80::/10', 'link_local'),
   range('fec0::/10', 'site_local'),
   range('ff00::/8', 'multicast'),
+  range('2001:db8::/32', 'documentation'),
+  // IETF protocol assignments (benchmarking, ORCHID, AMT, AS112, drone tags...), refused whole: the
+  // few blocks in it the registry calls globally reachable serve no web pages.
+  range('2001::/23', 'reserved'),
+  range('3fff::/20', 'documentation'),
 ];
+const GLOBAL_UNICAST = range('2000::/3', 'global');
 
 export function parseIPv4(text: string): number[] | undefined {
   if (!isIPv4(text)) return undefined;
@@ -90,11 +99,62 @@ function startsWith(bytes: number[], prefix: number[]): boolean {
   return prefix.every((value, index) => bytes[index] === value);
 }
 
-/** The IPv4 address carried inside an IPv6 one (mapped, NAT64 or 6to4), if any. */
-function embeddedIPv4(bytes: number[]): number[] | undefined {
-  if (startsWith(bytes, [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff])) return bytes.slice(12);
-  if (startsWith(bytes, [0, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0])) return bytes.slice(12);
-  if (startsWith(bytes, [0x20, 0x02])) return bytes.slice(2, 6);
+const ZEROS_80 = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0];
+
+/**
+ * An IPv6 form that carries an IPv4 address. `always` forms are refused whatever they carry (they
+ * are never routed on the internet: the label names the carried address's range when that one is
+ * refused too, else the form); the others are as reachable as the IPv4 address they carry.
+ */
+interface EmbeddingForm {
+  label: string;
+  always: boolean;
+  /** The carried IPv4 addresses (Teredo carries two), or undefined when `bytes` is not this form. */
+  carried(bytes: number[]): number[][] | undefined;
+}
+
+const EMBEDDING_FORMS: EmbeddingForm[] = [
+  // ::ffff:0:0/96, IPv4-mapped: a socket connects to the IPv4 address itself.
+  { label: 'ipv4_mapped', always: false, carried: (b) => (startsWith(b, [...ZEROS_80, 0xff, 0xff]) ? [b.slice(12)] : undefined) },
+  // ::ffff:0:0:0/96, IPv4-translated (SIIT).
+  { label: 'ipv4_translated', always: true, carried: (b) => (startsWith(b, [0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0]) ? [b.slice(12)] : undefined) },
+  // ::/96, IPv4-compatible (deprecated); :: and ::1 are caught before this.
+  { label: 'ipv4_compatible', always: true, carried: (b) => (startsWith(b, [...ZEROS_80, 0, 0]) ? [b.slice(12)] : undefined) },
+  // 64:ff9b::/96, well-known NAT64 prefix: the translator connects to the IPv4 address.
+  { label: 'nat64', always: false, carried: (b) => (startsWith(b, [0, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0]) ? [b.slice(12)] : undefined) },
+  // 64:ff9b:1::/48, local-use NAT64 (not globally reachable); the address sits at bits 48..87
+  // for a /48 prefix (RFC 6052, skipping the zero octet at bits 64..71) or at the end for a /96.
+  {
+    label: 'nat64_local',
+    always: true,
+    carried: (b) => {
+      if (!startsWith(b, [0, 0x64, 0xff, 0x9b, 0, 1])) return undefined;
+      const tail = b.slice(12);
+      return [tail.some((byte) => byte !== 0) ? tail : [b[6]!, b[7]!, b[9]!, b[10]!]];
+    },
+  },
+  // 2002::/16, 6to4: the relay reaches the IPv4 address in bits 16..47.
+  { label: '6to4', always: false, carried: (b) => (startsWith(b, [0x20, 0x02]) ? [b.slice(2, 6)] : undefined) },
+  // 2001::/32, Teredo: server address in bits 32..63, client address inverted in the last 32 bits.
+  {
+    label: 'teredo',
+    always: true,
+    carried: (b) => (startsWith(b, [0x20, 0x01, 0, 0]) ? [b.slice(4, 8), b.slice(12).map((byte) => byte ^ 0xff)] : undefined),
+  },
+];
+
+function ipv4Range(v4: number[]): string | undefined {
+  return IPV4_RANGES.find((candidate) => inRange(v4, candidate))?.label;
+}
+
+/** The verdict for an IPv6 address that embeds IPv4; undefined when it is no such form. */
+function embeddedVerdict(bytes: number[]): { blocked: string | undefined } | undefined {
+  for (const form of EMBEDDING_FORMS) {
+    const carried = form.carried(bytes);
+    if (!carried) continue;
+    const inner = carried.map(ipv4Range).find((label) => label !== undefined);
+    return { blocked: inner ?? (form.always ? form.label : undefined) };
+  }
   return undefined;
 }
 
@@ -107,9 +167,12 @@ export function blockedRange(address: string): string | undefined {
   if (v4) return IPV4_RANGES.find((candidate) => inRange(v4, candidate))?.label;
   const v6 = parseIPv6(address);
   if (!v6) return 'invalid';
-  const inner = embeddedIPv4(v6);
-  if (inner) return IPV4_RANGES.find((candidate) => inRange(inner, candidate))?.label;
-  return IPV6_RANGES.find((candidate) => inRange(v6, candidate))?.label;
+  if (v6.every((byte, index) => byte === (index === 15 ? 1 : 0))) return 'loopback';
+  if (v6.every((byte) => byte === 0)) return 'unspecified';
+  const embedded = embeddedVerdict(v6);
+  if (embedded) return embedded.blocked;
+  const listed = IPV6_RANGES.find((candidate) => inRange(v6, candidate))?.label;
+  return listed ?? (inRange(v6, GLOBAL_UNICAST) ? undefined : 'reserved');
 }
 
 /** True when `address` is loopback, private, link-local, unique-local, multicast or otherwise non-public. */

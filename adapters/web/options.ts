@@ -36,6 +36,13 @@ export interface WebLoaderOptions {
   /** Parser threads (default 1) and the time limit of one page's extraction (default 60000). */
   parserThreads?: number;
   parseTimeoutMs?: number;
+  /**
+   * URLs a site crawl may look at per page of its `maxPages` (taken from sitemaps or queued from
+   * links, whether loaded, filtered out, disallowed by robots.txt or repeated); past
+   * `maxPages × crawlUrlsPerPage` the crawl ends. Bounds a crawl's memory and time whatever the
+   * sitemaps or pages list. Default 10.
+   */
+  crawlUrlsPerPage?: number;
 }
 
 export interface ResolvedWebLoaderOptions {
@@ -50,6 +57,7 @@ export interface ResolvedWebLoaderOptions {
   parser: 'worker' | 'main';
   parserThreads: number;
   parseTimeoutMs: number;
+  crawlUrlsPerPage: number;
 }
 
 export const DEFAULT_USER_AGENT = 'ragdesk/0.1 (+https://github.com/ragdesk)';
@@ -72,5 +80,6 @@ export function resolveOptions(options: WebLoaderOptions = {}): ResolvedWebLoade
     parser: choiceOption('webLoader', 'parser', options.parser, ['worker', 'main'], 'worker'),
     parserThreads: integerOption('webLoader', 'parserThreads', options.parserThreads, 1),
     parseTimeoutMs: integerOption('webLoader', 'parseTimeoutMs', options.parseTimeoutMs, 60_000),
+    crawlUrlsPerPage: integerOption('webLoader', 'crawlUrlsPerPage', options.crawlUrlsPerPage, 10),
   };
 }

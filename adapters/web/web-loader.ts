@@ -8,6 +8,7 @@ import { extractHtml, type ExtractedHtml } from './extract-html.js';
 import type { ExtractPageMessage } from './extract-worker.js';
 import { loadWebPage, type PageExtractor } from './load-page.js';
 import { resolveOptions, type WebLoaderOptions } from './options.js';
+import { assertRobotsAllow } from './page-robots.js';
 
 export function webLoader(options: WebLoaderOptions = {}): WebLoader {
   const resolved = resolveOptions(options);
@@ -30,7 +31,10 @@ export function webLoader(options: WebLoaderOptions = {}): WebLoader {
   const load = (url: string, signal?: AbortSignal) => loadWebPage(context, extract, url, signal);
   return {
     name: 'web',
-    loadPage: (url, loadOptions) => load(url, loadOptions?.signal),
+    loadPage: async (url, loadOptions) => {
+      if (loadOptions?.ignoreRobots !== true) await assertRobotsAllow(context, url, loadOptions?.signal);
+      return load(url, loadOptions?.signal);
+    },
     crawlSite: (crawlOptions: SiteCrawlOptions) => crawlSite(context, load, crawlOptions),
     close: async () => pool?.close(),
   };

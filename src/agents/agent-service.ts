@@ -8,6 +8,7 @@ import { idSchema, parseInput } from '../validation.js';
 import { toAgent, type Agent, type AgentResponse, type AgentStreamEvent } from './agent.js';
 import type { AgentOptions } from './agent-options.js';
 import { finishAnswer } from './finish-answer.js';
+import { checkVisitorQuery, type AgentCaller } from './override-policy.js';
 import { prepareQuery, type PreparedQuery } from './prepare-query.js';
 import {
   agentCreateSchema,
@@ -23,6 +24,13 @@ export interface AgentCallOptions {
   signal?: AbortSignal;
   /** Owner the query is counted against (the API key's owner); defaults to the agent's owner. */
   ownerId?: string | null;
+  /**
+   * `'visitor'` for a caller who does not own the agent (no key, or another owner's key; the HTTP
+   * adapter decides): per-query settings only where the agent's `allowOverrides` lists them,
+   * `context` bounded, and a conversation continues only with the visitorId it was started with.
+   * Default `'owner'`.
+   */
+  caller?: AgentCaller;
 }
 
 /** `ragdesk.agents`: agents that answer from their datastores, with memory, sources and streaming. */
@@ -53,6 +61,7 @@ export class AgentService {
       userPrompt: parsed.userPrompt ?? null,
       promptType: parsed.promptType ?? null,
       promptTemplate: parsed.promptTemplate ?? null,
+      allowOverrides: [...new Set(parsed.allowOverrides)],
       datastoreIds: [...new Set(parsed.datastoreIds)],
       createdAt: now,
       updatedAt: now,
@@ -84,6 +93,7 @@ export class AgentService {
     }
     if (parsed.name !== undefined) patch.name = parsed.name.trim();
     if (parsed.datastoreIds) patch.datastoreIds = [...new Set(parsed.datastoreIds)];
+    if (parsed.allowOverrides) patch.allowOverrides = [...new Set(parsed.allowOverrides)];
     const updated = await this.context.store.updateAgent(id, patch);
     if (!updated) throw notFound('agent', id);
     return toAgent(updated);
@@ -159,12 +169,14 @@ export class AgentService {
   private async prepare(id: string, input: AgentQueryInput, options: AgentCallOptions): Promise<{ chat: ChatModel; prepared: PreparedQuery }> {
     const query = parseInput(agentQuerySchema, input, 'agent query');
     const agent = await this.record(id);
+    const caller = options.caller ?? 'owner';
+    if (caller === 'visitor') checkVisitorQuery(agent, { context: (input as { context?: unknown }).context, ...query });
     const chat = this.chat;
     if (!chat) {
       throw new RagdeskError('invalid_adapter', 'No chat model is configured: pass `chat` to createRagdesk (openaiChat or localAnswerer)');
     }
     throwIfAborted(options.signal);
-    const prepared = await prepareQuery(this.context, chat, this.options, agent, query, options.ownerId, options.signal);
+    const prepared = await prepareQuery(this.context, chat, this.options, agent, query, options.ownerId, options.signal, caller);
     throwIfAborted(options.signal);
     return { chat, prepared };
   }

@@ -5,8 +5,9 @@ import type { AgentRecord, ConversationRecord, SourceEntry } from '../ports/agen
 import type { ChatModel, ChatRequest, GroundingPassage } from '../ports/chat-model.js';
 import type { DatasourceRef } from '../ports/records.js';
 import { readDatasourceRefs } from '../datastores/datasource-refs.js';
-import { newId, nowIso } from '../util/ids.js';
+import { nowIso } from '../util/ids.js';
 import { retrieveForAgent } from './agent-retrieval.js';
+import { resolveConversation } from './conversation-access.js';
 import { MESSAGE_OVERHEAD_TOKENS, splitBudget, takeWithinBudget, truncateToTokens } from './budget.js';
 import { loadMemory } from './memory.js';
 import { SPEC_MODEL_WINDOWS } from './model-windows.js';
@@ -15,6 +16,7 @@ import type { AgentQuery } from './schemas.js';
 import { buildSources } from './sources.js';
 import { consumeQuery, DEFAULT_OWNER } from './usage-policy.js';
 import type { AgentOptions } from './agent-options.js';
+import type { AgentCaller } from './override-policy.js';
 
 /** Everything decided before the model is called; the answer is written with it afterwards. */
 export interface PreparedQuery {
@@ -43,9 +45,10 @@ export async function prepareQuery(
   query: AgentQuery,
   callerOwnerId: string | null | undefined,
   signal: AbortSignal | undefined,
+  caller: AgentCaller = 'owner',
 ): Promise<PreparedQuery> {
   const startedAt = nowIso();
-  const { conversation, isNew } = await resolveConversation(context, agent, query);
+  const { conversation, isNew } = await resolveConversation(context, agent, query, caller);
   await consumeQuery(context.store, options.queryLimit, callerOwnerId ?? agent.ownerId ?? DEFAULT_OWNER, new Date());
 
   const tokenizer = context.chunking.tokenizer ?? cl100kTokenizer();
@@ -101,42 +104,6 @@ export async function prepareQuery(
     sources: buildSources(used, datasources),
     warnings,
     startedAt,
-  };
-}
-
-async function resolveConversation(
-  context: RagdeskContext,
-  agent: AgentRecord,
-  query: AgentQuery,
-): Promise<{ conversation: ConversationRecord; isNew: boolean }> {
-  const now = nowIso();
-  if (query.conversationId !== undefined) {
-    const existing = await context.store.getConversation(query.conversationId);
-    if (existing) {
-      if (existing.agentId !== agent.id) {
-        throw new RagdeskError('invalid_request', `Conversation ${query.conversationId} belongs to another agent`, {
-          details: { issues: [{ path: 'conversationId', message: 'belongs to another agent' }] },
-        });
-      }
-      if (query.visitorId !== undefined && query.visitorId !== existing.visitorId) {
-        throw new RagdeskError('invalid_request', `Conversation ${query.conversationId} belongs to another visitor`, {
-          details: { issues: [{ path: 'visitorId', message: 'does not match the conversation' }] },
-        });
-      }
-      return { conversation: existing, isNew: false };
-    }
-  }
-  // Clients may choose their own conversation ids (widgets generate them up front): an unknown id
-  // starts a conversation under that id.
-  return {
-    conversation: {
-      id: query.conversationId ?? newId(),
-      agentId: agent.id,
-      visitorId: query.visitorId ?? newId(),
-      createdAt: now,
-      updatedAt: now,
-    },
-    isNew: true,
   };
 }
 

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { filtersSchema, idSchema, nonBlankString } from '../validation.js';
+import { allowOverridesSchema } from './override-policy.js';
 
 /** API model names of agents (Agent, Agent Update). */
 export const specModelNameSchema = z.enum(['gpt_3_5_turbo', 'gpt_3_5_turbo_16k', 'gpt_4', 'gpt_4_32k']);
@@ -25,6 +26,8 @@ export const agentCreateSchema = z.strictObject({
   userPrompt: promptText.nullable().optional(),
   promptType: promptTypeSchema.nullable().optional(),
   promptTemplate: promptText.nullable().optional(),
+  /** Query settings visitors (callers without the owner's key) may change; default none. */
+  allowOverrides: allowOverridesSchema.default([]),
   datastoreIds: datastoreIds.default([]),
 });
 
@@ -39,6 +42,7 @@ export const agentUpdateSchema = z.strictObject({
   promptType: promptTypeSchema.nullable().optional(),
   promptTemplate: promptText.nullable().optional(),
   visibility: visibilitySchema.optional(),
+  allowOverrides: allowOverridesSchema.optional(),
   datastoreIds: datastoreIds.optional(),
 });
 

@@ -33,6 +33,7 @@ export class JobRunner {
   private readonly retry: RetryPolicy;
   private wakeTimer: NodeJS.Timeout | undefined;
   private pumping: Promise<void> | undefined;
+  private wakeAgain = false;
   private stopped = false;
   private started: Promise<void> | undefined;
 
@@ -55,8 +56,17 @@ export class JobRunner {
   /** Looks for due jobs now (after a new job was created). */
   wake(): void {
     if (this.stopped) return;
-    this.pumping ??= this.pump().finally(() => {
+    if (this.pumping) {
+      // A pass is under way and may have looked already: look again after it, or the job waits.
+      this.wakeAgain = true;
+      return;
+    }
+    this.pumping = this.pump().finally(() => {
       this.pumping = undefined;
+      if (this.wakeAgain) {
+        this.wakeAgain = false;
+        this.wake();
+      }
     });
   }
 

@@ -25,7 +25,11 @@ export const fileDatasourceSchema = z.object({
 export const webPageDatasourceSchema = z.object({
   ...common,
   type: z.literal('web_page'),
-  config: z.object({ source_url: httpUrl }),
+  config: z.object({
+    source_url: httpUrl,
+    /** Load the page even where its site's robots.txt disallows it (the owner asked for this page). */
+    ignore_robots_txt: z.boolean().optional(),
+  }),
 });
 
 export const webSiteDatasourceSchema = z.object({

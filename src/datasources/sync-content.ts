@@ -40,7 +40,7 @@ export async function syncContent(
       const web = requireAdapter(context.web, 'web loading (createRagdesk({ web }))');
       const url = datasource.config.source_url;
       if (typeof url !== 'string') throw new RagdeskError('invalid_request', `Datasource ${datasource.id} has no config.source_url`);
-      const page = await web.loadPage(url, { signal });
+      const page = await web.loadPage(url, { signal, ignoreRobots: datasource.config.ignore_robots_txt === true });
       const named = datasource.name ? undefined : { name: page.title ?? page.finalUrl };
       await writeDocuments(context, datastore, [{ datasource, isNew: false, content: page.document.sections, ...(named ? { patch: named } : {}) }]);
       break;

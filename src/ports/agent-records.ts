@@ -6,6 +6,19 @@
 /** API model names; the chat adapter maps them to its own model ids. */
 export type SpecModelName = 'gpt_3_5_turbo' | 'gpt_3_5_turbo_16k' | 'gpt_4' | 'gpt_4_32k';
 
+/** Query settings an agent may let callers who do not own it change (`AgentRecord.allowOverrides`). */
+export type OverridableField =
+  | 'modelName'
+  | 'systemPrompt'
+  | 'userPrompt'
+  | 'promptType'
+  | 'promptTemplate'
+  | 'temperature'
+  | 'maxTokens'
+  | 'topP'
+  | 'presencePenalty'
+  | 'frequencyPenalty';
+
 /** Deprecated prompt presets of the API, mapped onto systemPrompt / userPrompt by the core. */
 export type PromptType = 'raw' | 'customer_support';
 
@@ -24,6 +37,11 @@ export interface AgentRecord {
   userPrompt: string | null;
   promptType: PromptType | null;
   promptTemplate: string | null;
+  /**
+   * Query settings (`modelName`, `systemPrompt`, `temperature`, ...) that callers who do not own
+   * the agent may change per query; empty by default, so a public agent answers as configured.
+   */
+  allowOverrides: OverridableField[];
   /** Datastores the agent retrieves from, in the order given. */
   datastoreIds: string[];
   createdAt: string;

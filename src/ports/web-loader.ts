@@ -43,12 +43,16 @@ export interface SiteCrawlOptions {
 /**
  * Loads web pages for `web_page` and `web_site` datasources. Implementations must refuse private,
  * loopback and link-local addresses unless explicitly configured otherwise, cap bytes, time and
- * redirects, and respect robots.txt when crawling.
+ * redirects, and respect robots.txt (for single pages too, unless told to ignore it).
  */
 export interface WebLoader {
   readonly name: string;
-  /** Fetches and extracts one page. Throws a `RagdeskError` with a stable code on failure. */
-  loadPage(url: string, options?: { signal?: AbortSignal }): Promise<WebPage>;
+  /**
+   * Fetches and extracts one page. Throws a `RagdeskError` with a stable code on failure. Follows
+   * robots.txt like a crawl (a disallowed page is `forbidden`) unless `ignoreRobots` is true (a page
+   * its owner asked for explicitly).
+   */
+  loadPage(url: string, options?: { signal?: AbortSignal; ignoreRobots?: boolean }): Promise<WebPage>;
   /** Pages of a site, each loaded once, in discovery order; failures are yielded, not thrown. */
   crawlSite(options: SiteCrawlOptions): AsyncIterable<WebPage | WebPageFailure>;
   /** Releases what loading holds (parser threads); called by `ragdesk.close()` after the last sync. */

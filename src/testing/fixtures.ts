@@ -102,6 +102,7 @@ export function makeAgent(overrides: Partial<AgentRecord> = {}): AgentRecord {
     userPrompt: null,
     promptType: null,
     promptTemplate: null,
+    allowOverrides: [],
     datastoreIds: [],
     createdAt: isoAt(0),
     updatedAt: isoAt(0),

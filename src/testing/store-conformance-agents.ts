@@ -48,6 +48,7 @@ export function describeAgentConformance(context: StoreSuiteContext): void {
         promptTemplate: 'Old style template',
         visibility: 'public',
         temperature: 0.35,
+        allowOverrides: ['temperature', 'systemPrompt'],
       });
       await store().createAgent(agent);
       const read = await store().getAgent(agent.id);
@@ -90,6 +91,7 @@ export function describeAgentConformance(context: StoreSuiteContext): void {
         temperature: 0.9,
         datastoreIds: ['ds-c', 'ds-a'],
         modelName: 'gpt_4',
+        allowOverrides: ['topP'],
         updatedAt: isoAt(30),
         description: undefined,
       };

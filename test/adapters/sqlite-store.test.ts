@@ -311,6 +311,7 @@ describe('sqliteStore datasource pipeline', () => {
     await old.close();
     const db = new Database(path);
     addLegacyFullText(db, 4);
+    db.exec('ALTER TABLE agents DROP COLUMN allow_overrides'); // added by migration 6
     db.pragma('user_version = 4');
     db.close();
     expect(schemaOf(path).map((row) => (row as { name: string }).name)).toContain('chunks_fts');

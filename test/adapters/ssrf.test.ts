@@ -53,6 +53,10 @@ describe('SSRF guard (default options)', () => {
       'http://[::ffff:169.254.169.254]/',
       'http://[64:ff9b::a00:1]/',
       'http://[2002:c0a8:101::1]/',
+      'http://[::ffff:0:169.254.169.254]/', // IPv4-translated
+      'http://[::169.254.169.254]/', // IPv4-compatible
+      'http://[2001:0:4136:e378:8000:63bf:3fff:fdd2]/', // Teredo
+      'http://[64:ff9b:1::a9fe:a9fe]/', // local-use NAT64
     ];
     for (const url of urls) {
       const error = await failureOf(loader.loadPage(url));
@@ -96,7 +100,7 @@ describe('SSRF guard (default options)', () => {
   });
 
   it('reaches the same server once allowPrivateNetwork is set', async () => {
-    const page = await webLoader({ allowPrivateNetwork: true }).loadPage(`${secret.origin}/`);
+    const page = await webLoader({ allowPrivateNetwork: true }).loadPage(`${secret.origin}/`, { ignoreRobots: true });
     expect(page.title).toBe('secret');
     expect(secret.requests).toEqual(['/']);
     secret.requests.length = 0;
@@ -154,13 +158,14 @@ describe('SSRF guard on redirects', () => {
   it('loads the allowed host, then refuses every redirect into the private network', async () => {
     const loader = webLoader(options);
     const base = `http://public.test:${publicSite.port}`;
-    expect((await loader.loadPage(`${base}/`)).title).toBe('public');
+    const noRobots = { ignoreRobots: true }; // only the page requests matter here
+    expect((await loader.loadPage(`${base}/`, noRobots)).title).toBe('public');
     for (const path of ['/to-ip', '/to-name', '/to-metadata']) {
-      const error = await failureOf(loader.loadPage(`${base}${path}`));
+      const error = await failureOf(loader.loadPage(`${base}${path}`, noRobots));
       expect(error.code, path).toBe('forbidden');
       expect(error.details?.reason).toBe('private_address');
     }
-    expect((await failureOf(loader.loadPage(`${base}/to-file`))).code).toBe('invalid_request');
+    expect((await failureOf(loader.loadPage(`${base}/to-file`, noRobots))).code).toBe('invalid_request');
     expect(publicSite.requests).toEqual(['/', '/to-ip', '/to-name', '/to-metadata', '/to-file']);
     expect(privateSite.requests).toEqual([]);
   });
@@ -181,7 +186,7 @@ describe('SSRF guard on redirects', () => {
       // First answer is the real server; a second resolution would get an unroutable address.
       lookup: async () => [{ address: calls++ === 0 ? '127.0.0.1' : '10.255.255.1', family: 4 }],
     });
-    const page = await rebinding.loadPage(`http://rebind.test:${publicSite.port}/`);
+    const page = await rebinding.loadPage(`http://rebind.test:${publicSite.port}/`, { ignoreRobots: true });
     expect(page.title).toBe('public');
     expect(calls).toBe(1);
   });

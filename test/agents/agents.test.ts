@@ -191,12 +191,13 @@ describe('agents: query flow with the offline answerer', () => {
     expect(setup.chat.requests).toHaveLength(0);
   });
 
-  it('refuses a conversation of another agent, and unknown agents', async () => {
+  it('never continues a conversation of another agent (a new one starts, under a fresh id), and refuses unknown agents', async () => {
     const { agents } = setup.ragdesk;
     const other = await agents.create({ name: 'other', description: 'd' });
     const first = await agents.query(agentId, { query: 'refund time?' });
-    const error = await rejection(agents.query(other.id, { query: 'hi', conversationId: first.conversationId }));
-    expect(issuePaths(error)).toEqual(['conversationId']);
+    const elsewhere = await agents.query(other.id, { query: 'hi', conversationId: first.conversationId });
+    expect(elsewhere.conversationId).not.toBe(first.conversationId);
+    expect(await setup.store.listMessages(first.conversationId)).toHaveLength(2);
     expect((await rejection(agents.query('missing', { query: 'hi' }))).code).toBe('not_found');
   });
 

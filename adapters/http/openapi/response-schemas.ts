@@ -29,6 +29,7 @@ export const agentResponseSchema = z.object({
   userPrompt: z.string().nullable(),
   promptType: schemas.promptTypeSchema.nullable(),
   promptTemplate: z.string().nullable(),
+  allowOverrides: schemas.allowOverridesSchema,
   datastoreIds: z.array(z.string()),
   tools: z.array(z.object({ type: z.literal('datastore'), datastoreId: z.string() })),
   createdAt: timestamp,

@@ -103,7 +103,9 @@ export const agentRoutes: Route[] = [
     path: '/agents/{id}/query',
     operationId: 'queryAgent',
     summary:
-      'Agent Query. Public agents answer without a key. With `streaming: true` the answer is a text/event-stream: ' +
+      'Agent Query. Public agents answer without a key; callers other than the owner may not set the model, prompt or ' +
+      "sampling fields the agent's `allowOverrides` does not list (403), and continue a conversation only with its `visitorId`. " +
+      'With `streaming: true` the answer is a text/event-stream: ' +
       '`answer` events (URI-encoded deltas), one `endpoint_response` (URI-encoded JSON of the full response), then `data: [DONE]`; ' +
       'a failure after the stream opened is `data: [ERROR]<code>`. A usage limit is a 402 before the stream opens.',
     tag: 'agents',
@@ -111,13 +113,15 @@ export const agentRoutes: Route[] = [
     body: { json: schemas.agentQuerySchema, name: 'AgentQueryRequest' },
     response: 'AgentQueryResponse',
     streams: true,
-    errors: [400, 402, 404, 413, 415],
+    errors: [400, 402, 403, 404, 413, 415],
     async run(context) {
       const id = param(context, 'id');
       const agent = await queryableAgent(context, id);
       // Passed on as it came: the library validates it with the schema the OpenAPI document shows.
       const body = (await readJsonObject(context.request, context.options.maxJsonBytes)) as AgentQueryInput;
-      const options = { signal: context.request.signal, ...(context.principal ? { ownerId: context.principal.ownerId } : {}) };
+      // Anyone but the owner is a visitor: no per-query settings beyond the agent's allowOverrides.
+      const caller = context.principal !== null && context.principal.ownerId === agent.ownerId ? 'owner' : 'visitor';
+      const options = { signal: context.request.signal, caller, ...(context.principal ? { ownerId: context.principal.ownerId } : {}) } as const;
       if (body.streaming === true) {
         const events = await context.ragdesk.agents.openStream(agent.id, body, options);
         return agentStream(events, context.request.signal, context.reportBug);

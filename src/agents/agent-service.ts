@@ -2,6 +2,7 @@ import type { RagdeskContext } from '../context.js';
 import { notFound, RagdeskError } from '../errors.js';
 import type { AgentRecord } from '../ports/agent-records.js';
 import type { ChatModel, ChatStreamPart } from '../ports/chat-model.js';
+import { SurrogateJoiner, toWellFormed } from '../text/well-formed.js';
 import { newId, nowIso } from '../util/ids.js';
 import { linkedSignal } from '../util/linked-signal.js';
 import { idSchema, parseInput } from '../validation.js';
@@ -104,7 +105,7 @@ export class AgentService {
       try {
         const { chat, prepared } = await this.prepare(id, input, { ...options, signal: linked.signal });
         const result = await callModel(() => chat.generate(prepared.request), linked.signal);
-        return await finishAnswer(this.context, chat, this.options, prepared, result);
+        return await finishAnswer(this.context, chat, this.options, prepared, { ...result, text: toWellFormed(result.text) });
       } finally {
         linked.dispose();
       }
@@ -131,14 +132,18 @@ export class AgentService {
     const linked = linkedSignal(callerSignal, this.context.closeSignal);
     const signal = linked.signal;
     let text = '';
+    // Models may cut a delta between the two halves of an emoji: rejoined here, so every delta
+    // (and the stored answer) is well-formed and equals the non-streaming answer once joined.
+    const joiner = new SurrogateJoiner();
     let finish: Extract<ChatStreamPart, { type: 'finish' }> | undefined;
     try {
       for await (const part of chat.stream({ ...prepared.request, signal })) {
         throwIfAborted(signal);
         if (part.type === 'delta') {
-          if (!part.text) continue;
-          text += part.text;
-          yield { type: 'answer', delta: part.text };
+          const delta = part.text ? joiner.push(part.text) : '';
+          if (!delta) continue;
+          text += delta;
+          yield { type: 'answer', delta };
         } else {
           finish = part;
         }
@@ -151,6 +156,11 @@ export class AgentService {
     }
     throwIfAborted(signal);
     if (!finish) throw new RagdeskError('upstream_failed', `Chat model ${chat.name} ended its stream without a finish part`);
+    const rest = joiner.end();
+    if (rest) {
+      text += rest;
+      yield { type: 'answer', delta: rest };
+    }
     const outcome = { text, ...finish };
     const response = await this.context.operation(() => finishAnswer(this.context, chat, this.options, prepared, outcome));
     yield { type: 'endpoint_response', response };

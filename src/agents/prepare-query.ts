@@ -13,6 +13,7 @@ import { SPEC_MODEL_WINDOWS } from './model-windows.js';
 import { assembleMessages, fillUserPrompt, formatPassage, resolvePrompts } from './prompt.js';
 import type { AgentQuery } from './schemas.js';
 import { buildSources } from './sources.js';
+import { ignoredFieldsWarning, narrowDatastores, withContext } from './client-fields.js';
 import { consumeQuery, DEFAULT_OWNER } from './usage-policy.js';
 import type { AgentOptions } from './agent-options.js';
 
@@ -55,12 +56,15 @@ export async function prepareQuery(
   const window = resolved?.contextWindow ?? SPEC_MODEL_WINDOWS[modelName];
 
   const { fragments, missingDatastoreIds } = await retrieveForAgent(
-    context, agent.datastoreIds, query.query, options.retrievalTopK, query.filters,
+    context, narrowDatastores(agent.datastoreIds, query.filters?.datastore_ids), query.query, options.retrievalTopK, query.filters,
   );
   const warnings = missingDatastoreIds.map((id) => `datastore ${id} no longer exists and was skipped`);
   if (agent.datastoreIds.length === 0) warnings.push('the agent reads no datastore, so it answers without context');
+  const ignored = ignoredFieldsWarning(query);
+  if (ignored) warnings.push(ignored);
 
-  const prompts = resolvePrompts(agent, query);
+  const basePrompts = resolvePrompts(agent, query);
+  const prompts = { ...basePrompts, system: withContext(basePrompts.system, query.context) };
   const fixed =
     (prompts.system === null ? 0 : tokenizer.count(prompts.system) + MESSAGE_OVERHEAD_TOKENS) +
     tokenizer.count(fillUserPrompt(prompts.user, query.query, '')) + MESSAGE_OVERHEAD_TOKENS;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import { filtersSchema, idSchema, nonBlankString } from '../validation.js';
+import { idSchema, nonBlankString } from '../validation.js';
+import { agentFiltersSchema, clientQueryFields, optionalId } from './client-fields.js';
 
 /** SPEC agent model names (Agent, Agent Update). */
 export const specModelNameSchema = z.enum(['gpt_3_5_turbo', 'gpt_3_5_turbo_16k', 'gpt_4', 'gpt_4_32k']);
@@ -45,8 +46,8 @@ export const agentUpdateSchema = z.strictObject({
 /** SPEC endpoint 1 body. `streaming` is accepted here; the HTTP adapter uses it to pick SSE. */
 export const agentQuerySchema = z.strictObject({
   query: nonBlankString.pipe(z.string().max(20_000)),
-  conversationId: idSchema.optional(),
-  visitorId: idSchema.optional(),
+  conversationId: optionalId,
+  visitorId: optionalId,
   temperature: temperature.optional(),
   streaming: z.boolean().optional(),
   modelName: queryModelNameSchema.optional(),
@@ -54,11 +55,12 @@ export const agentQuerySchema = z.strictObject({
   presencePenalty: z.number().min(-2).max(2).optional(),
   frequencyPenalty: z.number().min(-2).max(2).optional(),
   topP: z.number().min(0).max(1).optional(),
-  filters: filtersSchema.optional(),
+  filters: agentFiltersSchema.optional(),
   systemPrompt: promptText.optional(),
   userPrompt: promptText.optional(),
   promptType: promptTypeSchema.optional(),
   promptTemplate: promptText.optional(),
+  ...clientQueryFields,
 });
 
 export type AgentCreateInput = z.input<typeof agentCreateSchema>;

@@ -63,7 +63,8 @@ export const retrievalModeSchema = z.enum(['hybrid', 'vector', 'lexical']);
 export const datastoreQuerySchema = z.object({
   query: nonBlankString.pipe(z.string().max(20_000)),
   topK: z.int().min(1).max(MAX_TOP_K).default(DEFAULT_TOP_K),
-  filters: filtersSchema.optional(),
+  // `datastore_ids` narrows an agent's datastores; on one datastore it means nothing, so it is refused by name.
+  filters: filtersSchema.extend({ datastore_ids: z.never({ error: 'only agent queries take datastore_ids' }).optional() }).optional(),
   mode: retrievalModeSchema.default('hybrid'),
 });
 

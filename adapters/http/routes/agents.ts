@@ -111,7 +111,7 @@ export const agentRoutes: Route[] = [
     body: { json: schemas.agentQuerySchema, name: 'AgentQueryRequest' },
     response: 'AgentQueryResponse',
     streams: true,
-    errors: [400, 402, 404, 413, 415],
+    errors: [400, 402, 403, 404, 413, 415],
     async run(context) {
       const id = param(context, 'id');
       const agent = await queryableAgent(context, id);

@@ -14,6 +14,7 @@ import { assembleMessages, fillUserPrompt, formatPassage, resolvePrompts } from 
 import type { AgentQuery } from './schemas.js';
 import { buildSources } from './sources.js';
 import { ignoredFieldsWarning, narrowDatastores, withContext } from './client-fields.js';
+import { readAttachments, withAttachments } from './attachments.js';
 import { consumeQuery, DEFAULT_OWNER } from './usage-policy.js';
 import type { AgentOptions } from './agent-options.js';
 
@@ -62,12 +63,16 @@ export async function prepareQuery(
   if (agent.datastoreIds.length === 0) warnings.push('the agent reads no datastore, so it answers without context');
   const ignored = ignoredFieldsWarning(query);
   if (ignored) warnings.push(ignored);
+  const attached = await readAttachments(context.web, query.attachments ?? [], signal);
+  warnings.push(...attached.warnings);
+  // Retrieval and memory use the question alone; the model also gets the attached files' text.
+  const modelQuery = withAttachments(query.query, attached.parts);
 
   const basePrompts = resolvePrompts(agent, query);
   const prompts = { ...basePrompts, system: withContext(basePrompts.system, query.context) };
   const fixed =
     (prompts.system === null ? 0 : tokenizer.count(prompts.system) + MESSAGE_OVERHEAD_TOKENS) +
-    tokenizer.count(fillUserPrompt(prompts.user, query.query, '')) + MESSAGE_OVERHEAD_TOKENS;
+    tokenizer.count(fillUserPrompt(prompts.user, modelQuery, '')) + MESSAGE_OVERHEAD_TOKENS;
   const answerTokens = query.maxTokens ?? options.budget.answerReserve;
   if (fixed + answerTokens > window) {
     throw new RagdeskError(
@@ -85,7 +90,7 @@ export async function prepareQuery(
   const history = isNew ? [] : await loadMemory(context.store, conversation.id, split.memory, tokenizer);
 
   const request: ChatRequest = {
-    messages: assembleMessages(prompts, history, fillUserPrompt(prompts.user, query.query, contextText)),
+    messages: assembleMessages(prompts, history, fillUserPrompt(prompts.user, modelQuery, contextText)),
     model: modelId,
     temperature: query.temperature ?? agent.temperature,
     ...(query.topP === undefined ? {} : { topP: query.topP }),

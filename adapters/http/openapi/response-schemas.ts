@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { schemas, type AgentResponse, type DatasourceRecord, type DatastoreRecord, type DocumentFragment } from '../../../src/index.js';
-import type { AgentWire } from '../wire.js';
+import type { AgentWire, DatasourceWire } from '../wire.js';
 
 /**
  * What the routes answer, for the OpenAPI document. The compile-time checks at the bottom fail the
@@ -53,7 +53,7 @@ export const datasourceResponseSchema = z.object({
   name: z.string(),
   status: z.enum(['unsynched', 'pending', 'running', 'synched', 'error', 'usage_limit_reached']),
   groupId: z.string().nullable(),
-  customId: z.string().nullable(),
+  custom_id: z.string().nullable(),
   config: z.record(z.string(), z.unknown()),
   metadata,
   error: z.string().nullable(),
@@ -111,7 +111,7 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 export const DRIFT_CHECKS: [
   Same<z.output<typeof agentResponseSchema>, AgentWire>,
   Same<z.output<typeof datastoreResponseSchema>, DatastoreRecord>,
-  Same<z.output<typeof datasourceResponseSchema>, DatasourceRecord>,
+  Same<z.output<typeof datasourceResponseSchema>, DatasourceWire>,
   Same<z.output<typeof fragmentResponseSchema>, DocumentFragment>,
   Same<z.output<typeof agentQueryResponseSchema>, AgentResponse>,
 ] = [true, true, true, true, true];

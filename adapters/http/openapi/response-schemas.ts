@@ -68,7 +68,10 @@ export const datasourceResponseSchema = z.object({
 
 export const fragmentResponseSchema = z.object({
   text: z.string(),
-  score: z.number(),
+  score: z.number().min(0).max(1),
+  vector_score: z.number().nullable(),
+  lexical_score: z.number().nullable(),
+  fusion_score: z.number().nullable(),
   source: z.string(),
   datasource_id: z.string(),
   datasource_name: z.string(),

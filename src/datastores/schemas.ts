@@ -30,8 +30,20 @@ const documentText = z
   .max(MAX_DOCUMENT_CHARS)
   .refine((value) => value.trim().length > 0, { message: 'must not be empty' });
 
+/**
+ * A document id chosen by the caller (the reference's upsert `id`): it becomes the datasource id,
+ * so it is kept to a plain token that is safe in paths and logs.
+ */
+export const documentIdSchema = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]*$/, { message: 'letters, digits and . _ : - only, starting with a letter or digit' });
+
 /** SPEC "Document (upsert input)". */
 export const documentSchema = z.object({
+  /** Updates the document with this id in place, or creates it under this id. */
+  id: documentIdSchema.optional(),
   text: documentText,
   name: z.string().max(500).optional(),
   metadata: metadataSchema.optional(),
@@ -43,6 +55,14 @@ export const upsertSchema = z
   .array(documentSchema)
   .min(1)
   .max(MAX_UPSERT_DOCUMENTS)
+  .superRefine((documents, payload) => {
+    const seen = new Set<string>();
+    documents.forEach((document, index) => {
+      if (document.id === undefined) return;
+      if (seen.has(document.id)) payload.addIssue({ code: 'custom', path: [index, 'id'], message: 'the same id twice in one call' });
+      seen.add(document.id);
+    });
+  })
   .refine((documents) => documents.reduce((sum, document) => sum + document.text.length, 0) <= MAX_UPSERT_CHARS, {
     message: `the documents' text must total at most ${MAX_UPSERT_CHARS} characters per call`,
     // Only once every document is valid: a single oversized text is reported once, at its own path.

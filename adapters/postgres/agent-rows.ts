@@ -25,6 +25,8 @@ export interface AgentRow {
   datastore_ids: string[];
   created_at: string;
   updated_at: string;
+  handle: string | null;
+  settings: string | null;
 }
 
 export interface ConversationRow {
@@ -62,7 +64,7 @@ export interface ApiKeyRow {
 
 export const AGENT_COLUMNS = [
   'id', 'owner_id', 'name', 'description', 'model_name', 'temperature', 'visibility', 'system_prompt',
-  'user_prompt', 'prompt_type', 'prompt_template', 'datastore_ids', 'created_at', 'updated_at',
+  'user_prompt', 'prompt_type', 'prompt_template', 'datastore_ids', 'created_at', 'updated_at', 'handle', 'settings',
 ] as const;
 
 export const CONVERSATION_COLUMNS = ['id', 'agent_id', 'visitor_id', 'created_at', 'updated_at'] as const;
@@ -89,6 +91,8 @@ export function toAgentRecord(row: AgentRow): AgentRecord {
     promptType: row.prompt_type as AgentRecord['promptType'],
     promptTemplate: row.prompt_template,
     datastoreIds: row.datastore_ids,
+    handle: row.handle ?? null,
+    settings: row.settings ? (JSON.parse(row.settings) as AgentRecord['settings']) : {},
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -99,7 +103,7 @@ export function agentValues(record: AgentRecord): unknown[] {
   return [
     record.id, record.ownerId ?? null, record.name, record.description, record.modelName, record.temperature,
     record.visibility, record.systemPrompt, record.userPrompt, record.promptType, record.promptTemplate,
-    [...record.datastoreIds], record.createdAt, record.updatedAt,
+    [...record.datastoreIds], record.createdAt, record.updatedAt, record.handle ?? null, JSON.stringify(record.settings ?? {}),
   ];
 }
 

@@ -192,6 +192,12 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
     PRIMARY KEY (subject, metric, period)
   );
   `,
+  // 2: agent settings of the reference service (JSON text, read whole) and the unique `@handle`.
+  (s) => `
+  ALTER TABLE ${s}.agents ADD COLUMN handle text;
+  ALTER TABLE ${s}.agents ADD COLUMN settings text;
+  CREATE UNIQUE INDEX agents_handle ON ${s}.agents (handle) WHERE handle IS NOT NULL;
+  `,
 ];
 
 /** The schema version this code writes. */

@@ -29,6 +29,8 @@ export interface AgentRow {
   datastore_ids: string;
   created_at: string;
   updated_at: string;
+  handle: string | null;
+  settings: string | null;
 }
 
 export interface ConversationRow {
@@ -67,7 +69,7 @@ export interface ApiKeyRow {
 /** id, owner_id and created_at never change; they are the first columns, updates skip {@link AGENT_KEY_COUNT}. */
 export const AGENT_COLUMNS =
   'id, owner_id, created_at, name, description, model_name, temperature, visibility, system_prompt, ' +
-  'user_prompt, prompt_type, prompt_template, datastore_ids, updated_at';
+  'user_prompt, prompt_type, prompt_template, datastore_ids, updated_at, handle, settings';
 export const AGENT_KEY_COUNT = 3;
 
 export const CONVERSATION_COLUMNS = 'id, agent_id, visitor_id, created_at, updated_at';
@@ -93,6 +95,8 @@ export function toAgentRecord(row: AgentRow): AgentRecord {
     promptType: row.prompt_type as AgentRecord['promptType'],
     promptTemplate: row.prompt_template,
     datastoreIds: JSON.parse(row.datastore_ids) as string[],
+    handle: row.handle ?? null,
+    settings: row.settings ? (JSON.parse(row.settings) as AgentRecord['settings']) : {},
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -115,6 +119,8 @@ export function agentValues(record: AgentRecord): SqliteValue[] {
     record.promptTemplate ?? null,
     JSON.stringify(record.datastoreIds ?? []),
     record.updatedAt,
+    record.handle ?? null,
+    JSON.stringify(record.settings ?? {}),
   ];
 }
 

@@ -235,6 +235,12 @@ const MIGRATIONS: readonly string[] = [
   DROP TABLE IF EXISTS chunks_fts;
   DROP TABLE IF EXISTS fts_control;
   `,
+  // 6: agent settings of the reference service (JSON, read whole) and the unique `@handle`.
+  `
+  ALTER TABLE agents ADD COLUMN handle TEXT;
+  ALTER TABLE agents ADD COLUMN settings TEXT;
+  CREATE UNIQUE INDEX agents_handle ON agents (handle) WHERE handle IS NOT NULL;
+  `,
 ];
 
 /** The schema version this code writes. */

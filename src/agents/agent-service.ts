@@ -9,6 +9,7 @@ import { idSchema, parseInput } from '../validation.js';
 import { toAgent, type Agent, type AgentResponse, type AgentStreamEvent } from './agent.js';
 import type { AgentOptions } from './agent-options.js';
 import { finishAnswer } from './finish-answer.js';
+import { splitSettings } from './agent-settings.js';
 import { prepareQuery, type PreparedQuery } from './prepare-query.js';
 import {
   agentCreateSchema,
@@ -37,10 +38,11 @@ export class AgentService {
 
   /** Creates an agent. Every datastore it names must exist (and belong to the same owner). */
   async create(input: AgentCreateInput, options: { ownerId?: string | null } = {}): Promise<Agent> {
-    const parsed = parseInput(agentCreateSchema, input, 'agent');
+    const { rest: parsed, settings } = splitSettings(parseInput(agentCreateSchema, input, 'agent'));
     this.context.assertOpen();
     const ownerId = options.ownerId ?? null;
     await this.assertDatastores(parsed.datastoreIds, ownerId);
+    if (parsed.handle) await this.assertHandleFree(parsed.handle, null);
     const now = nowIso();
     const record: AgentRecord = {
       id: newId(),
@@ -55,6 +57,8 @@ export class AgentService {
       promptType: parsed.promptType ?? null,
       promptTemplate: parsed.promptTemplate ?? null,
       datastoreIds: [...new Set(parsed.datastoreIds)],
+      handle: parsed.handle ?? null,
+      settings,
       createdAt: now,
       updatedAt: now,
     };
@@ -76,10 +80,12 @@ export class AgentService {
 
   /** SPEC endpoint 2: PATCH semantics, `description` required; returns the full agent. */
   async update(id: string, input: AgentUpdateInput): Promise<Agent> {
-    const parsed = parseInput(agentUpdateSchema, input, 'agent update');
+    const { rest: parsed, settings } = splitSettings(parseInput(agentUpdateSchema, input, 'agent update'));
     const current = await this.record(id);
     if (parsed.datastoreIds) await this.assertDatastores(parsed.datastoreIds, current.ownerId);
+    if (parsed.handle) await this.assertHandleFree(parsed.handle, id);
     const patch: Partial<AgentRecord> = { updatedAt: nowIso() };
+    if (Object.keys(settings).length > 0) patch.settings = { ...current.settings, ...settings };
     for (const [key, value] of Object.entries(parsed)) {
       if (value !== undefined) (patch as Record<string, unknown>)[key] = value;
     }
@@ -185,6 +191,27 @@ export class AgentService {
     const record = await this.context.store.getAgent(id);
     if (!record) throw notFound('agent', id);
     return record;
+  }
+
+  /**
+   * The agent with this `@handle` (handles are unique across owners, like public profile names);
+   * throws `not_found` when there is none.
+   */
+  async getByHandle(handle: string): Promise<Agent> {
+    this.context.assertOpen();
+    const found = (await this.context.store.listAgents()).find((agent) => agent.handle === handle);
+    if (!found) throw notFound('agent', `@${handle}`);
+    return toAgent(found);
+  }
+
+  /** A handle names one agent only. The stores' unique index backs this check against races. */
+  private async assertHandleFree(handle: string, selfId: string | null): Promise<void> {
+    const holder = (await this.context.store.listAgents()).find((agent) => agent.handle === handle);
+    if (holder && holder.id !== selfId) {
+      throw new RagdeskError('conflict', `The handle ${JSON.stringify(handle)} is taken; choose another`, {
+        details: { issues: [{ path: 'handle', message: 'already taken' }] },
+      });
+    }
   }
 
   private async assertDatastores(ids: readonly string[], ownerId: string | null): Promise<void> {

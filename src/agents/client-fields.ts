@@ -60,6 +60,7 @@ export interface ClientFields {
   toolsConfig?: Record<string, unknown> | undefined;
   formId?: string | undefined;
   contactId?: string | undefined;
+  contact?: Record<string, unknown> | undefined;
 }
 
 /**
@@ -76,6 +77,7 @@ export function ignoredFieldsWarning(query: ClientFields): string | null {
   if (query.toolsConfig !== undefined && Object.keys(query.toolsConfig).length > 0) ignored.push('toolsConfig');
   if (query.formId !== undefined) ignored.push('formId');
   if (query.contactId !== undefined) ignored.push('contactId');
+  if (query.contact !== undefined && Object.keys(query.contact).length > 0) ignored.push('contact');
   return ignored.length === 0 ? null : `ignored fields with no meaning here: ${ignored.join(', ')}`;
 }
 

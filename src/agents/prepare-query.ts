@@ -15,6 +15,7 @@ import type { AgentQuery } from './schemas.js';
 import { buildSources } from './sources.js';
 import { ignoredFieldsWarning, narrowDatastores, withContext } from './client-fields.js';
 import { readAttachments, withAttachments } from './attachments.js';
+import { includesSources, withSettingsInstructions } from './agent-settings.js';
 import { consumeQuery, DEFAULT_OWNER } from './usage-policy.js';
 import type { AgentOptions } from './agent-options.js';
 
@@ -69,7 +70,7 @@ export async function prepareQuery(
   const modelQuery = withAttachments(query.query, attached.parts);
 
   const basePrompts = resolvePrompts(agent, query);
-  const prompts = { ...basePrompts, system: withContext(basePrompts.system, query.context) };
+  const prompts = { ...basePrompts, system: withContext(withSettingsInstructions(basePrompts.system, agent), query.context) };
   const fixed =
     (prompts.system === null ? 0 : tokenizer.count(prompts.system) + MESSAGE_OVERHEAD_TOKENS) +
     tokenizer.count(fillUserPrompt(prompts.user, modelQuery, '')) + MESSAGE_OVERHEAD_TOKENS;
@@ -107,7 +108,7 @@ export async function prepareQuery(
     query: query.query,
     request,
     modelId,
-    sources: buildSources(used, datasources),
+    sources: includesSources(agent) ? buildSources(used, datasources) : [],
     warnings,
     startedAt,
   };

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { idSchema, nonBlankString } from '../validation.js';
 import { agentFiltersSchema, clientQueryFields, optionalId } from './client-fields.js';
+import { agentSettingsFields } from './agent-settings.js';
 
 /** SPEC agent model names (Agent, Agent Update). */
 export const specModelNameSchema = z.enum(['gpt_3_5_turbo', 'gpt_3_5_turbo_16k', 'gpt_4', 'gpt_4_32k']);
@@ -27,6 +28,7 @@ export const agentCreateSchema = z.strictObject({
   promptType: promptTypeSchema.nullable().optional(),
   promptTemplate: promptText.nullable().optional(),
   datastoreIds: datastoreIds.default([]),
+  ...agentSettingsFields,
 });
 
 /** SPEC endpoint 2 (PATCH): `description` required, every other field optional; absent = unchanged. */
@@ -41,6 +43,7 @@ export const agentUpdateSchema = z.strictObject({
   promptTemplate: promptText.nullable().optional(),
   visibility: visibilitySchema.optional(),
   datastoreIds: datastoreIds.optional(),
+  ...agentSettingsFields,
 });
 
 /** SPEC endpoint 1 body. `streaming` is accepted here; the HTTP adapter uses it to pick SSE. */

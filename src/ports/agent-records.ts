@@ -26,8 +26,27 @@ export interface AgentRecord {
   promptTemplate: string | null;
   /** Datastores the agent retrieves from, in the order given. */
   datastoreIds: string[];
+  /** Short unique name (`@handle` in paths); null when the agent has none. */
+  handle: string | null;
+  /** The reference service's agent settings; an absent key means its default. */
+  settings: AgentSettings;
   createdAt: string;
   updatedAt: string;
+}
+
+/**
+ * Agent settings of the reference service. `includeSources` (default true), `restrictKnowledge`
+ * and `useMarkdown` (default false) change answers; the others are stored for the clients that
+ * read them back.
+ */
+export interface AgentSettings {
+  includeSources?: boolean;
+  restrictKnowledge?: boolean;
+  useMarkdown?: boolean;
+  useLanguageDetection?: boolean;
+  iconUrl?: string | null;
+  interfaceConfig?: Record<string, unknown> | null;
+  prompt?: string | null;
 }
 
 export interface ConversationRecord {

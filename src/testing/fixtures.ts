@@ -103,6 +103,8 @@ export function makeAgent(overrides: Partial<AgentRecord> = {}): AgentRecord {
     promptType: null,
     promptTemplate: null,
     datastoreIds: [],
+    handle: null,
+    settings: {},
     createdAt: isoAt(0),
     updatedAt: isoAt(0),
     ...overrides,

@@ -52,11 +52,12 @@ describe('agent query accepts the fields the reference clients send', () => {
     const response = await api.post<QueryAnswer>(`/api/agents/${agentId}/query`, {
       query: 'hi', isDraft: true, truncateQuery: true, attachmentsForAI: ['ckz9w8x7y0000abcdxyz12345'], images: ['https://example.com/a.png'],
       toolsConfig: { ckz9w8x7y0000abcdxyz12345: { x: 1 } }, formId: 'ckz9w8x7y0000abcdxyz12345', contactId: 'ckz9w8x7y0000abcdxyz12345',
+      contact: { email: 'ada@example.com' },
     });
     expect(response.status).toBe(200);
     const ignored = response.body.warnings.filter((warning) => warning.startsWith('ignored'));
     expect(ignored).toHaveLength(1);
-    for (const field of ['attachmentsForAI', 'images', 'isDraft', 'truncateQuery', 'toolsConfig', 'formId', 'contactId']) expect(ignored[0]).toContain(field);
+    for (const field of ['attachmentsForAI', 'images', 'isDraft', 'truncateQuery', 'toolsConfig', 'formId', 'contactId', 'contact']) expect(ignored[0]).toContain(field);
   });
 
   it('context is appended to the system prompt', async () => {

@@ -39,6 +39,9 @@ describe("the reference's agent fields on create and update", () => {
     const byHandle = await api.get<AgentBody>('/api/agents/@support-bot');
     expect(byHandle.body.id).toBe(created.body.id);
     expect(byHandle.body.settings).toEqual(patched.body.settings);
+    const viaHandle = await api.post<QueryAnswer>('/api/agents/@support-bot/query', { query: 'What causes tides?' });
+    expect(viaHandle.status).toBe(200);
+    expect(viaHandle.body.sources).toEqual([]);
   });
 
   it('includeSources false answers without sources; restrictKnowledge and useMarkdown instruct the model', async () => {

@@ -35,6 +35,7 @@ export interface ConversationRow {
   visitor_id: string;
   created_at: string;
   updated_at: string;
+  contact: string | null;
 }
 
 export interface MessageRow {
@@ -67,7 +68,7 @@ export const AGENT_COLUMNS = [
   'user_prompt', 'prompt_type', 'prompt_template', 'datastore_ids', 'created_at', 'updated_at', 'handle', 'settings',
 ] as const;
 
-export const CONVERSATION_COLUMNS = ['id', 'agent_id', 'visitor_id', 'created_at', 'updated_at'] as const;
+export const CONVERSATION_COLUMNS = ['id', 'agent_id', 'visitor_id', 'created_at', 'updated_at', 'contact'] as const;
 
 export const MESSAGE_COLUMNS = [
   'id', 'conversation_id', 'role', 'text', 'sources', 'usage', 'model', 'visitor_id', 'created_at',
@@ -112,6 +113,7 @@ export function toConversationRecord(row: ConversationRow): ConversationRecord {
     id: row.id,
     agentId: row.agent_id,
     visitorId: row.visitor_id,
+    ...(row.contact ? { contact: JSON.parse(row.contact) as ConversationRecord['contact'] } : {}),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

@@ -197,6 +197,7 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
   ALTER TABLE ${s}.agents ADD COLUMN handle text;
   ALTER TABLE ${s}.agents ADD COLUMN settings text;
   CREATE UNIQUE INDEX agents_handle ON ${s}.agents (handle) WHERE handle IS NOT NULL;
+  ALTER TABLE ${s}.conversations ADD COLUMN contact text;
   `,
 ];
 

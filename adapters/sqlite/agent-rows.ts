@@ -39,6 +39,7 @@ export interface ConversationRow {
   visitor_id: string;
   created_at: string;
   updated_at: string;
+  contact: string | null;
 }
 
 export interface MessageRow {
@@ -72,7 +73,7 @@ export const AGENT_COLUMNS =
   'user_prompt, prompt_type, prompt_template, datastore_ids, updated_at, handle, settings';
 export const AGENT_KEY_COUNT = 3;
 
-export const CONVERSATION_COLUMNS = 'id, agent_id, visitor_id, created_at, updated_at';
+export const CONVERSATION_COLUMNS = 'id, agent_id, visitor_id, created_at, updated_at, contact';
 
 export const MESSAGE_COLUMNS = 'id, conversation_id, role, text, sources, usage, model, visitor_id, created_at';
 
@@ -129,6 +130,7 @@ export function toConversationRecord(row: ConversationRow): ConversationRecord {
     id: row.id,
     agentId: row.agent_id,
     visitorId: row.visitor_id,
+    ...(row.contact ? { contact: JSON.parse(row.contact) as ConversationRecord['contact'] } : {}),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -136,7 +138,7 @@ export function toConversationRecord(row: ConversationRow): ConversationRecord {
 
 /** Values in {@link CONVERSATION_COLUMNS} order. */
 export function conversationValues(record: ConversationRecord): SqliteValue[] {
-  return [record.id, record.agentId, record.visitorId, record.createdAt, record.updatedAt];
+  return [record.id, record.agentId, record.visitorId, record.createdAt, record.updatedAt, record.contact ? JSON.stringify(record.contact) : null];
 }
 
 export function toMessageRecord(row: MessageRow): MessageRecord {

@@ -235,11 +235,13 @@ const MIGRATIONS: readonly string[] = [
   DROP TABLE IF EXISTS chunks_fts;
   DROP TABLE IF EXISTS fts_control;
   `,
-  // 6: agent settings of the reference service (JSON, read whole) and the unique `@handle`.
+  // 6: agent settings of the reference service (JSON, read whole), the unique `@handle`, and the
+  // contact a chat client gave with a conversation's first message (JSON).
   `
   ALTER TABLE agents ADD COLUMN handle TEXT;
   ALTER TABLE agents ADD COLUMN settings TEXT;
   CREATE UNIQUE INDEX agents_handle ON agents (handle) WHERE handle IS NOT NULL;
+  ALTER TABLE conversations ADD COLUMN contact TEXT;
   `,
 ];
 

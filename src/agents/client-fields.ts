@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { RagdeskError } from '../errors.js';
+import type { ConversationContact } from '../ports/agent-records.js';
 import { filtersSchema, idSchema } from '../validation.js';
 
 /**
@@ -60,7 +61,6 @@ export interface ClientFields {
   toolsConfig?: Record<string, unknown> | undefined;
   formId?: string | undefined;
   contactId?: string | undefined;
-  contact?: Record<string, unknown> | undefined;
 }
 
 /**
@@ -77,7 +77,6 @@ export function ignoredFieldsWarning(query: ClientFields): string | null {
   if (query.toolsConfig !== undefined && Object.keys(query.toolsConfig).length > 0) ignored.push('toolsConfig');
   if (query.formId !== undefined) ignored.push('formId');
   if (query.contactId !== undefined) ignored.push('contactId');
-  if (query.contact !== undefined && Object.keys(query.contact).length > 0) ignored.push('contact');
   return ignored.length === 0 ? null : `ignored fields with no meaning here: ${ignored.join(', ')}`;
 }
 
@@ -101,4 +100,15 @@ export function narrowDatastores(agentDatastoreIds: readonly string[], wanted: r
     });
   }
   return agentDatastoreIds.filter((id) => wanted.includes(id));
+}
+
+/** The contact fields worth keeping with a new conversation (the reference's `conversationId` inside it is not). */
+export function contactOf(contact: z.output<typeof contactSchema> | undefined): { contact: ConversationContact } | Record<string, never> {
+  if (!contact) return {};
+  const kept: ConversationContact = {};
+  for (const key of ['email', 'phoneNumber', 'firstName', 'lastName', 'userId'] as const) {
+    const value = contact[key]?.trim();
+    if (value) kept[key] = value;
+  }
+  return Object.keys(kept).length > 0 ? { contact: kept } : {};
 }

@@ -13,7 +13,7 @@ import { SPEC_MODEL_WINDOWS } from './model-windows.js';
 import { assembleMessages, fillUserPrompt, formatPassage, resolvePrompts } from './prompt.js';
 import type { AgentQuery } from './schemas.js';
 import { buildSources } from './sources.js';
-import { ignoredFieldsWarning, narrowDatastores, withContext } from './client-fields.js';
+import { contactOf, ignoredFieldsWarning, narrowDatastores, withContext } from './client-fields.js';
 import { readAttachments, withAttachments } from './attachments.js';
 import { includesSources, withSettingsInstructions } from './agent-settings.js';
 import { consumeQuery, DEFAULT_OWNER } from './usage-policy.js';
@@ -143,6 +143,7 @@ async function resolveConversation(
       id: query.conversationId ?? newId(),
       agentId: agent.id,
       visitorId: query.visitorId ?? newId(),
+      ...contactOf(query.contact),
       createdAt: now,
       updatedAt: now,
     },

@@ -53,8 +53,19 @@ export interface ConversationRecord {
   id: string;
   agentId: string;
   visitorId: string;
+  /** Who the visitor said they are (the reference clients' `contact`), when a first message gave it. */
+  contact?: ConversationContact;
   createdAt: string;
   updatedAt: string;
+}
+
+/** Contact details a chat client sent with the first message of a conversation. */
+export interface ConversationContact {
+  email?: string;
+  phoneNumber?: string;
+  firstName?: string;
+  lastName?: string;
+  userId?: string;
 }
 
 /** SPEC "Source entry": one per datasource used for an answer, best first. */

@@ -48,6 +48,8 @@ export function describeAgentConformance(context: StoreSuiteContext): void {
         promptTemplate: 'Old style template',
         visibility: 'public',
         temperature: 0.35,
+        handle: 'helper-bot',
+        settings: { includeSources: false, interfaceConfig: { theme: 'dark' }, iconUrl: null },
       });
       await store().createAgent(agent);
       const read = await store().getAgent(agent.id);
@@ -127,6 +129,9 @@ export function describeAgentConformance(context: StoreSuiteContext): void {
       const orphan = makeConversation({ id: 'no-such-agent' }, 11);
       await expectCode(store().createConversation(orphan), 'not_found');
       expect(await store().getConversation(orphan.id)).toBeNull();
+      const withContact = makeConversation(agent, 12, { contact: { email: 'ada@example.com', firstName: 'Ada' } });
+      await store().createConversation(withContact);
+      expect(await store().getConversation(withContact.id)).toEqual(withContact);
     });
 
     it('lists an agent\'s conversations oldest first', async () => {

@@ -310,8 +310,8 @@ describe('sqliteStore datasource pipeline', () => {
     await fill(old);
     await old.close();
     const db = new Database(path);
-    // What version 6 added (agent handle and settings) did not exist yet either.
-    db.exec('DROP INDEX agents_handle; ALTER TABLE agents DROP COLUMN handle; ALTER TABLE agents DROP COLUMN settings;');
+    // What version 6 added (agent handle and settings, conversation contact) did not exist yet either.
+    db.exec('DROP INDEX agents_handle; ALTER TABLE agents DROP COLUMN handle; ALTER TABLE agents DROP COLUMN settings; ALTER TABLE conversations DROP COLUMN contact;');
     addLegacyFullText(db, 4);
     db.pragma('user_version = 4');
     db.close();

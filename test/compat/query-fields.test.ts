@@ -1,3 +1,5 @@
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiClient } from '../http/client.js';
 import { DOCUMENTS, openFixture, type Fixture } from '../http/fixture.js';
@@ -57,7 +59,22 @@ describe('agent query accepts the fields the reference clients send', () => {
     expect(response.status).toBe(200);
     const ignored = response.body.warnings.filter((warning) => warning.startsWith('ignored'));
     expect(ignored).toHaveLength(1);
-    for (const field of ['attachmentsForAI', 'images', 'isDraft', 'truncateQuery', 'toolsConfig', 'formId', 'contactId', 'contact']) expect(ignored[0]).toContain(field);
+    for (const field of ['attachmentsForAI', 'images', 'isDraft', 'truncateQuery', 'toolsConfig', 'formId', 'contactId']) expect(ignored[0]).toContain(field);
+    expect(ignored[0]).not.toContain('contact,');
+  });
+
+  it('contact is stored with the new conversation', async () => {
+    const response = await api.post<QueryAnswer>(`/api/agents/${agentId}/query`, {
+      query: 'hi', conversationId: 'ckz9w8x7y0000contact000001', contact: { email: 'ada@example.com', firstName: 'Ada', conversationId: 'x' },
+    });
+    expect(response.status).toBe(200);
+    const db = new Database(join(fixture.dir, 'ragdesk.db'), { readonly: true });
+    try {
+      const row = db.prepare('SELECT contact FROM conversations WHERE id = ?').get('ckz9w8x7y0000contact000001') as { contact: string };
+      expect(JSON.parse(row.contact)).toEqual({ email: 'ada@example.com', firstName: 'Ada' });
+    } finally {
+      db.close();
+    }
   });
 
   it('context is appended to the system prompt', async () => {

@@ -59,3 +59,4 @@ export {
 export * as schemas from './schemas.js';
 export { parseInput } from './validation.js';
 export { migrateStore, type MigrateStoreOptions, type MigrationProgress, type MigrationReport } from './migrate/migrate-store.js';
+export { toWellFormed, SurrogateJoiner } from './text/well-formed.js';

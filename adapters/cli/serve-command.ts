@@ -1,18 +1,21 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
-import { createHttpHandler, type ConfiguredApiKey } from '../http/index.js';
-import type { OpenedRagdesk } from '../node.js';
+import { createHttpHandler, type ConfiguredApiKey, type CorsOptions } from '../http/index.js';
+import type { OpenRagdeskOptions, OpenedRagdesk } from '../node.js';
 import { seedDemo, type DemoSeed } from './demo-seed.js';
 import { UsageError, type CliIo } from './io.js';
 import { openData } from './open-data.js';
 import { DEFAULT_OWNER } from './resolve.js';
 import { DEFAULT_SERVER_TIMEOUTS, SERVER_TIMEOUT_FLAGS, SERVER_TIMEOUT_USAGE, parseServerTimeouts, serverTimeoutOptions, type ServerTimeouts } from './server-timeouts.js';
 
-export const SERVE_USAGE = `ragdesk serve [--port 3000] [--host 127.0.0.1] [--data-dir ./data] [--owner local] [--demo] [--no-ui]
+export const SERVE_USAGE = `ragdesk serve [--port 3000] [--host 127.0.0.1] [--data-dir ./data] [--owner local] [--demo] [--cors <origins>] [--no-ui]
   --port 0 picks a free port. With env RAGDESK_API_KEY set, that key is the owner's admin key;
   otherwise an admin key is created on first start and printed once. --demo seeds a datastore and a
-  public agent from this package's docs on first run. The web console is served at / (--no-ui: API only).
+  public agent from this package's docs on first run. --cors (or env RAGDESK_CORS) lets browser pages
+  on other origins call the API: a comma-separated list (https://app.example.com,http://localhost:5173)
+  or * for any origin (then any web page can query your public agents; private routes still need a key).
+  The web console is served at / (--no-ui: API only).
 ${SERVER_TIMEOUT_USAGE}`;
 
 export interface ServeOptions {
@@ -25,6 +28,8 @@ export interface ServeOptions {
   ui: boolean;
   packageRoot: string;
   timeouts?: ServerTimeouts;
+  /** `--cors` as given (`*` or comma-separated origins); null: the RAGDESK_CORS env, else no CORS. */
+  cors: string | null;
 }
 
 export interface RunningService {
@@ -48,6 +53,7 @@ export function parseServeArgs(args: string[], packageRoot: string): ServeOption
       demo: { type: 'boolean', default: false },
       ui: { type: 'boolean', default: true },
       ...SERVER_TIMEOUT_FLAGS,
+      cors: { type: 'string' },
     },
     allowNegative: true,
   });
@@ -62,12 +68,25 @@ export function parseServeArgs(args: string[], packageRoot: string): ServeOption
     ui: values.ui ?? true,
     packageRoot,
     timeouts: parseServerTimeouts(values),
+    cors: values.cors ?? null,
   };
 }
 
+/** `*` or a comma-separated list of origins (the handler checks each is an origin). */
+export function parseCors(value: string | null | undefined): CorsOptions | undefined {
+  const trimmed = value?.trim();
+  if (!trimmed) return undefined;
+  return { origins: trimmed === '*' ? '*' : trimmed.split(',').map((origin) => origin.trim()).filter(Boolean) };
+}
+
 /** Opens the data folder, makes sure the owner has a key, seeds the demo, and listens. */
-export async function startService(options: ServeOptions, io: CliIo): Promise<RunningService> {
-  const ragdesk = openData(options.dataDir, io);
+export async function startService(
+  options: ServeOptions,
+  io: CliIo,
+  /** Adapters replacing the defaults (tests reach a local web server through a loader allowing it). */
+  adapters: Omit<OpenRagdeskOptions, 'dataDir' | 'env'> = {},
+): Promise<RunningService> {
+  const ragdesk = openData(options.dataDir, io, adapters);
   try {
     const configured = io.env.RAGDESK_API_KEY?.trim();
     const apiKeys: ConfiguredApiKey[] = configured ? [{ key: configured, ownerId: options.ownerId, scopes: ['admin'] }] : [];
@@ -78,14 +97,23 @@ export async function startService(options: ServeOptions, io: CliIo): Promise<Ru
         createdKey = (await ragdesk.keys.create({ ownerId: options.ownerId, name: 'created by ragdesk serve', scopes: ['admin'] })).key;
       }
     }
+    const corsSource = options.cors !== null ? '--cors' : 'RAGDESK_CORS';
+    const cors = parseCors(options.cors ?? io.env.RAGDESK_CORS);
+    let handler: ReturnType<typeof createHttpHandler>;
+    try {
+      handler = createHttpHandler(ragdesk, { apiKeys, ui: options.ui, ...(cors ? { cors } : {}) });
+    } catch (error) {
+      // A malformed origin: said at start, not discovered later in a browser console.
+      if (error instanceof TypeError && error.message.startsWith('cors')) throw new UsageError(`${corsSource}: ${error.message}`);
+      throw error;
+    }
     const demo = options.demo ? await seedDemo(ragdesk, options.ownerId, options.packageRoot) : null;
-    const handler = createHttpHandler(ragdesk, { apiKeys, ui: options.ui });
     const server = createServer(serverTimeoutOptions(options.timeouts ?? DEFAULT_SERVER_TIMEOUTS), handler);
     await listen(server, options.port, options.host);
     const { port } = server.address() as AddressInfo;
     const host = options.host.includes(':') ? `[${options.host}]` : options.host;
     const origin = `http://${host}:${port}`;
-    printBanner(io, { origin, options, ragdesk, createdKey, configured: Boolean(configured), demo });
+    printBanner(io, { origin, options, ragdesk, createdKey, configured: Boolean(configured), demo, cors });
     return {
       origin,
       ragdesk,
@@ -128,13 +156,14 @@ function listen(server: Server, port: number, host: string): Promise<void> {
 
 function printBanner(
   io: CliIo,
-  facts: { origin: string; options: ServeOptions; ragdesk: OpenedRagdesk; createdKey: string | null; configured: boolean; demo: DemoSeed | null },
+  facts: { origin: string; options: ServeOptions; ragdesk: OpenedRagdesk; createdKey: string | null; configured: boolean; demo: DemoSeed | null; cors: CorsOptions | undefined },
 ): void {
   const { origin, options, ragdesk, createdKey, configured, demo } = facts;
   // The console first: it is where a newcomer starts (the key to sign in with follows).
   const lines = options.ui ? [`Open the console: ${origin}/`] : [];
   lines.push(`ragdesk listening on ${origin}/api  (OpenAPI: ${origin}/api/openapi.json)`, `  data: ${options.dataDir}`);
   for (const note of ragdesk.notes) lines.push(`  ${note}`);
+  if (facts.cors) lines.push(`  CORS: browser pages on ${facts.cors.origins === '*' ? 'any origin (*)' : (facts.cors.origins as string[]).join(', ')} may call the API`);
   if (configured) lines.push(`  API key: RAGDESK_API_KEY (admin key of owner "${options.ownerId}")`);
   else if (createdKey) lines.push(`  API key (admin, owner "${options.ownerId}"), shown once, keep it: ${createdKey}`);
   else lines.push(`  API keys: those of owner "${options.ownerId}" (ragdesk keys list / keys create --data-dir ${options.dataDir})`);

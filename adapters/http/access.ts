@@ -17,10 +17,15 @@ export async function ownedDatastore(ragdesk: Ragdesk, principal: Principal, id:
 }
 
 export async function ownedAgent(ragdesk: Ragdesk, principal: Principal, id: string): Promise<Agent> {
-  const agent = await ragdesk.agents.get(id);
+  const agent = await agentByIdOrHandle(ragdesk, id);
   if (agent.ownerId !== principal.ownerId) throw missing('agent', id);
   requireAgentAccess(principal, agent);
   return agent;
+}
+
+/** `@name` finds the agent by its handle (as the reference's `GET /api/agents/@handle`); anything else is an id. */
+export function agentByIdOrHandle(ragdesk: Ragdesk, id: string): Promise<Agent> {
+  return id.startsWith('@') ? ragdesk.agents.getByHandle(id.slice(1)) : ragdesk.agents.get(id);
 }
 
 export async function ownedDatasource(ragdesk: Ragdesk, principal: Principal, id: string): Promise<DatasourceRecord> {

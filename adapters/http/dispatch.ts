@@ -19,6 +19,8 @@ const TURN_BUDGET_MS = 20;
  */
 export class Dispatcher {
   private readonly router: Router;
+  /** Routes answered outside the base path (aliases the reference service serves without `/api`). */
+  private readonly outsideRouter: Router;
   private readonly authenticator: Authenticator;
   private readonly turns = new TurnGate(TURN_BUDGET_MS);
 
@@ -27,7 +29,8 @@ export class Dispatcher {
     private readonly options: ResolvedOptions,
     routes: readonly Route[],
   ) {
-    this.router = new Router(routes);
+    this.router = new Router(routes.filter((route) => !route.outsideBasePath));
+    this.outsideRouter = new Router(routes.filter((route) => route.outsideBasePath === true));
     this.authenticator = new Authenticator(ragdesk.keys, options.apiKeys);
   }
 
@@ -36,7 +39,15 @@ export class Dispatcher {
     const base = this.options.basePath;
     if (base === '') return path || '/';
     if (path === base) return '/';
-    return path.startsWith(`${base}/`) ? path.slice(base.length) : null;
+    if (path.startsWith(`${base}/`)) return path.slice(base.length);
+    return this.outsideRouter.methodsFor(path).length > 0 ? path : null;
+  }
+
+  /** The router for a request: the alias routes outside the base path, or the main ones. */
+  private routerFor(request: HttpRequest): Router {
+    const base = this.options.basePath;
+    const inside = base === '' || request.path === base || request.path.startsWith(`${base}/`);
+    return inside ? this.router : this.outsideRouter;
   }
 
   async handle(request: HttpRequest, relativePath: string): Promise<HttpResult> {
@@ -50,7 +61,7 @@ export class Dispatcher {
     const preflight = cors?.isPreflight(request) === true;
     try {
       if (preflight) return this.withRequestId(this.preflight(relativePath, request, requestId), requestId);
-      const match = this.router.match(request.method, relativePath);
+      const match = this.routerFor(request).match(request.method, relativePath);
       if (match.kind === 'not_found') throw new RagdeskError('not_found', `No route for ${request.method} ${this.options.basePath}${relativePath}`.slice(0, 300));
       if (match.kind === 'method_not_allowed') {
         throw new RagdeskError('method_not_allowed', `${request.method} is not allowed here; use ${match.allowed.join(' or ')}`, {
@@ -86,7 +97,7 @@ export class Dispatcher {
 
   /** A CORS preflight: answered before any key check (browsers never send credentials with one). */
   private preflight(relativePath: string, request: HttpRequest, requestId: string): HttpResult {
-    const methods = this.router.methodsFor(relativePath);
+    const methods = this.routerFor(request).methodsFor(relativePath);
     try {
       if (methods.length === 0) throw new RagdeskError('not_found', `No route for ${this.options.basePath}${relativePath}`.slice(0, 300));
       return this.options.cors!.preflight(request, methods);

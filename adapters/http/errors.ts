@@ -13,7 +13,8 @@ export function errorResult(error: unknown, requestId: string, logger: HttpLogge
     // Messages quote what the client sent (an id, a field); a key pasted in the wrong place must
     // not come back out of the API.
     const body = redactSecrets(error.toJSON());
-    if (error.status >= 500) body.error.details = { ...(body.error.details ?? {}), requestId };
+    // `details` is always an object, empty when there is nothing to add, so clients can read it unguarded.
+    body.error.details = { ...(body.error.details ?? {}), ...(error.status >= 500 ? { requestId } : {}) };
     const headers: Record<string, string> = {};
     const retryAfter = error.details?.retryAfterSeconds;
     if (error.status === 429 && typeof retryAfter === 'number') headers['retry-after'] = String(Math.max(1, Math.ceil(retryAfter)));

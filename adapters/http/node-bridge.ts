@@ -31,7 +31,7 @@ async function serve(dispatcher: Dispatcher, request: IncomingMessage, response:
   const relative = dispatcher.relativePath(path);
   if (relative === null) {
     if (next) return next();
-    return writeResult(response, { kind: 'json', status: 404, body: { error: { code: 'not_found', message: `No route for ${request.method ?? 'GET'} ${path.slice(0, 200)}` } } });
+    return writeResult(response, { kind: 'json', status: 404, body: { error: { code: 'not_found', message: `No route for ${request.method ?? 'GET'} ${path.slice(0, 200)}`, details: {} } } });
   }
   const aborter = new AbortController();
   response.once('close', () => {

@@ -45,6 +45,11 @@ export interface Route {
   /** Error statuses worth documenting beyond the ones every route can give. */
   errors: number[];
   deprecated?: boolean;
+  /**
+   * The path is absolute, not below the base path: the reference service's public host serves a few
+   * routes without `/api` (`/agents/query/{id}`), kept as aliases so its clients work unchanged.
+   */
+  outsideBasePath?: boolean;
   /** Agent query only: may answer with an event stream. */
   streams?: boolean;
   run(context: OperationContext): Promise<HttpResult>;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { schemas, type Agent } from '../../src/index.js';
+import { schemas, type Agent, type DatasourceRecord } from '../../src/index.js';
 
 /**
  * HTTP request bodies, derived from the library's own schemas (the OpenAPI document is generated
@@ -52,4 +52,16 @@ export function agentToWire(agent: Agent): AgentWire {
 
 export function toolsToDatastoreIds(tools: readonly AgentTool[]): string[] {
   return tools.map((tool) => tool.datastoreId);
+}
+
+/**
+ * The wire shape of a datasource: the tenant id is `custom_id`, the one spelling the form field,
+ * the filters, fragments and sources use, and is mirrored in `config.custom_id` as the reference
+ * service returns it. (The library's record keeps its camelCase `customId` property.)
+ */
+export type DatasourceWire = Omit<DatasourceRecord, 'customId'> & { custom_id: string | null };
+
+export function datasourceToWire(datasource: DatasourceRecord): DatasourceWire {
+  const { customId, config, ...rest } = datasource;
+  return { ...rest, custom_id: customId, config: customId === null ? config : { ...config, custom_id: customId } };
 }

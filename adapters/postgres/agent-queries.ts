@@ -100,8 +100,8 @@ export function agentQueries(pool: pg.Pool, s: string) {
       try {
         const inserted = await pool.query(
           `INSERT INTO ${s}.conversations (${CONVERSATION_SELECT})
-           SELECT $1, id, $3, $4, $5 FROM ${s}.agents WHERE id = $2`,
-          [record.id, record.agentId, record.visitorId, record.createdAt, record.updatedAt],
+           SELECT $1, id, $3, $4, $5, $6 FROM ${s}.agents WHERE id = $2`,
+          [record.id, record.agentId, record.visitorId, record.createdAt, record.updatedAt, record.contact ? JSON.stringify(record.contact) : null],
         );
         if (inserted.rowCount === 0) throw notFound('agent', record.agentId);
       } catch (error) {

@@ -26,6 +26,8 @@ export interface AgentRow {
   allow_overrides: string[];
   created_at: string;
   updated_at: string;
+  handle: string | null;
+  settings: string | null;
 }
 
 export interface ConversationRow {
@@ -34,6 +36,7 @@ export interface ConversationRow {
   visitor_id: string;
   created_at: string;
   updated_at: string;
+  contact: string | null;
 }
 
 export interface MessageRow {
@@ -63,10 +66,10 @@ export interface ApiKeyRow {
 
 export const AGENT_COLUMNS = [
   'id', 'owner_id', 'name', 'description', 'model_name', 'temperature', 'visibility', 'system_prompt',
-  'user_prompt', 'prompt_type', 'prompt_template', 'datastore_ids', 'created_at', 'updated_at', 'allow_overrides',
+  'user_prompt', 'prompt_type', 'prompt_template', 'datastore_ids', 'created_at', 'updated_at', 'allow_overrides', 'handle', 'settings',
 ] as const;
 
-export const CONVERSATION_COLUMNS = ['id', 'agent_id', 'visitor_id', 'created_at', 'updated_at'] as const;
+export const CONVERSATION_COLUMNS = ['id', 'agent_id', 'visitor_id', 'created_at', 'updated_at', 'contact'] as const;
 
 export const MESSAGE_COLUMNS = [
   'id', 'conversation_id', 'role', 'text', 'sources', 'usage', 'model', 'visitor_id', 'created_at',
@@ -91,6 +94,8 @@ export function toAgentRecord(row: AgentRow): AgentRecord {
     promptTemplate: row.prompt_template,
     datastoreIds: row.datastore_ids,
     allowOverrides: row.allow_overrides as AgentRecord['allowOverrides'],
+    handle: row.handle ?? null,
+    settings: row.settings ? (JSON.parse(row.settings) as AgentRecord['settings']) : {},
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -101,7 +106,7 @@ export function agentValues(record: AgentRecord): unknown[] {
   return [
     record.id, record.ownerId ?? null, record.name, record.description, record.modelName, record.temperature,
     record.visibility, record.systemPrompt, record.userPrompt, record.promptType, record.promptTemplate,
-    [...record.datastoreIds], record.createdAt, record.updatedAt, [...(record.allowOverrides ?? [])],
+    [...record.datastoreIds], record.createdAt, record.updatedAt, [...(record.allowOverrides ?? [])], record.handle ?? null, JSON.stringify(record.settings ?? {}),
   ];
 }
 
@@ -110,6 +115,7 @@ export function toConversationRecord(row: ConversationRow): ConversationRecord {
     id: row.id,
     agentId: row.agent_id,
     visitorId: row.visitor_id,
+    ...(row.contact ? { contact: JSON.parse(row.contact) as ConversationRecord['contact'] } : {}),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

@@ -196,6 +196,13 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
   (s) => `
   ALTER TABLE ${s}.agents ADD COLUMN allow_overrides text[] NOT NULL DEFAULT '{}';
   `,
+  // 3: agent settings of the reference service (JSON text, read whole) and the unique `@handle`.
+  (s) => `
+  ALTER TABLE ${s}.agents ADD COLUMN handle text;
+  ALTER TABLE ${s}.agents ADD COLUMN settings text;
+  CREATE UNIQUE INDEX agents_handle ON ${s}.agents (handle) WHERE handle IS NOT NULL;
+  ALTER TABLE ${s}.conversations ADD COLUMN contact text;
+  `,
 ];
 
 /** The schema version this code writes. */

@@ -30,6 +30,8 @@ export interface AgentRow {
   allow_overrides: string;
   created_at: string;
   updated_at: string;
+  handle: string | null;
+  settings: string | null;
 }
 
 export interface ConversationRow {
@@ -38,6 +40,7 @@ export interface ConversationRow {
   visitor_id: string;
   created_at: string;
   updated_at: string;
+  contact: string | null;
 }
 
 export interface MessageRow {
@@ -68,10 +71,10 @@ export interface ApiKeyRow {
 /** id, owner_id and created_at never change; they are the first columns, updates skip {@link AGENT_KEY_COUNT}. */
 export const AGENT_COLUMNS =
   'id, owner_id, created_at, name, description, model_name, temperature, visibility, system_prompt, ' +
-  'user_prompt, prompt_type, prompt_template, datastore_ids, updated_at, allow_overrides';
+  'user_prompt, prompt_type, prompt_template, datastore_ids, updated_at, allow_overrides, handle, settings';
 export const AGENT_KEY_COUNT = 3;
 
-export const CONVERSATION_COLUMNS = 'id, agent_id, visitor_id, created_at, updated_at';
+export const CONVERSATION_COLUMNS = 'id, agent_id, visitor_id, created_at, updated_at, contact';
 
 export const MESSAGE_COLUMNS = 'id, conversation_id, role, text, sources, usage, model, visitor_id, created_at';
 
@@ -95,6 +98,8 @@ export function toAgentRecord(row: AgentRow): AgentRecord {
     promptTemplate: row.prompt_template,
     datastoreIds: JSON.parse(row.datastore_ids) as string[],
     allowOverrides: JSON.parse(row.allow_overrides) as AgentRecord['allowOverrides'],
+    handle: row.handle ?? null,
+    settings: row.settings ? (JSON.parse(row.settings) as AgentRecord['settings']) : {},
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -118,6 +123,8 @@ export function agentValues(record: AgentRecord): SqliteValue[] {
     JSON.stringify(record.datastoreIds ?? []),
     record.updatedAt,
     JSON.stringify(record.allowOverrides ?? []),
+    record.handle ?? null,
+    JSON.stringify(record.settings ?? {}),
   ];
 }
 
@@ -126,6 +133,7 @@ export function toConversationRecord(row: ConversationRow): ConversationRecord {
     id: row.id,
     agentId: row.agent_id,
     visitorId: row.visitor_id,
+    ...(row.contact ? { contact: JSON.parse(row.contact) as ConversationRecord['contact'] } : {}),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -133,7 +141,7 @@ export function toConversationRecord(row: ConversationRow): ConversationRecord {
 
 /** Values in {@link CONVERSATION_COLUMNS} order. */
 export function conversationValues(record: ConversationRecord): SqliteValue[] {
-  return [record.id, record.agentId, record.visitorId, record.createdAt, record.updatedAt];
+  return [record.id, record.agentId, record.visitorId, record.createdAt, record.updatedAt, record.contact ? JSON.stringify(record.contact) : null];
 }
 
 export function toMessageRecord(row: MessageRow): MessageRecord {

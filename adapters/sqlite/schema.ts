@@ -239,6 +239,14 @@ const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE agents ADD COLUMN allow_overrides TEXT NOT NULL DEFAULT '[]';
   `,
+  // 7: agent settings of the reference service (JSON, read whole), the unique `@handle`, and the
+  // contact a chat client gave with a conversation's first message (JSON).
+  `
+  ALTER TABLE agents ADD COLUMN handle TEXT;
+  ALTER TABLE agents ADD COLUMN settings TEXT;
+  CREATE UNIQUE INDEX agents_handle ON agents (handle) WHERE handle IS NOT NULL;
+  ALTER TABLE conversations ADD COLUMN contact TEXT;
+  `,
 ];
 
 /** The schema version this code writes. */

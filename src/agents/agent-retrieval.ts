@@ -35,6 +35,7 @@ export async function retrieveForAgent(
     .flatMap((list) => list.map((fragment, rank) => ({ fragment, fused: 1 / (RRF_K + rank + 1) })))
     .sort((a, b) => b.fused - a.fused)
     .slice(0, topK)
-    .map(({ fragment, fused }) => ({ ...fragment, score: fused }));
+    // Ordered by rank across datastores; each keeps its own 0..1 similarity `score`.
+    .map(({ fragment }) => fragment);
   return { fragments: merged, missingDatastoreIds };
 }

@@ -2,6 +2,7 @@ import type { RagdeskContext } from '../context.js';
 import { notFound, RagdeskError } from '../errors.js';
 import type { AgentRecord } from '../ports/agent-records.js';
 import type { ChatModel, ChatStreamPart } from '../ports/chat-model.js';
+import { SurrogateJoiner, toWellFormed } from '../text/well-formed.js';
 import { newId, nowIso } from '../util/ids.js';
 import { linkedSignal } from '../util/linked-signal.js';
 import { idSchema, parseInput } from '../validation.js';
@@ -9,6 +10,7 @@ import { toAgent, type Agent, type AgentResponse, type AgentStreamEvent } from '
 import type { AgentOptions } from './agent-options.js';
 import { finishAnswer } from './finish-answer.js';
 import { checkVisitorQuery, type AgentCaller } from './override-policy.js';
+import { splitSettings } from './agent-settings.js';
 import { prepareQuery, type PreparedQuery } from './prepare-query.js';
 import {
   agentCreateSchema,
@@ -44,10 +46,11 @@ export class AgentService {
 
   /** Creates an agent. Every datastore it names must exist (and belong to the same owner). */
   async create(input: AgentCreateInput, options: { ownerId?: string | null } = {}): Promise<Agent> {
-    const parsed = parseInput(agentCreateSchema, input, 'agent');
+    const { rest: parsed, settings } = splitSettings(parseInput(agentCreateSchema, input, 'agent'));
     this.context.assertOpen();
     const ownerId = options.ownerId ?? null;
     await this.assertDatastores(parsed.datastoreIds, ownerId);
+    if (parsed.handle) await this.assertHandleFree(parsed.handle, null);
     const now = nowIso();
     const record: AgentRecord = {
       id: newId(),
@@ -63,6 +66,8 @@ export class AgentService {
       promptTemplate: parsed.promptTemplate ?? null,
       allowOverrides: [...new Set(parsed.allowOverrides)],
       datastoreIds: [...new Set(parsed.datastoreIds)],
+      handle: parsed.handle ?? null,
+      settings,
       createdAt: now,
       updatedAt: now,
     };
@@ -84,10 +89,12 @@ export class AgentService {
 
   /** Agent Update: PATCH semantics, `description` required; returns the full agent. */
   async update(id: string, input: AgentUpdateInput): Promise<Agent> {
-    const parsed = parseInput(agentUpdateSchema, input, 'agent update');
+    const { rest: parsed, settings } = splitSettings(parseInput(agentUpdateSchema, input, 'agent update'));
     const current = await this.record(id);
     if (parsed.datastoreIds) await this.assertDatastores(parsed.datastoreIds, current.ownerId);
+    if (parsed.handle) await this.assertHandleFree(parsed.handle, id);
     const patch: Partial<AgentRecord> = { updatedAt: nowIso() };
+    if (Object.keys(settings).length > 0) patch.settings = { ...current.settings, ...settings };
     for (const [key, value] of Object.entries(parsed)) {
       if (value !== undefined) (patch as Record<string, unknown>)[key] = value;
     }
@@ -114,7 +121,7 @@ export class AgentService {
       try {
         const { chat, prepared } = await this.prepare(id, input, { ...options, signal: linked.signal });
         const result = await callModel(() => chat.generate(prepared.request), linked.signal);
-        return await finishAnswer(this.context, chat, this.options, prepared, result);
+        return await finishAnswer(this.context, chat, this.options, prepared, { ...result, text: toWellFormed(result.text) });
       } finally {
         linked.dispose();
       }
@@ -141,14 +148,18 @@ export class AgentService {
     const linked = linkedSignal(callerSignal, this.context.closeSignal);
     const signal = linked.signal;
     let text = '';
+    // Models may cut a delta between the two halves of an emoji: rejoined here, so every delta
+    // (and the stored answer) is well-formed and equals the non-streaming answer once joined.
+    const joiner = new SurrogateJoiner();
     let finish: Extract<ChatStreamPart, { type: 'finish' }> | undefined;
     try {
       for await (const part of chat.stream({ ...prepared.request, signal })) {
         throwIfAborted(signal);
         if (part.type === 'delta') {
-          if (!part.text) continue;
-          text += part.text;
-          yield { type: 'answer', delta: part.text };
+          const delta = part.text ? joiner.push(part.text) : '';
+          if (!delta) continue;
+          text += delta;
+          yield { type: 'answer', delta };
         } else {
           finish = part;
         }
@@ -161,6 +172,11 @@ export class AgentService {
     }
     throwIfAborted(signal);
     if (!finish) throw new RagdeskError('upstream_failed', `Chat model ${chat.name} ended its stream without a finish part`);
+    const rest = joiner.end();
+    if (rest) {
+      text += rest;
+      yield { type: 'answer', delta: rest };
+    }
     const outcome = { text, ...finish };
     const response = await this.context.operation(() => finishAnswer(this.context, chat, this.options, prepared, outcome));
     yield { type: 'endpoint_response', response };
@@ -187,6 +203,27 @@ export class AgentService {
     const record = await this.context.store.getAgent(id);
     if (!record) throw notFound('agent', id);
     return record;
+  }
+
+  /**
+   * The agent with this `@handle` (handles are unique across owners, like public profile names);
+   * throws `not_found` when there is none.
+   */
+  async getByHandle(handle: string): Promise<Agent> {
+    this.context.assertOpen();
+    const found = (await this.context.store.listAgents()).find((agent) => agent.handle === handle);
+    if (!found) throw notFound('agent', `@${handle}`);
+    return toAgent(found);
+  }
+
+  /** A handle names one agent only. The stores' unique index backs this check against races. */
+  private async assertHandleFree(handle: string, selfId: string | null): Promise<void> {
+    const holder = (await this.context.store.listAgents()).find((agent) => agent.handle === handle);
+    if (holder && holder.id !== selfId) {
+      throw new RagdeskError('conflict', `The handle ${JSON.stringify(handle)} is taken; choose another`, {
+        details: { issues: [{ path: 'handle', message: 'already taken' }] },
+      });
+    }
   }
 
   private async assertDatastores(ids: readonly string[], ownerId: string | null): Promise<void> {

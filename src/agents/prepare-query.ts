@@ -14,6 +14,9 @@ import { SPEC_MODEL_WINDOWS } from './model-windows.js';
 import { assembleMessages, fillUserPrompt, formatPassage, resolvePrompts } from './prompt.js';
 import type { AgentQuery } from './schemas.js';
 import { buildSources } from './sources.js';
+import { contactOf, ignoredFieldsWarning, narrowDatastores, withContext } from './client-fields.js';
+import { readAttachments, withAttachments } from './attachments.js';
+import { includesSources, withSettingsInstructions } from './agent-settings.js';
 import { consumeQuery, DEFAULT_OWNER } from './usage-policy.js';
 import type { AgentOptions } from './agent-options.js';
 import type { AgentCaller } from './override-policy.js';
@@ -48,7 +51,10 @@ export async function prepareQuery(
   caller: AgentCaller = 'owner',
 ): Promise<PreparedQuery> {
   const startedAt = nowIso();
-  const { conversation, isNew } = await resolveConversation(context, agent, query, caller);
+  const chosen = await resolveConversation(context, agent, query, caller);
+  const isNew = chosen.isNew;
+  // Contact details are kept with the message that starts a conversation.
+  const conversation = isNew ? { ...chosen.conversation, ...contactOf(query.contact) } : chosen.conversation;
   await consumeQuery(context.store, options.queryLimit, callerOwnerId ?? agent.ownerId ?? DEFAULT_OWNER, new Date());
 
   const tokenizer = context.chunking.tokenizer ?? cl100kTokenizer();
@@ -58,15 +64,22 @@ export async function prepareQuery(
   const window = resolved?.contextWindow ?? SPEC_MODEL_WINDOWS[modelName];
 
   const { fragments, missingDatastoreIds } = await retrieveForAgent(
-    context, agent.datastoreIds, query.query, options.retrievalTopK, query.filters,
+    context, narrowDatastores(agent.datastoreIds, query.filters?.datastore_ids), query.query, options.retrievalTopK, query.filters,
   );
   const warnings = missingDatastoreIds.map((id) => `datastore ${id} no longer exists and was skipped`);
   if (agent.datastoreIds.length === 0) warnings.push('the agent reads no datastore, so it answers without context');
+  const ignored = ignoredFieldsWarning(query);
+  if (ignored) warnings.push(ignored);
+  const attached = await readAttachments(context.web, query.attachments ?? [], signal);
+  warnings.push(...attached.warnings);
+  // Retrieval and memory use the question alone; the model also gets the attached files' text.
+  const modelQuery = withAttachments(query.query, attached.parts);
 
-  const prompts = resolvePrompts(agent, query);
+  const basePrompts = resolvePrompts(agent, query);
+  const prompts = { ...basePrompts, system: withContext(withSettingsInstructions(basePrompts.system, agent), query.context) };
   const fixed =
     (prompts.system === null ? 0 : tokenizer.count(prompts.system) + MESSAGE_OVERHEAD_TOKENS) +
-    tokenizer.count(fillUserPrompt(prompts.user, query.query, '')) + MESSAGE_OVERHEAD_TOKENS;
+    tokenizer.count(fillUserPrompt(prompts.user, modelQuery, '')) + MESSAGE_OVERHEAD_TOKENS;
   const answerTokens = query.maxTokens ?? options.budget.answerReserve;
   if (fixed + answerTokens > window) {
     throw new RagdeskError(
@@ -84,7 +97,7 @@ export async function prepareQuery(
   const history = isNew ? [] : await loadMemory(context.store, conversation.id, split.memory, tokenizer);
 
   const request: ChatRequest = {
-    messages: assembleMessages(prompts, history, fillUserPrompt(prompts.user, query.query, contextText)),
+    messages: assembleMessages(prompts, history, fillUserPrompt(prompts.user, modelQuery, contextText)),
     model: modelId,
     temperature: query.temperature ?? agent.temperature,
     ...(query.topP === undefined ? {} : { topP: query.topP }),
@@ -101,7 +114,7 @@ export async function prepareQuery(
     query: query.query,
     request,
     modelId,
-    sources: buildSources(used, datasources),
+    sources: includesSources(agent) ? buildSources(used, datasources) : [],
     warnings,
     startedAt,
   };

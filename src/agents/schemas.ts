@@ -1,6 +1,8 @@
 import { z } from 'zod';
-import { filtersSchema, idSchema, nonBlankString } from '../validation.js';
+import { idSchema, nonBlankString } from '../validation.js';
 import { allowOverridesSchema } from './override-policy.js';
+import { agentFiltersSchema, clientQueryFields, optionalId } from './client-fields.js';
+import { agentSettingsFields } from './agent-settings.js';
 
 /** API model names of agents (Agent, Agent Update). */
 export const specModelNameSchema = z.enum(['gpt_3_5_turbo', 'gpt_3_5_turbo_16k', 'gpt_4', 'gpt_4_32k']);
@@ -29,6 +31,7 @@ export const agentCreateSchema = z.strictObject({
   /** Query settings visitors (callers without the owner's key) may change; default none. */
   allowOverrides: allowOverridesSchema.default([]),
   datastoreIds: datastoreIds.default([]),
+  ...agentSettingsFields,
 });
 
 /** Agent Update (PATCH): `description` required, every other field optional; absent = unchanged. */
@@ -44,13 +47,14 @@ export const agentUpdateSchema = z.strictObject({
   visibility: visibilitySchema.optional(),
   allowOverrides: allowOverridesSchema.optional(),
   datastoreIds: datastoreIds.optional(),
+  ...agentSettingsFields,
 });
 
 /** Agent Query body. `streaming` is accepted here; the HTTP adapter uses it to pick SSE. */
 export const agentQuerySchema = z.strictObject({
   query: nonBlankString.pipe(z.string().max(20_000)),
-  conversationId: idSchema.optional(),
-  visitorId: idSchema.optional(),
+  conversationId: optionalId,
+  visitorId: optionalId,
   temperature: temperature.optional(),
   streaming: z.boolean().optional(),
   modelName: queryModelNameSchema.optional(),
@@ -58,11 +62,12 @@ export const agentQuerySchema = z.strictObject({
   presencePenalty: z.number().min(-2).max(2).optional(),
   frequencyPenalty: z.number().min(-2).max(2).optional(),
   topP: z.number().min(0).max(1).optional(),
-  filters: filtersSchema.optional(),
+  filters: agentFiltersSchema.optional(),
   systemPrompt: promptText.optional(),
   userPrompt: promptText.optional(),
   promptType: promptTypeSchema.optional(),
   promptTemplate: promptText.optional(),
+  ...clientQueryFields,
 });
 
 export type AgentCreateInput = z.input<typeof agentCreateSchema>;

@@ -5,6 +5,7 @@ import { nowIso } from '../util/ids.js';
 import { newDatasource } from '../datasources/new-datasource.js';
 import { parseInput } from '../validation.js';
 import { writeDocuments, type DocumentWrite } from './document-writer.js';
+import { existingDocument } from './document-ids.js';
 import type { DocumentFragment } from './fragment.js';
 import { reindexDatastore } from './reindex.js';
 import { assertEmbeddingMatches, retrieve } from './retrieval.js';
@@ -57,11 +58,20 @@ export class Datastore {
       const record = await this.current();
       assertEmbeddingMatches(this.context, record);
       const now = nowIso();
-      const writes: DocumentWrite[] = parsed.map((document) => ({
-        isNew: true,
-        content: document.text,
-        datasource: newTextDatasource(record.id, document, now),
-      }));
+      const writes: DocumentWrite[] = [];
+      for (const document of parsed) {
+        const existing = document.id === undefined ? null : await existingDocument(this.context, record.id, document.id, document.custom_id);
+        if (existing) {
+          const patch = {
+            ...(document.name === undefined ? {} : { name: document.name }),
+            ...(document.metadata === undefined ? {} : { metadata: document.metadata }),
+          };
+          writes.push({ isNew: false, datasource: existing, content: document.text, ...(Object.keys(patch).length ? { patch } : {}) });
+        } else {
+          const datasource = newTextDatasource(record.id, document, now);
+          writes.push({ isNew: true, content: document.text, datasource: document.id === undefined ? datasource : { ...datasource, id: document.id } });
+        }
+      }
       await writeDocuments(this.context, record, writes);
       return { ids: writes.map((write) => write.datasource.id) };
     });

@@ -6,8 +6,18 @@ import type { ChunkRecord, DatasourceRef, Metadata } from '../ports/records.js';
  */
 export interface DocumentFragment {
   text: string;
-  /** Hybrid: reciprocal-rank-fusion score; vector: cosine similarity; lexical: bm25. Higher is better. */
+  /**
+   * Similarity of the fragment to the query on a 0..1 scale that means the same in every mode: the
+   * cosine similarity of their embeddings (clamped at 0). The order is the retrieval's (fused in
+   * hybrid mode), not necessarily by this value.
+   */
   score: number;
+  /** Cosine similarity as the vector search returned it; null when the vector side did not find the fragment. */
+  vector_score: number | null;
+  /** bm25 of the lexical search; null when it did not find the fragment (or did not run: vector mode). */
+  lexical_score: number | null;
+  /** Reciprocal-rank-fusion value that ordered hybrid results; null in vector and lexical modes. */
+  fusion_score: number | null;
   /** Source URL or name of the document the fragment comes from. */
   source: string;
   datasource_id: string;
@@ -18,11 +28,18 @@ export interface DocumentFragment {
   metadata: Metadata;
 }
 
-export function toFragment(chunk: ChunkRecord, datasource: DatasourceRef | undefined, score: number): DocumentFragment {
+export interface FragmentScores {
+  score: number;
+  vector_score: number | null;
+  lexical_score: number | null;
+  fusion_score: number | null;
+}
+
+export function toFragment(chunk: ChunkRecord, datasource: DatasourceRef | undefined, scores: FragmentScores): DocumentFragment {
   const metadata: Metadata = { ...(datasource?.metadata ?? {}), ...chunk.metadata };
   return {
     text: chunk.text,
-    score,
+    ...scores,
     source: sourceOf(datasource, metadata),
     datasource_id: chunk.datasourceId,
     datasource_name: datasource?.name ?? '',

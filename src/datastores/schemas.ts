@@ -30,8 +30,20 @@ const documentText = z
   .max(MAX_DOCUMENT_CHARS)
   .refine((value) => value.trim().length > 0, { message: 'must not be empty' });
 
+/**
+ * A document id chosen by the caller (the reference's upsert `id`): it becomes the datasource id,
+ * so it is kept to a plain token that is safe in paths and logs.
+ */
+export const documentIdSchema = z
+  .string()
+  .min(1)
+  .max(100)
+  .regex(/^[A-Za-z0-9][A-Za-z0-9._:-]*$/, { message: 'letters, digits and . _ : - only, starting with a letter or digit' });
+
 /** The API's "Document (upsert input)". */
 export const documentSchema = z.object({
+  /** Updates the document with this id in place, or creates it under this id. */
+  id: documentIdSchema.optional(),
   text: documentText,
   name: z.string().max(500).optional(),
   metadata: metadataSchema.optional(),
@@ -43,6 +55,14 @@ export const upsertSchema = z
   .array(documentSchema)
   .min(1)
   .max(MAX_UPSERT_DOCUMENTS)
+  .superRefine((documents, payload) => {
+    const seen = new Set<string>();
+    documents.forEach((document, index) => {
+      if (document.id === undefined) return;
+      if (seen.has(document.id)) payload.addIssue({ code: 'custom', path: [index, 'id'], message: 'the same id twice in one call' });
+      seen.add(document.id);
+    });
+  })
   .refine((documents) => documents.reduce((sum, document) => sum + document.text.length, 0) <= MAX_UPSERT_CHARS, {
     message: `the documents' text must total at most ${MAX_UPSERT_CHARS} characters per call`,
     // Only once every document is valid: a single oversized text is reported once, at its own path.
@@ -63,7 +83,8 @@ export const retrievalModeSchema = z.enum(['hybrid', 'vector', 'lexical']);
 export const datastoreQuerySchema = z.object({
   query: nonBlankString.pipe(z.string().max(20_000)),
   topK: z.int().min(1).max(MAX_TOP_K).default(DEFAULT_TOP_K),
-  filters: filtersSchema.optional(),
+  // `datastore_ids` narrows an agent's datastores; on one datastore it means nothing, so it is refused by name.
+  filters: filtersSchema.extend({ datastore_ids: z.never({ error: 'only agent queries take datastore_ids' }).optional() }).optional(),
   mode: retrievalModeSchema.default('hybrid'),
 });
 

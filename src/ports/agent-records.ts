@@ -44,16 +44,46 @@ export interface AgentRecord {
   allowOverrides: OverridableField[];
   /** Datastores the agent retrieves from, in the order given. */
   datastoreIds: string[];
+  /** Short unique name (`@handle` in paths); null when the agent has none. */
+  handle: string | null;
+  /** The reference service's agent settings; an absent key means its default. */
+  settings: AgentSettings;
   createdAt: string;
   updatedAt: string;
+}
+
+/**
+ * Agent settings of the reference service. `includeSources` (default true), `restrictKnowledge`
+ * and `useMarkdown` (default false) change answers; the others are stored for the clients that
+ * read them back.
+ */
+export interface AgentSettings {
+  includeSources?: boolean;
+  restrictKnowledge?: boolean;
+  useMarkdown?: boolean;
+  useLanguageDetection?: boolean;
+  iconUrl?: string | null;
+  interfaceConfig?: Record<string, unknown> | null;
+  prompt?: string | null;
 }
 
 export interface ConversationRecord {
   id: string;
   agentId: string;
   visitorId: string;
+  /** Who the visitor said they are (the reference clients' `contact`), when a first message gave it. */
+  contact?: ConversationContact;
   createdAt: string;
   updatedAt: string;
+}
+
+/** Contact details a chat client sent with the first message of a conversation. */
+export interface ConversationContact {
+  email?: string;
+  phoneNumber?: string;
+  firstName?: string;
+  lastName?: string;
+  userId?: string;
 }
 
 /** The API's "Source entry": one per datasource used for an answer, best first. */

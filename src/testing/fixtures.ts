@@ -104,6 +104,8 @@ export function makeAgent(overrides: Partial<AgentRecord> = {}): AgentRecord {
     promptTemplate: null,
     allowOverrides: [],
     datastoreIds: [],
+    handle: null,
+    settings: {},
     createdAt: isoAt(0),
     updatedAt: isoAt(0),
     ...overrides,

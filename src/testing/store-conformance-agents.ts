@@ -49,6 +49,8 @@ export function describeAgentConformance(context: StoreSuiteContext): void {
         visibility: 'public',
         temperature: 0.35,
         allowOverrides: ['temperature', 'systemPrompt'],
+        handle: 'helper-bot',
+        settings: { includeSources: false, interfaceConfig: { theme: 'dark' }, iconUrl: null },
       });
       await store().createAgent(agent);
       const read = await store().getAgent(agent.id);
@@ -129,6 +131,9 @@ export function describeAgentConformance(context: StoreSuiteContext): void {
       const orphan = makeConversation({ id: 'no-such-agent' }, 11);
       await expectCode(store().createConversation(orphan), 'not_found');
       expect(await store().getConversation(orphan.id)).toBeNull();
+      const withContact = makeConversation(agent, 12, { contact: { email: 'ada@example.com', firstName: 'Ada' } });
+      await store().createConversation(withContact);
+      expect(await store().getConversation(withContact.id)).toEqual(withContact);
     });
 
     it('lists an agent\'s conversations oldest first', async () => {

@@ -310,6 +310,8 @@ describe('sqliteStore datasource pipeline', () => {
     await fill(old);
     await old.close();
     const db = new Database(path);
+    // What version 7 added (agent handle and settings, conversation contact) did not exist yet either.
+    db.exec('DROP INDEX agents_handle; ALTER TABLE agents DROP COLUMN handle; ALTER TABLE agents DROP COLUMN settings; ALTER TABLE conversations DROP COLUMN contact;');
     addLegacyFullText(db, 4);
     db.exec('ALTER TABLE agents DROP COLUMN allow_overrides'); // added by migration 6
     db.pragma('user_version = 4');

@@ -93,8 +93,8 @@ describe('agents: query flow with the offline answerer', () => {
     expect(response.sources[0]).toMatchObject({ datasource_id: datasourceIds.get('returns.md'), datasource_name: 'returns.md', datasource_type: 'text' });
     const ids = response.sources.map((source) => source.datasource_id);
     expect(new Set(ids).size).toBe(ids.length);
-    const scores = response.sources.map((source) => source.score);
-    expect([...scores].sort((a, b) => b - a)).toEqual(scores);
+    // Sources keep the retrieval order; each score is the 0..1 similarity of that excerpt.
+    for (const source of response.sources) expect(source.score).toSatisfy((score: number) => score > 0 && score <= 1);
     expect(response.usage.promptTokens).toBeGreaterThan(20);
     expect(response.usage.totalTokens).toBe(response.usage.promptTokens + response.usage.completionTokens);
     expect(response.usage.cost).toBe(0);

@@ -110,6 +110,11 @@ export interface ReplySettings {
    */
   usage: 'when_asked' | 'always' | 'never';
   finishReason: 'stop' | 'length' | 'content_filter';
+  /**
+   * The exact streamed pieces (their concatenation is the answer), for cuts the word split never
+   * makes, e.g. one emoji split into its two UTF-16 halves. Default: `splitReply(text)`.
+   */
+  pieces?: readonly string[];
 }
 
 export interface OpenAIServerOptions {
@@ -327,7 +332,7 @@ export async function startOpenAIServer(initial: OpenAIServerOptions = {}): Prom
       usage: overrides.usage ?? options.usage,
       finishReason: overrides.finishReason ?? 'stop',
     };
-    let pieces = splitReply(settings.text);
+    let pieces = overrides.pieces ? [...overrides.pieces] : splitReply(settings.text);
     let finishReason: ReplySettings['finishReason'] = settings.finishReason;
     const limit = body.max_completion_tokens ?? body.max_tokens;
     if (typeof limit === 'number' && pieces.length > limit) {

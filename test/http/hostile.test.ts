@@ -205,7 +205,8 @@ describe('hostile input at the HTTP layer', () => {
       const injected = encodeURIComponent('x\r\nSet-Cookie: pwned=1\r\nX-Injected: yes');
       for (const { method, template } of idRoutes(fixture)) {
         const path = template.replace(/\{\w+\}/, injected);
-        for (const origin of [node.origin, hono.origin]) {
+        // The Hono app routes only /api/* to the handler; aliases outside it are checked on node:http.
+        for (const origin of template.startsWith('/api/') ? [node.origin, hono.origin] : [node.origin]) {
           const response = await rawGet(origin, path, { ...auth, 'content-type': 'application/json' }, method);
           expect(response.status, `${method} ${template}`).toBeGreaterThanOrEqual(400);
           expect(response.status, `${method} ${template}`).toBeLessThan(500);

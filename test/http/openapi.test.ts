@@ -82,6 +82,9 @@ const EXPECTED_ROUTES = [
   'POST /api/datastores', 'GET /api/datastores', 'GET /api/datastores/{id}', 'PATCH /api/datastores/{id}', 'DELETE /api/datastores/{id}',
   'POST /api/datasources', 'GET /api/datasources', 'GET /api/datasources/{id}', 'DELETE /api/datasources/{id}', 'POST /api/datasources/{id}/sync',
   'POST /api/external/datastores/file-upload/{datastoreId}', 'GET /api/openapi.json',
+  // Deprecated aliases the reference service serves (two families of paths, some without /api).
+  'POST /api/datastores/query/{id}', 'POST /agents/query/{id}', 'POST /datastores/upsert/{datastoreId}',
+  'POST /datastores/update/{datastoreId}', 'POST /datastores/file-upload/{datastoreId}',
 ];
 
 describe('the OpenAPI 3.1 document', () => {

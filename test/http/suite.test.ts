@@ -5,7 +5,7 @@ import { OpenApiValidator } from './openapi-validator.js';
 import { SERVER_KINDS, startServer, type RunningServer } from './servers.js';
 
 interface Datastore { id: string; name: string; description: string; ownerId: string | null }
-interface Datasource { id: string; status: string; name: string; datastoreId: string; customId: string | null; nbChunks: number }
+interface Datasource { id: string; status: string; name: string; datastoreId: string; custom_id: string | null; nbChunks: number }
 interface Agent { id: string; name: string; description: string; datastoreIds: string[]; tools: { type: string; datastoreId: string }[]; visibility: string; temperature: number }
 interface Fragment { text: string; score: number; source: string; datasource_id: string; datasource_name: string }
 interface ErrorBody { error: { code: string; message: string; details?: { issues?: { path: string; message: string }[]; allowed?: string[] } } }
@@ -135,7 +135,7 @@ describe.each(SERVER_KINDS)('the same request suite on %s', (kind) => {
     form.set('file', new Blob(['# Comets\n\nComets grow tails of gas and dust when they pass close to the sun.\n'], { type: 'text/markdown' }), 'comets.md');
     const created = await api.post<Datasource>('/api/datasources', undefined, { body: form });
     expect(created.status).toBe(200);
-    expect(created.body).toMatchObject({ name: 'comets.md', datastoreId: datastore.id, customId: 'tenant-7' });
+    expect(created.body).toMatchObject({ name: 'comets.md', datastoreId: datastore.id, custom_id: 'tenant-7' });
 
     const upload = new FormData();
     upload.set('file', new Blob(['name,moons\nMars,2\nJupiter,95\n'], { type: 'text/csv' }), 'moons.csv');

@@ -47,7 +47,7 @@ export function buildOpenApiDocument(routes: readonly Route[], basePath: string,
   const schemas = { ...componentSchemas(routes, 'input'), ...responseSchemas() };
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
-    const path = `${basePath}${route.path}`;
+    const path = route.outsideBasePath ? route.path : `${basePath}${route.path}`;
     paths[path] ??= {};
     paths[path][route.method.toLowerCase()] = operation(route);
   }

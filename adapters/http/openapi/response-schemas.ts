@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { schemas, type AgentResponse, type DatasourceRecord, type DatastoreRecord, type DocumentFragment } from '../../../src/index.js';
-import type { AgentWire } from '../wire.js';
+import type { AgentWire, DatasourceWire } from '../wire.js';
 
 /**
  * What the routes answer, for the OpenAPI document. The compile-time checks at the bottom fail the
@@ -31,6 +31,16 @@ export const agentResponseSchema = z.object({
   promptTemplate: z.string().nullable(),
   allowOverrides: schemas.allowOverridesSchema,
   datastoreIds: z.array(z.string()),
+  handle: z.string().nullable(),
+  settings: z.object({
+    includeSources: z.boolean().optional(),
+    restrictKnowledge: z.boolean().optional(),
+    useMarkdown: z.boolean().optional(),
+    useLanguageDetection: z.boolean().optional(),
+    iconUrl: z.string().nullable().optional(),
+    interfaceConfig: z.record(z.string(), z.unknown()).nullable().optional(),
+    prompt: z.string().nullable().optional(),
+  }),
   tools: z.array(z.object({ type: z.literal('datastore'), datastoreId: z.string() })),
   createdAt: timestamp,
   updatedAt: timestamp,
@@ -54,7 +64,7 @@ export const datasourceResponseSchema = z.object({
   name: z.string(),
   status: z.enum(['unsynched', 'pending', 'running', 'synched', 'error', 'usage_limit_reached']),
   groupId: z.string().nullable(),
-  customId: z.string().nullable(),
+  custom_id: z.string().nullable(),
   config: z.record(z.string(), z.unknown()),
   metadata,
   error: z.string().nullable(),
@@ -69,7 +79,10 @@ export const datasourceResponseSchema = z.object({
 
 export const fragmentResponseSchema = z.object({
   text: z.string(),
-  score: z.number(),
+  score: z.number().min(0).max(1),
+  vector_score: z.number().nullable(),
+  lexical_score: z.number().nullable(),
+  fusion_score: z.number().nullable(),
   source: z.string(),
   datasource_id: z.string(),
   datasource_name: z.string(),
@@ -112,7 +125,7 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 export const DRIFT_CHECKS: [
   Same<z.output<typeof agentResponseSchema>, AgentWire>,
   Same<z.output<typeof datastoreResponseSchema>, DatastoreRecord>,
-  Same<z.output<typeof datasourceResponseSchema>, DatasourceRecord>,
+  Same<z.output<typeof datasourceResponseSchema>, DatasourceWire>,
   Same<z.output<typeof fragmentResponseSchema>, DocumentFragment>,
   Same<z.output<typeof agentQueryResponseSchema>, AgentResponse>,
 ] = [true, true, true, true, true];

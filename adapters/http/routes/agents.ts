@@ -1,5 +1,5 @@
 import { RagdeskError, allowsDatastores, parseInput, schemas, type AgentQueryInput } from '../../../src/index.js';
-import { ownedAgent, missing } from '../access.js';
+import { agentByIdOrHandle, ownedAgent, missing } from '../access.js';
 import { requireDatastoreAccess, requirePrincipal, requireScope, type Principal } from '../auth.js';
 import { readJsonObject } from '../body.js';
 import { json, param, type OperationContext, type Route } from '../operation.js';
@@ -50,7 +50,7 @@ export const agentRoutes: Route[] = [
     method: 'GET',
     path: '/agents/{id}',
     operationId: 'getAgent',
-    summary: 'Agent Get.',
+    summary: 'Agent Get. `{id}` may be `@handle`.',
     tag: 'agents',
     auth: { scope: 'read' },
     response: 'Agent',
@@ -71,8 +71,7 @@ export const agentRoutes: Route[] = [
     errors: [400, 404, 413, 415],
     async run(context) {
       const principal = principalOf(context);
-      const id = param(context, 'id');
-      await ownedAgent(context.ragdesk, principal, id);
+      const { id } = await ownedAgent(context.ragdesk, principal, param(context, 'id'));
       const body = parseInput(agentUpdateBodySchema, await readJsonObject(context.request, context.options.maxJsonBytes), 'agent update');
       const { tools, ...rest } = body;
       const datastoreIds = tools === undefined ? undefined : toolsToDatastoreIds(tools);
@@ -92,8 +91,7 @@ export const agentRoutes: Route[] = [
     errors: [404],
     async run(context) {
       const principal = principalOf(context);
-      const id = param(context, 'id');
-      await ownedAgent(context.ragdesk, principal, id);
+      const { id } = await ownedAgent(context.ragdesk, principal, param(context, 'id'));
       await readJsonObject(context.request, context.options.maxJsonBytes);
       return json(agentToWire(await context.ragdesk.agents.delete(id)));
     },
@@ -138,7 +136,7 @@ export const agentRoutes: Route[] = [
  */
 async function queryableAgent(context: OperationContext, id: string) {
   const { principal, ragdesk } = context;
-  const agent = await ragdesk.agents.get(id).catch((error: unknown) => {
+  const agent = await agentByIdOrHandle(ragdesk, id).catch((error: unknown) => {
     if (error instanceof RagdeskError && error.code === 'not_found') return null;
     throw error;
   });

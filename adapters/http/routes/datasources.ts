@@ -4,7 +4,7 @@ import { requirePrincipal, type Principal } from '../auth.js';
 import { readJsonObject } from '../body.js';
 import { cleanFileName, isMultipart, readMultipart, type ParsedForm } from '../multipart.js';
 import { json, param, type OperationContext, type Route } from '../operation.js';
-import { fileFormFieldsSchema, fileUploadFieldsSchema, webDatasourceBodySchema } from '../wire.js';
+import { datasourceToWire, fileFormFieldsSchema, fileUploadFieldsSchema, webDatasourceBodySchema } from '../wire.js';
 import type { z } from 'zod';
 
 export const datasourceRoutes: Route[] = [
@@ -25,7 +25,7 @@ export const datasourceRoutes: Route[] = [
       if (isMultipart(context.request)) {
         const form = await readMultipart(context.request, context.options.maxFileBytes);
         const fields = formFields(form, fileFormFieldsSchema);
-        return json(await createFile(context, principal, fields.datastoreId, form, fields));
+        return json(datasourceToWire(await createFile(context, principal, fields.datastoreId, form, fields)));
       }
       const body = await readJsonObject(context.request, context.options.maxJsonBytes);
       if (body.type === 'file') {
@@ -35,7 +35,7 @@ export const datasourceRoutes: Route[] = [
       }
       const parsed = parseInput(webDatasourceBodySchema, body, 'datasource');
       const datastore = await ownedDatastore(context.ragdesk, principal, parsed.datastoreId);
-      return json(await context.ragdesk.datasources.create({ ...parsed, datastoreId: datastore.id }));
+      return json(datasourceToWire(await context.ragdesk.datasources.create({ ...parsed, datastoreId: datastore.id })));
     },
   },
   {
@@ -53,13 +53,13 @@ export const datasourceRoutes: Route[] = [
       const datastoreId = context.request.query.get('datastoreId');
       if (datastoreId !== null) {
         const datastore = await ownedDatastore(context.ragdesk, principal, datastoreId);
-        return json(await context.ragdesk.datasources.list(datastore.id));
+        return json((await context.ragdesk.datasources.list(datastore.id)).map(datasourceToWire));
       }
       const datastores = await context.ragdesk.datastores.list({ ownerId: principal.ownerId });
       const lists = await Promise.all(
         datastores.filter((datastore) => allowsDatastore(principal, datastore.id)).map((datastore) => context.ragdesk.datasources.list(datastore.id)),
       );
-      return json(lists.flat());
+      return json(lists.flat().map(datasourceToWire));
     },
   },
   {
@@ -72,7 +72,7 @@ export const datasourceRoutes: Route[] = [
     response: 'Datasource',
     errors: [404],
     async run(context) {
-      return json(await ownedDatasource(context.ragdesk, requirePrincipal(context.principal), param(context, 'id')));
+      return json(datasourceToWire(await ownedDatasource(context.ragdesk, requirePrincipal(context.principal), param(context, 'id'))));
     },
   },
   {
@@ -104,7 +104,7 @@ export const datasourceRoutes: Route[] = [
     async run(context) {
       const datasource = await ownedDatasource(context.ragdesk, requirePrincipal(context.principal), param(context, 'id'));
       await readJsonObject(context.request, context.options.maxJsonBytes);
-      return json(await context.ragdesk.datasources.delete(datasource.id));
+      return json(datasourceToWire(await context.ragdesk.datasources.delete(datasource.id)));
     },
   },
   {
@@ -123,7 +123,7 @@ export const datasourceRoutes: Route[] = [
       const datastore = await ownedDatastore(context.ragdesk, principal, param(context, 'datastoreId'));
       const form = await readMultipart(context.request, context.options.maxFileBytes);
       const fields = formFields(form, fileUploadFieldsSchema);
-      return json(await createFile(context, principal, datastore.id, form, fields));
+      return json(datasourceToWire(await createFile(context, principal, datastore.id, form, fields)));
     },
   },
 ];

@@ -5,11 +5,11 @@ import { datasourceRoutes } from './datasources.js';
 import { datastoreRoutes } from './datastores.js';
 
 /** Every route of the HTTP API (docs/api.md), and the OpenAPI document (served as built). */
-export function allRoutes(document: () => unknown): Route[] {
+export function allRoutes(document: () => unknown, basePath = '/api'): Route[] {
+  const main = [...agentRoutes, ...datastoreRoutes, ...datasourceRoutes];
   return [
-    ...agentRoutes,
-    ...datastoreRoutes,
-    ...datasourceRoutes,
+    ...main,
+    ...referenceAliases(main, basePath),
     {
       method: 'GET',
       path: '/openapi.json',
@@ -24,4 +24,37 @@ export function allRoutes(document: () => unknown): Route[] {
       },
     },
   ];
+}
+
+/**
+ * Other paths the reference service answers for the same operations, so its clients and scripts
+ * work unchanged. Each runs exactly its main route and is documented as a deprecated alias.
+ */
+const ALIASES: { path: string; of: string; outsideBasePath: boolean }[] = [
+  { path: '/datastores/query/{id}', of: 'queryDatastore', outsideBasePath: false },
+  { path: '/agents/query/{id}', of: 'queryAgent', outsideBasePath: true },
+  { path: '/datastores/upsert/{datastoreId}', of: 'upsertDocuments', outsideBasePath: true },
+  { path: '/datastores/update/{datastoreId}', of: 'updateDocument', outsideBasePath: true },
+  { path: '/datastores/file-upload/{datastoreId}', of: 'uploadFile', outsideBasePath: true },
+];
+
+function referenceAliases(main: readonly Route[], basePath: string): Route[] {
+  const taken = new Set(main.map((route) => `${route.method} ${route.path}`));
+  const aliases: Route[] = [];
+  for (const alias of ALIASES) {
+    const route = main.find((candidate) => candidate.operationId === alias.of);
+    if (!route) throw new Error(`alias of unknown operation ${alias.of}`);
+    // With no base path an absolute alias is a plain path, and may already be the main route.
+    const outside = alias.outsideBasePath && basePath !== '';
+    if (!outside && taken.has(`${route.method} ${alias.path}`)) continue;
+    aliases.push({
+      ...route,
+      path: alias.path,
+      operationId: `${alias.of}Alias${aliases.length + 1}`,
+      summary: `Deprecated alias of ${route.method} ${basePath}${route.path}, kept for clients of the reference service. ${route.summary}`,
+      deprecated: true,
+      ...(outside ? { outsideBasePath: true } : {}),
+    });
+  }
+  return aliases;
 }

@@ -91,7 +91,10 @@ describe('the reference chat client against ragdesk serve --demo --cors', () => 
         attachments: [], isDraft: undefined, contact: undefined, context: undefined, attachmentsForAI: [],
       }, PAGE),
     );
-    expect(first.conversationId).toBe(conversationId);
+    // A visitor never names a new conversation (nobody can claim an id meant for someone else): the
+    // answer carries a fresh id, which the hook stores and sends from then on.
+    expect(first.conversationId).not.toBe(conversationId);
+    expect(first.conversationId).toMatch(/\S/);
     expect(first.visitorId).toMatch(/\S/);
     expect(first.sources.length).toBeGreaterThan(0);
     expect(first.warnings.filter((warning) => warning.startsWith('ignored'))).toEqual([]);
@@ -109,7 +112,7 @@ describe('the reference chat client against ragdesk serve --demo --cors', () => 
         channel: 'website', attachments: [], attachmentsForAI: [],
       }, PAGE),
     );
-    expect(second.conversationId).toBe(conversationId);
+    expect(second.conversationId).toBe(first.conversationId);
     expect(second.visitorId).toBe(first.visitorId);
     // Memory: the model got the first exchange as history.
     const secondRequest = chat.requests.at(-1)!;
@@ -123,7 +126,7 @@ describe('the reference chat client against ragdesk serve --demo --cors', () => 
         attachmentsForAI: [],
       }, PAGE),
     );
-    expect(third.conversationId).toBe(conversationId);
+    expect(third.conversationId).toBe(first.conversationId);
     const sent = chat.requests.at(-1)!.messages.at(-1)!.content;
     expect(sent).toContain(`What does my checklist say?\nFILENAME: notes.txt CONTENT: ${NOTES}`);
 

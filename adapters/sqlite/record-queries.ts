@@ -55,6 +55,12 @@ export function recordQueries(db: SqliteDatabase) {
     `SELECT ${DATASOURCE_COLUMNS} FROM datasources
      WHERE datastore_id = ? AND status IN (SELECT value FROM json_each(?)) ORDER BY created_at, pk`,
   );
+  // The same with the partial index's condition spelled out, so the planner can use it.
+  const selectUnsettled = db.prepare(
+    `SELECT ${DATASOURCE_COLUMNS} FROM datasources
+     WHERE datastore_id = ? AND status IN ('pending', 'running') AND status IN (SELECT value FROM json_each(?))
+     ORDER BY created_at, pk`,
+  );
   const selectGroup = db.prepare(
     `SELECT ${DATASOURCE_COLUMNS} FROM datasources WHERE datastore_id = ? AND group_id = ? ORDER BY created_at, pk`,
   );
@@ -163,7 +169,10 @@ export function recordQueries(db: SqliteDatabase) {
         groupId !== undefined
           ? selectGroup.all(datastoreId, groupId)
           : statuses !== undefined
-            ? selectInStatuses.all(datastoreId, JSON.stringify(statuses))
+            ? (statuses.every((status) => status === 'pending' || status === 'running') ? selectUnsettled : selectInStatuses).all(
+                datastoreId,
+                JSON.stringify(statuses),
+              )
             : selectDatasources.all(datastoreId);
       const records = (rows as DatasourceRow[]).map(toDatasourceRecord);
       return groupId !== undefined && statuses !== undefined ? records.filter((record) => statuses.includes(record.status)) : records;

@@ -296,6 +296,19 @@ export class LexicalIndex {
     this.arenaFree = 0;
   }
 
+  /**
+   * Gives every block exactly its pairs, in one arena of exactly that size. After a build: growing
+   * blocks by doubling leaves up to half the arena abandoned and the arena up to a third unused
+   * (at 100k chunks, 110 MB of arena for 35 MB of pairs); the next append to a term moves its block.
+   */
+  trim(): void {
+    for (let term = 0; term < this.termCount; term++) {
+      const size = this.pairCount[term] as number;
+      if (size >= 0) this.blockPairs[term] = size;
+    }
+    this.compactArena(0);
+  }
+
   /** Forgets a term no document holds any more. */
   private dropTerm(term: number): void {
     this.arenaFree += (this.blockPairs[term] as number) * 2;

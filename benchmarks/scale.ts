@@ -77,8 +77,8 @@ function chart(runs: readonly ScaleRun[]): string {
       title: 'Anonymous RSS (MiB)',
       yLabel: 'MiB',
       series: [
-        { group: 'ragdesk (public API)', points: points((run) => run.ingest.peakAnonMiB) },
-        { group: 'ragdesk (public API)', points: points((run) => run.memory.steadyAnonMiB), dashed: true },
+        { group: 'anon RSS, peak during ingest', points: points((run) => run.ingest.peakAnonMiB) },
+        { group: 'anon RSS after 1,000 hybrid queries', points: points((run) => run.memory.steadyAnonMiB) },
       ],
     },
     {
@@ -92,7 +92,6 @@ function chart(runs: readonly ScaleRun[]): string {
     },
   ];
   return chartSvg('bench:scale — embedded default, 384-d chunks', panels, [
-    'Memory: solid = peak during ingest, dashed = steady after 1,000 hybrid queries.',
     'Each size in a fresh process; ratios are against the raw build in the same process.',
   ]);
 }

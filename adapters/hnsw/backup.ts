@@ -63,7 +63,7 @@ async function copyCollection(
     await mkdir(target, { recursive: true });
     try {
       await copyFile(join(source, header.binary.file), join(target, header.binary.file));
-      await verifiedBinary(target, header);
+      await verifiedBinary(target, header, 'always');
     } catch (error) {
       lastProblem = error instanceof Error ? error.message : String(error);
       await rm(join(target, header.binary.file), { force: true });
@@ -89,7 +89,7 @@ export async function verifyIndexFiles(dir: string): Promise<{ collections: Copi
       continue;
     }
     try {
-      await verifiedBinary(join(dir, entry.name), read.header);
+      await verifiedBinary(join(dir, entry.name), read.header, 'always');
       collections.push({ directory: entry.name, ...summary(read.header) });
     } catch (error) {
       problems.push(`${entry.name}: ${error instanceof Error ? error.message : String(error)}`);

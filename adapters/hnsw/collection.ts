@@ -27,9 +27,13 @@ export interface GraphSettings {
 const MAX_LABEL = 0xffff_ffff;
 
 /**
- * One datastore's HNSW graph plus the maps hnswlib cannot hold: string id ↔ numeric label, label →
- * filter attributes, and per-datasource / per-custom-id label sets so a filter's match count is known
- * without scanning.
+ * One datastore's HNSW graph plus what hnswlib cannot hold: string id ↔ numeric label and each
+ * label's filter attributes (datasource, custom id), with live counts per datasource and custom id
+ * so a filter's match count is known without scanning.
+ *
+ * Kept compact, one array slot per label rather than an object or a set per entry: at 100k
+ * one-chunk documents the per-entry objects and per-datasource sets cost ~40 MB of heap and made
+ * loading build 300k objects (see docs/design-notes.md).
  *
  * Free slots: removed entries are `markDelete`d and their graph slots reused by the next new entry
  * (`allowReplaceDeleted`). Labels themselves are never reused: hnswlib fills an arbitrary deleted
@@ -46,9 +50,12 @@ export class Collection {
   dirty = false;
 
   private readonly labelsById = new Map<string, number>();
-  private readonly infoByLabel = new Map<number, LabelInfo>();
-  private readonly labelsByDatasource = new Map<string, Set<number>>();
-  private readonly labelsByCustomId = new Map<string, Set<number>>();
+  /** Per label: its id (undefined once removed), datasource number and custom id number (-1: none). */
+  private idOfLabel: (string | undefined)[] = [];
+  private sourceOfLabel = new Int32Array(0);
+  private tenantOfLabel = new Int32Array(0);
+  private readonly datasources = new Interner();
+  private readonly customIds = new Interner();
   private nextLabel = 0;
 
   private constructor(
@@ -67,19 +74,20 @@ export class Collection {
     const graph = new hnswlib.HierarchicalNSW('cosine', identity.dimensions);
     await graph.readIndex(binaryPath, true);
     const collection = new Collection(identity, graph);
-    const present = new Set(graph.getIdsList());
     const { ids, labels, datasources, customIds } = header.entries;
+    // Labels are below nextLabel (checked when the header was parsed): one byte per label.
+    const present = new Uint8Array(header.nextLabel);
+    for (const label of graph.getIdsList()) if (label < present.length) present[label] = 1;
+    collection.reserve(header.nextLabel);
+    const sourceNumbers = header.datasourceIds.map((id) => collection.datasources.intern(id));
+    const tenantNumbers = header.customIds.map((id) => collection.customIds.intern(id));
     ids.forEach((id, i) => {
       const label = labels[i] as number;
       const customIdIndex = customIds[i] as number;
-      if (!present.has(label) || collection.labelsById.has(id) || collection.infoByLabel.has(label)) {
+      if (present[label] !== 1 || collection.labelsById.has(id) || collection.idOfLabel[label] !== undefined) {
         throw new Error(`header entry ${JSON.stringify(id)} does not match the binary`);
       }
-      collection.track(label, {
-        id,
-        datasourceId: header.datasourceIds[datasources[i] as number] as string,
-        customId: customIdIndex < 0 ? null : (header.customIds[customIdIndex] as string),
-      });
+      collection.trackNumbers(label, id, sourceNumbers[datasources[i] as number] as number, customIdIndex < 0 ? -1 : (tenantNumbers[customIdIndex] as number));
     });
     if (graph.getCurrentCount() < ids.length) throw new Error('binary holds fewer points than the header');
     collection.nextLabel = header.nextLabel;
@@ -93,15 +101,47 @@ export class Collection {
   }
 
   info(label: number): LabelInfo | undefined {
-    return this.infoByLabel.get(label);
+    const id = this.idOfLabel[label];
+    if (id === undefined) return undefined;
+    const tenant = this.tenantOfLabel[label] as number;
+    return { id, datasourceId: this.datasources.name(this.sourceOfLabel[label] as number), customId: tenant < 0 ? null : this.customIds.name(tenant) };
   }
 
-  labelsOfDatasource(datasourceId: string): ReadonlySet<number> | undefined {
-    return this.labelsByDatasource.get(datasourceId);
+  /** The id of a live label, else undefined. */
+  idOf(label: number): string | undefined {
+    return this.idOfLabel[label];
   }
 
-  labelsOfCustomId(customId: string): ReadonlySet<number> | undefined {
-    return this.labelsByCustomId.get(customId);
+  /** Numbers for filters: -1 when no live entry has that datasource / custom id. */
+  datasourceNumber(datasourceId: string): number {
+    return this.datasources.numberOf(datasourceId);
+  }
+
+  customIdNumber(customId: string): number {
+    return this.customIds.numberOf(customId);
+  }
+
+  /** Live entries of a datasource / custom id number. */
+  datasourceCount(number: number): number {
+    return this.datasources.count(number);
+  }
+
+  customIdCount(number: number): number {
+    return this.customIds.count(number);
+  }
+
+  /** A live label's datasource and custom id numbers (-1: none). */
+  datasourceAt(label: number): number {
+    return this.sourceOfLabel[label] as number;
+  }
+
+  customIdAt(label: number): number {
+    return this.tenantOfLabel[label] as number;
+  }
+
+  /** Every live label, in label order. */
+  *labels(): Iterable<number> {
+    for (let label = 0; label < this.nextLabel; label++) if (this.idOfLabel[label] !== undefined) yield label;
   }
 
   /** Entries must already be validated (dimensions, finite values). */
@@ -114,7 +154,7 @@ export class Collection {
         // Same label, new vector: hnswlib updates the point and repairs its neighbourhood.
         this.graph.addPoint(point, existing, false);
         this.untrack(existing);
-        this.track(existing, { id: entry.id, datasourceId: entry.datasourceId, customId: entry.customId });
+        this.track(existing, entry);
         continue;
       }
       if (this.nextLabel >= MAX_LABEL) throw new Error('label space exhausted; reopen the index to rebuild it');
@@ -124,7 +164,7 @@ export class Collection {
         this.graph.resizeIndex(Math.max(1, this.graph.getMaxElements()) * 2);
       }
       this.graph.addPoint(point, label, true);
-      this.track(label, { id: entry.id, datasourceId: entry.datasourceId, customId: entry.customId });
+      this.track(label, entry);
     }
   }
 
@@ -145,22 +185,25 @@ export class Collection {
   toHeaderContent(generation: number): HeaderContent {
     const datasourceIds: string[] = [];
     const customIds: string[] = [];
-    const datasourceIndex = new Map<string, number>();
-    const customIdIndex = new Map<string, number>();
-    const intern = (table: string[], index: Map<string, number>, value: string): number => {
-      let at = index.get(value);
-      if (at === undefined) {
-        at = table.push(value) - 1;
-        index.set(value, at);
-      }
-      return at;
-    };
+    // Interned number → position in the header's table (-1: not written yet).
+    const sourceIndex = new Map<number, number>();
+    const tenantIndex = new Map<number, number>();
     const entries = { ids: [] as string[], labels: [] as number[], datasources: [] as number[], customIds: [] as number[] };
-    for (const [label, info] of this.infoByLabel) {
-      entries.ids.push(info.id);
+    for (const [id, label] of this.labelsById) {
+      const source = this.sourceOfLabel[label] as number;
+      let at = sourceIndex.get(source);
+      if (at === undefined) sourceIndex.set(source, (at = datasourceIds.push(this.datasources.name(source)) - 1));
+      const tenant = this.tenantOfLabel[label] as number;
+      let tenantAt = -1;
+      if (tenant >= 0) {
+        const known = tenantIndex.get(tenant);
+        if (known === undefined) tenantIndex.set(tenant, (tenantAt = customIds.push(this.customIds.name(tenant)) - 1));
+        else tenantAt = known;
+      }
+      entries.ids.push(id);
       entries.labels.push(label);
-      entries.datasources.push(intern(datasourceIds, datasourceIndex, info.datasourceId));
-      entries.customIds.push(info.customId === null ? -1 : intern(customIds, customIdIndex, info.customId));
+      entries.datasources.push(at);
+      entries.customIds.push(tenantAt);
     }
     return {
       ...this.identity,
@@ -173,32 +216,79 @@ export class Collection {
     };
   }
 
-  private track(label: number, info: LabelInfo): void {
-    this.labelsById.set(info.id, label);
-    this.infoByLabel.set(label, info);
-    addTo(this.labelsByDatasource, info.datasourceId, label);
-    if (info.customId !== null) addTo(this.labelsByCustomId, info.customId, label);
+  private reserve(labels: number): void {
+    if (labels <= this.sourceOfLabel.length) return;
+    const capacity = Math.max(labels, this.sourceOfLabel.length * 2, 1024);
+    const sources = new Int32Array(capacity);
+    sources.set(this.sourceOfLabel);
+    const tenants = new Int32Array(capacity);
+    tenants.set(this.tenantOfLabel);
+    this.sourceOfLabel = sources;
+    this.tenantOfLabel = tenants;
+  }
+
+  private track(label: number, entry: Pick<IndexEntry, 'id' | 'datasourceId' | 'customId'>): void {
+    this.trackNumbers(label, entry.id, this.datasources.intern(entry.datasourceId), entry.customId === null ? -1 : this.customIds.intern(entry.customId));
+  }
+
+  private trackNumbers(label: number, id: string, source: number, tenant: number): void {
+    this.reserve(label + 1);
+    this.labelsById.set(id, label);
+    this.idOfLabel[label] = id;
+    this.sourceOfLabel[label] = source;
+    this.tenantOfLabel[label] = tenant;
+    this.datasources.add(source, 1);
+    if (tenant >= 0) this.customIds.add(tenant, 1);
   }
 
   private untrack(label: number): void {
-    const info = this.infoByLabel.get(label);
-    if (!info) return;
-    this.labelsById.delete(info.id);
-    this.infoByLabel.delete(label);
-    deleteFrom(this.labelsByDatasource, info.datasourceId, label);
-    if (info.customId !== null) deleteFrom(this.labelsByCustomId, info.customId, label);
+    const id = this.idOfLabel[label];
+    if (id === undefined) return;
+    this.labelsById.delete(id);
+    this.idOfLabel[label] = undefined;
+    this.datasources.add(this.sourceOfLabel[label] as number, -1);
+    const tenant = this.tenantOfLabel[label] as number;
+    if (tenant >= 0) this.customIds.add(tenant, -1);
   }
 }
 
-function addTo(map: Map<string, Set<number>>, key: string, label: number): void {
-  let set = map.get(key);
-  if (!set) map.set(key, (set = new Set()));
-  set.add(label);
-}
+/**
+ * Strings ↔ small numbers with a live count per number. A number whose count falls to 0 is
+ * forgotten (its name no longer resolves to it), so removed datasources do not accumulate in the map.
+ */
+class Interner {
+  private readonly numbers = new Map<string, number>();
+  private readonly names: string[] = [];
+  private readonly counts: number[] = [];
 
-function deleteFrom(map: Map<string, Set<number>>, key: string, label: number): void {
-  const set = map.get(key);
-  if (!set) return;
-  set.delete(label);
-  if (set.size === 0) map.delete(key);
+  intern(name: string): number {
+    let number = this.numbers.get(name);
+    if (number === undefined) {
+      number = this.names.push(name) - 1;
+      this.counts.push(0);
+      this.numbers.set(name, number);
+    }
+    return number;
+  }
+
+  numberOf(name: string): number {
+    return this.numbers.get(name) ?? -1;
+  }
+
+  name(number: number): string {
+    return this.names[number] as string;
+  }
+
+  count(number: number): number {
+    return number < 0 ? 0 : (this.counts[number] ?? 0);
+  }
+
+  add(number: number, delta: number): void {
+    const count = (this.counts[number] as number) + delta;
+    this.counts[number] = count;
+    if (count === 0) {
+      this.numbers.delete(this.names[number] as string);
+      this.names[number] = '';
+    }
+  }
 }

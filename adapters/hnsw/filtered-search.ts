@@ -72,9 +72,9 @@ function graphSearch(
     : collection.graph.searchKnn(point, k);
   const hits: ScoredId[] = [];
   neighbors.forEach((label, i) => {
-    const info = collection.info(label);
+    const id = collection.idOf(label);
     // Cosine distance is 1 - cos, so the similarity is 1 - distance.
-    if (info) hits.push({ id: info.id, score: 1 - (distances[i] as number) });
+    if (id !== undefined) hits.push({ id, score: 1 - (distances[i] as number) });
   });
   return sortHits(hits);
 }
@@ -84,12 +84,12 @@ function exactSearch(collection: Collection, point: number[], labels: Iterable<n
   const query = unit(point);
   const hits: ScoredId[] = [];
   for (const label of labels) {
-    const info = collection.info(label);
-    if (!info) continue;
+    const id = collection.idOf(label);
+    if (id === undefined) continue;
     const stored = collection.graph.getPoint(label);
     let score = 0;
     for (let i = 0; i < query.length; i++) score += (query[i] as number) * (stored[i] as number);
-    hits.push({ id: info.id, score });
+    hits.push({ id, score });
   }
   return sortHits(hits).slice(0, k);
 }
@@ -106,48 +106,41 @@ function unit(point: number[]): number[] {
 
 /** Undefined when the filter restricts nothing (absent or empty lists). */
 function compileFilter(collection: Collection, filter: RetrievalFilter | undefined): LabelFilter | undefined {
-  const datasourceIds = new Set(filter?.datasourceIds ?? []);
-  const customIds = new Set(filter?.customIds ?? []);
-  if (datasourceIds.size === 0 && customIds.size === 0) return undefined;
+  const datasourceIds = filter?.datasourceIds ?? [];
+  const customIds = filter?.customIds ?? [];
+  if (datasourceIds.length === 0 && customIds.length === 0) return undefined;
+  // Ids no live entry has are dropped here: a list left empty this way matches nothing.
+  const sources = numbersOf(datasourceIds, (id) => collection.datasourceNumber(id));
+  const tenants = numbersOf(customIds, (id) => collection.customIdNumber(id));
 
   const accepts = (label: number): boolean => {
-    const info = collection.info(label);
-    if (!info) return false;
-    if (datasourceIds.size > 0 && !datasourceIds.has(info.datasourceId)) return false;
-    return customIds.size === 0 || (info.customId !== null && customIds.has(info.customId));
+    if (collection.idOf(label) === undefined) return false;
+    if (datasourceIds.length > 0 && !sources.has(collection.datasourceAt(label))) return false;
+    return customIds.length === 0 || tenants.has(collection.customIdAt(label));
   };
-  const datasourceSets = setsOf(datasourceIds, (id) => collection.labelsOfDatasource(id));
-  const customIdSets = setsOf(customIds, (id) => collection.labelsOfCustomId(id));
-
-  // A label has one datasource and one custom id, so the sets within one list are disjoint and
-  // their sizes add up. With both lists, walk the smaller side and test the other.
-  if (customIds.size === 0) return fromSets(datasourceSets, accepts);
-  if (datasourceIds.size === 0) return fromSets(customIdSets, accepts);
-  const smaller = total(datasourceSets) <= total(customIdSets) ? datasourceSets : customIdSets;
-  const matching: number[] = [];
-  for (const set of smaller) for (const label of set) if (accepts(label)) matching.push(label);
+  const scan = (): number[] => {
+    const matching: number[] = [];
+    for (const label of collection.labels()) if (accepts(label)) matching.push(label);
+    return matching;
+  };
+  // A label has one datasource and one custom id, so with one list the counts add up; with both,
+  // the matches are counted by a scan.
+  if (customIds.length === 0 || datasourceIds.length === 0) {
+    let count = 0;
+    for (const number of sources) count += collection.datasourceCount(number);
+    for (const number of tenants) count += collection.customIdCount(number);
+    return { count, accepts, labels: scan };
+  }
+  if (sources.size === 0 || tenants.size === 0) return { count: 0, accepts, labels: () => [] };
+  const matching = scan();
   return { count: matching.length, accepts, labels: () => matching };
 }
 
-function setsOf(keys: Set<string>, lookup: (key: string) => ReadonlySet<number> | undefined): ReadonlySet<number>[] {
-  const sets: ReadonlySet<number>[] = [];
+function numbersOf(keys: readonly string[], lookup: (key: string) => number): Set<number> {
+  const numbers = new Set<number>();
   for (const key of keys) {
-    const set = lookup(key);
-    if (set) sets.push(set);
+    const number = lookup(key);
+    if (number >= 0) numbers.add(number);
   }
-  return sets;
-}
-
-function fromSets(sets: ReadonlySet<number>[], accepts: (label: number) => boolean): LabelFilter {
-  return {
-    count: total(sets),
-    accepts,
-    *labels() {
-      for (const set of sets) yield* set;
-    },
-  };
-}
-
-function total(sets: ReadonlySet<number>[]): number {
-  return sets.reduce((sum, set) => sum + set.size, 0);
+  return numbers;
 }

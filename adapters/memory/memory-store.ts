@@ -181,7 +181,8 @@ export function memoryStore(_options: MemoryStoreOptions = {}): Store {
       const matching = [...datasources.values()].filter(
         (source) =>
           source.datastoreId === datastoreId &&
-          (options.groupId === undefined || source.groupId === options.groupId),
+          (options.groupId === undefined || source.groupId === options.groupId) &&
+          (options.statuses === undefined || options.statuses.includes(source.status)),
       );
       return oldestFirst(matching.map(copyDatasource));
     },

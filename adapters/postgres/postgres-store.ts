@@ -91,7 +91,11 @@ export async function createPostgresStore(handle: PoolHandle, options: PostgresC
     getDatasource: (id) => run('getDatasource', () => records.getDatasource(pool, id)),
     getDatasources: (ids) => run('getDatasources', () => records.getDatasources(ids)),
     listDatasources: (datastoreId, listOptions = {}) =>
-      run('listDatasources', () => records.listDatasources(datastoreId, listOptions.groupId)),
+      run('listDatasources', async () => {
+        const found = await records.listDatasources(datastoreId, listOptions.groupId);
+        const { statuses } = listOptions;
+        return statuses === undefined ? found : found.filter((record) => statuses.includes(record.status));
+      }),
     updateDatasource: (id, patch) => run('updateDatasource', () => records.updateDatasource(id, patch)),
     transitionDatasource: (id, expected, patch) =>
       run('transitionDatasource', () => records.transitionDatasource(id, expected, patch)),

@@ -58,9 +58,11 @@ export function configureConnection(db: SqliteDatabase, busyTimeoutMs: number): 
   // Cascading deletes (datastore -> datasources -> chunks -> FTS rows) rely on foreign keys.
   db.exec('PRAGMA foreign_keys = ON');
   db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);
-  // Bm25 reads posting lists and row sizes all over the index: keep more of it in memory
-  // (negative = KiB) than SQLite's 2 MB default.
-  db.exec('PRAGMA cache_size = -65536');
+  // The page cache is the process's own memory (anonymous, filled by writes up to the limit), while
+  // reads go through the memory map below (the OS file cache, shared and reclaimable). 8 MiB
+  // (negative = KiB) holds the B-tree interiors a write touches; at 64 MiB the cache was the
+  // largest native cost after the HNSW graph at 100k chunks (see docs/design-notes.md).
+  db.exec('PRAGMA cache_size = -8192');
   db.exec('PRAGMA temp_store = MEMORY');
   // Reads through a memory map instead of read() calls and copies into the page cache: hydrating
   // ten search hits at 100k chunks (rows spread over a 300 MB file) took 20-40% less CPU, and

@@ -7,11 +7,16 @@
  * nDCG (0.60 → 0.44 at 100k). Here a posting costs a few nanoseconds, and the common words are
  * mostly never scanned: see `search`.
  *
- * Layout: per term, one `Int32Array` of (slot, tf) pairs in ascending slot order (a document's slot
- * is assigned when it is added, so appending keeps the order). Removing a document only marks its
- * slot dead and lowers the document frequencies of its terms (the caller passes the removed text
- * again); dead pairs are dropped from a list when a search meets a list that is a quarter dead, and
- * all slots are renumbered once dead slots outnumber live ones.
+ * Layout: terms are numbers; each term's (slot, tf) pairs sit in ascending slot order in a block of
+ * one shared `Int32Array` (the arena), and its statistics in typed arrays indexed by term number
+ * (a document's slot is assigned when it is added, so appending keeps the order). A block that
+ * fills up moves to the end of the arena at twice its capacity; the arena is compacted once
+ * abandoned blocks make up half of it. No object per term: at 100k chunks with ~120k distinct
+ * terms, a term object plus its own small `Int32Array` per term cost tens of MB of heap, and
+ * loading a snapshot created two objects per term (see docs/design-notes.md). Removing a document
+ * only marks its slot dead and lowers the document frequencies of its terms (the caller passes the
+ * removed text again); dead pairs are dropped from a list when a search meets a list that is a
+ * quarter dead, and all slots are renumbered once dead slots outnumber live ones.
  */
 import type { RetrievalFilter, ScoredId } from '../../src/ports/records.js';
 import { scanWords, stem, type AnalysedText } from './lexical-terms.js';
@@ -31,26 +36,8 @@ export interface IndexedChunk {
   customId: string | null;
 }
 
-interface Term {
-  word: string;
-  /** (slot, term frequency) pairs, slots ascending; dead slots included until compacted. */
-  postings: Int32Array;
-  /** Pairs in use. */
-  size: number;
-  /** Live documents holding the term. */
-  df: number;
-  /** Largest tf and shortest document among the pairs: bounds for the term's best score. */
-  maxTf: number;
-  minLength: number;
-  /** Set when the term left the index (no document holds it): cached references must look again. */
-  dropped: boolean;
-  /** `addText` counting: the call that last met the term (`addCalls`) and the term's count in it. */
-  docMark: number;
-  docTf: number;
-}
-
 interface QueryTerm {
-  term: Term;
+  term: number;
   idf: number;
   bound: number;
 }
@@ -58,6 +45,8 @@ interface QueryTerm {
 /** Bounds are compared with this slack, so rounding never prunes a document that could still tie. */
 const SLACK = 1 + 1e-9;
 const DEAD = -1;
+/** minLength of a term with no pairs yet. */
+const MAX_LENGTH = 0x7fff_ffff;
 
 /**
  * Everything an index holds, live documents only, as flat arrays: what a snapshot stores. Slot i
@@ -77,12 +66,30 @@ export interface LexicalIndexState {
 }
 
 export class LexicalIndex {
-  private readonly terms = new Map<string, Term>();
+  /** Stem → term number. Dropped terms leave it; their numbers are not reused until `renumber`. */
+  private readonly termNumbers = new Map<string, number>();
+  private words: string[] = [];
   /**
-   * Folded word → its term, for `addText`: one map lookup per token instead of stemming and
-   * counting through maps (the index build spent most of its time in those lookups).
+   * Folded word → its term number, for `addText`: one map lookup per token instead of stemming
+   * and counting through maps (the index build spent most of its time in those lookups).
    */
-  private readonly termOfWord = new Map<string, Term>();
+  private readonly termOfWord = new Map<string, number>();
+  private termCount = 0;
+  /** Per term: block start (in ints) and capacity (pairs) in `arena`; pairs in use (-1: dropped). */
+  private blockStart = new Int32Array(256);
+  private blockPairs = new Int32Array(256);
+  private pairCount = new Int32Array(256);
+  /** Per term: live documents holding it; largest tf and shortest document among its pairs. */
+  private df = new Int32Array(256);
+  private maxTf = new Int32Array(256);
+  private minLength = new Int32Array(256);
+  /** `addText` counting: the call that last met the term (`addCalls`) and the term's count in it. */
+  private docMark = new Int32Array(256);
+  private docTf = new Int32Array(256);
+  private arena: Int32Array = new Int32Array(1024);
+  /** Ints of `arena` handed out, and how many of those belong to abandoned blocks. */
+  private arenaUsed = 0;
+  private arenaFree = 0;
   private addCalls = 0;
   private readonly slotById = new Map<string, number>();
   private ids: (string | undefined)[] = [];
@@ -130,26 +137,26 @@ export class LexicalIndex {
     const slot = this.claimSlot(chunk);
     // Not the slot: renumbering reuses slot numbers, a call number is never reused.
     const mark = ++this.addCalls;
-    const seen: Term[] = [];
+    const seen: number[] = [];
     let length = 0;
     scanWords(text, (word) => {
       let term = this.termOfWord.get(word);
-      if (term === undefined || term.dropped) {
+      if (term === undefined || (this.pairCount[term] as number) < 0) {
         term = this.termFor(stem(word));
         this.termOfWord.set(word, term);
       }
       length += 1;
-      if (term.docMark === mark) {
-        term.docTf += 1;
+      if (this.docMark[term] === mark) {
+        this.docTf[term] = (this.docTf[term] as number) + 1;
       } else {
-        term.docMark = mark;
-        term.docTf = 1;
+        this.docMark[term] = mark;
+        this.docTf[term] = 1;
         seen.push(term);
       }
     });
     this.lengths[slot] = length;
     this.totalLength += length;
-    for (const term of seen) this.append(term, slot, term.docTf, length);
+    for (const term of seen) this.append(term, slot, this.docTf[term] as number, length);
     return true;
   }
 
@@ -166,8 +173,8 @@ export class LexicalIndex {
     this.lengths[slot] = DEAD;
     this.live -= 1;
     for (const word of text.counts.keys()) {
-      const term = this.terms.get(word);
-      if (term !== undefined) term.df = Math.max(0, term.df - 1);
+      const term = this.termNumbers.get(word);
+      if (term !== undefined) this.df[term] = Math.max(0, (this.df[term] as number) - 1);
     }
     if (this.slots - this.live > Math.max(1024, this.live)) this.renumber();
     return true;
@@ -186,29 +193,130 @@ export class LexicalIndex {
     return slot;
   }
 
-  private termFor(word: string): Term {
-    let term = this.terms.get(word);
+  private termFor(word: string): number {
+    let term = this.termNumbers.get(word);
     if (term === undefined) {
-      term = newTerm(word, new Int32Array(4), 0);
-      this.terms.set(word, term);
+      term = this.newTerm(word, 0, 0);
+      this.termNumbers.set(word, term);
     }
     return term;
   }
 
-  private append(term: Term, slot: number, tf: number, length: number): void {
-    if (term.size * 2 + 2 > term.postings.length) term.postings = grow(term.postings, term.size * 4 + 4);
-    term.postings[term.size * 2] = slot;
-    term.postings[term.size * 2 + 1] = tf;
-    term.size += 1;
-    term.df += 1;
-    if (tf > term.maxTf) term.maxTf = tf;
-    if (length < term.minLength) term.minLength = length;
+  /** A new term number whose block is `pairs` pairs at `start` of the arena (all in use). */
+  private newTerm(word: string, start: number, pairs: number): number {
+    const term = this.termCount++;
+    if (term >= this.blockStart.length) this.reserveTerms(term + 1);
+    this.words[term] = word;
+    this.blockStart[term] = start;
+    this.blockPairs[term] = pairs;
+    this.pairCount[term] = pairs;
+    this.df[term] = pairs;
+    this.maxTf[term] = 0;
+    this.minLength[term] = MAX_LENGTH;
+    this.docMark[term] = 0;
+    this.docTf[term] = 0;
+    return term;
+  }
+
+  private reserveTerms(terms: number): void {
+    const capacity = Math.max(terms, this.blockStart.length * 2);
+    this.blockStart = grow(this.blockStart, capacity);
+    this.blockPairs = grow(this.blockPairs, capacity);
+    this.pairCount = grow(this.pairCount, capacity);
+    this.df = grow(this.df, capacity);
+    this.maxTf = grow(this.maxTf, capacity);
+    this.minLength = grow(this.minLength, capacity);
+    this.docMark = grow(this.docMark, capacity);
+    this.docTf = grow(this.docTf, capacity);
+  }
+
+  private append(term: number, slot: number, tf: number, length: number): void {
+    const size = this.pairCount[term] as number;
+    if (size === this.blockPairs[term]) this.moveBlock(term, Math.max(2, size * 2));
+    const at = (this.blockStart[term] as number) + size * 2;
+    this.arena[at] = slot;
+    this.arena[at + 1] = tf;
+    this.pairCount[term] = size + 1;
+    this.df[term] = (this.df[term] as number) + 1;
+    if (tf > (this.maxTf[term] as number)) this.maxTf[term] = tf;
+    if (length < (this.minLength[term] as number)) this.minLength[term] = length;
+  }
+
+  /** Gives a term a block of `pairs` pairs: grown in place at the arena's end, else moved there. */
+  private moveBlock(term: number, pairs: number): void {
+    const start = this.blockStart[term] as number;
+    const old = this.blockPairs[term] as number;
+    if (start + old * 2 === this.arenaUsed && old > 0) {
+      this.reserveArena((pairs - old) * 2);
+      // reserveArena may have compacted: the block is wherever the term says now.
+      const now = this.blockStart[term] as number;
+      if (now + old * 2 === this.arenaUsed) {
+        this.arenaUsed += (pairs - old) * 2;
+        this.blockPairs[term] = pairs;
+        return;
+      }
+    }
+    this.reserveArena(pairs * 2);
+    const from = this.blockStart[term] as number;
+    const to = this.arenaUsed;
+    this.arena.copyWithin(to, from, from + (this.pairCount[term] as number) * 2);
+    this.arenaFree += (this.blockPairs[term] as number) * 2;
+    this.arenaUsed += pairs * 2;
+    this.blockStart[term] = to;
+    this.blockPairs[term] = pairs;
+  }
+
+  /** Room for `ints` more ints at the arena's end: compacts when half of it is abandoned, else grows by half. */
+  private reserveArena(ints: number): void {
+    if (this.arenaUsed + ints <= this.arena.length) return;
+    const needed = this.arenaUsed - this.arenaFree + ints;
+    if (this.arenaFree * 2 >= this.arenaUsed) {
+      this.compactArena(Math.max(1024, Math.ceil(needed * 1.5)));
+      return;
+    }
+    this.arena = grow(this.arena, Math.max(1024, Math.ceil(this.arena.length * 1.5), needed + this.arenaFree));
+  }
+
+  /** Copies every live block, in term order, into a fresh arena of `capacity` ints. */
+  private compactArena(capacity: number): void {
+    let used = 0;
+    for (let term = 0; term < this.termCount; term++) if ((this.pairCount[term] as number) >= 0) used += (this.blockPairs[term] as number) * 2;
+    const arena = new Int32Array(Math.max(capacity, used));
+    let at = 0;
+    for (let term = 0; term < this.termCount; term++) {
+      const size = this.pairCount[term] as number;
+      if (size < 0) continue;
+      const start = this.blockStart[term] as number;
+      arena.set(this.arena.subarray(start, start + size * 2), at);
+      this.blockStart[term] = at;
+      at += (this.blockPairs[term] as number) * 2;
+    }
+    this.arena = arena;
+    this.arenaUsed = at;
+    this.arenaFree = 0;
+  }
+
+  /**
+   * Gives every block exactly its pairs, in one arena of exactly that size. After a build: growing
+   * blocks by doubling leaves up to half the arena abandoned and the arena up to a third unused
+   * (at 100k chunks, 110 MB of arena for 35 MB of pairs); the next append to a term moves its block.
+   */
+  trim(): void {
+    for (let term = 0; term < this.termCount; term++) {
+      const size = this.pairCount[term] as number;
+      if (size >= 0) this.blockPairs[term] = size;
+    }
+    this.compactArena(0);
   }
 
   /** Forgets a term no document holds any more. */
-  private dropTerm(term: Term): void {
-    term.dropped = true;
-    this.terms.delete(term.word);
+  private dropTerm(term: number): void {
+    this.arenaFree += (this.blockPairs[term] as number) * 2;
+    this.pairCount[term] = -1;
+    this.blockPairs[term] = 0;
+    this.df[term] = 0;
+    this.termNumbers.delete(this.words[term] as string);
+    this.words[term] = '';
   }
 
   /** Changes a document's custom id (filters read it). False when the id is not indexed. */
@@ -236,20 +344,24 @@ export class LexicalIndex {
     const words: string[] = [];
     const starts: number[] = [0];
     let total = 0;
-    for (const term of this.terms.values()) total += term.size;
+    for (let term = 0; term < this.termCount; term++) total += Math.max(0, this.pairCount[term] as number);
     const postings = new Int32Array(total * 2);
+    const arena = this.arena;
     let at = 0;
-    for (const [word, term] of this.terms) {
+    for (let term = 0; term < this.termCount; term++) {
+      const size = this.pairCount[term] as number;
+      if (size <= 0) continue;
       const begin = at;
-      for (let p = 0; p < term.size * 2; p += 2) {
-        const slot = mapping[term.postings[p] as number] as number;
+      const start = this.blockStart[term] as number;
+      for (let p = start; p < start + size * 2; p += 2) {
+        const slot = mapping[arena[p] as number] as number;
         if (slot === DEAD) continue;
         postings[at * 2] = slot;
-        postings[at * 2 + 1] = term.postings[p + 1] as number;
+        postings[at * 2 + 1] = arena[p + 1] as number;
         at += 1;
       }
       if (at === begin) continue;
-      words.push(word);
+      words.push(this.words[term] as string);
       starts.push(at);
     }
     return {
@@ -265,7 +377,10 @@ export class LexicalIndex {
     };
   }
 
-  /** An index holding exactly `state` (which it takes over: the arrays are not copied). */
+  /**
+   * An index holding exactly `state` (which it takes over: the arrays are not copied; the postings
+   * become the arena as they are, one block per term).
+   */
   static fromState(state: LexicalIndexState, parameters: Bm25Parameters = DEFAULT_BM25): LexicalIndex {
     const index = new LexicalIndex(parameters);
     const count = state.ids.length;
@@ -282,21 +397,25 @@ export class LexicalIndex {
     index.live = count;
     state.sourceIds.forEach((id, number) => index.sourceNumbers.set(id, number));
     state.tenantIds.forEach((id, number) => index.tenantNumbers.set(id, number));
+    index.arena = state.postings;
+    index.arenaUsed = state.postings.length;
+    index.reserveTerms(state.words.length);
+    const { postings, lengths } = state;
     state.words.forEach((word, t) => {
       const begin = state.termStarts[t] as number;
       const end = state.termStarts[t + 1] as number;
-      // A view into the state's array: appending copies it out (grow), compacting writes in place.
-      const postings = state.postings.subarray(begin * 2, end * 2);
       let maxTf = 0;
-      let minLength = Number.MAX_SAFE_INTEGER;
-      for (let p = 0; p < postings.length; p += 2) {
-        maxTf = Math.max(maxTf, postings[p + 1] as number);
-        minLength = Math.min(minLength, state.lengths[postings[p] as number] as number);
+      let minLength = MAX_LENGTH;
+      for (let p = begin * 2; p < end * 2; p += 2) {
+        const tf = postings[p + 1] as number;
+        if (tf > maxTf) maxTf = tf;
+        const length = lengths[postings[p] as number] as number;
+        if (length < minLength) minLength = length;
       }
-      const term = newTerm(word, postings, end - begin);
-      term.maxTf = maxTf;
-      term.minLength = minLength;
-      index.terms.set(word, term);
+      const term = index.newTerm(word, begin * 2, end - begin);
+      index.maxTf[term] = maxTf;
+      index.minLength[term] = minLength;
+      index.termNumbers.set(word, term);
     });
     return index;
   }
@@ -304,12 +423,9 @@ export class LexicalIndex {
   /** Sizes for reports: documents, distinct terms, stored pairs and the bytes of the arrays. */
   stats(): { documents: number; terms: number; postings: number; bytes: number } {
     let postings = 0;
-    let bytes = this.lengths.byteLength * 3 + this.ids.length * 8;
-    for (const term of this.terms.values()) {
-      postings += term.size;
-      bytes += term.postings.byteLength;
-    }
-    return { documents: this.live, terms: this.terms.size, postings, bytes };
+    for (let term = 0; term < this.termCount; term++) postings += Math.max(0, this.pairCount[term] as number);
+    const bytes = this.lengths.byteLength * 3 + this.ids.length * 8 + this.arena.byteLength + this.blockStart.byteLength * 8;
+    return { documents: this.live, terms: this.termNumbers.size, postings, bytes };
   }
 
   /**
@@ -344,6 +460,7 @@ export class LexicalIndex {
       base: k1 * (1 - b),
       slope: (k1 * b) / average,
       accept,
+      arena: this.arena,
     };
     const { scores } = scoring;
     let candidates: number[] = [];
@@ -353,7 +470,7 @@ export class LexicalIndex {
     for (; next < query.length; next++) {
       if (candidates.length >= topK && (remaining[next] as number) * SLACK < threshold) break;
       const { term, idf } = query[next] as QueryTerm;
-      scan(scoring, term, idf * (k1 + 1), candidates);
+      scan(scoring, this.blockStart[term] as number, this.pairCount[term] as number, idf * (k1 + 1), candidates);
       if (candidates.length >= topK) threshold = kthLargest(scores, candidates, topK);
     }
     // Phase 2: the remaining terms only add to documents already found, looked up by slot.
@@ -363,7 +480,7 @@ export class LexicalIndex {
       let alive = Int32Array.from(candidates.filter((slot) => (scores[slot] as number) + bound >= threshold)).sort();
       for (; next < query.length; next++) {
         const { term, idf } = query[next] as QueryTerm;
-        lookUp(scoring, term, idf * (k1 + 1), alive);
+        lookUp(scoring, this.blockStart[term] as number, this.pairCount[term] as number, idf * (k1 + 1), alive);
         if (alive.length > topK) {
           threshold = kthLargest(scores, alive, topK);
           const rest = (remaining[next + 1] as number) * SLACK;
@@ -392,15 +509,18 @@ export class LexicalIndex {
     const average = Math.max(this.totalLength / this.live, 1e-9);
     const query: QueryTerm[] = [];
     for (const word of words) {
-      const term = this.terms.get(word);
+      const term = this.termNumbers.get(word);
       if (term === undefined) continue;
-      if (term.df === 0) {
+      const df = this.df[term] as number;
+      if (df === 0) {
         this.dropTerm(term);
         continue;
       }
-      if ((term.size - term.df) * 4 > term.size) this.compactTerm(term);
-      const idf = this.idf(term.df);
-      const bound = (idf * (k1 + 1) * term.maxTf) / (term.maxTf + k1 * (1 - b + (b * term.minLength) / average));
+      const size = this.pairCount[term] as number;
+      if ((size - df) * 4 > size) this.compactTerm(term);
+      const idf = this.idf(df);
+      const maxTf = this.maxTf[term] as number;
+      const bound = (idf * (k1 + 1) * maxTf) / (maxTf + k1 * (1 - b + (b * (this.minLength[term] as number)) / average));
       query.push({ term, idf, bound });
     }
     return query.sort((x, y) => y.bound - x.bound);
@@ -440,28 +560,29 @@ export class LexicalIndex {
     this.tenants = grow(this.tenants, capacity);
   }
 
-  /** Drops a list's dead pairs and tightens its bounds. */
-  private compactTerm(term: Term): void {
-    const { postings } = term;
+  /** Drops a list's dead pairs (in place, the block keeps its capacity) and tightens its bounds. */
+  private compactTerm(term: number): void {
+    const arena = this.arena;
+    const start = this.blockStart[term] as number;
+    const size = this.pairCount[term] as number;
     let kept = 0;
     let maxTf = 0;
-    let minLength = Number.MAX_SAFE_INTEGER;
-    for (let p = 0; p < term.size * 2; p += 2) {
-      const slot = postings[p] as number;
+    let minLength = MAX_LENGTH;
+    for (let p = start; p < start + size * 2; p += 2) {
+      const slot = arena[p] as number;
       const length = this.lengths[slot] as number;
       if (length === DEAD) continue;
-      const tf = postings[p + 1] as number;
-      postings[kept * 2] = slot;
-      postings[kept * 2 + 1] = tf;
+      const tf = arena[p + 1] as number;
+      arena[start + kept * 2] = slot;
+      arena[start + kept * 2 + 1] = tf;
       kept += 1;
       maxTf = Math.max(maxTf, tf);
       minLength = Math.min(minLength, length);
     }
-    term.size = kept;
-    term.df = kept;
-    term.maxTf = maxTf;
-    term.minLength = minLength;
-    if (term.postings.length > kept * 4 + 8) term.postings = term.postings.slice(0, kept * 2);
+    this.pairCount[term] = kept;
+    this.df[term] = kept;
+    this.maxTf[term] = maxTf;
+    this.minLength[term] = minLength;
   }
 
   /** Gives live documents consecutive slots again (order kept, so lists stay sorted). */
@@ -481,23 +602,30 @@ export class LexicalIndex {
       tenants[next] = this.tenants[slot] as number;
       this.slotById.set(this.ids[slot] as string, next);
     }
-    for (const [word, term] of this.terms) {
+    const arena = this.arena;
+    for (let term = 0; term < this.termCount; term++) {
+      const size = this.pairCount[term] as number;
+      if (size < 0) continue;
+      const start = this.blockStart[term] as number;
       let kept = 0;
-      for (let p = 0; p < term.size * 2; p += 2) {
-        const slot = mapping[term.postings[p] as number] as number;
+      for (let p = start; p < start + size * 2; p += 2) {
+        const slot = mapping[arena[p] as number] as number;
         if (slot === DEAD) continue;
-        term.postings[kept * 2] = slot;
-        term.postings[kept * 2 + 1] = term.postings[p + 1] as number;
+        arena[start + kept * 2] = slot;
+        arena[start + kept * 2 + 1] = arena[p + 1] as number;
         kept += 1;
       }
       if (kept === 0) {
         this.dropTerm(term);
         continue;
       }
-      term.size = kept;
-      term.df = kept;
-      term.postings = term.postings.slice(0, kept * 2);
+      this.pairCount[term] = kept;
+      this.df[term] = kept;
+      // Blocks shrink to what they hold; compactArena below reclaims the rest.
+      this.arenaFree += ((this.blockPairs[term] as number) - kept) * 2;
+      this.blockPairs[term] = kept;
     }
+    this.compactArena(Math.ceil((this.arenaUsed - this.arenaFree) * 1.25));
     this.ids = ids;
     this.lengths = lengths;
     this.sources = sources;
@@ -507,10 +635,6 @@ export class LexicalIndex {
     this.stamps = new Uint32Array(0);
     this.scores = new Float64Array(0);
   }
-}
-
-function newTerm(word: string, postings: Int32Array, size: number): Term {
-  return { word, postings, size, df: size, maxTf: 0, minLength: Number.MAX_SAFE_INTEGER, dropped: false, docMark: 0, docTf: 0 };
 }
 
 function intern(numbers: Map<string, number>, value: string): number {
@@ -539,22 +663,22 @@ function grow<T extends Int32Array>(array: T, capacity: number): T {
   return next;
 }
 
-/** First pair index >= `from` whose slot is >= `slot` (galloping, then binary search). */
-function seek(postings: Int32Array, size: number, from: number, slot: number): number {
-  if (from >= size || (postings[from * 2] as number) >= slot) return from;
+/** First pair index >= `from` (counted from the block's `start`) whose slot is >= `slot` (galloping, then binary search). */
+function seek(arena: Int32Array, start: number, size: number, from: number, slot: number): number {
+  if (from >= size || (arena[start + from * 2] as number) >= slot) return from;
   let step = 1;
   let low = from;
   let high = from + step;
-  while (high < size && (postings[high * 2] as number) < slot) {
+  while (high < size && (arena[start + high * 2] as number) < slot) {
     low = high;
     step *= 2;
     high = from + step;
   }
   if (high > size) high = size;
-  // postings[low] < slot; answer in (low, high].
+  // pair low < slot; answer in (low, high].
   while (low + 1 < high) {
     const middle = (low + high) >>> 1;
-    if ((postings[middle * 2] as number) < slot) low = middle;
+    if ((arena[start + middle * 2] as number) < slot) low = middle;
     else high = middle;
   }
   return high;
@@ -570,14 +694,15 @@ interface Scoring {
   base: number;
   slope: number;
   accept: true | ((slot: number) => boolean);
+  /** The index's arena: every term's pairs. */
+  arena: Int32Array;
 }
 
 /** Adds a whole list's contributions; slots seen for the first time join `candidates`. */
-function scan(scoring: Scoring, term: Term, weight: number, candidates: number[]): void {
-  const { lengths, scores, stamps, epoch, base, slope, accept } = scoring;
-  const postings = term.postings;
-  const end = term.size * 2;
-  for (let p = 0; p < end; p += 2) {
+function scan(scoring: Scoring, start: number, size: number, weight: number, candidates: number[]): void {
+  const { lengths, scores, stamps, epoch, base, slope, accept, arena: postings } = scoring;
+  const end = start + size * 2;
+  for (let p = start; p < end; p += 2) {
     const slot = postings[p] as number;
     const length = lengths[slot] as number;
     if (length === DEAD || (accept !== true && !accept(slot))) continue;
@@ -594,16 +719,15 @@ function scan(scoring: Scoring, term: Term, weight: number, candidates: number[]
 }
 
 /** Adds the list's contributions to `candidates` (ascending slots) only, finding each by galloping. */
-function lookUp(scoring: Scoring, term: Term, weight: number, candidates: Int32Array): void {
-  const { lengths, scores, base, slope } = scoring;
-  const postings = term.postings;
+function lookUp(scoring: Scoring, start: number, size: number, weight: number, candidates: Int32Array): void {
+  const { lengths, scores, base, slope, arena } = scoring;
   let at = 0;
   for (let i = 0; i < candidates.length; i++) {
     const slot = candidates[i] as number;
-    at = seek(postings, term.size, at, slot);
-    if (at >= term.size) return;
-    if (postings[at * 2] !== slot) continue;
-    const tf = postings[at * 2 + 1] as number;
+    at = seek(arena, start, size, at, slot);
+    if (at >= size) return;
+    if (arena[start + at * 2] !== slot) continue;
+    const tf = arena[start + at * 2 + 1] as number;
     scores[slot] = (scores[slot] as number) + (weight * tf) / (tf + base + slope * (lengths[slot] as number));
   }
 }

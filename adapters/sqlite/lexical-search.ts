@@ -111,6 +111,7 @@ export function lexicalSearch(db: SqliteDatabase, options: LexicalSearchOptions)
         }
         const last = rows[rows.length - 1];
         if (rows.length < BUILD_PAGE_ROWS || last === undefined) {
+          entry.index.trim();
           entry.state = 'ready';
           entry.unsaved = true;
           return;

@@ -51,6 +51,16 @@ export function recordQueries(db: SqliteDatabase) {
   const selectDatasources = db.prepare(
     `SELECT ${DATASOURCE_COLUMNS} FROM datasources WHERE datastore_id = ? ORDER BY created_at, pk`,
   );
+  const selectInStatuses = db.prepare(
+    `SELECT ${DATASOURCE_COLUMNS} FROM datasources
+     WHERE datastore_id = ? AND status IN (SELECT value FROM json_each(?)) ORDER BY created_at, pk`,
+  );
+  // The same with the partial index's condition spelled out, so the planner can use it.
+  const selectUnsettled = db.prepare(
+    `SELECT ${DATASOURCE_COLUMNS} FROM datasources
+     WHERE datastore_id = ? AND status IN ('pending', 'running') AND status IN (SELECT value FROM json_each(?))
+     ORDER BY created_at, pk`,
+  );
   const selectGroup = db.prepare(
     `SELECT ${DATASOURCE_COLUMNS} FROM datasources WHERE datastore_id = ? AND group_id = ? ORDER BY created_at, pk`,
   );
@@ -154,9 +164,18 @@ export function recordQueries(db: SqliteDatabase) {
       });
     },
 
-    listDatasources(datastoreId: string, groupId: string | undefined): DatasourceRecord[] {
-      const rows = groupId === undefined ? selectDatasources.all(datastoreId) : selectGroup.all(datastoreId, groupId);
-      return (rows as DatasourceRow[]).map(toDatasourceRecord);
+    listDatasources(datastoreId: string, groupId: string | undefined, statuses?: readonly string[]): DatasourceRecord[] {
+      const rows =
+        groupId !== undefined
+          ? selectGroup.all(datastoreId, groupId)
+          : statuses !== undefined
+            ? (statuses.every((status) => status === 'pending' || status === 'running') ? selectUnsettled : selectInStatuses).all(
+                datastoreId,
+                JSON.stringify(statuses),
+              )
+            : selectDatasources.all(datastoreId);
+      const records = (rows as DatasourceRow[]).map(toDatasourceRecord);
+      return groupId !== undefined && statuses !== undefined ? records.filter((record) => statuses.includes(record.status)) : records;
     },
 
     updateDatasource(id: string, patch: DatasourcePatch): DatasourceRecord | null {

@@ -247,6 +247,13 @@ const MIGRATIONS: readonly string[] = [
   CREATE UNIQUE INDEX agents_handle ON agents (handle) WHERE handle IS NOT NULL;
   ALTER TABLE conversations ADD COLUMN contact TEXT;
   `,
+  // 8: the start-up check for interrupted work reads a datastore's pending and running datasources;
+  // without an index it read every datasource row (~2 s at 100k one-chunk documents). Partial, so
+  // it only holds the few unsettled rows. Written to tolerate re-running (IF NOT EXISTS).
+  `
+  CREATE INDEX IF NOT EXISTS datasources_unsettled ON datasources (datastore_id, created_at)
+    WHERE status IN ('pending', 'running');
+  `,
 ];
 
 /** The schema version this code writes. */

@@ -104,7 +104,7 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     getDatasources: (ids) => run('getDatasources', () => records.getDatasources(ids)),
     getDatasourceRefs: (ids) => run('getDatasourceRefs', () => records.getDatasourceRefs(ids)),
     listDatasources: (datastoreId, listOptions = {}) =>
-      run('listDatasources', () => records.listDatasources(datastoreId, listOptions.groupId)),
+      run('listDatasources', () => records.listDatasources(datastoreId, listOptions.groupId, listOptions.statuses)),
     updateDatasource: (id, patch) => run('updateDatasource', () => records.updateDatasource(id, patch)),
     transitionDatasource: (id, expected, patch) =>
       run('transitionDatasource', () => records.transitionDatasource(id, expected, patch)),

@@ -28,7 +28,7 @@ export async function settleInterrupted(
   const open = await store.listJobs({ statuses: ['pending', 'running'] });
   const covered = new Set(open.map((job) => job.datasourceId));
   for (const datastore of await store.listDatastores()) {
-    for (const source of await store.listDatasources(datastore.id)) {
+    for (const source of await store.listDatasources(datastore.id, { statuses: ['pending', 'running'] })) {
       if (source.status !== 'pending' && source.status !== 'running') continue;
       if (source.updatedAt >= openedAt || covered.has(source.id) || (source.groupId !== null && covered.has(source.groupId))) continue;
       if (source.type !== 'text') {

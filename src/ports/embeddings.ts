@@ -28,8 +28,8 @@ export interface Embeddings {
   /** The core never passes more texts than this in one call. */
   readonly maxBatchSize: number;
   /**
-   * How much hybrid retrieval trusts this embedder's ranking relative to bm25 (reciprocal-rank
-   * fusion weight; bm25 has weight 1). Omitted means 1. An embedder built from word features, like
+   * How much hybrid retrieval trusts this embedder's ranking relative to bm25 (the weight of its
+   * scaled scores in the fusion; bm25 has weight 1). Omitted means 1. An embedder built from word features, like
    * the offline one, ranks much like bm25 but less well, and says so with a lower weight.
    */
   readonly fusionWeight?: number;

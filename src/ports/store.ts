@@ -2,6 +2,7 @@ import type {
   ChunkRecord,
   DatasourceRecord,
   DatasourceRef,
+  DatasourceStatus,
   DatastoreRecord,
   JobRecord,
   JobStatus,
@@ -102,8 +103,12 @@ export interface Store {
    * Without it the core calls `getDatasources`.
    */
   getDatasourceRefs?(ids: readonly string[]): Promise<DatasourceRef[]>;
-  /** Datasources of a datastore, oldest first; with `groupId`, only the children of that group. */
-  listDatasources(datastoreId: string, options?: { groupId?: string }): Promise<DatasourceRecord[]>;
+  /**
+   * Datasources of a datastore, oldest first; with `groupId`, only the children of that group; with
+   * `statuses`, only those in one of them (the start-up check for interrupted work reads the few
+   * unsettled records, not every document: 100k one-chunk documents took seconds to list).
+   */
+  listDatasources(datastoreId: string, options?: { groupId?: string; statuses?: readonly DatasourceStatus[] }): Promise<DatasourceRecord[]>;
   /**
    * Applies the patch; returns the updated record, or null when the id is unknown. When the patch
    * changes `status`, a `StatusEvent` (message = patch `error` or null) is appended in the same step;

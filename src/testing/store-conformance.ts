@@ -181,6 +181,20 @@ function describeRecordConformance(context: StoreSuiteContext): void {
       expect(await store().listDatasources('missing')).toEqual([]);
     });
 
+    it('lists only the datasources in the given statuses, with or without a group', async () => {
+      const site = makeDatasource(datastore, { name: 'site', type: 'web_site', status: 'synched', createdAt: isoAt(1) });
+      const running = makeDatasource(datastore, { name: 'running', type: 'web_page', groupId: site.id, status: 'running', createdAt: isoAt(2) });
+      const done = makeDatasource(datastore, { name: 'done', type: 'web_page', groupId: site.id, status: 'synched', createdAt: isoAt(3) });
+      const pending = makeDatasource(datastore, { name: 'pending', status: 'pending', createdAt: isoAt(4) });
+      for (const record of [site, running, done, pending]) await store().createDatasource(record);
+      const names = async (options: { groupId?: string; statuses?: ('pending' | 'running' | 'synched')[] }) =>
+        (await store().listDatasources(datastore.id, options)).map((d) => d.name);
+      expect(await names({ statuses: ['pending', 'running'] })).toEqual(['running', 'pending']);
+      expect(await names({ statuses: ['synched'] })).toEqual(['site', 'done']);
+      expect(await names({ groupId: site.id, statuses: ['running'] })).toEqual(['running']);
+      expect(await names({ statuses: [] })).toEqual([]);
+    });
+
     it('patches: given fields change, absent ones stay, null clears, fixed fields are ignored', async () => {
       const record = makeDatasource(datastore, { customId: 'tenant-1', error: null });
       await store().createDatasource(record);

@@ -78,6 +78,28 @@ describe('hnswIndex (hnsw-specific behaviour)', () => {
     expect(best?.score).toBeCloseTo(1, 4);
   });
 
+  it('hashes a binary only when its stamp differs from the one recorded at write time', async () => {
+    const source = new Source();
+    const first = entries(50);
+    const index = make();
+    await index.open(COLLECTION, source);
+    await index.upsert(DATASTORE, first, source.put(first));
+    await index.close();
+    // A wrong checksum with the recorded stamp: the file is the one written, so it is not hashed.
+    const written = JSON.parse(await readFile(join(directory, HEADER_FILE), 'utf8')) as { binary: { sha256: string; stamp?: string } };
+    expect(typeof written.binary.stamp).toBe('string');
+    written.binary.sha256 = '0'.repeat(64);
+    await writeFile(join(directory, HEADER_FILE), JSON.stringify(written));
+    expect(await make().open(COLLECTION, source)).toEqual({ rebuilt: false });
+    // The same bytes written again (a copy, a restore): another stamp, so the checksum is read.
+    await opened.pop()?.close();
+    const file = join(directory, (await header()).binary.file);
+    await writeFile(file, await readFile(file));
+    written.binary.sha256 = '0'.repeat(64);
+    await writeFile(join(directory, HEADER_FILE), JSON.stringify(written));
+    expect(await make().open(COLLECTION, source)).toEqual({ rebuilt: true, reason: 'corrupt' });
+  });
+
   it('rebuilds when the header is torn or names a missing binary, and ignores crash leftovers', async () => {
     const source = new Source();
     const index = make();

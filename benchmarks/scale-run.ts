@@ -1,0 +1,297 @@
+/**
+ * One size of bench:scale, in a process of its own (started by benchmarks/scale.ts, or directly):
+ *
+ *   node --expose-gc dist/benchmarks/scale-run.js --chunks 100000 [--queries 1000] [--raw true] [--out file.json]
+ *
+ * The corpus is never held in memory: chunk i's text and vector are computed from i whenever they
+ * are needed (the embedder reads i back from the text), so the process's memory is the library's.
+ * Memory is anonymous RSS (RssAnon of /proc/self/status): SQLite's memory map of its file is file
+ * cache, not the process's memory, and is reported apart (RssFile).
+ */
+import hnswlib from 'hnswlib-node';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { writeHeapSnapshot } from 'node:v8';
+import { hnswIndex } from '../adapters/hnsw/index.js';
+import { sqliteStore } from '../adapters/sqlite/index.js';
+import { createRagdesk, type Ragdesk } from '../src/index.js';
+import type { Embeddings } from '../src/ports/embeddings.js';
+import { seededRandom } from '../src/testing/random.js';
+import { flags, latencySummary } from './lib/report.js';
+
+const args = flags(process.argv.slice(2));
+const COUNT = Number(args.get('chunks') ?? 10_000);
+const QUERIES = Number(args.get('queries') ?? 1000);
+const DIMENSIONS = 384;
+const CLUSTERS = Math.max(20, Math.round(COUNT / 500));
+const M = 16;
+const EF_CONSTRUCTION = 200;
+const EF_SEARCH = 64;
+const TOP_K = 10;
+const BATCH = Number(args.get('batch') ?? 2000);
+const RECALL_QUERIES = Number(args.get('recall-queries') ?? (COUNT >= 1_000_000 ? 20 : 100));
+const RAW = args.get('raw') !== 'false' && COUNT <= 200_000;
+const dir = mkdtempSync(join(args.get('tmp') ?? tmpdir(), 'ragdesk-bench-scale-'));
+
+// ---- deterministic data: chunk i from i alone --------------------------------------------------
+const setup = seededRandom(7);
+const VOCABULARY = Array.from({ length: 20_000 }, (_, i) => `w${i.toString(36)}x${Math.floor(setup() * 1e6).toString(36)}`);
+const CENTERS = Array.from({ length: CLUSTERS }, () => normalise(Float32Array.from({ length: DIMENSIONS }, () => gaussian(setup))));
+const TOPICS = CENTERS.map(() => Array.from({ length: 60 }, () => VOCABULARY[Math.floor(setup() * VOCABULARY.length)] as string));
+
+function gaussian(random: () => number): number {
+  const u = Math.max(random(), 1e-12);
+  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * random());
+}
+
+function normalise(vector: Float32Array): Float32Array {
+  let norm = 0;
+  for (const value of vector) norm += value * value;
+  norm = Math.sqrt(norm) || 1;
+  for (let i = 0; i < vector.length; i++) vector[i] = (vector[i] as number) / norm;
+  return vector;
+}
+
+function words(random: () => number, cluster: number, count: number): string {
+  const topic = TOPICS[cluster] as string[];
+  let text = '';
+  for (let w = 0; w < count; w++) {
+    text += `${w ? ' ' : ''}${random() < 0.7 ? topic[Math.floor(random() * 60)] : VOCABULARY[Math.floor(random() * VOCABULARY.length)]}`;
+  }
+  return text;
+}
+
+/** Chunk i: its text (abstract-sized: ~40 words) and unit vector near its cluster's centre. */
+function chunk(i: number): { text: string; vector: Float32Array } {
+  const random = seededRandom(0x9e3779b1 ^ i);
+  const cluster = Math.floor(random() * CLUSTERS);
+  const text = `doc ${i} ${words(random, cluster, 40)}`;
+  const center = CENTERS[cluster] as Float32Array;
+  const vector = new Float32Array(DIMENSIONS);
+  for (let d = 0; d < DIMENSIONS; d++) vector[d] = (center[d] as number) + gaussian(random) * 0.08;
+  return { text, vector: normalise(vector) };
+}
+
+const queries = Array.from({ length: QUERIES }, (_, q) => {
+  const random = seededRandom(0x51ed270b ^ q);
+  const cluster = Math.floor(random() * CLUSTERS);
+  const center = CENTERS[cluster] as Float32Array;
+  const vector = normalise(Float32Array.from(center, (value) => value + gaussian(random) * 0.08));
+  return { text: words(random, cluster, 6), vector };
+});
+const queryVectors = new Map(queries.map((query) => [query.text, query.vector]));
+
+const embeddings: Embeddings = {
+  model: `synthetic-${DIMENSIONS}`,
+  dimensions: DIMENSIONS,
+  maxBatchSize: 4096,
+  async embed(texts) {
+    const vectors = texts.map((text) => {
+      if (text.startsWith('doc ')) return chunk(Number(text.slice(4, text.indexOf(' ', 4)))).vector;
+      const vector = queryVectors.get(text);
+      if (!vector) throw new Error(`no vector for ${JSON.stringify(text.slice(0, 40))}`);
+      return vector;
+    });
+    return { vectors, usage: { tokens: 0 } };
+  },
+};
+
+// ---- memory ---------------------------------------------------------------------------------
+function status(): { anon: number; file: number; hwm: number } {
+  const text = readFileSync('/proc/self/status', 'utf8');
+  const kib = (name: string) => Number(new RegExp(`${name}:\\s+(\\d+)`).exec(text)?.[1] ?? 0);
+  return { anon: kib('RssAnon') / 1024, file: kib('RssFile') / 1024, hwm: kib('VmHWM') / 1024 };
+}
+
+function settle(): void {
+  const gc = (globalThis as { gc?: () => void }).gc;
+  if (gc) {
+    gc();
+    gc();
+  }
+}
+
+interface Snapshot {
+  stage: string;
+  anonMiB: number;
+  fileMiB: number;
+  heapUsedMiB: number;
+  externalMiB: number;
+  arrayBuffersMiB: number;
+}
+
+const stages: Snapshot[] = [];
+function mark(stage: string): Snapshot {
+  settle();
+  const memory = process.memoryUsage();
+  const { anon, file } = status();
+  const snapshot = {
+    stage,
+    anonMiB: Math.round(anon),
+    fileMiB: Math.round(file),
+    heapUsedMiB: Math.round(memory.heapUsed / 2 ** 20),
+    externalMiB: Math.round(memory.external / 2 ** 20),
+    arrayBuffersMiB: Math.round(memory.arrayBuffers / 2 ** 20),
+  };
+  stages.push(snapshot);
+  const heapDir = args.get('heap-snapshots');
+  if (heapDir) writeHeapSnapshot(join(heapDir, `scale-${COUNT}-${stages.length}.heapsnapshot`));
+  console.log(`[scale ${COUNT}] ${stage}: anon ${snapshot.anonMiB} MiB, file ${snapshot.fileMiB}, heap ${snapshot.heapUsedMiB}, external ${snapshot.externalMiB}`);
+  return snapshot;
+}
+
+/** The largest anonymous RSS seen while `work` runs (sampled every 20 ms, plus before and after). */
+async function peakAnon<T>(work: () => Promise<T>): Promise<{ value: T; peakAnonMiB: number; seconds: number }> {
+  let peak = status().anon;
+  const timer = setInterval(() => {
+    peak = Math.max(peak, status().anon);
+  }, 20);
+  const started = performance.now();
+  try {
+    const value = await work();
+    return { value, peakAnonMiB: Math.round(Math.max(peak, status().anon)), seconds: (performance.now() - started) / 1000 };
+  } finally {
+    clearInterval(timer);
+  }
+}
+
+function folderMiB(path: string): number {
+  let bytes = 0;
+  for (const entry of readdirSync(path, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) bytes += statSync(join(entry.parentPath, entry.name)).size;
+  }
+  return bytes / 2 ** 20;
+}
+
+// ---- the run --------------------------------------------------------------------------------
+const open = (): Ragdesk =>
+  createRagdesk({
+    store: sqliteStore({ path: join(dir, 'ragdesk.db') }),
+    index: hnswIndex({ dir: join(dir, 'indexes'), m: M, efConstruction: EF_CONSTRUCTION, efSearch: EF_SEARCH }),
+    embeddings,
+  });
+
+async function timed(run: (q: number) => Promise<unknown>, count: number): Promise<{ p50: number; p99: number; mean: number }> {
+  const samples: number[] = [];
+  for (let q = 0; q < count; q++) {
+    const started = performance.now();
+    await run(q);
+    samples.push(performance.now() - started);
+  }
+  return latencySummary(samples);
+}
+
+async function main(): Promise<void> {
+  console.log(`[scale ${COUNT}] ${COUNT} chunks x ${DIMENSIONS} dims, ${CLUSTERS} clusters, data in ${dir}`);
+  const base = mark('process start (modules loaded)');
+  let ragdesk = open();
+  let datastore = await ragdesk.datastores.create({ name: 'scale' });
+  let textBytes = 0;
+  const ingest = await peakAnon(async () => {
+    for (let start = 0; start < COUNT; start += BATCH) {
+      const documents: { text: string }[] = [];
+      for (let i = start; i < Math.min(COUNT, start + BATCH); i++) {
+        const { text } = chunk(i);
+        textBytes += Buffer.byteLength(text);
+        documents.push({ text });
+      }
+      await datastore.upsert(documents);
+      if (start % (BATCH * 10) === 0) console.log(`[scale ${COUNT}] ingested ${start + documents.length} (${Math.round(status().anon)} MiB anon)`);
+    }
+  });
+  const afterIngest = mark('after ingest');
+  const warm = await peakAnon(async () => {
+    for (let q = 0; q < QUERIES; q++) await datastore.query({ query: (queries[q] as { text: string }).text, topK: TOP_K });
+  });
+  const steady = mark(`after ingest + ${QUERIES} hybrid queries`);
+  const closing = performance.now();
+  await ragdesk.close();
+  const closeMs = performance.now() - closing;
+  settle();
+  const diskMiB = folderMiB(dir);
+  const indexMiB = folderMiB(join(dir, 'indexes'));
+  mark('closed');
+
+  // Reopen: the first hybrid query pays for whatever loading remains.
+  ragdesk = open();
+  datastore = await ragdesk.datastores.get(datastore.id);
+  const reopen = await peakAnon(() => datastore.query({ query: (queries[0] as { text: string }).text, topK: TOP_K }));
+  const reopened = mark('reopened, after the first hybrid query');
+  const vector = await timed((q) => datastore.query({ query: (queries[q] as { text: string }).text, topK: TOP_K, mode: 'vector' }), QUERIES);
+  const lexical = await timed((q) => datastore.query({ query: (queries[q] as { text: string }).text, topK: TOP_K, mode: 'lexical' }), QUERIES);
+  const hybrid = await timed((q) => datastore.query({ query: (queries[q] as { text: string }).text, topK: TOP_K, mode: 'hybrid' }), QUERIES);
+  const queried = mark(`reopened, after ${QUERIES} queries of each mode`);
+
+  // Recall@10 of the vector path against exact search, on a sample of queries (one streaming pass).
+  const sample = queries.slice(0, RECALL_QUERIES);
+  const found = await Promise.all(sample.map((query) => datastore.query({ query: query.text, topK: TOP_K, mode: 'vector' })));
+  await ragdesk.close();
+  const best = sample.map(() => [] as { i: number; score: number }[]);
+  for (let i = 0; i < COUNT; i++) {
+    const { vector: v } = chunk(i);
+    sample.forEach((query, s) => {
+      let score = 0;
+      for (let d = 0; d < DIMENSIONS; d++) score += (v[d] as number) * (query.vector[d] as number);
+      const top = best[s] as { i: number; score: number }[];
+      if (top.length < TOP_K || score > (top[top.length - 1] as { score: number }).score) {
+        top.push({ i, score });
+        top.sort((x, y) => y.score - x.score);
+        if (top.length > TOP_K) top.pop();
+      }
+    });
+  }
+  let hits = 0;
+  found.forEach((fragments, s) => {
+    const exact = new Set((best[s] as { i: number }[]).map((entry) => entry.i));
+    for (const fragment of fragments) if (exact.has(Number(fragment.text.split(' ', 2)[1]))) hits++;
+  });
+  const recall = hits / (sample.length * TOP_K);
+
+  // Reference in the same process: raw hnswlib-node build of the same vectors, same M/efConstruction.
+  let raw: { buildSeconds: number; chunksPerSecond: number; indexMiB: number; anonMiB: number } | null = null;
+  if (RAW) {
+    settle();
+    const before = status().anon;
+    const rawIndex = new hnswlib.HierarchicalNSW('cosine', DIMENSIONS);
+    const started = performance.now();
+    rawIndex.initIndex(COUNT, M, EF_CONSTRUCTION, 100);
+    for (let i = 0; i < COUNT; i++) rawIndex.addPoint(Array.from(chunk(i).vector), i);
+    const buildSeconds = (performance.now() - started) / 1000;
+    const rawPath = join(dir, 'raw.hnsw');
+    await rawIndex.writeIndex(rawPath);
+    raw = { buildSeconds, chunksPerSecond: COUNT / buildSeconds, indexMiB: statSync(rawPath).size / 2 ** 20, anonMiB: Math.round(status().anon - before) };
+  }
+
+  const result = {
+    chunks: COUNT,
+    dimensions: DIMENSIONS,
+    parameters: { m: M, efConstruction: EF_CONSTRUCTION, efSearch: EF_SEARCH, topK: TOP_K, batch: BATCH, queries: QUERIES, recallQueries: RECALL_QUERIES },
+    ingest: { seconds: ingest.seconds, chunksPerSecond: COUNT / ingest.seconds, peakAnonMiB: ingest.peakAnonMiB },
+    memory: {
+      baseAnonMiB: base.anonMiB,
+      afterIngestAnonMiB: afterIngest.anonMiB,
+      steadyAnonMiB: steady.anonMiB,
+      queriesPeakAnonMiB: warm.peakAnonMiB,
+      reopenedAnonMiB: reopened.anonMiB,
+      reopenedAfterQueriesAnonMiB: queried.anonMiB,
+      peakRssMiB: Math.round(status().hwm),
+      stages,
+    },
+    disk: { folderMiB: diskMiB, indexMiB, textMiB: textBytes / 2 ** 20 },
+    reopen: { firstHybridMs: reopen.seconds * 1000, peakAnonMiB: reopen.peakAnonMiB, closeMs },
+    latencyMs: { vector, lexical, hybrid },
+    recallAt10: recall,
+    raw,
+  };
+  const out = args.get('out');
+  if (out) writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
+  else console.log(JSON.stringify(result, null, 2));
+}
+
+main()
+  .catch((error: unknown) => {
+    console.error(error);
+    process.exitCode = 1;
+  })
+  .finally(() => rmSync(dir, { recursive: true, force: true }));

@@ -11,6 +11,8 @@ export interface OfficeLoaderLimits {
   maxUncompressedBytes: number;
   /** Documents with more pages or slides are refused (checked before and after parsing); `undefined` for no limit. */
   maxPages?: number;
+  /** Sheets with more columns are refused (default 1,000). */
+  maxTableColumns?: number;
 }
 
 const FILE_TYPES: Readonly<Record<string, SupportedFileType>> = {
@@ -38,7 +40,7 @@ export function officeLoader(limits: OfficeLoaderLimits): Loader {
         assertPages(declared, limits.maxPages);
       }
       const ast = await parse(input, fileType, limits);
-      const document = officeSections(ast, input.mimeType);
+      const document = officeSections(ast, input.mimeType, limits.maxTableColumns);
       if (limits.maxPages !== undefined) assertPages(document.totalPages ?? 0, limits.maxPages);
       return document;
     },

@@ -84,22 +84,37 @@ export async function chunkSectionsYielding(
   sections: readonly LoadedSection[] | string,
   options: ChunkOptions = {},
   sliceMs = 8,
+  limit?: ChunkLimit,
 ): Promise<TextChunk[]> {
   const steps = chunkSteps(sections, options);
   let sliceStarted = performance.now();
   let step = steps.next();
   while (!step.done) {
+    if (limit !== undefined && steps.cut() > limit.maxChunks) throw limit.exceeded();
     if (performance.now() - sliceStarted >= sliceMs) {
       await new Promise<void>((resolve) => setImmediate(resolve));
       sliceStarted = performance.now();
     }
     step = steps.next();
   }
+  if (limit !== undefined && step.value.length > limit.maxChunks) throw limit.exceeded();
   return step.value;
 }
 
+/** Stops chunking once more than `maxChunks` chunks are cut, throwing what `exceeded` returns. */
+export interface ChunkLimit {
+  maxChunks: number;
+  exceeded(): Error;
+}
+
+/** The chunker as steps that also tell how many chunks are cut so far. */
+function chunkSteps(sections: readonly LoadedSection[] | string, options: ChunkOptions): Generator<void, TextChunk[]> & { cut(): number } {
+  const chunks: TextChunk[] = [];
+  return Object.assign(stepsInto(chunks, sections, options), { cut: () => chunks.length });
+}
+
 /** The chunker as steps: it pauses after each sentence measured and each chunk cut. */
-function* chunkSteps(sections: readonly LoadedSection[] | string, options: ChunkOptions): Generator<void, TextChunk[]> {
+function* stepsInto(chunks: TextChunk[], sections: readonly LoadedSection[] | string, options: ChunkOptions): Generator<void, TextChunk[]> {
   const resolved = resolveOptions(options);
   const list: readonly LoadedSection[] = typeof sections === 'string' ? [{ text: sections }] : sections;
   if (!Array.isArray(list)) throw invalidRequest('sections must be an array or a string');
@@ -114,7 +129,6 @@ function* chunkSteps(sections: readonly LoadedSection[] | string, options: Chunk
     length += section.text.length;
   });
   const joined = list.map((section) => section.text).join('\n\n');
-  const chunks: TextChunk[] = [];
   let first = 0;
   while (first < list.length) {
     const page = list[first]!.pageNumber ?? null;

@@ -1,8 +1,8 @@
+import { availableParallelism } from 'node:os';
 import type { FileLoading, LoadedDocument } from '../../src/ports/loader.js';
 import { choiceOption, integerOption } from '../../src/util/option-checks.js';
 import {
   compiledWorkerEntry,
-  DEFAULT_TASK_TIMEOUT_MS,
   DEFAULT_WORKER_HEAP_MB,
   workerPool,
   type WorkerPoolOptions,
@@ -10,6 +10,11 @@ import {
 import { fileLoaders, type FileLoaderOptions } from './file-loaders.js';
 import { checkFile, loadFile } from './load-file.js';
 import type { ParseFileMessage } from './parse-worker.js';
+
+/** Default `parseTimeoutMs`: see docs/security.md for the measurement it comes from. */
+export const DEFAULT_PARSE_TIMEOUT_MS = 60_000;
+/** Default `parserMaxMemoryMb`. */
+export const DEFAULT_PARSER_MEMORY_MB = 1_024;
 
 export interface FileLoadingOptions extends FileLoaderOptions {
   /**
@@ -20,17 +25,35 @@ export interface FileLoadingOptions extends FileLoaderOptions {
    * parses on the calling thread (scripts that do nothing else).
    */
   parser?: 'worker' | 'main';
-  /** Parser threads (default 1). */
+  /**
+   * Where `parser: 'worker'` runs: `'process'` (default), a child process per parser, or
+   * `'thread'`, a worker thread. A thread that runs out of memory can take the whole process down
+   * (a large allocation past its heap limit aborts V8 for every thread; a PDF with a deflate bomb
+   * did so in 2 of 4 uploads), and its heap limit does not count buffers; a child process only
+   * ends itself, and `parserMaxMemoryMb` caps all of its memory.
+   */
+  parserIsolation?: 'process' | 'thread';
+  /** Parsers running at once (default: half the machine's cores, from 1 to 4). Queued parses are taken round-robin across owners. */
   parserThreads?: WorkerPoolOptions['threads'];
   /** A parse taking longer fails with `invalid_request`, reason `parse_timeout` (default 300,000). */
   parseTimeoutMs?: WorkerPoolOptions['timeoutMs'];
-  /** Heap limit of a parser thread; a parse needing more fails with reason `parser_out_of_memory` (default 2,048). */
+  /** Heap limit of a parser; a parse needing more fails with reason `parser_out_of_memory` (default 2,048). */
   parserMaxHeapMb?: WorkerPoolOptions['maxHeapMb'];
+  /**
+   * Resident memory of a parser process (heap, buffers, native allocations; Linux), checked every
+   * 50 ms; a parse holding more is stopped with reason `parser_out_of_memory` (default 1,024).
+   */
+  parserMaxMemoryMb?: number;
+}
+
+/** Half the cores, at least one parser and at most four: parsing must leave a core to queries. */
+export function defaultParserThreads(): number {
+  return Math.max(1, Math.min(4, Math.floor(availableParallelism() / 2)));
 }
 
 /** The `FileLoading` port over `fileLoaders`: what `createRagdesk({ files })` takes. */
 export function fileLoading(options: FileLoadingOptions = {}): FileLoading {
-  const { parser, parserThreads, parseTimeoutMs, parserMaxHeapMb, ...loaderOptions } = options;
+  const { parser, parserIsolation, parserThreads, parseTimeoutMs, parserMaxHeapMb, parserMaxMemoryMb, ...loaderOptions } = options;
   const loaders = fileLoaders(loaderOptions);
   const inspect: FileLoading['inspect'] = (file) => ({ mimeType: checkFile(loaders, file).mimeType });
   if (choiceOption('fileLoading', 'parser', parser, ['worker', 'main'], 'worker') === 'main') {
@@ -40,9 +63,11 @@ export function fileLoading(options: FileLoadingOptions = {}): FileLoading {
   const pool = workerPool({
     entry: compiledWorkerEntry(import.meta.url, 'parse-worker.js'),
     workerData: loaderOptions,
-    threads: integerOption('fileLoading', 'parserThreads', parserThreads, 1),
-    timeoutMs: integerOption('fileLoading', 'parseTimeoutMs', parseTimeoutMs, DEFAULT_TASK_TIMEOUT_MS),
+    isolation: choiceOption<'process' | 'thread'>('fileLoading', 'parserIsolation', parserIsolation, ['process', 'thread'], 'process'),
+    threads: integerOption('fileLoading', 'parserThreads', parserThreads, defaultParserThreads()),
+    timeoutMs: integerOption('fileLoading', 'parseTimeoutMs', parseTimeoutMs, DEFAULT_PARSE_TIMEOUT_MS),
     maxHeapMb: integerOption('fileLoading', 'parserMaxHeapMb', parserMaxHeapMb, DEFAULT_WORKER_HEAP_MB),
+    maxMemoryMb: integerOption('fileLoading', 'parserMaxMemoryMb', parserMaxMemoryMb, DEFAULT_PARSER_MEMORY_MB),
   });
   return {
     inspect,
@@ -55,7 +80,13 @@ export function fileLoading(options: FileLoadingOptions = {}): FileLoading {
         ...(file.fileName === undefined ? {} : { fileName: file.fileName }),
       };
       const subject = file.fileName === undefined ? `the ${mimeType} file` : JSON.stringify(file.fileName);
-      return (await pool.run({ message, subject, mimeType, ...(file.signal ? { signal: file.signal } : {}) })) as LoadedDocument;
+      return (await pool.run({
+        message,
+        subject,
+        mimeType,
+        ...(file.signal ? { signal: file.signal } : {}),
+        ...(file.owner === undefined ? {} : { owner: file.owner }),
+      })) as LoadedDocument;
     },
     close: () => pool.close(),
   };

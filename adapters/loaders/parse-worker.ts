@@ -1,6 +1,5 @@
-/** Parser thread of `fileLoading({ parser: 'worker' })`: the built-in loaders, off the main thread. */
-import { workerData } from 'node:worker_threads';
-import { serveWorkerTasks } from '../../src/util/worker-tasks.js';
+/** Parser process (or thread) of `fileLoading({ parser: 'worker' })`: the built-in loaders, off the main thread. */
+import { serveWorkerTasks, workerInput } from '../../src/util/worker-tasks.js';
 import { fileLoaders, type FileLoaderOptions } from './file-loaders.js';
 import { loaderFor } from './load-file.js';
 
@@ -11,7 +10,7 @@ export interface ParseFileMessage {
   fileName?: string;
 }
 
-const loaders = fileLoaders(workerData as FileLoaderOptions);
+const loaders = fileLoaders(workerInput() as FileLoaderOptions);
 
 // Size and type were checked on the calling thread (`checkFile`): the type is not sniffed again.
 serveWorkerTasks<ParseFileMessage>(async (message) =>

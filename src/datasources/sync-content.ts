@@ -30,6 +30,7 @@ export async function syncContent(
         bytes: stored.bytes,
         mimeType: stored.mimeType,
         ...(stored.fileName ? { fileName: stored.fileName } : {}),
+        ...(datastore.ownerId === null ? {} : { owner: datastore.ownerId }),
         signal,
       });
       const patch = document.totalPages === undefined ? undefined : { config: { ...datasource.config, total_pages: document.totalPages } };

@@ -14,7 +14,7 @@ import type { ParseFileMessage } from './parse-worker.js';
 /** Default `parseTimeoutMs`: see docs/security.md for the measurement it comes from. */
 export const DEFAULT_PARSE_TIMEOUT_MS = 60_000;
 /** Default `parserMaxMemoryMb`. */
-export const DEFAULT_PARSER_MEMORY_MB = 1_024;
+export const DEFAULT_PARSER_MEMORY_MB = 512;
 
 export interface FileLoadingOptions extends FileLoaderOptions {
   /**

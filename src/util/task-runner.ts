@@ -88,7 +88,11 @@ function startChild(entry: string, options: { workerData: unknown; maxHeapMb: nu
       child.channel?.unref();
     },
     terminate: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      if (child.exitCode === null && child.signalCode === null) {
+        // An idle child is unref-ed: without this, awaiting its exit could leave the loop empty.
+        child.ref();
+        child.kill('SIGKILL');
+      }
       await exited;
     },
     residentBytes: () => {

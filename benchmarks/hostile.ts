@@ -20,8 +20,8 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { dirname, join, sep } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { hostileCases, type HostileCase, type HostileInput } from './lib/hostile-cases.js';
@@ -57,6 +57,9 @@ export interface HostileRow {
   treeGrowthMiB: number;
   probeMaxMs: number;
   probeP99Ms: number;
+  /** The server's longest event-loop gap during the case, and the CPU it used in that gap. */
+  serverStallMs: number;
+  serverStallCpuMs: number;
   probes: number;
   serverDied: boolean;
 }
@@ -100,13 +103,16 @@ function treeOf(root: number): number[] {
 interface RunningServer {
   origin: string;
   pid: number;
+  /** The worst stall reported since the last call (see hostile-server.ts). */
+  takeStall(): { stallMs: number; stallCpuMs: number };
   child: ChildProcess;
   alive(): boolean;
   stop(): Promise<void>;
 }
 
 async function startServer(options: HostileOptions, dataDir: string): Promise<RunningServer> {
-  const dist = options.serverDist ?? join(HERE, '..');
+  // From dist/benchmarks the build is one folder up; from the TypeScript sources (the CI test) it is dist/.
+  const dist = options.serverDist ?? (HERE.includes(`${sep}dist${sep}`) ? join(HERE, '..') : join(HERE, '..', 'dist'));
   const script = join(dist, 'benchmarks', 'lib', 'hostile-server.js');
   const child = spawn(process.execPath, [script, dataDir, API_KEY, JSON.stringify(options.usage ?? {}), JSON.stringify(options.files ?? {})], {
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -117,15 +123,25 @@ async function startServer(options: HostileOptions, dataDir: string): Promise<Ru
   child.stderr!.on('data', (data: Buffer) => {
     stderr = (stderr + data.toString()).slice(-4000);
   });
+  let stall = { stallMs: 0, stallCpuMs: 0 };
+  const lines = createInterface({ input: child.stdout! });
   const first = await new Promise<string>((resolve, reject) => {
-    const lines = createInterface({ input: child.stdout! });
     lines.once('line', resolve);
     child.once('exit', (code) => reject(new Error(`the server exited (${code}) before listening: ${stderr}`)));
+  });
+  lines.on('line', (line) => {
+    const reported = JSON.parse(line) as { stallMs?: number; stallCpuMs?: number };
+    if (reported.stallMs !== undefined && reported.stallMs > stall.stallMs) stall = { stallMs: reported.stallMs, stallCpuMs: reported.stallCpuMs ?? 0 };
   });
   const { origin } = JSON.parse(first) as { origin: string };
   return {
     origin,
     pid: child.pid!,
+    takeStall: () => {
+      const taken = stall;
+      stall = { stallMs: 0, stallCpuMs: 0 };
+      return taken;
+    },
     child,
     alive: () => !exited,
     stop: async () => {
@@ -137,7 +153,22 @@ async function startServer(options: HostileOptions, dataDir: string): Promise<Ru
   };
 }
 
+/**
+ * One request; retried once when the connection fails before an answer: fetch reuses a keep-alive
+ * socket that the server may close at that very moment (its keep-alive timeout), and a POST is not
+ * retried by fetch itself. The server never saw such a request.
+ */
 async function api(origin: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
+  try {
+    return await apiOnce(origin, method, path, body);
+  } catch (error) {
+    const code = ((error as { cause?: { code?: string } }).cause ?? {}).code;
+    if (code !== 'EPIPE' && code !== 'ECONNRESET' && code !== 'UND_ERR_SOCKET') throw error;
+    return apiOnce(origin, method, path, body);
+  }
+}
+
+async function apiOnce(origin: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
   const response = await fetch(`${origin}/api${path}`, {
     method,
     headers: { authorization: `Bearer ${API_KEY}`, ...(body === undefined || body instanceof FormData ? {} : { 'content-type': 'application/json' }) },
@@ -250,6 +281,7 @@ async function runCase(server: RunningServer, testCase: HostileCase, datastoreId
     treePeak = Math.max(treePeak, pids.reduce((sum, pid) => sum + rssOf(pid), 0));
   }, 100);
   const probe = startProbe(server.origin, probeStoreId);
+  server.takeStall();
   const started = performance.now();
   let site: Awaited<ReturnType<typeof startLinkSite>> | undefined;
   let outcome: { status: string; error: string; chunks: number };
@@ -264,10 +296,12 @@ async function runCase(server: RunningServer, testCase: HostileCase, datastoreId
     datasourceId = submitted.datasourceId;
     outcome = submitted.settled ?? (await waitSettled(server.origin, datasourceId!, started + timeoutMs, server.alive));
   } catch (error) {
-    outcome = { status: server.alive() ? 'request failed' : 'server died', error: String(error).slice(0, 160), chunks: 0 };
+    const cause = (error as { cause?: unknown }).cause;
+    outcome = { status: server.alive() ? 'request failed' : 'server died', error: `${String(error)}${cause ? ` (${String(cause)})` : ''}`.slice(0, 200), chunks: 0 };
   }
   const seconds = (performance.now() - started) / 1000;
   await probe.stop();
+  const stall = server.takeStall();
   clearInterval(sampler);
   await site?.close();
   if (datasourceId && server.alive()) await api(server.origin, 'DELETE', `/datasources/${datasourceId}`).catch(() => undefined);
@@ -283,6 +317,8 @@ async function runCase(server: RunningServer, testCase: HostileCase, datastoreId
     probeMaxMs: Math.round(sorted.at(-1) ?? 0),
     probeP99Ms: Math.round(percentile(sorted, 99)),
     probes: sorted.length,
+    serverStallMs: stall.stallMs,
+    serverStallCpuMs: stall.stallCpuMs,
     serverDied: !server.alive(),
   };
 }
@@ -314,7 +350,7 @@ export async function runHostile(options: HostileOptions): Promise<HostileResult
     for (const testCase of selected) {
       log(`case: ${testCase.name}`);
       const row = await runCase(server, testCase, datastoreId, probeStoreId, idleRss, timeoutMs);
-      log(`  ${row.status} in ${row.seconds} s, RSS +${row.rssGrowthMiB} MiB, probe max ${row.probeMaxMs} ms${row.error ? `, ${row.error}` : ''}`);
+      log(`  ${row.status} in ${row.seconds} s, RSS +${row.rssGrowthMiB} MiB, probe max ${row.probeMaxMs} ms, server stall ${row.serverStallMs} ms (CPU ${row.serverStallCpuMs} ms)${row.error ? `, ${row.error}` : ''}`);
       rows.push(row);
       if (!server.alive()) {
         // A dead server is the row's result; the next case gets a fresh one.
@@ -346,7 +382,7 @@ async function main(): Promise<void> {
     ...(args.get('server-dist') ? { serverDist: args.get('server-dist')! } : {}),
     log: (line) => console.log(line),
   });
-  console.log(`idle server: RSS ${result.idleRssMiB} MiB, probe max ${result.idleProbe.maxMs} ms, p99 ${result.idleProbe.p99Ms} ms`);
+  console.log(`idle server: RSS ${result.idleRssMiB} MiB, probe max ${result.idleProbe.maxMs} ms, p99 ${result.idleProbe.p99Ms} ms; load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores`);
   printTable(
     `bench:hostile at scale ${scale} (goals: stall <= 200 ms, p99 <= 100 ms, RSS growth <= 512 MiB, settled <= 120 s, server alive)`,
     result.rows.map((row) => ({
@@ -358,6 +394,8 @@ async function main(): Promise<void> {
       'with parsers +MiB': row.treeGrowthMiB,
       'probe max ms': row.probeMaxMs,
       'probe p99 ms': row.probeP99Ms,
+      'server stall ms': row.serverStallMs,
+      'of it CPU ms': row.serverStallCpuMs,
       died: row.serverDied ? 'YES' : '',
     })),
   );

@@ -3,7 +3,10 @@
  * the HTTP handler on node:http, default loaders and limits), with two differences the benchmark
  * needs: the web loader may fetch 127.0.0.1 (the crawl case is served there), and limits can be
  * scaled down (the CI test runs every case at a fraction of its size, so the limits must shrink
- * with it). Prints one JSON line `{ "origin": ... }` once listening; stops on SIGTERM.
+ * with it). Prints one JSON line `{ "origin": ... }` once listening, then every 250 ms a line
+ * `{ "stallMs", "stallCpuMs" }`: the longest gap of a 10 ms ticker since the last line and the CPU
+ * this process used in it. On a machine shared with other work, a query can wait because the
+ * server was off the CPU; only the CPU part of a stall is the server's own doing. Stops on SIGTERM.
  *
  *   node dist/benchmarks/lib/hostile-server.js <data-dir> <api-key> [usage-json] [files-json]
  */
@@ -33,6 +36,22 @@ server.listen(0, '127.0.0.1', () => {
   const { port } = server.address() as AddressInfo;
   process.stdout.write(`${JSON.stringify({ origin: `http://127.0.0.1:${port}`, pid: process.pid })}\n`);
 });
+let last = performance.now();
+let lastCpu = process.cpuUsage();
+let worst = { stallMs: 0, stallCpuMs: 0 };
+setInterval(() => {
+  const now = performance.now();
+  const cpu = process.cpuUsage();
+  const gap = now - last;
+  const cpuMs = (cpu.user - lastCpu.user + cpu.system - lastCpu.system) / 1000;
+  if (gap > worst.stallMs) worst = { stallMs: Math.round(gap), stallCpuMs: Math.round(cpuMs) };
+  last = now;
+  lastCpu = cpu;
+}, 10).unref();
+setInterval(() => {
+  process.stdout.write(`${JSON.stringify(worst)}\n`);
+  worst = { stallMs: 0, stallCpuMs: 0 };
+}, 250).unref();
 process.on('SIGTERM', () => {
   server.close();
   server.closeAllConnections();

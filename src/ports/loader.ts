@@ -56,9 +56,10 @@ export interface FileLoading {
   inspect(file: FileInput): { mimeType: string };
   /**
    * Parses the file. Throws `invalid_request` when a supported file cannot be read. `owner` (the
-   * datastore's owner) lets an implementation share its parsers fairly between owners.
+   * datastore's owner) lets an implementation share its parsers fairly between owners; `maxChars`
+   * (the extracted-characters limit) lets it refuse a too-long document where it was parsed.
    */
-  load(file: FileInput & { signal?: AbortSignal; owner?: string }): Promise<LoadedDocument>;
+  load(file: FileInput & { signal?: AbortSignal; owner?: string; maxChars?: number }): Promise<LoadedDocument>;
   /** Releases what loading holds (parser threads); called by `ragdesk.close()` after the last sync. */
   close?(): Promise<void>;
 }

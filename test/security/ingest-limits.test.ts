@@ -76,6 +76,17 @@ describe('per-document limits', () => {
     expect(settled.error).toMatch(/more than the limit of 20000000 \(usage\.maxExtractedChars\)/);
   });
 
+  it('refuses too much text inside the parser process, and reads large files through it intact', async () => {
+    // Over 1 MiB: the file travels to the parser process through a temporary file, and back.
+    ragdesk = open(temp.dir, { maxExtractedChars: 1_500_000 }, { parser: 'worker' });
+    const refused = await upload(utf8(words(200_000)), 'two-megabytes.txt');
+    expect(refused.settled.status).toBe('error');
+    expect(refused.settled.error).toMatch(/more than the limit of 1500000 \(usage\.maxExtractedChars\)/);
+    const accepted = await upload(utf8(`${words(100_000, 'SPOOLED')} LASTWORDHERE.`), 'one-megabyte.txt');
+    expect(accepted.settled.status).toBe('synched');
+    expect((await accepted.datastore.query({ query: 'LASTWORDHERE', mode: 'lexical', topK: 1 }))[0]?.text).toContain('LASTWORDHERE');
+  });
+
   it('refuses a CSV wider than maxTableColumns at its first row, naming the limit', async () => {
     ragdesk = open(temp.dir, {}, { maxTableColumns: 50 });
     const header = Array.from({ length: 60 }, (_, index) => `col${index}`);

@@ -89,7 +89,7 @@ export function workerPool(options: WorkerPoolOptions): WorkerPool {
   const isolation = choiceOption('workerPool', 'isolation', options.isolation, ['thread', 'process'], 'thread');
   const maxMemoryMb = options.maxMemoryMb === undefined ? undefined : integerOption('workerPool', 'maxMemoryMb', options.maxMemoryMb, 1);
   const queue: Job[] = [];
-  /** Turns taken per owner: the queued task of the owner with the fewest goes next. */
+  /** When each owner last had a task started (a counter): the owner waiting longest goes next. */
   const turns = new Map<string, number>();
   let turnCounter = 0;
   const slots = new Set<Slot>();
@@ -121,7 +121,7 @@ export function workerPool(options: WorkerPoolOptions): WorkerPool {
     }
   };
 
-  /** The oldest queued task of the owner served longest ago (an owner never served first). */
+  /** The oldest queued task of the owner served longest ago; an owner not served yet comes first. */
   const takeFairly = (): Job => {
     let chosen = 0;
     let chosenTurn = Infinity;
@@ -138,9 +138,14 @@ export function workerPool(options: WorkerPoolOptions): WorkerPool {
     }
     const [job] = queue.splice(chosen, 1) as [Job];
     turns.set(job.task.owner ?? '', turnCounter++);
-    // Owners with nothing queued are forgotten, so the map stays as small as the queue.
-    if (turns.size > queue.length + threads + 16) for (const owner of turns.keys()) if (!queue.some((j) => (j.task.owner ?? '') === owner)) turns.delete(owner);
+    if (turns.size > queue.length + threads + 16) forgetIdleOwners();
     return job;
+  };
+
+  /** Owners with nothing queued are forgotten, so the map stays about as small as the queue. */
+  const forgetIdleOwners = () => {
+    const queued = new Set(queue.map((job) => job.task.owner ?? ''));
+    for (const owner of turns.keys()) if (!queued.has(owner)) turns.delete(owner);
   };
 
   const start = (slot: Slot, job: Job) => {

@@ -24,11 +24,34 @@ export function detectMimeType(bytes: Uint8Array, options: DetectOptions = {}): 
   const byExtension = EXTENSION_MIME[extensionOf(options.fileName) ?? ''];
   const binary = detectBinary(bytes, declared, byExtension);
   if (binary !== undefined) return binary;
-  const text = decodeText(bytes);
+  // This runs on the calling thread (uploads are checked before they are stored): a large file is
+  // judged by its first MiB, not decoded and JSON-parsed whole (a 16 MB JSON file held the event
+  // loop for half a second here, twice per upload). The loader decodes it all, off the main thread.
+  const sampled = bytes.length > SNIFF_BYTES;
+  const text = decodeText(sampled ? utf8Prefix(bytes, SNIFF_BYTES) : bytes);
   if (text === undefined) return KNOWN_UNSUPPORTED.octetStream;
   // Windows browsers declare CSV uploads as Excel files.
   const textHint = declared === KNOWN_UNSUPPORTED.xls ? MIME.csv : declared;
-  return detectText(text, [textHint, byExtension]);
+  return detectText(text, [textHint, byExtension], sampled ? lastCharacter(bytes) : undefined);
+}
+
+/** Files larger than this are typed from their first this-many bytes (and their last character). */
+const SNIFF_BYTES = 1 << 20;
+
+/** The first `length` bytes, shortened so no UTF-8 sequence is cut. */
+function utf8Prefix(bytes: Uint8Array, length: number): Uint8Array {
+  // Back over up to three continuation bytes to the lead byte, and drop that last sequence whole
+  // (complete or not: one character fewer changes no decision).
+  let lead = length - 1;
+  while (lead > length - 4 && ((bytes[lead] as number) & 0xc0) === 0x80) lead--;
+  return bytes.subarray(0, (bytes[lead] as number) >= 0xc0 ? lead : length);
+}
+
+/** The last non-space character of the file (ASCII), for telling a sampled JSON document. */
+function lastCharacter(bytes: Uint8Array): string {
+  let index = bytes.length - 1;
+  while (index >= 0 && [0x20, 0x09, 0x0a, 0x0d].includes(bytes[index] as number)) index--;
+  return index >= 0 ? String.fromCharCode(bytes[index] as number) : '';
 }
 
 function detectBinary(bytes: Uint8Array, declared?: string, byExtension?: string): string | undefined {
@@ -70,14 +93,20 @@ function storedMimetypeEntry(bytes: Uint8Array): string | undefined {
   return value || undefined;
 }
 
-function detectText(text: string, hints: ReadonlyArray<string | undefined>): string {
+/**
+ * `lastChar` is set when `text` is only the start of a large file: JSON is then recognised by its
+ * opening and closing brackets instead of a parse (a file that only looks like JSON fails in the
+ * JSON loader with `could not parse`).
+ */
+function detectText(text: string, hints: ReadonlyArray<string | undefined>, lastChar?: string): string {
+  const isJson = () => (lastChar === undefined ? parsesAsJson(text) : closesLikeJson(text, lastChar));
   const candidates = hints.filter((hint): hint is string => hint !== undefined && TEXT_TYPES.includes(hint));
   for (const candidate of candidates) {
     if (candidate === MIME.text) continue;
-    if (candidate === MIME.json && !parsesAsJson(text)) continue;
+    if (candidate === MIME.json && !isJson()) continue;
     return candidate;
   }
-  if (looksLikeJson(text) && parsesAsJson(text)) return MIME.json;
+  if (looksLikeJson(text) && isJson()) return MIME.json;
   if (looksLikeHtml(text)) return MIME.html;
   return MIME.text;
 }
@@ -85,6 +114,11 @@ function detectText(text: string, hints: ReadonlyArray<string | undefined>): str
 function looksLikeJson(text: string): boolean {
   const first = text.trimStart()[0];
   return first === '{' || first === '[';
+}
+
+function closesLikeJson(text: string, lastChar: string): boolean {
+  const first = text.trimStart()[0];
+  return (first === '{' && lastChar === '}') || (first === '[' && lastChar === ']');
 }
 
 function parsesAsJson(text: string): boolean {

@@ -3,6 +3,7 @@ import { csvLoader } from './csv-loader.js';
 import { htmlLoader } from './html-loader.js';
 import { jsonLoader } from './json-loader.js';
 import { officeLoader } from './office-loader.js';
+import { DEFAULT_MAX_TABLE_COLUMNS } from './table-text.js';
 import { plainTextLoader } from './text-loaders.js';
 
 export interface FileLoaderOptions {
@@ -18,6 +19,12 @@ export interface FileLoaderOptions {
   maxPages?: number;
   /** CSV data rows per section; every section repeats the header row (default 30). */
   csvRowsPerSection?: number;
+  /**
+   * CSV files and spreadsheet sheets with more columns are refused with `payload_too_large`, reason
+   * `too_many_columns` (default 1,000). Checked while the CSV is read, so a million-column header
+   * costs no more than its first thousand cells.
+   */
+  maxTableColumns?: number;
 }
 
 export const DEFAULT_MAX_BYTES = 50 * 1024 * 1024;
@@ -36,13 +43,14 @@ export type FileLoaderList = Loader[] & { [MAX_BYTES]?: number };
 export function fileLoaders(options: FileLoaderOptions = {}): FileLoaderList {
   const maxBytes = positive(options.maxBytes, DEFAULT_MAX_BYTES, 'maxBytes');
   const maxUncompressedBytes = positive(options.maxUncompressedBytes, DEFAULT_MAX_UNCOMPRESSED_BYTES, 'maxUncompressedBytes');
+  const maxTableColumns = positive(options.maxTableColumns, DEFAULT_MAX_TABLE_COLUMNS, 'maxTableColumns');
   const maxPages = options.maxPages === Infinity ? undefined : positive(options.maxPages, DEFAULT_MAX_PAGES, 'maxPages');
   const loaders: FileLoaderList = [
     plainTextLoader(),
-    csvLoader({ rowsPerSection: options.csvRowsPerSection ?? 30 }),
+    csvLoader({ rowsPerSection: options.csvRowsPerSection ?? 30, maxColumns: maxTableColumns }),
     jsonLoader(),
     htmlLoader(),
-    officeLoader({ maxUncompressedBytes, ...(maxPages === undefined ? {} : { maxPages }) }),
+    officeLoader({ maxUncompressedBytes, maxTableColumns, ...(maxPages === undefined ? {} : { maxPages }) }),
   ];
   Object.defineProperty(loaders, MAX_BYTES, { value: maxBytes, enumerable: false });
   return loaders;

@@ -13,6 +13,8 @@ export interface OfficeLoaderLimits {
   maxUncompressedBytes: number;
   /** Documents with more pages or slides are refused (checked before and after parsing); `undefined` for no limit. */
   maxPages?: number;
+  /** Sheets with more columns are refused (default 1,000). */
+  maxTableColumns?: number;
 }
 
 const FILE_TYPES: Readonly<Record<string, SupportedFileType>> = {
@@ -39,7 +41,7 @@ export function officeLoader(limits: OfficeLoaderLimits): Loader {
         const declared = fileType === 'pdf' ? await countPdfPages(input.bytes) : fileType === 'pptx' ? countPptxSlides(input.bytes) : 0;
         assertPages(declared, limits.maxPages);
       }
-      const document = fileType === 'pdf' ? await loadPdf(input) : officeSections(await parse(input, fileType, limits), input.mimeType);
+      const document = fileType === 'pdf' ? await loadPdf(input) : officeSections(await parse(input, fileType, limits), input.mimeType, limits.maxTableColumns);
       if (limits.maxPages !== undefined) assertPages(document.totalPages ?? 0, limits.maxPages);
       return document;
     },

@@ -4,7 +4,7 @@ import { cellText, firstHeading, renderNodes } from './office-text.js';
 import { tableSections } from './table-text.js';
 
 /** Turns officeparser's AST into sections: one per PDF page, one per slide, row groups per sheet. */
-export function officeSections(ast: OfficeParserAST, mimeType: string): LoadedDocument {
+export function officeSections(ast: OfficeParserAST, mimeType: string, maxColumns?: number): LoadedDocument {
   const base = baseDocument(ast, mimeType);
   switch (ast.type) {
     case 'pdf': {
@@ -32,7 +32,12 @@ export function officeSections(ast: OfficeParserAST, mimeType: string): LoadedDo
       const sections = sheets.flatMap((sheet, index) => {
         const name = stringIn(sheet.metadata, 'sheetName') ?? `Sheet${index + 1}`;
         // The sheet name heads every section so each chunk says where its rows come from.
-        return tableSections(sheetRows(sheet, ast), { label: name, pageNumber: index + 1, caption: `Sheet: ${name}` });
+        return tableSections(sheetRows(sheet, ast), {
+          label: name,
+          pageNumber: index + 1,
+          caption: `Sheet: ${name}`,
+          ...(maxColumns === undefined ? {} : { maxColumns }),
+        });
       });
       return { ...base, sections, metadata: { ...base.metadata, sheets: sheets.length } };
     }

@@ -4,7 +4,7 @@ import { RagdeskError } from '../errors.js';
 import type { DatasourceRecord, DatastoreRecord } from '../ports/records.js';
 import type { DatasourceEvents } from './events.js';
 import { syncSite } from './site-sync.js';
-import { usageLimit } from './usage-limits.js';
+import { documentLimits, usageLimit } from './usage-limits.js';
 
 /**
  * Loads a datasource's content and writes its chunks (status `synched` in the same step). A
@@ -30,6 +30,8 @@ export async function syncContent(
         bytes: stored.bytes,
         mimeType: stored.mimeType,
         ...(stored.fileName ? { fileName: stored.fileName } : {}),
+        ...(datastore.ownerId === null ? {} : { owner: datastore.ownerId }),
+        maxChars: documentLimits(context.usage).maxChars,
         signal,
       });
       const patch = document.totalPages === undefined ? undefined : { config: { ...datasource.config, total_pages: document.totalPages } };

@@ -14,6 +14,36 @@ export interface UsageLimits {
   maxPagesPerSite?: number;
   /** Most chunk tokens one owner's datastores may hold in all. */
   maxStoredTokens?: number;
+  /**
+   * Most characters of text one datasource (a file, a page, an upserted text) may extract (default
+   * 20,000,000; `Infinity` for none). More ends the sync in `error`, reason `too_much_text`, before
+   * the text is cleaned or chunked: a 49 MB text file held 1.4 GB while it was cut into 40,000 chunks.
+   */
+  maxExtractedChars?: number;
+  /**
+   * Most chunks one datasource may be cut into (default 20,000; `Infinity` for none). Chunking stops
+   * at the first one over and the sync ends in `error`, reason `too_many_chunks`, with nothing stored.
+   */
+  maxChunksPerDatasource?: number;
+}
+
+export const DEFAULT_MAX_EXTRACTED_CHARS = 20_000_000;
+export const DEFAULT_MAX_CHUNKS_PER_DATASOURCE = 20_000;
+
+/** The two size limits of one document, with their defaults applied. */
+export function documentLimits(usage: UsageLimits): { maxChars: number; maxChunks: number } {
+  return {
+    maxChars: usage.maxExtractedChars ?? DEFAULT_MAX_EXTRACTED_CHARS,
+    maxChunks: usage.maxChunksPerDatasource ?? DEFAULT_MAX_CHUNKS_PER_DATASOURCE,
+  };
+}
+
+/**
+ * `payload_too_large` for a document over a size limit: not a quota that frees up later but a
+ * document this instance will not hold, so the sync ends in `error` (not retried).
+ */
+export function documentTooLarge(message: string, details: Record<string, unknown>): RagdeskError {
+  return new RagdeskError('payload_too_large', message, { details });
 }
 
 export function usageLimit(message: string, details: Record<string, unknown>): RagdeskError {

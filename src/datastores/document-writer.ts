@@ -1,11 +1,12 @@
+import { createHash } from 'node:crypto';
 import { chunkSectionsYielding } from '../ingest/chunker.js';
-import { cleanText } from '../ingest/text-clean.js';
+import { cleanTextYielding } from '../ingest/text-clean.js';
 import type { RagdeskContext } from '../context.js';
 import type { LoadedSection } from '../ports/loader.js';
 import type { ChunkRecord, DatasourceRecord, DatastoreRecord } from '../ports/records.js';
 import type { DatasourcePatch } from '../ports/store.js';
-import { chunkId, nowIso, sha256 } from '../util/ids.js';
-import { assertTokenBudget } from '../datasources/usage-limits.js';
+import { chunkId, nowIso } from '../util/ids.js';
+import { assertTokenBudget, documentLimits, documentTooLarge } from '../datasources/usage-limits.js';
 import { embedChunks } from './embed-chunks.js';
 
 /** One document to make searchable: a new datasource, or new text for an existing one. */
@@ -71,12 +72,38 @@ export async function writeDocuments(
 }
 
 async function prepare(context: RagdeskContext, write: DocumentWrite): Promise<PreparedWrite> {
-  const sections =
-    typeof write.content === 'string'
-      ? [{ text: cleanText(write.content) }]
-      : write.content.map((section) => ({ ...section, text: cleanText(section.text) })).filter((section) => section.text);
-  const text = sections.map((section) => section.text).join('\n\n');
-  const pieces = await chunkSectionsYielding(sections, context.chunking);
+  const { maxChars, maxChunks } = documentLimits(context.usage);
+  const raw: readonly LoadedSection[] = typeof write.content === 'string' ? [{ text: write.content }] : write.content;
+  // Refused on the extracted length, before any copy of the text is made.
+  let extracted = 0;
+  for (const section of raw) extracted += typeof section?.text === 'string' ? section.text.length : 0;
+  if (extracted > maxChars) {
+    throw documentTooLarge(
+      `the document has ${extracted} characters of text, more than the limit of ${maxChars} (usage.maxExtractedChars)`,
+      { reason: 'too_much_text', characters: extracted, limit: maxChars },
+    );
+  }
+  const sections: LoadedSection[] = [];
+  for (const section of raw) {
+    const text = await cleanTextYielding(section.text, nextTurn);
+    if (text) sections.push(typeof write.content === 'string' ? { text } : { ...section, text });
+  }
+  // The hash of the sections joined with blank lines, without building the joined copy.
+  const hash = createHash('sha256');
+  let textSize = 0;
+  sections.forEach((section, index) => {
+    if (index > 0) hash.update('\n\n');
+    hash.update(section.text);
+    textSize += (index > 0 ? 2 : 0) + section.text.length;
+  });
+  const pieces = await chunkSectionsYielding(sections, context.chunking, 8, {
+    maxChunks,
+    exceeded: () =>
+      documentTooLarge(`the document makes more than ${maxChunks} chunks, the limit (usage.maxChunksPerDatasource)`, {
+        reason: 'too_many_chunks',
+        limit: maxChunks,
+      }),
+  });
   const occurrences = new Map<string, number>();
   const { datasource } = write;
   const chunks = pieces.map((piece, position) => {
@@ -97,7 +124,7 @@ async function prepare(context: RagdeskContext, write: DocumentWrite): Promise<P
     };
   });
   const tokens = chunks.reduce((sum, chunk) => sum + chunk.tokenCount, 0);
-  return { write, chunks, contentHash: sha256(text), textSize: text.length, tokens };
+  return { write, chunks, contentHash: hash.digest('hex'), textSize, tokens };
 }
 
 async function commit(

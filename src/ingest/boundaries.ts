@@ -51,22 +51,19 @@ function nextContentIsLowercase(text: string, index: number, to: number): boolea
   return index < to && /\p{Ll}/u.test(text[index]!);
 }
 
-/** Splits `[from, to)` into sentences and lines, marking paragraph breaks (a blank line). */
-export function sentenceSpans(text: string, from: number, to: number, endStrength: number): Span[] {
-  const spans: Span[] = [];
+/**
+ * Splits `[from, to)` into sentences and lines, marking paragraph breaks (a blank line). Lazily, so
+ * a caller working in slices never scans a whole 20 MB text in one go: a span is handed out once
+ * the next one has started (a later rule at the same place may still strengthen it).
+ */
+export function* sentenceSpans(text: string, from: number, to: number, endStrength: number): Generator<Span, void> {
+  let pending: Span | undefined;
   let spanStart = from;
-  const cut = (at: number, strength: number): void => {
-    if (at <= spanStart) {
-      // Two rules fired at the same place (". \n\n"): keep the stronger one.
-      const last = spans[spans.length - 1];
-      if (last !== undefined && last.end === at && strength > last.strength) last.strength = strength;
-      return;
-    }
-    spans.push({ start: spanStart, end: at, strength });
-    spanStart = at;
-  };
-  TERMINATOR.lastIndex = from;
-  for (let match = TERMINATOR.exec(text); match !== null && match.index < to; match = TERMINATOR.exec(text)) {
+  const terminator = new RegExp(TERMINATOR.source, TERMINATOR.flags);
+  terminator.lastIndex = from;
+  for (let match = terminator.exec(text); match !== null && match.index < to; match = terminator.exec(text)) {
+    let at: number;
+    let strength: number;
     if (match[0] === '\n') {
       let contentEnd = match.index;
       while (contentEnd > spanStart && isSpace(text.charCodeAt(contentEnd - 1))) contentEnd--;
@@ -76,36 +73,45 @@ export function sentenceSpans(text: string, from: number, to: number, endStrengt
         if (text.charCodeAt(after) === 10) newlines++;
         after++;
       }
-      if (after < to) cut(contentEnd, newlines >= 2 ? Strength.paragraph : Strength.line);
-      TERMINATOR.lastIndex = after;
+      terminator.lastIndex = after;
+      if (after >= to) continue;
+      at = contentEnd;
+      strength = newlines >= 2 ? Strength.paragraph : Strength.line;
+    } else {
+      const end = match.index + match[0].length;
+      if (end >= to) break;
+      const single = match[0].startsWith('.') && !match[0].startsWith('..');
+      if (single && isAbbreviation(text, match.index, spanStart)) continue;
+      if (match[0].charCodeAt(0) < 0x3000 && nextContentIsLowercase(text, end, to)) continue;
+      at = end;
+      strength = Strength.sentence;
+    }
+    if (at <= spanStart) {
+      // Two rules fired at the same place (". \n\n"): keep the stronger one.
+      if (pending !== undefined && pending.end === at && strength > pending.strength) pending.strength = strength;
       continue;
     }
-    const end = match.index + match[0].length;
-    if (end >= to) break;
-    const single = match[0].startsWith('.') && !match[0].startsWith('..');
-    if (single && isAbbreviation(text, match.index, spanStart)) continue;
-    if (match[0].charCodeAt(0) < 0x3000 && nextContentIsLowercase(text, end, to)) continue;
-    cut(end, Strength.sentence);
+    if (pending !== undefined) yield pending;
+    pending = { start: spanStart, end: at, strength };
+    spanStart = at;
   }
-  if (to > spanStart) spans.push({ start: spanStart, end: to, strength: endStrength });
-  return spans;
+  if (pending !== undefined) yield pending;
+  if (to > spanStart) yield { start: spanStart, end: to, strength: endStrength };
 }
 
-/** Splits `[from, to)` at whitespace. */
-export function wordSpans(text: string, from: number, to: number, endStrength: number): Span[] {
-  const spans: Span[] = [];
+/** Splits `[from, to)` at whitespace, lazily (a sentence can be megabytes without a terminator). */
+export function* wordSpans(text: string, from: number, to: number, endStrength: number): Generator<Span, void> {
   let spanStart = from;
   let index = from;
   while (index < to) {
     while (index < to && isSpace(text.charCodeAt(index))) index++;
     while (index < to && !isSpace(text.charCodeAt(index))) index++;
     if (index < to) {
-      spans.push({ start: spanStart, end: index, strength: Strength.word });
+      yield { start: spanStart, end: index, strength: Strength.word };
       spanStart = index;
     }
   }
-  if (to > spanStart) spans.push({ start: spanStart, end: to, strength: endStrength });
-  return spans;
+  if (to > spanStart) yield { start: spanStart, end: to, strength: endStrength };
 }
 
 /** True when cutting before `index` would split a surrogate pair, a combining sequence or an emoji. */

@@ -84,22 +84,37 @@ export async function chunkSectionsYielding(
   sections: readonly LoadedSection[] | string,
   options: ChunkOptions = {},
   sliceMs = 8,
+  limit?: ChunkLimit,
 ): Promise<TextChunk[]> {
   const steps = chunkSteps(sections, options);
   let sliceStarted = performance.now();
   let step = steps.next();
   while (!step.done) {
+    if (limit !== undefined && steps.cut() > limit.maxChunks) throw limit.exceeded();
     if (performance.now() - sliceStarted >= sliceMs) {
       await new Promise<void>((resolve) => setImmediate(resolve));
       sliceStarted = performance.now();
     }
     step = steps.next();
   }
+  if (limit !== undefined && step.value.length > limit.maxChunks) throw limit.exceeded();
   return step.value;
 }
 
+/** Stops chunking once more than `maxChunks` chunks are cut, throwing what `exceeded` returns. */
+export interface ChunkLimit {
+  maxChunks: number;
+  exceeded(): Error;
+}
+
+/** The chunker as steps that also tell how many chunks are cut so far. */
+function chunkSteps(sections: readonly LoadedSection[] | string, options: ChunkOptions): Generator<void, TextChunk[]> & { cut(): number } {
+  const chunks: TextChunk[] = [];
+  return Object.assign(stepsInto(chunks, sections, options), { cut: () => chunks.length });
+}
+
 /** The chunker as steps: it pauses after each sentence measured and each chunk cut. */
-function* chunkSteps(sections: readonly LoadedSection[] | string, options: ChunkOptions): Generator<void, TextChunk[]> {
+function* stepsInto(chunks: TextChunk[], sections: readonly LoadedSection[] | string, options: ChunkOptions): Generator<void, TextChunk[]> {
   const resolved = resolveOptions(options);
   const list: readonly LoadedSection[] = typeof sections === 'string' ? [{ text: sections }] : sections;
   if (!Array.isArray(list)) throw invalidRequest('sections must be an array or a string');
@@ -114,7 +129,6 @@ function* chunkSteps(sections: readonly LoadedSection[] | string, options: Chunk
     length += section.text.length;
   });
   const joined = list.map((section) => section.text).join('\n\n');
-  const chunks: TextChunk[] = [];
   let first = 0;
   while (first < list.length) {
     const page = list[first]!.pageNumber ?? null;
@@ -154,6 +168,13 @@ function makeChunk(chunk: { text: string; offset: number }, tokenCount: number, 
   };
 }
 
+/**
+ * A span longer than this many characters per token of the budget is not counted whole: it cannot
+ * fit (cleanText collapses the space runs that make long tokens) and counting it would be one long
+ * synchronous tokenizer call, a stall as long as the span. It goes straight to the next level down.
+ */
+const MAX_CHARS_PER_TOKEN = 16;
+
 /** Sentences with their token counts, oversized ones broken into words and then token runs. */
 function* measureUnits(text: string, from: number, to: number, options: Resolved): Generator<void, Unit[]> {
   let contentStart = from;
@@ -161,60 +182,102 @@ function* measureUnits(text: string, from: number, to: number, options: Resolved
   if (contentStart === to) return [];
   const units: Unit[] = [];
   for (const sentence of sentenceSpans(text, from, to, Strength.paragraph)) {
-    appendMeasured(text, sentence, options, units, 'sentence');
+    yield* appendMeasured(text, sentence, options, units, 'sentence');
     yield;
   }
   return units;
 }
 
-function appendMeasured(text: string, span: Span, options: Resolved, units: Unit[], level: 'sentence' | 'word'): void {
-  const tokens = options.tokenizer.count(text.slice(span.start, span.end));
+function* appendMeasured(text: string, span: Span, options: Resolved, units: Unit[], level: 'sentence' | 'word'): Generator<void, void> {
+  const countable = span.end - span.start <= options.chunkSize * MAX_CHARS_PER_TOKEN;
+  const tokens = countable ? options.tokenizer.count(text.slice(span.start, span.end)) : Infinity;
   if (tokens <= options.chunkSize) {
     units.push({ ...span, tokens });
   } else if (level === 'sentence') {
-    for (const word of wordSpans(text, span.start, span.end, span.strength)) appendMeasured(text, word, options, units, 'word');
+    for (const word of wordSpans(text, span.start, span.end, span.strength)) {
+      yield* appendMeasured(text, word, options, units, 'word');
+      yield;
+    }
   } else {
-    units.push(...tokenRuns(text, span, options.chunkSize, options.tokenizer));
+    for (const unit of tokenRuns(text, span, options.chunkSize, options.tokenizer)) {
+      units.push(unit);
+      yield;
+    }
   }
 }
 
-/** Cuts a run without spaces after at most `budget` tokens, never inside a character or an emoji. */
-function tokenRuns(text: string, span: Span, budget: number, tokenizer: Tokenizer): Unit[] {
-  const units: Unit[] = [];
+/**
+ * Cuts a run without spaces after at most `budget` tokens, never inside a character or an emoji.
+ * Linear in the run: each cut costs one count of a window and a bisection of counts over prefixes
+ * of it (never a decode of token prefixes, which made 10 KB of family emoji take 10 s), and the
+ * window follows the length of the previous cut, so text of many tokens per character (emoji,
+ * combining marks) does not re-tokenize far more than it keeps.
+ */
+function* tokenRuns(text: string, span: Span, budget: number, tokenizer: Tokenizer): Generator<Unit, void> {
   let start = span.start;
+  // Tokens rarely average more than 8 characters, so a window of 8 per token holds a full chunk.
+  let windowChars = budget * 8;
   while (start < span.end) {
-    // Tokens rarely average more than 8 characters, so a window of 8 per token holds a full chunk.
-    let windowEnd = Math.min(span.end, start + budget * 8);
+    let windowEnd = Math.min(span.end, start + windowChars);
     while (windowEnd < span.end && windowEnd > start + 2 && insideCluster(text, windowEnd)) windowEnd--;
-    const window = text.slice(start, windowEnd);
-    const tokens = tokenizer.encode(window);
+    const windowTokens = tokenizer.count(text.slice(start, windowEnd));
     let end = windowEnd;
-    if (tokens.length > budget) {
-      end = start + longestPrefix(window, tokens, budget, tokenizer);
+    let tokens = windowTokens;
+    if (windowTokens > budget) {
+      [end, tokens] = fittingPrefix(text, start, windowEnd, windowTokens, budget, tokenizer);
       let clusterEnd = end;
       while (clusterEnd > start && insideCluster(text, clusterEnd)) clusterEnd--;
       // A run that is one long emoji sequence has no clean cut: keep the code point boundary then.
-      if (clusterEnd > start) end = clusterEnd;
+      if (clusterEnd > start && clusterEnd < end) {
+        end = clusterEnd;
+        tokens = tokenizer.count(text.slice(start, end));
+      }
+      windowChars = Math.min(budget * 8, Math.max(budget, 2 * (end - start)));
     }
     const last = end >= span.end;
-    const slice = text.slice(start, end);
-    units.push({ start, end, tokens: tokenizer.count(slice), strength: last ? span.strength : Strength.token });
+    yield { start, end, tokens, strength: last ? span.strength : Strength.token };
     start = end;
   }
-  return units;
 }
 
-/** Characters covered by the longest prefix of `tokens` that decodes to whole characters within budget. */
-function longestPrefix(window: string, tokens: readonly number[], budget: number, tokenizer: Tokenizer): number {
-  for (let keep = budget; keep > 0; keep--) {
-    const piece = tokenizer.decode(tokens.slice(0, keep));
-    // A token boundary inside a multi-byte character decodes to U+FFFD, which is no prefix of the text.
-    if (piece.length > 0 && window.startsWith(piece) && tokenizer.count(piece) <= budget) return piece.length;
+/**
+ * The longest `[start, end)` within the window, ending on a code point boundary, whose count is
+ * within `budget`, with that count: a bisection started at the window's own characters-per-token
+ * estimate. Counts of prefixes grow with the prefix (a BPE merge across the cut moves them by a
+ * token at most), so the end found always fits and is at most a token or so short of the longest.
+ */
+function fittingPrefix(
+  text: string,
+  start: number,
+  windowEnd: number,
+  windowTokens: number,
+  budget: number,
+  tokenizer: Tokenizer,
+): [number, number] {
+  let fits = start;
+  let fitsTokens = 0;
+  let over = windowEnd;
+  let guess = start + Math.floor(((windowEnd - start) * budget) / windowTokens);
+  while (over - fits > 1) {
+    let mid = guess > fits && guess < over ? guess : fits + Math.floor((over - fits) / 2);
+    guess = -1;
+    if (isLowSurrogate(text.charCodeAt(mid))) mid = mid - 1 > fits ? mid - 1 : mid + 1;
+    if (mid <= fits || mid >= over) break;
+    const tokens = tokenizer.count(text.slice(start, mid));
+    if (tokens <= budget) {
+      fits = mid;
+      fitsTokens = tokens;
+    } else over = mid;
   }
-  // Unreachable with cl100k (no character needs more than 4 tokens, budgets are at least 16); a safe
+  if (fits > start) return [fits, fitsTokens];
+  // Unreachable with cl100k (no character needs more than 4 tokens, budgets are at least 8); a safe
   // code point boundary keeps other tokenizers going.
-  return window.codePointAt(0)! > 0xffff ? 2 : 1;
+  const end = start + (isHighSurrogate(text.charCodeAt(start)) ? 2 : 1);
+  return [end, tokenizer.count(text.slice(start, end))];
 }
+
+const isHighSurrogate = (code: number) => code >= 0xd800 && code <= 0xdbff;
+const isLowSurrogate = (code: number) => code >= 0xdc00 && code <= 0xdfff;
 
 function trimmedChunk(text: string, start: number, end: number): { text: string; offset: number } {
   const raw = text.slice(start, end);
@@ -260,7 +323,7 @@ function* packUnits(text: string, units: Unit[], page: number | null, options: R
       else if (end > next) end--;
       else {
         const budget = Math.max(8, chunkSize - (tokenCount - chunkSize) - 1);
-        const tighter = tokenRuns(text, units[next]!, budget, tokenizer);
+        const tighter = [...tokenRuns(text, units[next]!, budget, tokenizer)];
         units.splice(next, 1, ...tighter);
         end = next;
       }
@@ -295,7 +358,7 @@ function overlapAfter(text: string, units: readonly Unit[], end: number, chunkSt
   if (carry.length > 0) return carry;
   const last = units[end]!;
   if (last.strength === Strength.token) return carry;
-  const words = wordSpans(text, Math.max(last.start, chunkStart), last.end, last.strength);
+  const words = [...wordSpans(text, Math.max(last.start, chunkStart), last.end, last.strength)];
   for (let index = words.length - 1; index > 0; index--) {
     const word = words[index]!;
     const tokens = tokenizer.count(text.slice(word.start, word.end));

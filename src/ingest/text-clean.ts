@@ -10,6 +10,34 @@ const SPACE_RUN = /[ \u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]+/g;
  * paragraph break, no spaces at either end of a line, trimmed.
  */
 export function cleanText(text: string): string {
+  return cleanPiece(text).trim();
+}
+
+/** Characters cleaned per event-loop turn by {@link cleanTextYielding}: a few milliseconds of regex work. */
+const CLEAN_SLICE_CHARS = 256 * 1024;
+
+/**
+ * {@link cleanText} in slices, handing the event loop back between them: seven regex passes over a
+ * 20 MB text were one turn of a second or more. Slices are cut between two characters that no rule
+ * of cleanText matches (every rule matches only whitespace and control characters), so each slice
+ * cleans exactly as it would inside the whole text. Same result as `cleanText(text)`.
+ */
+export async function cleanTextYielding(text: string, nextTurn: () => Promise<void>): Promise<string> {
+  if (text.length <= CLEAN_SLICE_CHARS) return cleanText(text);
+  const pieces: string[] = [];
+  let start = 0;
+  while (start < text.length) {
+    let end = Math.min(text.length, start + CLEAN_SLICE_CHARS);
+    while (end < text.length && !(isPlain(text.charCodeAt(end - 1)) && isPlain(text.charCodeAt(end)))) end++;
+    pieces.push(cleanPiece(text.slice(start, end)));
+    start = end;
+    await nextTurn();
+  }
+  return pieces.join('').trim();
+}
+
+/** cleanText without the final trim, which only applies at the ends of the whole text. */
+function cleanPiece(text: string): string {
   return text
     .replace(/\r\n?|[\u2028\u0085]/g, '\n')
     // Form feeds separate pages in pdftotext output; paragraph separators are what they say.
@@ -18,6 +46,12 @@ export function cleanText(text: string): string {
     .replace(SPACE_RUN, ' ')
     .replace(/[ \t]+\n/g, '\n')
     .replace(/\n /g, '\n')
-    .replace(/\n{3,}/g, '\n\n')
-    .trim();
+    .replace(/\n{3,}/g, '\n\n');
+}
+
+/** A character no rule of cleanText can match or join to: not whitespace, not a control, not a surrogate. */
+function isPlain(code: number): boolean {
+  if (code <= 0x20 || (code >= 0x7f && code <= 0xa0)) return false;
+  if (code >= 0xd800 && code <= 0xdfff) return false;
+  return !/[\s\ufeff\u2028\u2029\u0085]/.test(String.fromCharCode(code));
 }

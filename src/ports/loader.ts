@@ -54,8 +54,12 @@ export interface FileLoading {
    * `payload_too_large` or `unsupported_media_type`.
    */
   inspect(file: FileInput): { mimeType: string };
-  /** Parses the file. Throws `invalid_request` when a supported file cannot be read. */
-  load(file: FileInput & { signal?: AbortSignal }): Promise<LoadedDocument>;
+  /**
+   * Parses the file. Throws `invalid_request` when a supported file cannot be read. `owner` (the
+   * datastore's owner) lets an implementation share its parsers fairly between owners; `maxChars`
+   * (the extracted-characters limit) lets it refuse a too-long document where it was parsed.
+   */
+  load(file: FileInput & { signal?: AbortSignal; owner?: string; maxChars?: number }): Promise<LoadedDocument>;
   /** Releases what loading holds (parser threads); called by `ragdesk.close()` after the last sync. */
   close?(): Promise<void>;
 }

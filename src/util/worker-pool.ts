@@ -3,7 +3,8 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
 import { RagdeskError, type RagdeskErrorCode } from '../errors.js';
-import { integerOption } from './option-checks.js';
+import { choiceOption, integerOption } from './option-checks.js';
+import { startRunner, type Isolation, type TaskRunner } from './task-runner.js';
 import type { SerializedError, WorkerReply } from './worker-tasks.js';
 
 /**
@@ -26,6 +27,14 @@ export interface WorkerPoolOptions {
   maxHeapMb?: number;
   /** An idle thread is ended after this long and started again when needed (default 30,000). */
   idleMs?: number;
+  /** `'thread'` (default) or `'process'`: see {@link Isolation}. */
+  isolation?: Isolation;
+  /**
+   * With `isolation: 'process'` on Linux: a task whose process holds more resident memory than this
+   * (heap, buffers and native allocations alike) is stopped and fails like one over its heap limit.
+   * Checked every 50 ms. Default: no limit beyond the heap's.
+   */
+  maxMemoryMb?: number;
 }
 
 export interface WorkerTask {
@@ -36,6 +45,12 @@ export interface WorkerTask {
   /** The type being parsed, carried in error details as loader errors do. */
   mimeType: string;
   signal?: AbortSignal;
+  /**
+   * Whose task this is (an owner id). Queued tasks are started round-robin across owners, so one
+   * owner's many slow files do not hold back another owner's small one; tasks without an owner
+   * share one turn.
+   */
+  owner?: string;
 }
 
 export interface WorkerPool {
@@ -57,18 +72,26 @@ interface Job {
 }
 
 interface Slot {
-  worker: Worker;
+  runner: TaskRunner;
   job: Job | null;
   requestId: number;
   idleTimer?: NodeJS.Timeout;
+  memoryTimer?: NodeJS.Timeout;
 }
+
+const MEMORY_CHECK_MS = 50;
 
 export function workerPool(options: WorkerPoolOptions): WorkerPool {
   const threads = integerOption('workerPool', 'threads', options.threads, 1);
   const timeoutMs = integerOption('workerPool', 'timeoutMs', options.timeoutMs, DEFAULT_TASK_TIMEOUT_MS);
   const maxHeapMb = integerOption('workerPool', 'maxHeapMb', options.maxHeapMb, DEFAULT_WORKER_HEAP_MB);
   const idleMs = integerOption('workerPool', 'idleMs', options.idleMs, DEFAULT_IDLE_MS);
+  const isolation = choiceOption('workerPool', 'isolation', options.isolation, ['thread', 'process'], 'thread');
+  const maxMemoryMb = options.maxMemoryMb === undefined ? undefined : integerOption('workerPool', 'maxMemoryMb', options.maxMemoryMb, 1);
   const queue: Job[] = [];
+  /** When each owner last had a task started (a counter): the owner waiting longest goes next. */
+  const turns = new Map<string, number>();
+  let turnCounter = 0;
   const slots = new Set<Slot>();
   let nextRequestId = 0;
   let closed = false;
@@ -94,8 +117,35 @@ export function workerPool(options: WorkerPoolOptions): WorkerPool {
         }
       }
       if (!slot) return;
-      start(slot, queue.shift() as Job);
+      start(slot, takeFairly());
     }
+  };
+
+  /** The oldest queued task of the owner served longest ago; an owner not served yet comes first. */
+  const takeFairly = (): Job => {
+    let chosen = 0;
+    let chosenTurn = Infinity;
+    const looked = new Set<string>();
+    for (let index = 0; index < queue.length; index++) {
+      const owner = queue[index]!.task.owner ?? '';
+      if (looked.has(owner)) continue;
+      looked.add(owner);
+      const turn = turns.get(owner) ?? -1;
+      if (turn < chosenTurn) {
+        chosen = index;
+        chosenTurn = turn;
+      }
+    }
+    const [job] = queue.splice(chosen, 1) as [Job];
+    turns.set(job.task.owner ?? '', turnCounter++);
+    if (turns.size > queue.length + threads + 16) forgetIdleOwners();
+    return job;
+  };
+
+  /** Owners with nothing queued are forgotten, so the map stays about as small as the queue. */
+  const forgetIdleOwners = () => {
+    const queued = new Set(queue.map((job) => job.task.owner ?? ''));
+    for (const owner of turns.keys()) if (!queued.has(owner)) turns.delete(owner);
   };
 
   const start = (slot: Slot, job: Job) => {
@@ -103,49 +153,64 @@ export function workerPool(options: WorkerPoolOptions): WorkerPool {
     slot.job = job;
     slot.requestId = nextRequestId++;
     // A thread with work keeps the process alive until the caller's await settles; an idle one never does.
-    slot.worker.ref();
+    slot.runner.ref();
     job.timer = setTimeout(() => void stop(slot, timedOut(job.task, timeoutMs)), timeoutMs);
-    slot.worker.postMessage({ ...job.task.message, id: slot.requestId });
+    if (maxMemoryMb !== undefined && slot.runner.residentBytes() !== undefined) {
+      slot.memoryTimer = setInterval(() => {
+        const resident = slot.runner.residentBytes();
+        if (resident !== undefined && resident > maxMemoryMb * 1024 * 1024 && slot.job === job) {
+          void stop(slot, outOfMemory(job.task, maxHeapMb, undefined, maxMemoryMb));
+        }
+      }, MEMORY_CHECK_MS).unref();
+    }
+    slot.runner.post({ ...job.task.message, id: slot.requestId });
   };
 
   const spawn = (): Slot => {
-    const worker = startWorker(options.entry, {
-      workerData: options.workerData,
-      resourceLimits: { maxOldGenerationSizeMb: maxHeapMb },
+    const slot = { job: null, requestId: -1 } as unknown as Slot;
+    slot.runner = startRunner(isolation, options.entry, { workerData: options.workerData, maxHeapMb, startThread: startWorker }, {
+      message: (reply) => {
+        const job = slot.job;
+        if (!job || reply.id !== slot.requestId) return;
+        slot.job = null;
+        clearInterval(slot.memoryTimer);
+        slot.runner.unref();
+        slot.idleTimer = setTimeout(() => void stop(slot, undefined), idleMs).unref();
+        settle(job, reply.ok ? undefined : revive(reply.error), reply.ok ? reply.value : undefined);
+        pump();
+      },
+      failed: (error) => {
+        if (!slots.has(slot)) return;
+        const failure =
+          error.code === 'ERR_WORKER_OUT_OF_MEMORY' && slot.job
+            ? outOfMemory(slot.job.task, maxHeapMb, error)
+            : new RagdeskError('internal', `A worker ${isolation} stopped: ${error.message}`, { cause: error });
+        void stop(slot, failure);
+      },
+      exited: (code, signal) => {
+        if (!slots.has(slot)) return;
+        // V8 ends a process that runs out of heap with an abort: that is the task's memory, not a crash.
+        const aborted = signal === 'SIGABRT' || code === 134;
+        const failure =
+          aborted && slot.job
+            ? outOfMemory(slot.job.task, maxHeapMb, undefined)
+            : new RagdeskError('internal', `A worker ${isolation} exited with ${signal ?? `code ${code}`}`);
+        void stop(slot, failure);
+      },
     });
-    const slot: Slot = { worker, job: null, requestId: -1 };
     slots.add(slot);
-    worker.on('message', (reply: WorkerReply) => {
-      const job = slot.job;
-      if (!job || reply.id !== slot.requestId) return;
-      slot.job = null;
-      worker.unref();
-      slot.idleTimer = setTimeout(() => void stop(slot, undefined), idleMs).unref();
-      settle(job, reply.ok ? undefined : revive(reply.error), reply.ok ? reply.value : undefined);
-      pump();
-    });
-    worker.on('error', (error: Error & { code?: string }) => {
-      if (!slots.has(slot)) return;
-      const failure =
-        error.code === 'ERR_WORKER_OUT_OF_MEMORY' && slot.job
-          ? outOfMemory(slot.job.task, maxHeapMb, error)
-          : new RagdeskError('internal', `A worker thread stopped: ${error.message}`, { cause: error });
-      void stop(slot, failure);
-    });
-    worker.on('exit', (code) => {
-      if (slots.has(slot)) void stop(slot, new RagdeskError('internal', `A worker thread exited with code ${code}`));
-    });
     return slot;
   };
 
   /** Ends a thread; its task, if any, fails with `error`. Queued tasks get a new thread. */
-  const stop = (slot: Slot, error: unknown): Promise<number> => {
+  const stop = (slot: Slot, error: unknown): Promise<unknown> => {
     slots.delete(slot);
     clearTimeout(slot.idleTimer);
+    clearInterval(slot.memoryTimer);
     const job = slot.job;
     slot.job = null;
     if (job) settle(job, error ?? new RagdeskError('internal', 'A worker thread stopped'));
-    const ended = slot.worker.terminate();
+    const ended = slot.runner.terminate();
     if (!closed) pump();
     return ended;
   };
@@ -252,9 +317,10 @@ function timedOut(task: WorkerTask, timeoutMs: number): RagdeskError {
   });
 }
 
-function outOfMemory(task: WorkerTask, maxHeapMb: number, cause: Error): RagdeskError {
-  return new RagdeskError('invalid_request', `could not parse ${task.subject}: the parser needed more than ${maxHeapMb} MB of heap`, {
-    cause,
-    details: { mimeType: task.mimeType, reason: 'parser_out_of_memory', maxHeapMb },
+function outOfMemory(task: WorkerTask, maxHeapMb: number, cause: Error | undefined, maxMemoryMb?: number): RagdeskError {
+  const limit = maxMemoryMb === undefined ? `${maxHeapMb} MB of heap` : `${maxMemoryMb} MB of memory`;
+  return new RagdeskError('invalid_request', `could not parse ${task.subject}: the parser needed more than ${limit}`, {
+    ...(cause === undefined ? {} : { cause }),
+    details: { mimeType: task.mimeType, reason: 'parser_out_of_memory', maxHeapMb, ...(maxMemoryMb === undefined ? {} : { maxMemoryMb }) },
   });
 }

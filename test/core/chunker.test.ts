@@ -265,6 +265,61 @@ describe('chunkSections with a tokenizer that packs many characters per token', 
   });
 });
 
+describe('chunkSections costs linear tokenizer work for every script', () => {
+  /** cl100k with its work counted: characters handed to it and calls, per input character. */
+  function countingTokenizer(): { tokenizer: Tokenizer; work: { calls: number; chars: number } } {
+    const work = { calls: 0, chars: 0 };
+    const counted = <T>(text: string, run: () => T): T => {
+      work.calls++;
+      work.chars += text.length;
+      return run();
+    };
+    return {
+      work,
+      tokenizer: {
+        name: 'counted',
+        encode: (text) => counted(text, () => tokenizer.encode(text)),
+        count: (text) => counted(text, () => tokenizer.count(text)),
+        // Decoding token prefixes in a loop was the quadratic path: the chunker needs no decode.
+        decode: () => {
+          throw new Error('the chunker decoded tokens');
+        },
+      },
+    };
+  }
+
+  const scripts: Record<string, (chars: number) => string> = {
+    'ZWJ family emoji': (chars) => '👩‍👩‍👧‍👦'.repeat(Math.ceil(chars / 11)),
+    'ZWJ emoji with skin tones and spaces': (chars) => '👩🏽‍💻👨🏿‍🚀 '.repeat(Math.ceil(chars / 15)),
+    'combining marks': (chars) => 'a\u0301\u0302\u0303\u0304\u0305\u0306\u0307'.repeat(Math.ceil(chars / 8)),
+    'CJK without punctuation': (chars) => '检索增强生成测试句子日本語の文章'.repeat(Math.ceil(chars / 16)),
+    'RTL without spaces': (chars) => 'مرحبابالعالםשלוםעולם'.repeat(Math.ceil(chars / 20)),
+    'RTL words': (chars) => 'مرحبا بالعالم שלום עולם '.repeat(Math.ceil(chars / 24)),
+    'mixed scripts': (chars) => 'Café😀한국어ναί\u202eтекст👍🏽'.repeat(Math.ceil(chars / 20)),
+  };
+
+  for (const [name, make] of Object.entries(scripts)) {
+    it(`${name}: work per character stays flat as the input grows`, () => {
+      const perChar = (chars: number) => {
+        const text = make(chars);
+        const { tokenizer: counting, work } = countingTokenizer();
+        const chunks = chunkSections(text, { chunkSize: 128, overlap: 16, tokenizer: counting });
+        expectValidChunks(text, chunks, 128);
+        expectCoverage(text, chunks);
+        return { chars: work.chars / text.length, calls: work.calls / text.length };
+      };
+      const small = perChar(4_000);
+      const large = perChar(64_000);
+      // Each character is tokenized a bounded number of times (window, bisection, chunk check),
+      // and that number does not grow with the input: a prefix-decoding loop grew it with every
+      // chunk's token count.
+      expect(large.chars).toBeLessThan(40);
+      expect(large.chars).toBeLessThan(small.chars * 1.5 + 1);
+      expect(large.calls).toBeLessThan(small.calls * 1.5 + 0.01);
+    });
+  }
+});
+
 describe('chunkSectionsYielding', () => {
   it('cuts exactly the chunks of the synchronous chunker', async () => {
     const pages: LoadedSection[] = [

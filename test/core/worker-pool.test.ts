@@ -1,6 +1,36 @@
-import { describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import { afterAll, describe, expect, it } from 'vitest';
 import { isRagdeskError } from '../../src/errors.js';
 import { workerExecArgv, workerPool } from '../../src/util/worker-pool.js';
+import { DIST } from '../reliability/compiled.js';
+
+const scratch = mkdtempSync(join(tmpdir(), 'ragdesk-pool-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+/**
+ * A worker module that does what each task asks: grow an array until the heap gives out, hold
+ * buffers outside the heap, wait and answer, or echo.
+ */
+function hostileEntry(): string {
+  const path = join(scratch, 'hostile-worker.mjs');
+  const tasks = pathToFileURL(join(DIST, 'src/util/worker-tasks.js')).href;
+  writeFileSync(
+    path,
+    `import { serveWorkerTasks } from ${JSON.stringify(tasks)};
+const held = [];
+serveWorkerTasks(async (message) => {
+  if (message.kind === 'heap') { let a = [1.5]; for (;;) a = a.concat(a); }
+  if (message.kind === 'buffers') { for (;;) { held.push(Buffer.alloc(16 * 1024 * 1024, 1)); await new Promise((r) => setTimeout(r, 5)); } }
+  if (message.kind === 'wait') await new Promise((r) => setTimeout(r, message.ms));
+  return message.value;
+});
+`,
+  );
+  return path;
+}
 
 async function codeOf(promise: Promise<unknown>): Promise<string> {
   try {
@@ -25,6 +55,47 @@ describe('worker pool', () => {
     expect(await codeOf(missing.run(task))).toMatch(/^internal: A worker thread stopped/);
     await missing.close();
     expect(await codeOf(missing.run(task))).toMatch(/^closed/);
+  });
+
+  it('survives a task whose allocation passes the heap limit when tasks run in a process', async () => {
+    // In a thread this exact task aborts the whole process (FATAL ERROR: Reached heap limit).
+    const pool = workerPool({ entry: hostileEntry(), isolation: 'process', maxHeapMb: 64 });
+    try {
+      const task = (message: Record<string, unknown>) => ({ message, subject: 'the task', mimeType: 'application/pdf' });
+      expect(await codeOf(pool.run(task({ kind: 'heap' })))).toMatch(/^invalid_request: could not parse the task: the parser needed more than 64 MB of heap/);
+      // The next task gets a fresh process.
+      expect(await pool.run(task({ value: 'after' }))).toBe('after');
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it.runIf(process.platform === 'linux')('stops a process holding more memory than maxMemoryMb in buffers the heap limit does not count', async () => {
+    const pool = workerPool({ entry: hostileEntry(), isolation: 'process', maxHeapMb: 2048, maxMemoryMb: 160 });
+    try {
+      const started = performance.now();
+      const error = await pool.run({ message: { kind: 'buffers' }, subject: 'the bomb', mimeType: 'application/pdf' }).catch((caught: unknown) => caught);
+      expect(isRagdeskError(error) && error.details).toMatchObject({ reason: 'parser_out_of_memory', maxMemoryMb: 160 });
+      // 16 MB every 5 ms: caught within a few checks, not after gigabytes.
+      expect(performance.now() - started).toBeLessThan(10_000);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('takes queued tasks round-robin across owners', async () => {
+    const pool = workerPool({ entry: hostileEntry(), isolation: 'process', threads: 1 });
+    try {
+      const order: string[] = [];
+      const run = (owner: string, value: string) =>
+        pool.run({ message: { kind: 'wait', ms: 30, value }, subject: value, mimeType: 'text/plain', owner }).then((done) => order.push(done as string));
+      // One owner queues four slow files, then another owner one small file.
+      await Promise.all([run('acme', 'a1'), run('acme', 'a2'), run('acme', 'a3'), run('acme', 'a4'), run('globex', 'g1')]);
+      // globex's file waits for the parse already running, not for all of acme's.
+      expect(order.indexOf('g1')).toBe(1);
+    } finally {
+      await pool.close();
+    }
   });
 
   it('drops the eval options a thread started from a file refuses, with their values', () => {

@@ -1,6 +1,6 @@
 import { errorFrom } from './api.js';
 
-/** SPEC "Source entry": one per datasource the answer drew on, best first. */
+/** The API's "Source entry": one per datasource the answer drew on, best first. */
 export interface SourceEntry {
   chunk_id: string;
   datasource_id: string;

@@ -16,7 +16,7 @@ export interface DocumentFragment {
   vector_score: number | null;
   /** bm25 of the lexical search; null when it did not find the fragment (or did not run: vector mode). */
   lexical_score: number | null;
-  /** Reciprocal-rank-fusion value that ordered hybrid results; null in vector and lexical modes. */
+  /** Fused value (weighted sum of min-max scaled scores) that ordered hybrid results; null in vector and lexical modes. */
   fusion_score: number | null;
   /** Source URL or name of the document the fragment comes from. */
   source: string;

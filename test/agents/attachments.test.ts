@@ -47,7 +47,7 @@ describe('agent query attachments', () => {
         // files.test stands for a public storage host (it is this loopback server); any other
         // private address keeps the default refusal.
         web: webLoader({
-          lookup: async () => [{ address: '127.0.0.1', family: 4 }],
+          lookup: () => Promise.resolve([{ address: '127.0.0.1', family: 4 }]),
           isAllowedAddress: (address, hostname) => hostname === 'files.test' || !isPrivateAddress(address),
         }),
         // Over this, a fetched attachment is refused like an upload would be.
@@ -128,7 +128,7 @@ describe('agent query attachments', () => {
       extra: {
         files: fileLoading({ parser: 'main' }),
         web: webLoader({
-          lookup: async () => [{ address: '127.0.0.1', family: 4 }],
+          lookup: () => Promise.resolve([{ address: '127.0.0.1', family: 4 }]),
           isAllowedAddress: (_address, hostname) => hostname === 'files.test',
         }),
       },

@@ -28,6 +28,8 @@ const ACCEPT: Record<ResourceKind, string> = {
   page: 'text/html,application/xhtml+xml;q=0.9,text/plain;q=0.8',
   sitemap: 'application/xml,text/xml;q=0.9,application/gzip;q=0.8,text/plain;q=0.5',
   robots: 'text/plain',
+  // A file's type is decided by the file loaders from its bytes.
+  file: '*/*',
 };
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308]);

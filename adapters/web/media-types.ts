@@ -1,5 +1,5 @@
 /** Which content types each kind of resource accepts, and how bytes become text. */
-export type ResourceKind = 'page' | 'sitemap' | 'robots';
+export type ResourceKind = 'page' | 'sitemap' | 'robots' | 'file';
 
 export interface MediaType {
   /** Lower-case essence (`text/html`), empty when the server sent none. */
@@ -28,7 +28,7 @@ const SITEMAP_TYPES = new Set([
 
 /** True when a body of this type is worth downloading for `kind`; an absent type is sniffed later. */
 export function isAcceptedType(kind: ResourceKind, mime: string): boolean {
-  if (mime === '' || kind === 'robots') return true;
+  if (mime === '' || kind === 'robots' || kind === 'file') return true;
   if (kind === 'page') return PAGE_TYPES.has(mime);
   return SITEMAP_TYPES.has(mime) || mime.endsWith('+xml');
 }

@@ -2,7 +2,7 @@
 import type { SiteCrawlOptions, WebLoader } from '../../src/ports/web-loader.js';
 import { compiledWorkerEntry, workerPool } from '../../src/util/worker-pool.js';
 import { crawlSite } from './crawl-site.js';
-import type { FetchContext } from './fetch-resource.js';
+import { fetchResource, type FetchContext } from './fetch-resource.js';
 import { hostLimiter } from './host-limiter.js';
 import { extractHtml, type ExtractedHtml } from './extract-html.js';
 import type { ExtractPageMessage } from './extract-worker.js';
@@ -34,6 +34,15 @@ export function webLoader(options: WebLoaderOptions = {}): WebLoader {
     loadPage: async (url, loadOptions) => {
       if (loadOptions?.ignoreRobots !== true) await assertRobotsAllow(context, url, loadOptions?.signal);
       return load(url, loadOptions?.signal);
+    },
+    fetchFile: async (url, fileOptions) => {
+      const signal = fileOptions?.signal;
+      if (fileOptions?.ignoreRobots !== true) await assertRobotsAllow(context, url, signal);
+      const fetched = await fetchResource(context, url, 'file', {
+        ...(signal ? { signal } : {}),
+        ...(fileOptions?.maxBytes === undefined ? {} : { maxBytes: fileOptions.maxBytes }),
+      });
+      return { bytes: fetched.body, mimeType: fetched.mediaType.mime, finalUrl: fetched.finalUrl };
     },
     crawlSite: (crawlOptions: SiteCrawlOptions) => crawlSite(context, load, crawlOptions),
     close: async () => pool?.close(),

@@ -1,5 +1,16 @@
 import { isRagdeskError } from '../errors.js';
+import type { FileLoading, LoadedDocument } from '../ports/loader.js';
 import type { WebLoader } from '../ports/web-loader.js';
+
+/** Where attachments are read from: the web loader fetches them, the file loaders parse them. */
+export interface AttachmentReaders {
+  web?: WebLoader | undefined;
+  files?: FileLoading | undefined;
+  /** The usage limit on a file's bytes (`usage.maxFileBytes`), applied to fetched files too. */
+  maxFileBytes?: number | undefined;
+  /** The agent's owner, so parsing shares the parsers fairly like datasource syncs do. */
+  owner?: string | undefined;
+}
 
 export interface QueryAttachment {
   name: string;
@@ -13,23 +24,27 @@ export const ATTACHMENT_TEXT_LIMIT = 40_000;
 /**
  * The text of a message's attachments, in the form the reference service adds to the question
  * (`FILENAME: <name> CONTENT: <text>`, separated by `###`). Files are fetched through the web
- * loader, so its SSRF guard, size and time limits apply; a file that cannot be read, an image (the
- * chat models here take none) or a missing web loader becomes a warning, never a failed query.
+ * loader, so its SSRF guard, size and time limits apply, and parsed by the configured file loaders
+ * (PDF, Office, CSV, JSON, ... in their parser processes, with their limits); without file loaders
+ * only pages (text, Markdown, HTML) are read. A file that cannot be read, a type no loader reads, an
+ * image (the chat models here take none) or a missing web loader becomes a warning, never a failed
+ * query.
  */
 export async function readAttachments(
-  web: WebLoader | undefined,
+  readers: AttachmentReaders,
   attachments: readonly QueryAttachment[],
   signal: AbortSignal | undefined,
 ): Promise<{ parts: string[]; warnings: string[] }> {
   const parts: string[] = [];
   const warnings: string[] = [];
   if (attachments.length === 0) return { parts, warnings };
+  const { web } = readers;
   if (!web) return { parts, warnings: ['attachments were not read: no web loader is configured'] };
   let budget = ATTACHMENT_TEXT_LIMIT;
   for (const attachment of attachments) {
     const name = attachment.name.slice(0, 200);
     if (attachment.mimeType?.startsWith('image/')) {
-      warnings.push(`attachment ${JSON.stringify(name)} is an image; the chat model here takes no images`);
+      warnings.push(imageWarning(name));
       continue;
     }
     if (!/^https?:\/\//i.test(attachment.url)) {
@@ -37,8 +52,12 @@ export async function readAttachments(
       continue;
     }
     try {
-      const page = await web.loadPage(attachment.url, signal ? { signal } : {});
-      let text = page.document.sections.map((section) => section.text).join('\n').trim();
+      const document = await readOne(readers, web, attachment, name, signal);
+      if (typeof document === 'string') {
+        warnings.push(document);
+        continue;
+      }
+      let text = document.sections.map((section) => section.text).join('\n\n').trim();
       if (text.length > budget) {
         warnings.push(`attachment ${JSON.stringify(name)} was cut to fit the ${ATTACHMENT_TEXT_LIMIT}-character attachment limit`);
         text = text.slice(0, budget);
@@ -52,6 +71,42 @@ export async function readAttachments(
     }
   }
   return { parts, warnings };
+}
+
+/** One attachment's document, or the warning saying why it is not read. */
+async function readOne(
+  readers: AttachmentReaders,
+  web: WebLoader,
+  attachment: QueryAttachment,
+  name: string,
+  signal: AbortSignal | undefined,
+): Promise<LoadedDocument | string> {
+  const { files } = readers;
+  if (!files || !web.fetchFile) return (await web.loadPage(attachment.url, signal ? { signal } : {})).document;
+  const fetched = await web.fetchFile(attachment.url, {
+    ...(signal ? { signal } : {}),
+    ...(readers.maxFileBytes === undefined ? {} : { maxBytes: readers.maxFileBytes }),
+  });
+  if (fetched.mimeType.startsWith('image/')) return imageWarning(name);
+  // Storage often serves uploads as application/octet-stream: the uploader's type is the better
+  // hint. Either way the loaders decide from the bytes.
+  const declared = attachment.mimeType || fetched.mimeType;
+  const file = { bytes: fetched.bytes, fileName: name, ...(declared ? { mimeType: declared } : {}) };
+  try {
+    files.inspect(file);
+  } catch (error) {
+    if (isRagdeskError(error) && error.code === 'unsupported_media_type') {
+      const type = (error.details as { mimeType?: unknown } | undefined)?.mimeType;
+      const named = typeof type === 'string' ? type : declared || 'unknown';
+      return `attachment ${JSON.stringify(name)} was not read: no file loader reads its type (${named.slice(0, 100)})`;
+    }
+    throw error;
+  }
+  return files.load({ ...file, ...(signal ? { signal } : {}), ...(readers.owner === undefined ? {} : { owner: readers.owner }) });
+}
+
+function imageWarning(name: string): string {
+  return `attachment ${JSON.stringify(name)} is an image; the chat model here takes no images`;
 }
 
 /** The question as the model sees it: the user's text, then the attachments' text. */

@@ -70,7 +70,11 @@ export async function prepareQuery(
   if (agent.datastoreIds.length === 0) warnings.push('the agent reads no datastore, so it answers without context');
   const ignored = ignoredFieldsWarning(query);
   if (ignored) warnings.push(ignored);
-  const attached = await readAttachments(context.web, query.attachments ?? [], signal);
+  const attached = await readAttachments(
+    { web: context.web, files: context.files, maxFileBytes: context.usage.maxFileBytes, owner: agent.ownerId ?? undefined },
+    query.attachments ?? [],
+    signal,
+  );
   warnings.push(...attached.warnings);
   // Retrieval and memory use the question alone; the model also gets the attached files' text.
   const modelQuery = withAttachments(query.query, attached.parts);

@@ -14,6 +14,15 @@ export interface WebPage {
   links: string[];
 }
 
+/** The raw bytes of one fetched file, for a file loader to parse. */
+export interface WebFile {
+  bytes: Uint8Array;
+  /** The `Content-Type` the server sent (lower-case essence), empty when it sent none. */
+  mimeType: string;
+  /** The URL after redirects. */
+  finalUrl: string;
+}
+
 /** A page that could not be loaded during a crawl; the crawl goes on without it. */
 export interface WebPageFailure {
   url: string;
@@ -53,6 +62,12 @@ export interface WebLoader {
    * its owner asked for explicitly).
    */
   loadPage(url: string, options?: { signal?: AbortSignal; ignoreRobots?: boolean }): Promise<WebPage>;
+  /**
+   * Fetches one file's bytes of any type, under the same address policy, redirect, time and size
+   * limits as a page (`maxBytes` can only lower the loader's cap) and, unless `ignoreRobots`, the
+   * same robots.txt check. Throws a `RagdeskError` with a stable code on failure.
+   */
+  fetchFile?(url: string, options?: { signal?: AbortSignal; maxBytes?: number; ignoreRobots?: boolean }): Promise<WebFile>;
   /** Pages of a site, each loaded once, in discovery order; failures are yielded, not thrown. */
   crawlSite(options: SiteCrawlOptions): AsyncIterable<WebPage | WebPageFailure>;
   /** Releases what loading holds (parser threads); called by `ragdesk.close()` after the last sync. */

@@ -10,11 +10,13 @@ import { recordingChat } from '../agents/helpers.js';
 import { recordingIo } from '../cli/io.js';
 import { tempDir } from '../helpers/setups.js';
 import { OpenApiValidator } from '../http/openapi-validator.js';
+import { buildFixtures, PLANTED } from '../fixtures/make-fixtures.js';
 import { cuidLike, sendChatMessage } from './reference-client.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 const PAGE = 'http://widget.example.test:5173';
 const NOTES = 'Release checklist: the canary deploy runs for 45 minutes before the fleet is updated.';
+const FIXTURES = buildFixtures();
 
 /**
  * The reference service's chat client against `ragdesk serve --demo --cors <page origin>`: the
@@ -37,6 +39,11 @@ describe('the reference chat client against ragdesk serve --demo --cors', () => 
       if (request.url === '/uploads/notes.txt') {
         response.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
         response.end(NOTES);
+      } else if (request.url === '/uploads/report.pdf' || request.url === '/uploads/letter.docx') {
+        // Storage serves what the browser declared; the bytes decide how they are read.
+        const pdf = request.url.endsWith('.pdf');
+        response.writeHead(200, { 'content-type': pdf ? 'application/pdf' : 'application/octet-stream' });
+        response.end(FIXTURES[pdf ? 'sample.pdf' : 'sample.docx']);
       } else {
         response.writeHead(404).end();
       }
@@ -129,6 +136,26 @@ describe('the reference chat client against ragdesk serve --demo --cors', () => 
     expect(third.conversationId).toBe(first.conversationId);
     const sent = chat.requests.at(-1)!.messages.at(-1)!.content;
     expect(sent).toContain(`What does my checklist say?\nFILENAME: notes.txt CONTENT: ${NOTES}`);
+
+    // PDF and Office files are parsed by the file loaders, each in its own part.
+    const documents = checkTurn(
+      await sendChatMessage(endpoint, {
+        streaming: true, query: 'Summarise these', visitorId: first.visitorId, conversationId: first.conversationId, channel: 'website',
+        attachments: [
+          { name: 'report.pdf', url: `${filesOrigin}/uploads/report.pdf`, size: FIXTURES['sample.pdf']!.byteLength, mimeType: 'application/pdf' },
+          {
+            name: 'letter.docx', url: `${filesOrigin}/uploads/letter.docx`, size: FIXTURES['sample.docx']!.byteLength,
+            mimeType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+          },
+        ],
+      }, PAGE),
+    );
+    expect(documents.warnings.filter((warning) => warning.includes('attachment'))).toEqual([]);
+    const withDocuments = chat.requests.at(-1)!.messages.at(-1)!.content;
+    expect(withDocuments).toContain('Summarise these\nFILENAME: report.pdf CONTENT: ');
+    expect(withDocuments).toContain(PLANTED.pdfPages[0]);
+    expect(withDocuments).toContain(`\n###\nFILENAME: letter.docx CONTENT: `);
+    expect(withDocuments).toContain(PLANTED.docx);
 
     // A missing upload is a warning in the response, not a failed message.
     const missing = checkTurn(

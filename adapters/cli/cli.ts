@@ -30,7 +30,10 @@ everything runs offline.
 `;
 
 function indent(text: string): string {
-  return text.split('\n').map((line) => `  ${line}`).join('\n');
+  return text
+    .split('\n')
+    .map((line) => `  ${line}`)
+    .join('\n');
 }
 
 /** Runs one CLI command; returns the exit code. Errors are printed, never thrown. */

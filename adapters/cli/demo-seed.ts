@@ -26,7 +26,10 @@ export async function seedDemo(ragdesk: Ragdesk, ownerId: string, packageRoot: s
     const agentId = agent?.id ?? (await createAgent(ragdesk, ownerId, existing.id));
     return { datastoreId: existing.id, agentId, documents, created: false };
   }
-  const datastore = await ragdesk.datastores.create({ name: DEMO_DATASTORE, description: "The ragdesk project's own documentation" }, { ownerId });
+  const datastore = await ragdesk.datastores.create(
+    { name: DEMO_DATASTORE, description: "The ragdesk project's own documentation" },
+    { ownerId },
+  );
   const documents = projectDocs(packageRoot)
     .map((file) => ({ name: relative(packageRoot, file), text: readFileSync(file, 'utf8') }))
     .filter((document) => document.text.trim() !== '')

@@ -59,13 +59,7 @@ export function search(collection: Collection, query: IndexQuery, settings: Sear
   return hits.length >= wanted ? hits : exactSearch(collection, point, filter.labels(), wanted);
 }
 
-function graphSearch(
-  collection: Collection,
-  point: number[],
-  k: number,
-  settings: SearchSettings,
-  filter?: LabelFilter,
-): ScoredId[] {
+function graphSearch(collection: Collection, point: number[], k: number, settings: SearchSettings, filter?: LabelFilter): ScoredId[] {
   collection.graph.setEf(Math.max(settings.efSearch, k));
   const { neighbors, distances } = filter
     ? collection.graph.searchKnn(point, k, (label) => filter.accepts(label))

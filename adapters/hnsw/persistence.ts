@@ -89,7 +89,11 @@ export async function readHeader(directory: string): Promise<HeaderRead> {
  * skipped when the file's stamp is the one the header recorded (see above), unless `hash` is
  * `'always'` (backups: a copy must be checked byte by byte).
  */
-export async function verifiedBinary(directory: string, header: IndexHeader, hash: 'unless-stamped' | 'always' = 'unless-stamped'): Promise<string> {
+export async function verifiedBinary(
+  directory: string,
+  header: IndexHeader,
+  hash: 'unless-stamped' | 'always' = 'unless-stamped',
+): Promise<string> {
   const path = join(directory, header.binary.file);
   const { size } = await stat(path);
   if (size !== header.binary.bytes) throw new Error(`binary is ${size} bytes, header says ${header.binary.bytes}`);

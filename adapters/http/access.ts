@@ -44,4 +44,3 @@ export function requireAgentAccess(principal: Principal, agent: Agent): void {
     });
   }
 }
-

@@ -22,7 +22,9 @@ export function errorResult(error: unknown, requestId: string, logger: HttpLogge
     return { kind: 'json', status: error.status, body, headers };
   }
   logError(logger, error, requestId, where);
-  const internal = new RagdeskError('internal', `Internal error; quote request id ${requestId} when reporting it`, { details: { requestId } });
+  const internal = new RagdeskError('internal', `Internal error; quote request id ${requestId} when reporting it`, {
+    details: { requestId },
+  });
   return { kind: 'json', status: 500, body: internal.toJSON() };
 }
 

@@ -14,7 +14,14 @@ export async function handleFetch(dispatcher: Dispatcher, request: Request, info
   const url = new URL(request.url);
   const relative = dispatcher.relativePath(url.pathname);
   if (relative === null) {
-    return toResponse({ kind: 'json', status: 404, body: { error: { code: 'not_found', message: `No route for ${request.method} ${url.pathname.slice(0, 200)}`, details: {} } } }, new AbortController());
+    return toResponse(
+      {
+        kind: 'json',
+        status: 404,
+        body: { error: { code: 'not_found', message: `No route for ${request.method} ${url.pathname.slice(0, 200)}`, details: {} } },
+      },
+      new AbortController(),
+    );
   }
   // Aborted when the server says the client left (request.signal) or the response body is cancelled.
   const aborter = new AbortController();

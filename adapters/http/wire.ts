@@ -25,10 +25,7 @@ export const datastoreCreateBodySchema = schemas.datastoreCreateSchema;
 export const upsertBodySchema = z.object({ documents: schemas.upsertSchema });
 
 /** form B (JSON): web pages and sites; files come as multipart (form A). */
-export const webDatasourceBodySchema = z.discriminatedUnion('type', [
-  schemas.webPageDatasourceSchema,
-  schemas.webSiteDatasourceSchema,
-]);
+export const webDatasourceBodySchema = z.discriminatedUnion('type', [schemas.webPageDatasourceSchema, schemas.webSiteDatasourceSchema]);
 
 /** form A: the text fields of the multipart form (the file part is checked apart). */
 export const fileFormFieldsSchema = z.object({

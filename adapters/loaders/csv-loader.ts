@@ -32,7 +32,10 @@ export function csvLoader(options: CsvOptions = {}): Loader {
 /** The candidate that splits the first lines into the most, and equally many, fields. */
 export function guessDelimiter(text: string): string {
   // The first 64 KB of a line tell the delimiter as well as its whole 14 MB would.
-  const lines = text.split('\n', 6).filter((line) => line.trim() !== '').map((line) => line.slice(0, 65_536));
+  const lines = text
+    .split('\n', 6)
+    .filter((line) => line.trim() !== '')
+    .map((line) => line.slice(0, 65_536));
   let best = ',';
   let bestScore = 0;
   for (const candidate of [',', ';', '\t', '|']) {

@@ -5,12 +5,7 @@ import { join } from 'node:path';
 import { deserialize } from 'node:v8';
 import type { FileLoading, LoadedDocument } from '../../src/ports/loader.js';
 import { choiceOption, integerOption } from '../../src/util/option-checks.js';
-import {
-  compiledWorkerEntry,
-  DEFAULT_WORKER_HEAP_MB,
-  workerPool,
-  type WorkerPoolOptions,
-} from '../../src/util/worker-pool.js';
+import { compiledWorkerEntry, DEFAULT_WORKER_HEAP_MB, workerPool, type WorkerPoolOptions } from '../../src/util/worker-pool.js';
 import { fileLoaders, type FileLoaderOptions } from './file-loaders.js';
 import { checkFile, loadFile } from './load-file.js';
 import type { ParseFileMessage } from './parse-worker.js';

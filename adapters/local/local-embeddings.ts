@@ -21,7 +21,11 @@ const table = new FeatureTable();
  * stopwords or punctuation) gets one fixed unit vector: a zero vector would turn into NaN in indexes
  * that normalise for cosine.
  */
-export function embedText(text: string, dimensions: number, settings: FeatureSettings = DEFAULT_FEATURES): { vector: Float32Array; tokens: number } {
+export function embedText(
+  text: string,
+  dimensions: number,
+  settings: FeatureSettings = DEFAULT_FEATURES,
+): { vector: Float32Array; tokens: number } {
   const tokens = wordTokens(text);
   // Term frequency is taken per feature, sublinearly (1 + ln tf), times the mean occurrence weight:
   // n-grams shared by many different words ("tion>") then count little more than once.

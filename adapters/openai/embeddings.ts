@@ -107,7 +107,8 @@ export function openaiEmbeddings(options: OpenAIEmbeddingsOptions = {}): Embeddi
           });
         }
         const raw: unknown = item.embedding;
-        vectors[target] = typeof raw === 'string' ? decodeBase64Vector(raw, dimensions, what) : floatVector(raw as number[], dimensions, what);
+        vectors[target] =
+          typeof raw === 'string' ? decodeBase64Vector(raw, dimensions, what) : floatVector(raw as number[], dimensions, what);
       });
       const reported = response.usage?.prompt_tokens;
       const tokens = typeof reported === 'number' ? reported : input.reduce((sum, text) => sum + cl100kTokenizer().count(text), 0);

@@ -143,8 +143,7 @@ export function translateError(error: unknown, action: string): RagdeskError {
       details: { sqlState: code },
     });
   }
-  const retryable =
-    code !== undefined && (NETWORK_CODES.has(code) || RETRYABLE_CLASSES.some((prefix) => code.startsWith(prefix)));
+  const retryable = code !== undefined && (NETWORK_CODES.has(code) || RETRYABLE_CLASSES.some((prefix) => code.startsWith(prefix)));
   return new RagdeskError('internal', `${action}: ${message}`, {
     cause: error,
     retryable: retryable || /Connection terminated|timeout exceeded when trying to connect/i.test(message),

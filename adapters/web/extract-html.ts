@@ -22,9 +22,28 @@ interface DomDocument {
 }
 
 const REMOVED = [
-  'script', 'style', 'noscript', 'template', 'svg', 'nav', 'footer', 'aside', 'form', 'iframe',
-  'object', 'embed', 'canvas', 'button', 'select', 'dialog', '[hidden]', '[aria-hidden="true"]',
-  '[role="navigation"]', '[role="banner"]', '[role="contentinfo"]', '[role="dialog"]',
+  'script',
+  'style',
+  'noscript',
+  'template',
+  'svg',
+  'nav',
+  'footer',
+  'aside',
+  'form',
+  'iframe',
+  'object',
+  'embed',
+  'canvas',
+  'button',
+  'select',
+  'dialog',
+  '[hidden]',
+  '[aria-hidden="true"]',
+  '[role="navigation"]',
+  '[role="banner"]',
+  '[role="contentinfo"]',
+  '[role="dialog"]',
 ].join(', ');
 /** Words that mark boilerplate anywhere in a class or id (`cookieBanner`, `site-sidebar`). */
 const BOILERPLATE_ANYWHERE = /cookie|consent|newsletter|breadcrumb|sidebar/;
@@ -110,8 +129,9 @@ function assertParsableMarkup(markup: string, url: string): void {
   const { maxDepth, maxNodes } = DEFAULT_MARKUP_LIMITS;
   const shape = measureMarkup(markup, { maxDepth, maxNodes });
   if (shape.exceeded === undefined) return;
-  const [message, details] = shape.exceeded === 'depth'
-    ? [`nests elements more than ${maxDepth} levels deep`, { reason: 'html_too_deep', maxDepth }]
-    : [`has more than ${maxNodes} HTML nodes`, { reason: 'html_too_many_nodes', maxNodes }];
+  const [message, details] =
+    shape.exceeded === 'depth'
+      ? [`nests elements more than ${maxDepth} levels deep`, { reason: 'html_too_deep', maxDepth }]
+      : [`has more than ${maxNodes} HTML nodes`, { reason: 'html_too_many_nodes', maxNodes }];
   throw new RagdeskError('payload_too_large', `${url} ${message}`, { details: { url, ...details } });
 }

@@ -51,6 +51,5 @@ export function compilePattern(pattern: string, field = 'pattern'): UrlMatcher {
 export function urlFilter(include: readonly string[] = [], exclude: readonly string[] = []): UrlMatcher {
   const includes = include.map((pattern, index) => compilePattern(pattern, `include.${index}`));
   const excludes = exclude.map((pattern, index) => compilePattern(pattern, `exclude.${index}`));
-  return (url) =>
-    (includes.length === 0 || includes.some((matches) => matches(url))) && !excludes.some((matches) => matches(url));
+  return (url) => (includes.length === 0 || includes.some((matches) => matches(url))) && !excludes.some((matches) => matches(url));
 }

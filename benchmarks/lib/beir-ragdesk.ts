@@ -44,5 +44,13 @@ export async function queryBeir(
     rankings.set(query.id, [...seen]);
   }
   const querySeconds = (performance.now() - started) / 1000;
-  return { scores: evaluate(rankings, dataset.qrels, dataset.queries.map((query) => query.id)), querySeconds, latenciesMs };
+  return {
+    scores: evaluate(
+      rankings,
+      dataset.qrels,
+      dataset.queries.map((query) => query.id),
+    ),
+    querySeconds,
+    latenciesMs,
+  };
 }

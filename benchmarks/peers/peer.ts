@@ -84,5 +84,4 @@ export interface Peer {
 }
 
 export type PeerFactory =
-  | { info: PeerInfo; available: true; open(options: OpenOptions): Promise<Peer> }
-  | { info: PeerInfo; available: false; reason: string };
+  { info: PeerInfo; available: true; open(options: OpenOptions): Promise<Peer> } | { info: PeerInfo; available: false; reason: string };

@@ -22,10 +22,20 @@ export const agentSettingsFields = {
   prompt: z.string().max(100_000).nullable().optional(),
 };
 
-const SETTING_KEYS = ['includeSources', 'restrictKnowledge', 'useMarkdown', 'useLanguageDetection', 'iconUrl', 'interfaceConfig', 'prompt'] as const;
+const SETTING_KEYS = [
+  'includeSources',
+  'restrictKnowledge',
+  'useMarkdown',
+  'useLanguageDetection',
+  'iconUrl',
+  'interfaceConfig',
+  'prompt',
+] as const;
 
 /** Splits parsed input into the record's own fields and the settings given (absent ones left out). */
-export function splitSettings<T extends Record<string, unknown>>(input: T): { rest: Omit<T, (typeof SETTING_KEYS)[number]>; settings: AgentSettings } {
+export function splitSettings<T extends Record<string, unknown>>(
+  input: T,
+): { rest: Omit<T, (typeof SETTING_KEYS)[number]>; settings: AgentSettings } {
   const rest: Record<string, unknown> = {};
   const settings: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(input)) {

@@ -38,7 +38,10 @@ export async function readAttachments(
     }
     try {
       const page = await web.loadPage(attachment.url, signal ? { signal } : {});
-      let text = page.document.sections.map((section) => section.text).join('\n').trim();
+      let text = page.document.sections
+        .map((section) => section.text)
+        .join('\n')
+        .trim();
       if (text.length > budget) {
         warnings.push(`attachment ${JSON.stringify(name)} was cut to fit the ${ATTACHMENT_TEXT_LIMIT}-character attachment limit`);
         text = text.slice(0, budget);

@@ -65,9 +65,10 @@ export async function assertTokenBudget(
   const datastore = await context.store.getDatastore(datastoreId);
   if (!datastore) return;
   const ownerId = datastore.ownerId;
-  const owned = ownerId === null
-    ? (await context.store.listDatastores()).filter((record) => record.ownerId === null)
-    : await context.store.listDatastores({ ownerId });
+  const owned =
+    ownerId === null
+      ? (await context.store.listDatastores()).filter((record) => record.ownerId === null)
+      : await context.store.listDatastores({ ownerId });
   let kept = 0;
   for (const record of owned) {
     for (const source of await context.store.listDatasources(record.id)) {

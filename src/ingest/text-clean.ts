@@ -38,15 +38,17 @@ export async function cleanTextYielding(text: string, nextTurn: () => Promise<vo
 
 /** cleanText without the final trim, which only applies at the ends of the whole text. */
 function cleanPiece(text: string): string {
-  return text
-    .replace(/\r\n?|[\u2028\u0085]/g, '\n')
-    // Form feeds separate pages in pdftotext output; paragraph separators are what they say.
-    .replace(/[\f\u2029]/g, '\n\n')
-    .replace(CONTROL, '')
-    .replace(SPACE_RUN, ' ')
-    .replace(/[ \t]+\n/g, '\n')
-    .replace(/\n /g, '\n')
-    .replace(/\n{3,}/g, '\n\n');
+  return (
+    text
+      .replace(/\r\n?|[\u2028\u0085]/g, '\n')
+      // Form feeds separate pages in pdftotext output; paragraph separators are what they say.
+      .replace(/[\f\u2029]/g, '\n\n')
+      .replace(CONTROL, '')
+      .replace(SPACE_RUN, ' ')
+      .replace(/[ \t]+\n/g, '\n')
+      .replace(/\n /g, '\n')
+      .replace(/\n{3,}/g, '\n\n')
+  );
 }
 
 /** A character no rule of cleanText can match or join to: not whitespace, not a control, not a surrogate. */

@@ -59,7 +59,5 @@ export function samplePassage(topic: SampleTopic, seed: number, sentences?: numb
 
 /** `count` passages cycling through the topics, each with its own seed. */
 export function samplePassages(count: number, seed = 1): string[] {
-  return Array.from({ length: count }, (_, i) =>
-    samplePassage(SAMPLE_TOPICS[i % SAMPLE_TOPICS.length] as SampleTopic, seed * 10_007 + i),
-  );
+  return Array.from({ length: count }, (_, i) => samplePassage(SAMPLE_TOPICS[i % SAMPLE_TOPICS.length] as SampleTopic, seed * 10_007 + i));
 }

@@ -49,7 +49,10 @@ function startThread(
   options: { workerData: unknown; maxHeapMb: number; startThread: (entry: string, options: WorkerOptions) => Worker },
   events: RunnerEvents,
 ): TaskRunner {
-  const worker = options.startThread(entry, { workerData: options.workerData, resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb } });
+  const worker = options.startThread(entry, {
+    workerData: options.workerData,
+    resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb },
+  });
   worker.on('message', events.message);
   worker.on('error', events.failed);
   worker.on('exit', (code) => events.exited(code, null));

@@ -112,7 +112,10 @@ export function workerPool(options: WorkerPoolOptions): WorkerPool {
         } catch (error) {
           // A thread that cannot even start (its module removed, options refused) fails the task
           // that needed it, rather than leaving it queued behind an exception.
-          settle(queue.shift() as Job, new RagdeskError('internal', `A worker thread could not start: ${(error as Error).message}`, { cause: error }));
+          settle(
+            queue.shift() as Job,
+            new RagdeskError('internal', `A worker thread could not start: ${(error as Error).message}`, { cause: error }),
+          );
           continue;
         }
       }
@@ -168,36 +171,41 @@ export function workerPool(options: WorkerPoolOptions): WorkerPool {
 
   const spawn = (): Slot => {
     const slot = { job: null, requestId: -1 } as unknown as Slot;
-    slot.runner = startRunner(isolation, options.entry, { workerData: options.workerData, maxHeapMb, startThread: startWorker }, {
-      message: (reply) => {
-        const job = slot.job;
-        if (!job || reply.id !== slot.requestId) return;
-        slot.job = null;
-        clearInterval(slot.memoryTimer);
-        slot.runner.unref();
-        slot.idleTimer = setTimeout(() => void stop(slot, undefined), idleMs).unref();
-        settle(job, reply.ok ? undefined : revive(reply.error), reply.ok ? reply.value : undefined);
-        pump();
+    slot.runner = startRunner(
+      isolation,
+      options.entry,
+      { workerData: options.workerData, maxHeapMb, startThread: startWorker },
+      {
+        message: (reply) => {
+          const job = slot.job;
+          if (!job || reply.id !== slot.requestId) return;
+          slot.job = null;
+          clearInterval(slot.memoryTimer);
+          slot.runner.unref();
+          slot.idleTimer = setTimeout(() => void stop(slot, undefined), idleMs).unref();
+          settle(job, reply.ok ? undefined : revive(reply.error), reply.ok ? reply.value : undefined);
+          pump();
+        },
+        failed: (error) => {
+          if (!slots.has(slot)) return;
+          const failure =
+            error.code === 'ERR_WORKER_OUT_OF_MEMORY' && slot.job
+              ? outOfMemory(slot.job.task, maxHeapMb, error)
+              : new RagdeskError('internal', `A worker ${isolation} stopped: ${error.message}`, { cause: error });
+          void stop(slot, failure);
+        },
+        exited: (code, signal) => {
+          if (!slots.has(slot)) return;
+          // V8 ends a process that runs out of heap with an abort: that is the task's memory, not a crash.
+          const aborted = signal === 'SIGABRT' || code === 134;
+          const failure =
+            aborted && slot.job
+              ? outOfMemory(slot.job.task, maxHeapMb, undefined)
+              : new RagdeskError('internal', `A worker ${isolation} exited with ${signal ?? `code ${code}`}`);
+          void stop(slot, failure);
+        },
       },
-      failed: (error) => {
-        if (!slots.has(slot)) return;
-        const failure =
-          error.code === 'ERR_WORKER_OUT_OF_MEMORY' && slot.job
-            ? outOfMemory(slot.job.task, maxHeapMb, error)
-            : new RagdeskError('internal', `A worker ${isolation} stopped: ${error.message}`, { cause: error });
-        void stop(slot, failure);
-      },
-      exited: (code, signal) => {
-        if (!slots.has(slot)) return;
-        // V8 ends a process that runs out of heap with an abort: that is the task's memory, not a crash.
-        const aborted = signal === 'SIGABRT' || code === 134;
-        const failure =
-          aborted && slot.job
-            ? outOfMemory(slot.job.task, maxHeapMb, undefined)
-            : new RagdeskError('internal', `A worker ${isolation} exited with ${signal ?? `code ${code}`}`);
-        void stop(slot, failure);
-      },
-    });
+    );
     slots.add(slot);
     return slot;
   };

@@ -45,7 +45,13 @@ export class LeakWatch {
         // Event streams are read through the node listener's tap (the same frames); teeing one here
         // would keep its source alive after the client cancels.
         if (!response.headers.get('content-type')?.startsWith('text/event-stream')) {
-          void response.clone().text().then((text) => this.scan(text, `${where} body`), () => undefined);
+          void response
+            .clone()
+            .text()
+            .then(
+              (text) => this.scan(text, `${where} body`),
+              () => undefined,
+            );
         }
         return response;
       },

@@ -36,7 +36,11 @@ export function openAgentStream(origin: string, agentId: string, body: Record<st
       fetch(input, {
         ...init,
         method: 'POST',
-        headers: { ...(init.headers as Record<string, string>), 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
+        headers: {
+          ...(init.headers as Record<string, string>),
+          'content-type': 'application/json',
+          ...(key ? { authorization: `Bearer ${key}` } : {}),
+        },
         body: JSON.stringify({ ...body, streaming: true }),
       }),
   });

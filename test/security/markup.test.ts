@@ -99,8 +99,16 @@ describe('HTML with enormous DOMs: web loader and web_page datasources', () => {
     });
     try {
       const datastore = await ragdesk.datastores.create({ name: 'web' });
-      const bad = await ragdesk.datasources.create({ datastoreId: datastore.id, type: 'web_page', config: { source_url: `${server.origin}/deep` } });
-      const good = await ragdesk.datasources.create({ datastoreId: datastore.id, type: 'web_page', config: { source_url: `${server.origin}/fine` } });
+      const bad = await ragdesk.datasources.create({
+        datastoreId: datastore.id,
+        type: 'web_page',
+        config: { source_url: `${server.origin}/deep` },
+      });
+      const good = await ragdesk.datasources.create({
+        datastoreId: datastore.id,
+        type: 'web_page',
+        config: { source_url: `${server.origin}/fine` },
+      });
       const settledBad = await ragdesk.datasources.waitUntilSettled(bad.id, 20_000);
       expect(settledBad.status).toBe('error');
       expect(settledBad.error).toMatch(/levels deep/);
@@ -137,9 +145,43 @@ describe('measureMarkup mirrors the parser linkedom uses', () => {
     return { depth, nodes };
   };
   const TAGS = [
-    'div', 'p', 'li', 'ul', 'td', 'tr', 'table', 'span', 'b', 'svg', 'math', 'path', 'title', 'script', 'style', 'xmp',
-    'br', 'img', 'option', 'optgroup', 'select', 'dd', 'dt', 'h1', 'textarea', 'foreignObject', 'desc', 'mi', 'input',
-    'tbody', 'thead', 'tfoot', 'body', 'head', 'rt', 'rp', 'a-b',
+    'div',
+    'p',
+    'li',
+    'ul',
+    'td',
+    'tr',
+    'table',
+    'span',
+    'b',
+    'svg',
+    'math',
+    'path',
+    'title',
+    'script',
+    'style',
+    'xmp',
+    'br',
+    'img',
+    'option',
+    'optgroup',
+    'select',
+    'dd',
+    'dt',
+    'h1',
+    'textarea',
+    'foreignObject',
+    'desc',
+    'mi',
+    'input',
+    'tbody',
+    'thead',
+    'tfoot',
+    'body',
+    'head',
+    'rt',
+    'rp',
+    'a-b',
   ];
   const tag = fc.constantFrom(...TAGS);
   const token = fc.oneof(
@@ -151,8 +193,27 @@ describe('measureMarkup mirrors the parser linkedom uses', () => {
     tag.map((name) => `<${name} a="x>y" b='q' c=d/>`),
     tag.map((name) => `<${name} a = "1" a=2 x/y z>`),
     tag.map((name) => `<${name.toUpperCase()} x>`),
-    fc.constantFrom('text', ' ', '\n', '<!-- c -->', '<!--->', '<?pi?>', '</>', '</ >', '< x', '<1', '<![CDATA[ <div> ]]>',
-      '</ p>', '</br>', '</p>', '<!x <div>>', '</3 <div>>', 'a<b', '<a href="', "<b c='"),
+    fc.constantFrom(
+      'text',
+      ' ',
+      '\n',
+      '<!-- c -->',
+      '<!--->',
+      '<?pi?>',
+      '</>',
+      '</ >',
+      '< x',
+      '<1',
+      '<![CDATA[ <div> ]]>',
+      '</ p>',
+      '</br>',
+      '</p>',
+      '<!x <div>>',
+      '</3 <div>>',
+      'a<b',
+      '<a href="',
+      "<b c='",
+    ),
   );
 
   it('gives the exact depth linkedom builds and never fewer nodes, on random tag soup', () => {

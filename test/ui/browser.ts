@@ -84,7 +84,9 @@ export async function markTime(page: Page, name: string): Promise<number | null>
 /** Total gzipped size of the built assets (what a first visit downloads at most). */
 export function assetSizes(): { files: number; gzippedBytes: number } {
   const dir = join(ROOT, 'dist/ui');
-  const files = readdirSync(dir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile() && entry.name !== 'manifest.json');
+  const files = readdirSync(dir, { recursive: true, withFileTypes: true }).filter(
+    (entry) => entry.isFile() && entry.name !== 'manifest.json',
+  );
   return {
     files: files.length,
     gzippedBytes: files.reduce((sum, entry) => sum + gzipSync(readFileSync(join(entry.parentPath, entry.name)), { level: 9 }).length, 0),

@@ -124,11 +124,11 @@ async function startServer(options: HostileOptions, dataDir: string): Promise<Ru
   let exited = false;
   const exit = new Promise<void>((resolve) => child.once('exit', () => ((exited = true), resolve())));
   let stderr = '';
-  child.stderr!.on('data', (data: Buffer) => {
+  child.stderr.on('data', (data: Buffer) => {
     stderr = (stderr + data.toString()).slice(-4000);
   });
   let stall = { stallMs: 0, stallCpuMs: 0 };
-  const lines = createInterface({ input: child.stdout! });
+  const lines = createInterface({ input: child.stdout });
   const first = await new Promise<string>((resolve, reject) => {
     lines.once('line', resolve);
     child.once('exit', (code) => reject(new Error(`the server exited (${code}) before listening: ${stderr}`)));

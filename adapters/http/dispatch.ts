@@ -93,7 +93,7 @@ export class Dispatcher {
   }
 
   private withRequestId(result: HttpResult, requestId: string): HttpResult {
-    return { ...result, headers: { ...(result.headers ?? {}), 'x-request-id': requestId } } as HttpResult;
+    return { ...result, headers: { ...(result.headers ?? {}), 'x-request-id': requestId } };
   }
 
   /** A CORS preflight: answered before any key check (browsers never send credentials with one). */

@@ -117,7 +117,7 @@ export async function selectRow<T>(db: Queryable, text: string, values?: unknown
 
 export function sqlState(error: unknown): string | undefined {
   if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
-  const code = (error as { code: unknown }).code;
+  const code = error.code;
   return typeof code === 'string' ? code : undefined;
 }
 

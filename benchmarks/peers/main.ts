@@ -223,7 +223,7 @@ async function main(): Promise<void> {
 
   if (settings.sizes.length > 0) {
     console.log(`\nScaling: ${settings.sizes.join(', ')} synthetic chunks`);
-    for (const peer of settings.peers as PeerId[]) {
+    for (const peer of settings.peers) {
       const result = child('scaling', peer, [
         '--sizes',
         settings.sizes.join(','),

@@ -45,7 +45,7 @@ export function splitSettings<T extends Record<string, unknown>>(
       rest[key] = value;
     }
   }
-  return { rest: rest as Omit<T, (typeof SETTING_KEYS)[number]>, settings: settings as AgentSettings };
+  return { rest: rest as Omit<T, (typeof SETTING_KEYS)[number]>, settings: settings };
 }
 
 const RESTRICT_KNOWLEDGE =

@@ -89,7 +89,7 @@ describe('datasources on the embedded default', () => {
     const done = await ragdesk.datasources.waitUntilSettled(created.id);
     expect(done).toMatchObject({ status: 'synched', name: 'sample.pdf', customId: 'tenant-1', error: null });
     expect(done.config.total_pages).toBe(3);
-    const [top] = await datastore.query({ query: PLANTED.pdfPages[1]!, topK: 1, filters: { custom_ids: ['tenant-1'] } });
+    const [top] = await datastore.query({ query: PLANTED.pdfPages[1], topK: 1, filters: { custom_ids: ['tenant-1'] } });
     expect(top?.datasource_id).toBe(created.id);
     expect(top?.page_number).toBe(2);
     const history = (await ragdesk.datasources.history(created.id)).map((event) => event.to);
@@ -303,7 +303,7 @@ describe('datasources on the embedded default', () => {
     const overTokens = await ragdesk.datasources.waitUntilSettled(pdf.id);
     expect(overTokens.status).toBe('usage_limit_reached');
     expect(overTokens.nbChunks).toBe(0);
-    expect(await datastore.query({ query: PLANTED.pdfPages[0]!, mode: 'lexical' })).toEqual([]);
+    expect(await datastore.query({ query: PLANTED.pdfPages[0], mode: 'lexical' })).toEqual([]);
     expect(await datastore.query({ query: 'ALPHASITE-11', mode: 'lexical' })).toEqual([]);
 
     const big = await ragdesk.datasources.create({

@@ -116,7 +116,7 @@ describe.each(SERVER_KINDS)('multipart uploads and body limits on %s', (kind) =>
       headers: { authorization: `Bearer ${fixture.alice}`, 'content-type': 'application/json' },
       body: chunks,
       duplex: 'half',
-    } as RequestInit);
+    });
     expect(streamed.status).toBe(413);
     expect((await api.get(`/api/datastores/${datastoreId}`)).status).toBe(200);
   });

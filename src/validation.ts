@@ -27,7 +27,7 @@ export const nonBlankString = z.string().refine((value) => value.trim().length >
 
 /** Metadata bounds: room for tags, titles and URLs, not a second document store. */
 export const MAX_METADATA_ENTRIES = 256;
-export const MAX_METADATA_KEY_CHARS = 256;
+const MAX_METADATA_KEY_CHARS = 256;
 export const MAX_METADATA_STRING_CHARS = 10_000;
 
 const metadataRecord = z.record(

@@ -10,7 +10,7 @@ import { MIGRATE_USAGE, runMigrateCommand } from './migrate-command.js';
 import { QUERY_USAGE, runAsk, runQuery } from './query-command.js';
 import { SERVE_USAGE, runServe } from './serve-command.js';
 
-export const USAGE = `ragdesk <command> [options]
+const USAGE = `ragdesk <command> [options]
 
 Commands:
 ${indent(SERVE_USAGE)}

@@ -3,7 +3,7 @@ import { relative } from 'node:path';
 import type { Ragdesk } from '../../src/index.js';
 import { DEMO_DATASTORE, projectDocs } from './demo.js';
 
-export const DEMO_AGENT = 'ragdesk-guide';
+const DEMO_AGENT = 'ragdesk-guide';
 
 export interface DemoSeed {
   datastoreId: string;

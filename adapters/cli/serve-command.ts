@@ -81,7 +81,7 @@ export function parseServeArgs(args: string[], packageRoot: string): ServeOption
 }
 
 /** `*` or a comma-separated list of origins (the handler checks each is an origin). */
-export function parseCors(value: string | null | undefined): CorsOptions | undefined {
+function parseCors(value: string | null | undefined): CorsOptions | undefined {
   const trimmed = value?.trim();
   if (!trimmed) return undefined;
   return {

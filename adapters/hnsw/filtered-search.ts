@@ -34,7 +34,7 @@ export interface SearchSettings {
 }
 
 /** Where an exact scan (cost ∝ matches x dimensions) stops beating the filtered walk; see above. */
-export function defaultExactSearchThreshold(dimensions: number): number {
+function defaultExactSearchThreshold(dimensions: number): number {
   return Math.max(16, Math.floor(98_304 / dimensions));
 }
 

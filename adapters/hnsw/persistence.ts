@@ -28,7 +28,7 @@ const FORMAT = 'ragdesk-hnsw';
 const FORMAT_VERSION = 1;
 
 /** The id → label map and filter attributes, as parallel arrays (compact for 100k entries). */
-export interface PersistedEntries {
+interface PersistedEntries {
   ids: string[];
   labels: number[];
   /** Index into `IndexHeader.datasourceIds`. */

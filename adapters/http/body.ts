@@ -15,7 +15,7 @@ export const MAX_JSON_DEPTH = 64;
  * POST without one fails field validation with named fields). Wrong content type → 415, too large
  * → 413 (as soon as the limit is passed, without reading on), malformed → 400. Never a 500.
  */
-export async function readJsonBody(request: HttpRequest, limit: number): Promise<unknown> {
+async function readJsonBody(request: HttpRequest, limit: number): Promise<unknown> {
   if (request.parsedBody !== undefined) {
     // A framework parsed it already (express.json()): the same limit, checked on the values.
     if (depthOf(request.parsedBody, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) throw tooDeep();

@@ -5,7 +5,7 @@ import { RagdeskError } from '../../src/index.js';
 import { declaredLength, tooLarge } from './body.js';
 import type { HttpRequest } from './types.js';
 
-export interface UploadedFile {
+interface UploadedFile {
   bytes: Uint8Array;
   fileName: string | undefined;
   /** The type the client declared; the loader sniffs the bytes and decides. */

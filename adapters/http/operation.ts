@@ -21,10 +21,10 @@ export interface OperationContext {
  * How a route authenticates: `scope` routes need a key with that scope; `public-agent` lets a
  * public agent be queried without a key; `none` is for the OpenAPI document.
  */
-export type RouteAuth = { scope: ApiKeyScope } | 'public-agent' | 'none';
+type RouteAuth = { scope: ApiKeyScope } | 'public-agent' | 'none';
 
 /** The request body, for routing and for the OpenAPI document. */
-export type RouteBody =
+type RouteBody =
   | { json: z.ZodType; name: string }
   | { multipart: z.ZodType; name: string }
   | { json: z.ZodType; multipart: z.ZodType; name: string; multipartName: string };

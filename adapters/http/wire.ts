@@ -6,7 +6,7 @@ import { schemas, type Agent, type DatasourceRecord } from '../../src/index.js';
  * from these). Only what HTTP shapes differently is changed here: agents name their datastores as
  * `tools` (as the reference service does), and owners come from the API key, never from a body.
  */
-export const agentToolSchema = z.strictObject({
+const agentToolSchema = z.strictObject({
   type: z.literal('datastore'),
   datastoreId: schemas.idSchema,
 });

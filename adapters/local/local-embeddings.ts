@@ -55,7 +55,7 @@ export function embedText(
 const YIELD_AFTER_MS = 8;
 
 /** Hybrid-retrieval weight of this embedder's ranking relative to bm25. */
-export const LOCAL_FUSION_WEIGHT = 0.3;
+const LOCAL_FUSION_WEIGHT = 0.3;
 
 export function localEmbeddings(options: LocalEmbeddingsOptions = {}): Embeddings {
   const dimensions = options.dimensions ?? DEFAULT_DIMENSIONS;

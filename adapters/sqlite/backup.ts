@@ -31,7 +31,7 @@ export interface DatabaseSnapshot {
  * single step, a read transaction that (in WAL mode) does not block writers, so a busy server
  * cannot keep the backup from finishing.
  */
-export interface BackupProgress {
+interface BackupProgress {
   totalPages: number;
   remainingPages: number;
   restarts: number;

@@ -213,7 +213,7 @@ export function chunkValues(chunk: ChunkRecord): SqliteValue[] {
  * round trip is bit-exact: -0, subnormals and NaN payloads survive. A view, not a copy: SQLite
  * copies the bytes when it binds the blob.
  */
-export function vectorToBlob(vector: Float32Array): Buffer {
+function vectorToBlob(vector: Float32Array): Buffer {
   return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
 }
 

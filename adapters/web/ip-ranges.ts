@@ -57,12 +57,12 @@ const IPV6_RANGES: Range[] = [
 ];
 const GLOBAL_UNICAST = range('2000::/3', 'global');
 
-export function parseIPv4(text: string): number[] | undefined {
+function parseIPv4(text: string): number[] | undefined {
   if (!isIPv4(text)) return undefined;
   return text.split('.').map(Number);
 }
 
-export function parseIPv6(input: string): number[] | undefined {
+function parseIPv6(input: string): number[] | undefined {
   let text = input.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
   if (!isIPv6(text)) return undefined;
   const dotted = /^(.*:)(\d+\.\d+\.\d+\.\d+)$/.exec(text);

@@ -20,7 +20,7 @@ export type UrlMatcher = (url: string) => boolean;
  * `*` matches any run of characters, matched against the whole URL when it has a scheme
  * (`https://example.com/docs/*`), else against path and query (`/docs/*`, `*.html`).
  */
-export function compilePattern(pattern: string, field = 'pattern'): UrlMatcher {
+function compilePattern(pattern: string, field = 'pattern'): UrlMatcher {
   if (pattern.length > 2 && pattern.startsWith('/') && pattern.endsWith('/')) {
     let regex: RegExp;
     try {

@@ -2,14 +2,6 @@ import type { Datastore } from '../../src/index.js';
 import type { RetrievalMode } from '../../src/index.js';
 import { evaluate, type BeirDataset, type Ranking, type Scores } from '../beir.js';
 
-export interface BeirRun {
-  scores: Scores;
-  indexSeconds: number;
-  querySeconds: number;
-  queries: number;
-  documents: number;
-}
-
 /** Upserts a BEIR corpus (title + text per document, the BEIR convention) through the public API. */
 export async function indexBeirCorpus(datastore: Datastore, dataset: BeirDataset, batchSize = 500): Promise<number> {
   const started = performance.now();

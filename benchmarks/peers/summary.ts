@@ -6,7 +6,7 @@ import type { PeerInfo, PeerMode } from './peer.js';
 import type { ChildResult, ScalingResult, ScifactResult, Unavailable } from './results.js';
 import { chartSvg, type Series } from './svg.js';
 
-export interface ModeSummary {
+interface ModeSummary {
   mode: PeerMode;
   ndcg10: number;
   recall100: number;

@@ -5,7 +5,7 @@ import type { AgentRecord, AgentSettings } from '../ports/agent-records.js';
  * The reference service's agent fields, accepted on agent create and update. `handle` is stored on
  * the record (unique, `@handle` in paths); the others in `settings`.
  */
-export const handleSchema = z
+const handleSchema = z
   .string()
   .min(3)
   .max(50)

@@ -8,7 +8,7 @@ export interface QueryAttachment {
 }
 
 /** At most this many characters of all attachments together reach the prompt; the rest is cut and said so. */
-export const ATTACHMENT_TEXT_LIMIT = 40_000;
+const ATTACHMENT_TEXT_LIMIT = 40_000;
 
 /**
  * The text of a message's attachments, in the form the reference service adds to the question

@@ -9,7 +9,7 @@ import type { DatasourceEvents } from './events.js';
 import { usageLimit } from './usage-limits.js';
 
 /** Default page cap of a site sync (the API leaves it open; 100 keeps a first sync short). */
-export const DEFAULT_MAX_PAGES = 100;
+const DEFAULT_MAX_PAGES = 100;
 
 /**
  * Crawls a site and keeps one child `web_page` datasource per page (groupId = the site): new pages

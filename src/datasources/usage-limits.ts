@@ -27,8 +27,8 @@ export interface UsageLimits {
   maxChunksPerDatasource?: number;
 }
 
-export const DEFAULT_MAX_EXTRACTED_CHARS = 20_000_000;
-export const DEFAULT_MAX_CHUNKS_PER_DATASOURCE = 20_000;
+const DEFAULT_MAX_EXTRACTED_CHARS = 20_000_000;
+const DEFAULT_MAX_CHUNKS_PER_DATASOURCE = 20_000;
 
 /** The two size limits of one document, with their defaults applied. */
 export function documentLimits(usage: UsageLimits): { maxChars: number; maxChunks: number } {

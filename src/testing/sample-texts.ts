@@ -38,7 +38,7 @@ const TEMPLATES = [
   'A {adjective} {noun} rarely {verb} the {noun} on its own.',
 ];
 
-export const SAMPLE_TOPICS: readonly SampleTopic[] = ['astronomy', 'cooking', 'gardening', 'sailing'];
+const SAMPLE_TOPICS: readonly SampleTopic[] = ['astronomy', 'cooking', 'gardening', 'sailing'];
 
 /** A passage of `sentences` sentences (default 3 to 6) on one topic. */
 export function samplePassage(topic: SampleTopic, seed: number, sentences?: number): string {

@@ -15,7 +15,7 @@ import { describeSearchConformance } from './store-conformance-search.js';
 import { isoAt, makeDatasource, makeDatastore } from './fixtures.js';
 import { expectCode, type StoreHarness, type StoreSuiteContext } from './store-harness.js';
 
-export type { StoreHarness, StoreInspector, StoreSuiteContext } from './store-harness.js';
+export type { StoreHarness } from './store-harness.js';
 
 export function describeStoreConformance(name: string, harness: StoreHarness): void {
   describe(`Store conformance: ${name}`, () => {

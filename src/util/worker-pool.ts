@@ -37,7 +37,7 @@ export interface WorkerPoolOptions {
   maxMemoryMb?: number;
 }
 
-export interface WorkerTask {
+interface WorkerTask {
   /** Posted to the thread (structured-cloned), with an `id` added. */
   message: Record<string, unknown>;
   /** What the task reads, for error messages: a file name, a URL. */
@@ -59,7 +59,7 @@ export interface WorkerPool {
   close(): Promise<void>;
 }
 
-export const DEFAULT_TASK_TIMEOUT_MS = 300_000;
+const DEFAULT_TASK_TIMEOUT_MS = 300_000;
 export const DEFAULT_WORKER_HEAP_MB = 2_048;
 const DEFAULT_IDLE_MS = 30_000;
 

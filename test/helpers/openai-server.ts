@@ -43,7 +43,7 @@ export interface ChatCompletionBody {
 }
 
 /** The body of `POST /v1/embeddings` as received. */
-export interface EmbeddingsBody {
+interface EmbeddingsBody {
   model: string;
   input: string | string[];
   encoding_format?: 'float' | 'base64';
@@ -51,7 +51,7 @@ export interface EmbeddingsBody {
   [field: string]: unknown;
 }
 
-export interface RecordedRequest {
+interface RecordedRequest {
   method: string;
   /** Path without the query, e.g. `/v1/chat/completions`. */
   path: string;
@@ -63,21 +63,21 @@ export interface RecordedRequest {
 }
 
 /** A client went away before the server finished its answer. */
-export interface Disconnect {
+interface Disconnect {
   path: string;
   /** Content pieces written before the client left (0 for non-streaming answers). */
   piecesSent: number;
   at: number;
 }
 
-export type Endpoint = 'chat' | 'embeddings';
+type Endpoint = 'chat' | 'embeddings';
 
 /**
  * A one-shot behaviour for one upcoming request. Queued entries are consumed in order by the
  * requests they apply to (`endpoint`, default: either endpoint); with the queue empty the server
  * answers normally.
  */
-export type ScriptedResponse = { endpoint?: Endpoint } &
+type ScriptedResponse = { endpoint?: Endpoint } &
   /** An OpenAI-shaped JSON error with this status (and headers, e.g. `retry-after`). */
   (
     | { kind: 'error'; status: number; message?: string; code?: string; headers?: Record<string, string> }
@@ -98,7 +98,7 @@ export type ScriptedResponse = { endpoint?: Endpoint } &
     | ({ kind: 'reply' } & Partial<ReplySettings>)
   );
 
-export interface ReplySettings {
+interface ReplySettings {
   /** The answer text; default: `reply(body)`. */
   text: string;
   /** Delay before the first content piece (streaming) or before the whole answer (non-streaming). */

@@ -1,6 +1,6 @@
 import { EventSource } from 'eventsource';
 
-export interface StreamOutcome {
+interface StreamOutcome {
   /** Status of a refused stream (e.g. 402); undefined when the stream opened. */
   refusedWith?: number;
   /** Decoded `answer` deltas, in order. */

@@ -10,7 +10,7 @@ export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const SHOTS = join(ROOT, '.tmp/ui');
 
 /** Debian's chromium (`apt-get install chromium`), or RAGDESK_CHROMIUM. */
-export const CHROMIUM = process.env.RAGDESK_CHROMIUM ?? '/usr/bin/chromium';
+const CHROMIUM = process.env.RAGDESK_CHROMIUM ?? '/usr/bin/chromium';
 
 /** Why the browser tests cannot run here, or null when they can. */
 export function browserSkipReason(): string | null {

@@ -122,7 +122,7 @@ export const documentUpdateResponseSchema = z.object({ id: z.string() });
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 // Each line fails to compile when the response type and its schema disagree.
-export const DRIFT_CHECKS: [
+const _DRIFT_CHECKS: [
   Same<z.output<typeof agentResponseSchema>, AgentWire>,
   Same<z.output<typeof datastoreResponseSchema>, DatastoreRecord>,
   Same<z.output<typeof datasourceResponseSchema>, DatasourceWire>,

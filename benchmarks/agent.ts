@@ -85,7 +85,10 @@ async function main(): Promise<void> {
         stream_options: { include_usage: true },
       });
       for await (const chunk of stream) if (!first && chunk.choices[0]?.delta?.content) first = performance.now() - start;
-      if (keep) (direct.first.push(first), direct.total.push(performance.now() - start));
+      if (keep) {
+        direct.first.push(first);
+        direct.total.push(performance.now() - start);
+      }
 
       // (2) the retrieval an agent query performs (hybrid, the agent's default depth).
       start = performance.now();
@@ -98,7 +101,10 @@ async function main(): Promise<void> {
       for await (const event of await ragdesk.agents.openStream(agent.id, { query: question(i) })) {
         if (!first && event.type === 'answer') first = performance.now() - start;
       }
-      if (keep) (library.first.push(first), library.total.push(performance.now() - start));
+      if (keep) {
+        library.first.push(first);
+        library.total.push(performance.now() - start);
+      }
     }
 
     const d = { first: latencySummary(direct.first), total: latencySummary(direct.total) };

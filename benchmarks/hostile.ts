@@ -106,7 +106,7 @@ interface RunningServer {
   /** The worst stall reported since the last call (see hostile-server.ts). */
   takeStall(): { stallMs: number; stallCpuMs: number };
   child: ChildProcess;
-  alive(): boolean;
+  alive: () => boolean;
   stop(): Promise<void>;
 }
 
@@ -329,6 +329,7 @@ async function runCase(
     const cause = (error as { cause?: unknown }).cause;
     outcome = {
       status: server.alive() ? 'request failed' : 'server died',
+      // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a fetch failure's cause is an Error; String gives its name and message
       error: `${String(error)}${cause ? ` (${String(cause)})` : ''}`.slice(0, 200),
       chunks: 0,
     };

@@ -31,6 +31,7 @@ try {
   const topRelevant: number[] = [];
   const topOther: number[] = [];
   const docOf = (fragment: { metadata: Record<string, unknown>; datasource_name: string }) =>
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- beir_id is the string id this benchmark stored
     String(fragment.metadata.beir_id ?? fragment.datasource_name);
   for (const query of queries) {
     const relevant = new Set(

@@ -329,6 +329,7 @@ async function clientProcess(input: ClientInput): Promise<void> {
         conversationId = await one(body);
       } catch (error) {
         const cause = (error as { cause?: unknown }).cause;
+        // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a fetch failure's cause is an Error; String gives its name and message
         fail(`query: ${(error as Error).message}${cause ? ` (${String(cause)})` : ''}`.slice(0, 300));
       } finally {
         open--;
@@ -416,6 +417,7 @@ async function openPhase(backend: SoakBackend, options: Required<Omit<SoakOption
   });
   const streaming = new Set<ServerResponse>();
   const server = createServer((request, response) => {
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- wrapped below and called with .apply(this)
     const writeHead = response.writeHead;
     response.writeHead = function (this: ServerResponse, ...args: Parameters<ServerResponse['writeHead']>) {
       const result = writeHead.apply(this, args);

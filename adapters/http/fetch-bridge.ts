@@ -51,11 +51,6 @@ export async function handleFetch(dispatcher: Dispatcher, request: Request, info
  */
 const DRAIN_LIMIT = 64 * 1024 * 1024;
 
-function declaredLarger(request: Request, limit: number): boolean {
-  const length = Number(request.headers.get('content-length') ?? Number.NaN);
-  return Number.isFinite(length) && length > limit;
-}
-
 /**
  * A request answered before its body was read (401, 413, ...): read a small remainder before
  * answering. Node fetch servers close a connection whose request body was left unread, and a

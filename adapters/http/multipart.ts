@@ -112,6 +112,7 @@ export async function readMultipart(request: HttpRequest, maxFileBytes: number):
 }
 
 /** C0 and C1 controls, DEL, and the Unicode bidirectional overrides and isolates. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point: they are stripped from labels
 const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 
 /**

@@ -14,7 +14,7 @@ export interface OperationContext {
   principal: Principal | null;
   options: ResolvedOptions;
   /** Logs an unexpected error with the request id (for failures after a stream opened). */
-  reportBug(error: unknown): void;
+  reportBug: (error: unknown) => void;
 }
 
 /**

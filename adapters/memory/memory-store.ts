@@ -10,6 +10,7 @@ import { TextPostings } from './text-postings.js';
  * Options of {@link memoryStore}. None yet: the interface exists so options can be added without
  * changing the factory's signature.
  */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a public options type with no options yet; adding one later keeps the signature
 export interface MemoryStoreOptions {}
 
 interface DatastoreState {

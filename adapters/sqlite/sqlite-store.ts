@@ -104,7 +104,7 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     listStatusEvents: (datasourceId) => run('listStatusEvents', () => records.listStatusEvents(datasourceId)),
     deleteDatasource: (id) =>
       run('deleteDatasource', () => {
-        const change = chunks.deleteDatasource(id, lexical.tracks);
+        const change = chunks.deleteDatasource(id, (datastoreId) => lexical.tracks(datastoreId));
         if (change === null) return null;
         // Committed: the lexical index follows in the same synchronous step.
         if (change.previous !== null) {
@@ -115,7 +115,7 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
 
     replaceChunks: (datasourceId, incoming, patch) =>
       run('replaceChunks', () => {
-        const change = chunks.replaceChunks(datasourceId, incoming, patch, lexical.tracks);
+        const change = chunks.replaceChunks(datasourceId, incoming, patch, (datastoreId) => lexical.tracks(datastoreId));
         if (change.previous !== null) {
           lexical.apply({ datastoreId: change.datastoreId, sequence: change.sequence, previous: change.previous, next: incoming });
         }

@@ -113,7 +113,8 @@ function contentRoot(document: DomDocument): DomElement {
 export function extractHtml(html: string, pageUrl: string): ExtractedHtml {
   const markup = /<html[\s>]/i.test(html) ? html : `<html><body>${html}</body></html>`;
   assertParsableMarkup(markup, pageUrl);
-  const document = parseHTML(markup).document as unknown as DomDocument;
+  // linkedom types its document with the DOM lib, which this project does not load: our own shape.
+  const { document } = parseHTML(markup) as unknown as { document: DomDocument };
   const title = inlineText(document.querySelector('title')) || inlineText(document.querySelector('h1'));
   const links = collectLinks(document, new URL(pageUrl));
   removeChrome(document);

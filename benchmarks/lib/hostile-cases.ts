@@ -53,10 +53,9 @@ function pdfDeflateBomb(megabytes: number): Uint8Array {
     `4 0 obj\n<< /Length ${stream.length} /Filter /FlateDecode >>\nstream\n`;
   const tail = '\nendstream\nendobj\n';
   const offsets = [0, 0, 0, 0];
-  let position = 0;
   const headBuffer = Buffer.from(head, 'latin1');
   for (let id = 1; id <= 4; id++) offsets[id - 1] = headBuffer.indexOf(`${id} 0 obj`);
-  position = headBuffer.length + stream.length + tail.length;
+  const position = headBuffer.length + stream.length + tail.length;
   const xref = `xref\n0 5\n0000000000 65535 f \n${offsets.map((offset) => `${String(offset).padStart(10, '0')} 00000 n \n`).join('')}`;
   const trailer = `trailer\n<< /Size 5 /Root 1 0 R >>\nstartxref\n${position}\n%%EOF\n`;
   return new Uint8Array(Buffer.concat([headBuffer, stream, Buffer.from(tail + xref + trailer, 'latin1')]));

@@ -22,7 +22,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { flags, PACKAGE_ROOT, writeResult } from '../lib/report.js';
 import { loadCorpus, prepareSharedVectors, writeSharedVectors } from './data.js';
-import { isPeerId, PEER_IDS, type PeerId } from './registry.js';
+import { isPeerId, PEER_IDS } from './registry.js';
 import type { ChildResult, ScalingResult, ScifactResult, Unavailable, VectraUpsertResult } from './results.js';
 import { localTextEmbedder } from './shared.js';
 import { mergeReports } from './merge.js';

@@ -12,7 +12,7 @@ import { syntheticCorpus } from '../lib/synthetic.js';
 import { loadCorpus, readSharedVectors } from './data.js';
 import { loadavg } from 'node:os';
 import { collectGarbage, cpuSecondsSince, measureLatency, measureQuality, peakRssMiB } from './measure.js';
-import type { PeerMode, PreparedChunk, SourceDocument, TextEmbedder } from './peer.js';
+import type { PreparedChunk, SourceDocument, TextEmbedder } from './peer.js';
 import { isPeerId, loadPeer } from './registry.js';
 import type { ChildResult, ModeResult, ScalingPoint, ScalingResult, ScifactResult } from './results.js';
 import { SCALING_LIMITS } from './scaling-limits.js';

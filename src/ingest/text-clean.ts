@@ -1,5 +1,6 @@
 // C0 controls except tab and line feed, DEL, C1 controls, and the byte-order mark. Zero-width
 // joiners stay: emoji sequences need them.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point: they are removed from text
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\ufeff]/g;
 // Space-like characters other than tab, which loaders use between spreadsheet cells.
 const SPACE_RUN = /[ \u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]+/g;

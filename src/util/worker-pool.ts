@@ -5,7 +5,7 @@ import { Worker, type WorkerOptions } from 'node:worker_threads';
 import { RagdeskError, type RagdeskErrorCode } from '../errors.js';
 import { choiceOption, integerOption } from './option-checks.js';
 import { startRunner, type Isolation, type TaskRunner } from './task-runner.js';
-import type { SerializedError, WorkerReply } from './worker-tasks.js';
+import type { SerializedError } from './worker-tasks.js';
 
 /**
  * CPU-bound work (parsing) on worker threads: a small pool of threads running one module, one task

@@ -168,7 +168,7 @@ describe('refusals happen before parsing', () => {
   it('unsupported types get unsupported_media_type', async () => {
     const loader = spy();
     const zip = makeZip([{ name: 'readme.txt', data: 'hello' }]);
-    const ole = new Uint8Array([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1, ...new Array(600).fill(0)]);
+    const ole = new Uint8Array([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1, ...new Array<number>(600).fill(0)]);
     for (const [bytes, fileName, expected] of [
       [file('junk.bin'), 'junk.bin', 'application/octet-stream'],
       [zip, 'archive.zip', 'application/zip'],

@@ -66,6 +66,7 @@ export class LeakWatch {
       if (typeof chunk === 'string') parts.push(chunk);
       else if (chunk instanceof Uint8Array) parts.push(Buffer.from(chunk).toString('utf8'));
     };
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- wrapped below and called with .call(this)
     const { write, end } = response;
     response.write = function (this: ServerResponse, chunk: unknown, ...rest: unknown[]) {
       keep(chunk);

@@ -49,12 +49,12 @@ export function openAgentStream(origin: string, agentId: string, body: Record<st
     if (responseParts.length) outcome.response = JSON.parse(responseParts.join('')) as unknown;
     settle(outcome);
   };
-  source.addEventListener('answer', (event) => {
+  source.addEventListener('answer', (event: { data: string }) => {
     outcome.deltas.push(decodeURIComponent(event.data));
     firstDelta();
   });
-  source.addEventListener('endpoint_response', (event) => responseParts.push(decodeURIComponent(event.data)));
-  source.onmessage = (event) => {
+  source.addEventListener('endpoint_response', (event: { data: string }) => responseParts.push(decodeURIComponent(event.data)));
+  source.onmessage = (event: { data: string }) => {
     if (event.data === '[DONE]') {
       outcome.done = true;
       finish();

@@ -238,6 +238,7 @@ describe('file names with path traversal and control characters', () => {
     const settled = await ragdesk.datasources.waitUntilSettled(record.id, 20_000);
     expect(settled.status).toBe('error');
     expect(settled.error).toContain(JSON.stringify(fileName));
+    // eslint-disable-next-line no-control-regex -- the test asserts no control characters reach the error text
     expect(settled.error).not.toMatch(/[\n\u0000\u001b]/);
   }, 30_000);
 });

@@ -220,7 +220,7 @@ describe('measureMarkup mirrors the parser linkedom uses', () => {
     fc.assert(
       fc.property(fc.array(token, { maxLength: 80 }), (tokens) => {
         const html = tokens.join('');
-        const real = shapeOf(parseHTML(html).document);
+        const real = shapeOf((parseHTML(html) as unknown as { document: DomNode }).document);
         const measured = measureMarkup(html, { maxDepth: Number.MAX_SAFE_INTEGER, maxNodes: Number.MAX_SAFE_INTEGER });
         expect(measured.depth, html).toBe(real.depth);
         expect(measured.nodes, html).toBeGreaterThanOrEqual(real.nodes);
@@ -248,7 +248,7 @@ function recursiveRender(value: unknown, indent: string): string[] {
   };
   if (Array.isArray(value)) {
     if (value.length === 0) return [`${indent}[]`];
-    return value.flatMap((item) => {
+    return value.flatMap((item: unknown) => {
       if (item === null || typeof item !== 'object' || Object.keys(item).length === 0) return entry(`${indent}-`, item, `${indent}  `);
       const [first = '', ...rest] = recursiveRender(item, `${indent}  `);
       return [`${indent}- ${first.slice(indent.length + 2)}`, ...rest];

@@ -76,7 +76,7 @@ describe('malformed PDFs', () => {
 
 /** Page objects inside a FlateDecode object stream (PDF 1.5+), as modern writers store them. */
 function objectStreamPdf(pages: number): Uint8Array {
-  const objects = Array.from({ length: pages }, (_, i) => `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>`);
+  const objects = Array.from({ length: pages }, () => `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>`);
   let offset = 0;
   const header = objects
     .map((object, i) => {

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { schemas, type AgentResponse, type DatasourceRecord, type DatastoreRecord, type DocumentFragment } from '../../../src/index.js';
+import { schemas, type AgentResponse, type DatastoreRecord, type DocumentFragment } from '../../../src/index.js';
 import type { AgentWire, DatasourceWire } from '../wire.js';
 
 /**

@@ -39,7 +39,7 @@ describe('API key secrets never come back out', () => {
         response.setHeader('x-debug', key.slice(0, 30));
         response.end(`{"oops":"${key}"}`);
       },
-      { fetch: real.fetch, openapi: real.openapi },
+      { fetch: (...args: Parameters<typeof real.fetch>) => real.fetch(...args), openapi: () => real.openapi() },
     );
     const wrapped = watch.wrap(leaky);
     const http = createServer(wrapped);

@@ -15,7 +15,31 @@ export default defineConfig(
       '@typescript-eslint/no-floating-promises': 'error',
       '@typescript-eslint/no-misused-promises': 'error',
       // `_`-prefixed parameters and caught errors are deliberately unused (callback shapes).
+      // Off: nearly every finding (105 on 2026-11-25) is a method implementing a Promise-returning
+      // interface (Store, VectorIndex, Loader, ChatModel, peers, test fakes) with no await inside.
+      // There `async` is deliberate: a synchronous throw becomes a rejection, which callers rely on;
+      // dropping it would change behaviour and rewriting each as Promise.resolve adds only noise.
+      '@typescript-eslint/require-await': 'off',
+      // An abort reason (`any` in the DOM types) and a caught error (`unknown`) are passed on as they are.
+      '@typescript-eslint/prefer-promise-reject-errors': ['error', { allowThrowingAny: true, allowThrowingUnknown: true }],
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', caughtErrors: 'none', varsIgnorePattern: '^_' }],
+    },
+  },
+  {
+    // vitest's asymmetric matchers (expect.any, expect.stringContaining, …) are typed `any`, and a
+    // matcher placed inside an expected object is each time an "unsafe assignment".
+    files: ['test/**/*.ts', 'src/testing/**/*.ts'],
+    rules: { '@typescript-eslint/no-unsafe-assignment': 'off' },
+  },
+  {
+    // Browser tests: page.evaluate callbacks run in the page, and the project loads no DOM lib, so
+    // their element types are unresolved to type-aware lint.
+    files: ['test/ui/**/*.ts'],
+    rules: {
+      '@typescript-eslint/no-unsafe-argument': 'off',
+      '@typescript-eslint/no-unsafe-call': 'off',
+      '@typescript-eslint/no-unsafe-member-access': 'off',
+      '@typescript-eslint/no-unsafe-return': 'off',
     },
   },
   {

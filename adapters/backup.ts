@@ -116,10 +116,15 @@ export async function verifyBackup(backupDir: string): Promise<BackupManifest> {
   try {
     manifest = JSON.parse(await readFile(join(dir, MANIFEST), 'utf8')) as BackupManifest;
   } catch (error) {
-    throw new RagdeskError('invalid_request', `${dir} is not a complete ragdesk backup (${MANIFEST} is missing or unreadable)`, { cause: error });
+    throw new RagdeskError('invalid_request', `${dir} is not a complete ragdesk backup (${MANIFEST} is missing or unreadable)`, {
+      cause: error,
+    });
   }
   if (manifest.format !== FORMAT || manifest.version !== VERSION) {
-    throw new RagdeskError('invalid_request', `${dir}: unknown backup format ${String(manifest.format)} version ${String(manifest.version)}`);
+    throw new RagdeskError(
+      'invalid_request',
+      `${dir}: unknown backup format ${String(manifest.format)} version ${String(manifest.version)}`,
+    );
   }
   const problems: string[] = [];
   const database = join(dir, DATABASE);

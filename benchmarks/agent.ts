@@ -32,9 +32,11 @@ const QUESTIONS = TOPICS.map((topic) => `What does the ${topic} policy say about
 
 function documentText(i: number): string {
   const topic = TOPICS[i % TOPICS.length]!;
-  return Array.from({ length: 12 }, (_, s) =>
-    `Section ${s} of the ${topic} guide, revision ${i}: customers in region ${i % 7} receive answer ${(i * 31 + s) % 97} ` +
-    `about ${topic}, with exceptions listed for item ${s * 13 + i}.`,
+  return Array.from(
+    { length: 12 },
+    (_, s) =>
+      `Section ${s} of the ${topic} guide, revision ${i}: customers in region ${i % 7} receive answer ${(i * 31 + s) % 97} ` +
+      `about ${topic}, with exceptions listed for item ${s * 13 + i}.`,
   ).join(' ');
 }
 
@@ -61,7 +63,12 @@ async function main(): Promise<void> {
     for (const q of QUESTIONS) {
       for await (const _ of await ragdesk.agents.openStream(agent.id, { query: q })) void _;
       const sent = server.chatRequests().at(-1)!;
-      agentMessages.set(q, sent.messages.map((message) => ({ role: message.role, content: message.content }) as OpenAI.Chat.Completions.ChatCompletionMessageParam));
+      agentMessages.set(
+        q,
+        sent.messages.map(
+          (message) => ({ role: message.role, content: message.content }) as OpenAI.Chat.Completions.ChatCompletionMessageParam,
+        ),
+      );
     }
     const direct = { first: [] as number[], total: [] as number[] };
     const retrieval: number[] = [];
@@ -78,7 +85,10 @@ async function main(): Promise<void> {
         stream_options: { include_usage: true },
       });
       for await (const chunk of stream) if (!first && chunk.choices[0]?.delta?.content) first = performance.now() - start;
-      if (keep) direct.first.push(first), direct.total.push(performance.now() - start);
+      if (keep) {
+        direct.first.push(first);
+        direct.total.push(performance.now() - start);
+      }
 
       // (2) the retrieval an agent query performs (hybrid, the agent's default depth).
       start = performance.now();
@@ -91,7 +101,10 @@ async function main(): Promise<void> {
       for await (const event of await ragdesk.agents.openStream(agent.id, { query: question(i) })) {
         if (!first && event.type === 'answer') first = performance.now() - start;
       }
-      if (keep) library.first.push(first), library.total.push(performance.now() - start);
+      if (keep) {
+        library.first.push(first);
+        library.total.push(performance.now() - start);
+      }
     }
 
     const d = { first: latencySummary(direct.first), total: latencySummary(direct.total) };
@@ -108,8 +121,15 @@ async function main(): Promise<void> {
     const goalMet = added.first <= 5 && added.total <= 5;
     console.log(`goal: library adds at most 5 ms beyond retrieval and the model call → ${goalMet ? 'met' : 'MISSED'}`);
     const file = writeResult('agent', {
-      queries: QUERIES, documents: DOCUMENTS, firstTokenDelayMs: FIRST_TOKEN_MS,
-      direct: d, retrieval: r, library: l, addedP50Ms: added, goalMs: 5, goalMet,
+      queries: QUERIES,
+      documents: DOCUMENTS,
+      firstTokenDelayMs: FIRST_TOKEN_MS,
+      direct: d,
+      retrieval: r,
+      library: l,
+      addedP50Ms: added,
+      goalMs: 5,
+      goalMet,
     });
     console.log(`wrote ${file}`);
   } finally {

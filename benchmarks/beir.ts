@@ -34,7 +34,10 @@ export type Ranking = readonly string[];
 function readJsonLines(path: string): Array<Record<string, unknown>> {
   const bytes = readFileSync(path);
   const text = (path.endsWith('.gz') ? gunzipSync(bytes) : bytes).toString('utf8');
-  return text.split('\n').filter((line) => line.trim() !== '').map((line) => JSON.parse(line) as Record<string, unknown>);
+  return text
+    .split('\n')
+    .filter((line) => line.trim() !== '')
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 function firstExisting(paths: readonly string[]): string | undefined {
@@ -60,7 +63,9 @@ export function loadBeir(folder: string, split: string): BeirDataset {
     text: typeof row['text'] === 'string' ? row['text'] : '',
   }));
   const qrels: Qrels = new Map();
-  const lines = readFileSync(qrelsPath, 'utf8').split('\n').filter((line) => line.trim() !== '');
+  const lines = readFileSync(qrelsPath, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim() !== '');
   for (const line of lines.slice(lines[0]?.startsWith('query-id') ? 1 : 0)) {
     const [queryId, documentId, score] = line.split('\t');
     if (queryId === undefined || documentId === undefined) continue;
@@ -80,7 +85,10 @@ export function ndcgAt(k: number, ranking: Ranking, relevant: ReadonlyMap<string
   ranking.slice(0, k).forEach((id, index) => {
     dcg += (relevant.get(id) ?? 0) / Math.log2(index + 2);
   });
-  const ideal = [...relevant.values()].filter((grade) => grade > 0).sort((a, b) => b - a).slice(0, k);
+  const ideal = [...relevant.values()]
+    .filter((grade) => grade > 0)
+    .sort((a, b) => b - a)
+    .slice(0, k);
   const idcg = ideal.reduce((sum, grade, index) => sum + grade / Math.log2(index + 2), 0);
   return idcg === 0 ? 0 : dcg / idcg;
 }

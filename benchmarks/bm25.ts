@@ -11,7 +11,12 @@ export interface Bm25Options {
 }
 
 function terms(text: string): string[] {
-  const words = text.normalize('NFKD').replace(/\p{M}/gu, '').toLowerCase().match(/[\p{L}\p{N}]+/gu) ?? [];
+  const words =
+    text
+      .normalize('NFKD')
+      .replace(/\p{M}/gu, '')
+      .toLowerCase()
+      .match(/[\p{L}\p{N}]+/gu) ?? [];
   return words.map((word) => stemmer(word));
 }
 

@@ -15,7 +15,9 @@ import { flags, PACKAGE_ROOT, printTable, writeResult, type Row } from './lib/re
 const require = createRequire(import.meta.url);
 
 function sample(folder: string, megabytes: number): string[] {
-  const lines = gunzipSync(readFileSync(join(folder, 'corpus.jsonl.gz'))).toString('utf8').split('\n');
+  const lines = gunzipSync(readFileSync(join(folder, 'corpus.jsonl.gz')))
+    .toString('utf8')
+    .split('\n');
   const texts: string[] = [];
   let bytes = 0;
   for (const line of lines) {
@@ -50,7 +52,8 @@ function main(): void {
   const joined = texts.join('\n\n');
   const bytes = Buffer.byteLength(joined);
   const ours = cl100kTokenizer();
-  const ranks = require('js-tiktoken/ranks/cl100k_base') as ConstructorParameters<typeof Tiktoken>[0] | { default: ConstructorParameters<typeof Tiktoken>[0] };
+  const ranks = require('js-tiktoken/ranks/cl100k_base') as
+    ConstructorParameters<typeof Tiktoken>[0] | { default: ConstructorParameters<typeof Tiktoken>[0] };
   const tiktoken = new Tiktoken('default' in ranks ? ranks.default : ranks);
 
   let mismatches = 0;
@@ -80,7 +83,10 @@ function main(): void {
     chunks = chunkSections(pages).length;
   });
   rows.push({ task: 'chunkSections, one page per abstract', 'MB/s first': paged.cold, 'MB/s best': paged.warm, tokens: chunks });
-  printTable(`Tokenizers and chunker on ${(bytes / 1e6).toFixed(1)} MB (token ids differ on ${mismatches} of 1000 texts; last column: tokens, or chunks)`, rows);
+  printTable(
+    `Tokenizers and chunker on ${(bytes / 1e6).toFixed(1)} MB (token ids differ on ${mismatches} of 1000 texts; last column: tokens, or chunks)`,
+    rows,
+  );
   writeResult('chunking', { megabytes: bytes / 1e6, mismatchedTexts: mismatches, rows });
 }
 

@@ -16,7 +16,14 @@ const firstTrial = Number(args.get('from') ?? 0);
 const workerPath = join(dirname(fileURLToPath(import.meta.url)), 'crash', 'worker.js');
 
 const started = performance.now();
-const report = await runCrashTrials({ trials, seed, firstTrial, workerPath, keepFailed: args.has('keep'), log: (line) => console.log(line) });
+const report = await runCrashTrials({
+  trials,
+  seed,
+  firstTrial,
+  workerPath,
+  keepFailed: args.has('keep'),
+  log: (line) => console.log(line),
+});
 const seconds = (performance.now() - started) / 1000;
 
 const afterCrash = new Map<string, number>();
@@ -38,7 +45,10 @@ printTable('Crash consistency (SIGKILL during ingestion, embedded default)', [
   { measure: 'close() p50 ms', value: close.p50 },
   { measure: 'wall time s', value: seconds },
 ]);
-printTable('Index state found right after the crash (per datastore)', [...afterCrash].map(([state, count]) => ({ state, count })));
+printTable(
+  'Index state found right after the crash (per datastore)',
+  [...afterCrash].map(([state, count]) => ({ state, count })),
+);
 
 writeResult('crash', {
   trials: report.trials.length,

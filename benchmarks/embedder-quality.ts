@@ -31,7 +31,11 @@ function variants(quick: boolean): Variant[] {
   const at = (dimensions: number): Variant => ({ name: 'default', dimensions, features: base });
   const list: Variant[] = [at(384), at(512), at(768), at(1024), at(2048)];
   if (quick) return list.filter((variant) => variant.dimensions === 1024);
-  const feature = (name: string, changes: Partial<FeatureSettings>): Variant => ({ name, dimensions: 1024, features: { ...base, ...changes } });
+  const feature = (name: string, changes: Partial<FeatureSettings>): Variant => ({
+    name,
+    dimensions: 1024,
+    features: { ...base, ...changes },
+  });
   return [
     ...list,
     feature('stems only, no prior', { unigram: 1, charGram: 0, englishPrior: false }),
@@ -71,7 +75,12 @@ function vectorRankings(data: BeirDataset, variant: Variant): { rankings: Map<st
   return { rankings, docsPerSecond };
 }
 
-function fuse(data: BeirDataset, lexical: ReadonlyMap<string, Ranking>, vector: ReadonlyMap<string, Ranking>, vectorWeight = 1): Map<string, Ranking> {
+function fuse(
+  data: BeirDataset,
+  lexical: ReadonlyMap<string, Ranking>,
+  vector: ReadonlyMap<string, Ranking>,
+  vectorWeight = 1,
+): Map<string, Ranking> {
   return new Map(
     data.queries.map((query) => [
       query.id,
@@ -98,14 +107,42 @@ function main(): void {
   const bm25 = new Bm25Index(data.corpus.map((document) => `${document.title} ${document.text}`));
   const lexical = new Map(data.queries.map((query) => [query.id, topByScore(bm25.score(query.text), ids, 1000, true)]));
   const lexicalScores = evaluate(lexical, data.qrels);
-  const rows: Row[] = [{ variant: 'BM25 (in-memory, FTS5-like)', dimensions: '-', 'nDCG@10': lexicalScores.ndcg10, 'R@100': lexicalScores.recall100, 'MRR@10': lexicalScores.mrr10, 'RRF nDCG@10': '-', 'RRF R@100': '-', 'RRF½ nDCG@10': '-', 'docs/s': '-' }];
-  const results: Array<{ variant: string; dimensions: number; features: FeatureSettings; vector: Scores; fused: Scores; fusedHalfWeight: Scores; docsPerSecond: number }> = [];
+  const rows: Row[] = [
+    {
+      variant: 'BM25 (in-memory, FTS5-like)',
+      dimensions: '-',
+      'nDCG@10': lexicalScores.ndcg10,
+      'R@100': lexicalScores.recall100,
+      'MRR@10': lexicalScores.mrr10,
+      'RRF nDCG@10': '-',
+      'RRF R@100': '-',
+      'RRF½ nDCG@10': '-',
+      'docs/s': '-',
+    },
+  ];
+  const results: Array<{
+    variant: string;
+    dimensions: number;
+    features: FeatureSettings;
+    vector: Scores;
+    fused: Scores;
+    fusedHalfWeight: Scores;
+    docsPerSecond: number;
+  }> = [];
   for (const variant of variants(args.has('quick'))) {
     const { rankings, docsPerSecond } = vectorRankings(data, variant);
     const vector = evaluate(rankings, data.qrels);
     const fused = evaluate(fuse(data, lexical, rankings), data.qrels);
     const fusedHalfWeight = evaluate(fuse(data, lexical, rankings, HALF), data.qrels);
-    results.push({ variant: variant.name, dimensions: variant.dimensions, features: variant.features, vector, fused, fusedHalfWeight, docsPerSecond: Math.round(docsPerSecond) });
+    results.push({
+      variant: variant.name,
+      dimensions: variant.dimensions,
+      features: variant.features,
+      vector,
+      fused,
+      fusedHalfWeight,
+      docsPerSecond: Math.round(docsPerSecond),
+    });
     rows.push({
       variant: variant.name,
       dimensions: variant.dimensions,
@@ -117,9 +154,14 @@ function main(): void {
       'RRF½ nDCG@10': fusedHalfWeight.ndcg10,
       'docs/s': Math.round(docsPerSecond),
     });
-    console.log(`${variant.name} ${variant.dimensions}: nDCG@10 ${vector.ndcg10.toFixed(4)}, RRF ${fused.ndcg10.toFixed(4)}, RRF½ ${fusedHalfWeight.ndcg10.toFixed(4)}`);
+    console.log(
+      `${variant.name} ${variant.dimensions}: nDCG@10 ${vector.ndcg10.toFixed(4)}, RRF ${fused.ndcg10.toFixed(4)}, RRF½ ${fusedHalfWeight.ndcg10.toFixed(4)}`,
+    );
   }
-  printTable(`Local embedder on ${split} split: exact cosine search, and RRF(k=${RRF_K}) with BM25 (RRF½: vector list at weight ${HALF})`, rows);
+  printTable(
+    `Local embedder on ${split} split: exact cosine search, and RRF(k=${RRF_K}) with BM25 (RRF½: vector list at weight ${HALF})`,
+    rows,
+  );
   writeResult('embedder-quality', {
     dataset: relative(PACKAGE_ROOT, folder),
     split,

@@ -144,8 +144,13 @@ async function main(): Promise<void> {
     lists.map((query) => ndcgAt(10, candidate.rank(query), dataset.qrels.get(query.id) ?? new Map<string, number>())),
   );
   const indexOf = new Map(lists.map((query, i) => [query.id, i]));
-  const mean = (c: number, ids: readonly string[]) => ids.reduce((sum, id) => sum + (table[c] as number[])[indexOf.get(id) as number]!, 0) / ids.length;
-  const split5 = folds(lists.map((query) => query.id), FOLDS, SEED);
+  const mean = (c: number, ids: readonly string[]) =>
+    ids.reduce((sum, id) => sum + (table[c] as number[])[indexOf.get(id) as number]!, 0) / ids.length;
+  const split5 = folds(
+    lists.map((query) => query.id),
+    FOLDS,
+    SEED,
+  );
   const lexicalIndex = 0;
   const foldRows = split5.map((held, f) => {
     const training = split5.filter((_, g) => g !== f).flat();
@@ -179,7 +184,15 @@ async function main(): Promise<void> {
     'Reference rows',
     ['lexical', 'vector', 'rrf w=0.3 k=60 depth=50', 'rrf w=1 k=60 depth=50'].map((name) => named(name)).filter((row) => row !== undefined),
   );
-  writeResult(`fusion-cv-${basename(folder)}-${split}`, { dataset: basename(folder), split, folds: FOLDS, seed: SEED, queries: lists.length, foldRows, candidates: candidateRows });
+  writeResult(`fusion-cv-${basename(folder)}-${split}`, {
+    dataset: basename(folder),
+    split,
+    folds: FOLDS,
+    seed: SEED,
+    queries: lists.length,
+    foldRows,
+    candidates: candidateRows,
+  });
 }
 
 main().catch((error: unknown) => {

@@ -106,7 +106,7 @@ interface RunningServer {
   /** The worst stall reported since the last call (see hostile-server.ts). */
   takeStall(): { stallMs: number; stallCpuMs: number };
   child: ChildProcess;
-  alive(): boolean;
+  alive: () => boolean;
   stop(): Promise<void>;
 }
 
@@ -114,24 +114,29 @@ async function startServer(options: HostileOptions, dataDir: string): Promise<Ru
   // From dist/benchmarks the build is one folder up; from the TypeScript sources (the CI test) it is dist/.
   const dist = options.serverDist ?? (HERE.includes(`${sep}dist${sep}`) ? join(HERE, '..') : join(HERE, '..', 'dist'));
   const script = join(dist, 'benchmarks', 'lib', 'hostile-server.js');
-  const child = spawn(process.execPath, [script, dataDir, API_KEY, JSON.stringify(options.usage ?? {}), JSON.stringify(options.files ?? {})], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child = spawn(
+    process.execPath,
+    [script, dataDir, API_KEY, JSON.stringify(options.usage ?? {}), JSON.stringify(options.files ?? {})],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let exited = false;
   const exit = new Promise<void>((resolve) => child.once('exit', () => ((exited = true), resolve())));
   let stderr = '';
-  child.stderr!.on('data', (data: Buffer) => {
+  child.stderr.on('data', (data: Buffer) => {
     stderr = (stderr + data.toString()).slice(-4000);
   });
   let stall = { stallMs: 0, stallCpuMs: 0 };
-  const lines = createInterface({ input: child.stdout! });
+  const lines = createInterface({ input: child.stdout });
   const first = await new Promise<string>((resolve, reject) => {
     lines.once('line', resolve);
     child.once('exit', (code) => reject(new Error(`the server exited (${code}) before listening: ${stderr}`)));
   });
   lines.on('line', (line) => {
     const reported = JSON.parse(line) as { stallMs?: number; stallCpuMs?: number };
-    if (reported.stallMs !== undefined && reported.stallMs > stall.stallMs) stall = { stallMs: reported.stallMs, stallCpuMs: reported.stallCpuMs ?? 0 };
+    if (reported.stallMs !== undefined && reported.stallMs > stall.stallMs)
+      stall = { stallMs: reported.stallMs, stallCpuMs: reported.stallCpuMs ?? 0 };
   });
   const { origin } = JSON.parse(first) as { origin: string };
   return {
@@ -171,7 +176,10 @@ async function api(origin: string, method: string, path: string, body?: unknown)
 async function apiOnce(origin: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
   const response = await fetch(`${origin}/api${path}`, {
     method,
-    headers: { authorization: `Bearer ${API_KEY}`, ...(body === undefined || body instanceof FormData ? {} : { 'content-type': 'application/json' }) },
+    headers: {
+      authorization: `Bearer ${API_KEY}`,
+      ...(body === undefined || body instanceof FormData ? {} : { 'content-type': 'application/json' }),
+    },
     ...(body === undefined ? {} : { body: body instanceof FormData ? body : JSON.stringify(body) }),
     signal: AbortSignal.timeout(180_000),
   });
@@ -259,7 +267,12 @@ async function submit(origin: string, datastoreId: string, input: HostileInput):
   throw new Error('crawl cases are submitted by runCase');
 }
 
-async function waitSettled(origin: string, datasourceId: string, deadline: number, alive: () => boolean): Promise<{ status: string; error: string; chunks: number }> {
+async function waitSettled(
+  origin: string,
+  datasourceId: string,
+  deadline: number,
+  alive: () => boolean,
+): Promise<{ status: string; error: string; chunks: number }> {
   while (performance.now() < deadline && alive()) {
     const { status, json } = await api(origin, 'GET', `/datasources/${datasourceId}`).catch(() => ({ status: 0, json: null }));
     const record = json as { status?: string; error?: string | null; nbChunks?: number } | null;
@@ -271,14 +284,24 @@ async function waitSettled(origin: string, datasourceId: string, deadline: numbe
   return { status: alive() ? 'timeout' : 'server died', error: '', chunks: 0 };
 }
 
-async function runCase(server: RunningServer, testCase: HostileCase, datastoreId: string, probeStoreId: string, idleRss: { server: number; tree: number }, timeoutMs: number): Promise<HostileRow> {
+async function runCase(
+  server: RunningServer,
+  testCase: HostileCase,
+  datastoreId: string,
+  probeStoreId: string,
+  idleRss: { server: number; tree: number },
+  timeoutMs: number,
+): Promise<HostileRow> {
   const input = testCase.make();
   let rssPeak = 0;
   let treePeak = 0;
   const sampler = setInterval(() => {
     const pids = treeOf(server.pid);
     rssPeak = Math.max(rssPeak, rssOf(server.pid));
-    treePeak = Math.max(treePeak, pids.reduce((sum, pid) => sum + rssOf(pid), 0));
+    treePeak = Math.max(
+      treePeak,
+      pids.reduce((sum, pid) => sum + rssOf(pid), 0),
+    );
   }, 100);
   const probe = startProbe(server.origin, probeStoreId);
   server.takeStall();
@@ -290,14 +313,26 @@ async function runCase(server: RunningServer, testCase: HostileCase, datastoreId
     let submitted: Submitted;
     if (input.kind === 'crawl') {
       site = await startLinkSite(input.linksPerPage);
-      const { status, json } = await api(server.origin, 'POST', '/datasources', { type: 'web_site', datastoreId, config: { source_url: `${site.origin}/` } });
-      submitted = status >= 400 ? { settled: { status: `http ${status}`, error: JSON.stringify(json).slice(0, 160), chunks: 0 } } : { datasourceId: (json as { id: string }).id };
+      const { status, json } = await api(server.origin, 'POST', '/datasources', {
+        type: 'web_site',
+        datastoreId,
+        config: { source_url: `${site.origin}/` },
+      });
+      submitted =
+        status >= 400
+          ? { settled: { status: `http ${status}`, error: JSON.stringify(json).slice(0, 160), chunks: 0 } }
+          : { datasourceId: (json as { id: string }).id };
     } else submitted = await submit(server.origin, datastoreId, input);
     datasourceId = submitted.datasourceId;
     outcome = submitted.settled ?? (await waitSettled(server.origin, datasourceId!, started + timeoutMs, server.alive));
   } catch (error) {
     const cause = (error as { cause?: unknown }).cause;
-    outcome = { status: server.alive() ? 'request failed' : 'server died', error: `${String(error)}${cause ? ` (${String(cause)})` : ''}`.slice(0, 200), chunks: 0 };
+    outcome = {
+      status: server.alive() ? 'request failed' : 'server died',
+      // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a fetch failure's cause is an Error; String gives its name and message
+      error: `${String(error)}${cause ? ` (${String(cause)})` : ''}`.slice(0, 200),
+      chunks: 0,
+    };
   }
   const seconds = (performance.now() - started) / 1000;
   await probe.stop();
@@ -335,7 +370,9 @@ export async function runHostile(options: HostileOptions): Promise<HostileResult
     const { json: probeStore } = await api(server.origin, 'POST', '/datastores', { name: 'probe' });
     const probeStoreId = (probeStore as { id: string }).id;
     const { status } = await api(server.origin, 'POST', `/datastores/upsert/${probeStoreId}`, {
-      documents: Array.from({ length: 20 }, (_, i) => ({ text: `Document ${i}: the index stores vectors and retrieval ranks them by similarity.` })),
+      documents: Array.from({ length: 20 }, (_, i) => ({
+        text: `Document ${i}: the index stores vectors and retrieval ranks them by similarity.`,
+      })),
     });
     if (status >= 400) throw new Error(`could not seed the probe datastore (${status})`);
     const { json: target } = await api(server.origin, 'POST', '/datastores', { name: 'hostile' });
@@ -350,7 +387,9 @@ export async function runHostile(options: HostileOptions): Promise<HostileResult
     for (const testCase of selected) {
       log(`case: ${testCase.name}`);
       const row = await runCase(server, testCase, datastoreId, probeStoreId, idleRss, timeoutMs);
-      log(`  ${row.status} in ${row.seconds} s, RSS +${row.rssGrowthMiB} MiB, probe max ${row.probeMaxMs} ms, server stall ${row.serverStallMs} ms (CPU ${row.serverStallCpuMs} ms)${row.error ? `, ${row.error}` : ''}`);
+      log(
+        `  ${row.status} in ${row.seconds} s, RSS +${row.rssGrowthMiB} MiB, probe max ${row.probeMaxMs} ms, server stall ${row.serverStallMs} ms (CPU ${row.serverStallCpuMs} ms)${row.error ? `, ${row.error}` : ''}`,
+      );
       rows.push(row);
       if (!server.alive()) {
         // A dead server is the row's result; the next case gets a fresh one.
@@ -382,7 +421,9 @@ async function main(): Promise<void> {
     ...(args.get('server-dist') ? { serverDist: args.get('server-dist')! } : {}),
     log: (line) => console.log(line),
   });
-  console.log(`idle server: RSS ${result.idleRssMiB} MiB, probe max ${result.idleProbe.maxMs} ms, p99 ${result.idleProbe.p99Ms} ms; load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores`);
+  console.log(
+    `idle server: RSS ${result.idleRssMiB} MiB, probe max ${result.idleProbe.maxMs} ms, p99 ${result.idleProbe.p99Ms} ms; load average ${loadavg()[0]!.toFixed(1)} on ${cpus().length} cores`,
+  );
   printTable(
     `bench:hostile at scale ${scale} (goals: stall <= 200 ms, p99 <= 100 ms, RSS growth <= 512 MiB, settled <= 120 s, server alive)`,
     result.rows.map((row) => ({
@@ -400,7 +441,11 @@ async function main(): Promise<void> {
     })),
   );
   for (const row of result.rows) if (row.error) console.log(`${row.case}: ${row.error}`);
-  writeResult(args.get('result') ?? 'hostile', { ...result, serverDist: args.get('server-dist') ?? 'this build', at: new Date().toISOString() });
+  writeResult(args.get('result') ?? 'hostile', {
+    ...result,
+    serverDist: args.get('server-dist') ?? 'this build',
+    at: new Date().toISOString(),
+  });
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {

@@ -36,6 +36,7 @@ function autocannon(options: Record<string, unknown>): Promise<AutocannonResult>
   const script = `require(${JSON.stringify(AUTOCANNON)})(JSON.parse(process.argv[1])).then((r) => process.stdout.write(JSON.stringify(r)))`;
   return new Promise((resolve, reject) => {
     execFile(process.execPath, ['-e', script, JSON.stringify(options)], { maxBuffer: 64 * 1024 * 1024 }, (error, stdout) => {
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- execFile passes an ExecFileException, an Error the rule does not recognise (its type is an Omit<> of one)
       if (error) reject(error);
       else resolve(JSON.parse(stdout) as AutocannonResult);
     });
@@ -58,7 +59,12 @@ const ROUNDS = Number(args.get('rounds') ?? 5);
 const TOP_K = 5;
 const GOAL = 0.6;
 
-async function inProcess(query: (body: { query: string; topK: number }) => Promise<unknown>, bodies: string[], seconds: number, concurrency: number) {
+async function inProcess(
+  query: (body: { query: string; topK: number }) => Promise<unknown>,
+  bodies: string[],
+  seconds: number,
+  concurrency: number,
+) {
   const latencies: number[] = [];
   const deadline = performance.now() + seconds * 1000;
   let next = 0;
@@ -80,7 +86,9 @@ async function main(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), 'ragdesk-bench-http-'));
   const ragdesk = openRagdesk({ dataDir: dir, env: {} });
   try {
-    console.log(`bench:http — ${DOCUMENTS} documents, ${CONNECTIONS} connections / concurrent calls, ${DURATION} s per side, embedder ${ragdesk.adapters.embeddings}`);
+    console.log(
+      `bench:http — ${DOCUMENTS} documents, ${CONNECTIONS} connections / concurrent calls, ${DURATION} s per side, embedder ${ragdesk.adapters.embeddings}`,
+    );
     const corpus = syntheticCorpus({ count: DOCUMENTS, dimensions: 8, clusters: 100, queries: 200, seed: 7 });
     const datastore = await ragdesk.datastores.create({ name: 'bench' }, { ownerId: 'bench' });
     const ingestStart = performance.now();
@@ -129,21 +137,57 @@ async function main(): Promise<void> {
       calls: directRounds.reduce((sum, run) => sum + run.calls, 0),
     };
     const http = {
-      requests: { average: median(httpRounds.map((run) => run.requests.average)), total: httpRounds.reduce((sum, run) => sum + run.requests.total, 0) },
+      requests: {
+        average: median(httpRounds.map((run) => run.requests.average)),
+        total: httpRounds.reduce((sum, run) => sum + run.requests.total, 0),
+      },
       latency: { p50: median(httpRounds.map((run) => run.latency.p50)), p99: median(httpRounds.map((run) => run.latency.p99)) },
     };
     const ratio = median(roundRatios);
     const cpuPerCall = directCpuMs / direct.calls;
     const cpuPerRequest = httpCpuMs / http.requests.total;
     const rows = [
-      { path: 'in-process datastore.query', 'calls/s': direct.perSecond, 'p50 ms': direct.p50, 'p99 ms': direct.p99, calls: direct.calls, 'CPU ms/call': cpuPerCall },
-      { path: 'HTTP POST /api/datastores/{id}/query', 'calls/s': http.requests.average, 'p50 ms': http.latency.p50, 'p99 ms': http.latency.p99, calls: http.requests.total, 'CPU ms/call': cpuPerRequest },
+      {
+        path: 'in-process datastore.query',
+        'calls/s': direct.perSecond,
+        'p50 ms': direct.p50,
+        'p99 ms': direct.p99,
+        calls: direct.calls,
+        'CPU ms/call': cpuPerCall,
+      },
+      {
+        path: 'HTTP POST /api/datastores/{id}/query',
+        'calls/s': http.requests.average,
+        'p50 ms': http.latency.p50,
+        'p99 ms': http.latency.p99,
+        calls: http.requests.total,
+        'CPU ms/call': cpuPerRequest,
+      },
     ];
-    printTable(`Datastore query, ${DOCUMENTS} documents, topK ${TOP_K}, ${CONNECTIONS} concurrent (medians of ${ROUNDS} alternating rounds of ${perRound} s)`, rows);
+    printTable(
+      `Datastore query, ${DOCUMENTS} documents, topK ${TOP_K}, ${CONNECTIONS} concurrent (medians of ${ROUNDS} alternating rounds of ${perRound} s)`,
+      rows,
+    );
     console.log(`per-round ratios: ${roundRatios.map((value) => value.toFixed(2)).join(', ')}`);
     console.log(`\nHTTP / in-process throughput: ${ratio.toFixed(2)} (goal >= ${GOAL}: ${ratio >= GOAL ? 'met' : 'NOT met'})`);
-    console.log(`server CPU per call, in-process / HTTP: ${(cpuPerCall / cpuPerRequest).toFixed(2)} (${(cpuPerRequest - cpuPerCall).toFixed(3)} ms more per HTTP request: parsing, auth, JSON, socket writes)`);
-    writeResult('http', { documents: DOCUMENTS, connections: CONNECTIONS, rounds: ROUNDS, secondsPerRound: perRound, topK: TOP_K, roundRatios, embeddings: ragdesk.adapters.embeddings, rows, ratio, cpuRatio: cpuPerCall / cpuPerRequest, httpCpuMsPerRequest: cpuPerRequest - cpuPerCall, goal: GOAL, goalMet: ratio >= GOAL });
+    console.log(
+      `server CPU per call, in-process / HTTP: ${(cpuPerCall / cpuPerRequest).toFixed(2)} (${(cpuPerRequest - cpuPerCall).toFixed(3)} ms more per HTTP request: parsing, auth, JSON, socket writes)`,
+    );
+    writeResult('http', {
+      documents: DOCUMENTS,
+      connections: CONNECTIONS,
+      rounds: ROUNDS,
+      secondsPerRound: perRound,
+      topK: TOP_K,
+      roundRatios,
+      embeddings: ragdesk.adapters.embeddings,
+      rows,
+      ratio,
+      cpuRatio: cpuPerCall / cpuPerRequest,
+      httpCpuMsPerRequest: cpuPerRequest - cpuPerCall,
+      goal: GOAL,
+      goalMet: ratio >= GOAL,
+    });
   } finally {
     await ragdesk.close();
     rmSync(dir, { recursive: true, force: true });

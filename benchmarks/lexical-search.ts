@@ -53,9 +53,18 @@ async function load(store: Store, texts: readonly { id: string; text: string }[]
     const source = makeDatasource(datastore, { name: `batch-${start}` });
     await store.createDatasource(source);
     const chunks: ChunkRecord[] = texts.slice(start, start + 500).map((doc, position) => ({
-      id: doc.id, datastoreId: datastore.id, datasourceId: source.id, customId: null, position,
-      text: doc.text, tokenCount: doc.text.length / 4, charOffset: 0, hash: doc.id, pageNumber: null,
-      metadata: {}, vector: vector(),
+      id: doc.id,
+      datastoreId: datastore.id,
+      datasourceId: source.id,
+      customId: null,
+      position,
+      text: doc.text,
+      tokenCount: doc.text.length / 4,
+      charOffset: 0,
+      hash: doc.id,
+      pageNumber: null,
+      metadata: {},
+      vector: vector(),
     }));
     await store.replaceChunks(source.id, chunks);
   }
@@ -93,7 +102,10 @@ async function run(path: string, lexical: Partial<LexicalSearchOptions>, dataset
       started = performance.now();
       const results = await store.searchText({ datastoreId, query: query.text, topK });
       pass.push(performance.now() - started);
-      rankings.set(query.id, results.map((result) => result.id));
+      rankings.set(
+        query.id,
+        results.map((result) => result.id),
+      );
     }
   }
   await store.close();
@@ -172,9 +184,17 @@ async function main(): Promise<void> {
       // The synthetic chunks reuse sentences of the judged abstracts: distractors, equal for all settings.
       const { ndcg10 } = evaluate(rankings, dataset.qrels);
       speed.push({
-        setting: name, p50Ms: warm.p50, p99Ms: warm.p99, meanMs: warm.mean, 'first search, from rows ms': buildMs,
-        'close (snapshot) ms': closeMs, 'first search, from snapshot ms': snapshotMs,
-        'index heap MiB': indexHeapMiB, 'index RSS MiB': indexRssMiB, overlap10: overlapAt10(rankings, reference), ndcg10,
+        setting: name,
+        p50Ms: warm.p50,
+        p99Ms: warm.p99,
+        meanMs: warm.mean,
+        'first search, from rows ms': buildMs,
+        'close (snapshot) ms': closeMs,
+        'first search, from snapshot ms': snapshotMs,
+        'index heap MiB': indexHeapMiB,
+        'index RSS MiB': indexRssMiB,
+        overlap10: overlapAt10(rankings, reference),
+        ndcg10,
       });
     }
     printTable(`${COUNT} chunks, top 10, SciFact claims as queries`, speed);

@@ -118,11 +118,20 @@ async function main(): Promise<void> {
   const coldRows = PLACEMENTS.map((placement) => {
     const samples = cold.get(placement) as Sample[];
     const longest = [...samples].sort((a, b) => b.stallMs - a.stallMs)[0] as Sample;
-    return { placement, 'first pass ms': samples.reduce((total, sample) => total + sample.ms, 0), 'longest stall ms': longest.stallMs, 'during': longest.file };
+    return {
+      placement,
+      'first pass ms': samples.reduce((total, sample) => total + sample.ms, 0),
+      'longest stall ms': longest.stallMs,
+      during: longest.file,
+    };
   });
   printTable(
     `A generated ${(largeHtml.byteLength / 2 ** 20).toFixed(1)} MB HTML file (40,000 paragraphs), warm`,
-    PLACEMENTS.map((placement) => ({ placement, 'parse ms': large.get(placement)?.ms ?? NaN, 'longest stall ms': large.get(placement)?.stallMs ?? NaN })),
+    PLACEMENTS.map((placement) => ({
+      placement,
+      'parse ms': large.get(placement)?.ms ?? NaN,
+      'longest stall ms': large.get(placement)?.stallMs ?? NaN,
+    })),
   );
   printTable('First (cold) pass: module loading, compilation and thread start included', coldRows);
   const worst = [...main].sort((a, b) => b.stallMs - a.stallMs).slice(0, 8);
@@ -136,7 +145,11 @@ async function main(): Promise<void> {
       'worker ms': (worker.get(sample.file) as Sample).ms,
     })),
   );
-  console.log(mismatched.length === 0 ? '\nSame outcome (parsed / error code) for every file on both placements.' : `\nDifferent outcomes: ${mismatched.join(', ')}`);
+  console.log(
+    mismatched.length === 0
+      ? '\nSame outcome (parsed / error code) for every file on both placements.'
+      : `\nDifferent outcomes: ${mismatched.join(', ')}`,
+  );
   writeResult('parse', {
     corpus: relative(PACKAGE_ROOT, CORPUS),
     documents: documents.length,

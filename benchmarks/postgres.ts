@@ -77,12 +77,21 @@ async function ingest(datastore: Datastore, corpus: SyntheticCorpus): Promise<nu
 /** Vector, hybrid and filtered-vector queries through the public API: latency and recall@10. */
 async function measureQueries(setup: string, datastore: Datastore, corpus: SyntheticCorpus): Promise<Row[]> {
   const modes = [
-    { path: 'vector', run: (q: number) => datastore.query({ query: corpus.queries[q]!.text, topK: TOP_K, mode: 'vector' }), tenant: undefined },
+    {
+      path: 'vector',
+      run: (q: number) => datastore.query({ query: corpus.queries[q]!.text, topK: TOP_K, mode: 'vector' }),
+      tenant: undefined,
+    },
     { path: 'hybrid', run: (q: number) => datastore.query({ query: corpus.queries[q]!.text, topK: TOP_K }), tenant: undefined },
     {
       path: 'vector, 10% filter',
       run: (q: number) =>
-        datastore.query({ query: corpus.queries[q]!.text, topK: TOP_K, mode: 'vector', filters: { custom_ids: [`tenant-${q % TENANTS}`] } }),
+        datastore.query({
+          query: corpus.queries[q]!.text,
+          topK: TOP_K,
+          mode: 'vector',
+          filters: { custom_ids: [`tenant-${q % TENANTS}`] },
+        }),
       tenant: (q: number) => q % TENANTS,
     },
   ];
@@ -113,7 +122,13 @@ async function measureQueries(setup: string, datastore: Datastore, corpus: Synth
 }
 
 /** Index-level queries (no hydration) of one pgvector configuration: latency and recall@10. */
-async function measureIndex(index: VectorIndex, datastoreId: string, corpus: SyntheticCorpus, labels: Map<string, number>, filtered: boolean): Promise<{ p50: number; p99: number; recall: number }> {
+async function measureIndex(
+  index: VectorIndex,
+  datastoreId: string,
+  corpus: SyntheticCorpus,
+  labels: Map<string, number>,
+  filtered: boolean,
+): Promise<{ p50: number; p99: number; recall: number }> {
   for (let q = 0; q < WARMUP; q++) await index.query(datastoreId, { vector: corpus.queries[q]!.vector, topK: TOP_K });
   const times: number[] = [];
   let hits = 0;
@@ -232,7 +247,11 @@ async function main(): Promise<void> {
 
   const ingestRows: Row[] = [
     { setup: 'sqlite + hnsw', 'ingest s': sqlite.ingestSeconds, 'chunks/s': COUNT / sqlite.ingestSeconds },
-    { setup: 'postgres + pgvector (PGlite)', 'ingest s': postgresMeasured.ingestSeconds, 'chunks/s': COUNT / postgresMeasured.ingestSeconds },
+    {
+      setup: 'postgres + pgvector (PGlite)',
+      'ingest s': postgresMeasured.ingestSeconds,
+      'chunks/s': COUNT / postgresMeasured.ingestSeconds,
+    },
   ];
   const queryRows = [...sqlite.rows, ...postgresMeasured.rows];
   printTable(`Ingest through datastore.upsert (${COUNT} chunks, batches of ${BATCH}, index in place)`, ingestRows);
@@ -242,7 +261,12 @@ async function main(): Promise<void> {
     // Other processes share this machine's cores; their load inflates every figure alike.
     loadAverage: { atStart: loadAtStart, atEnd: loadavg().map((value) => Number(value.toFixed(2))) },
     parameters: {
-      chunks: COUNT, queries: QUERIES, dimensions: DIMENSIONS, topK: TOP_K, tenants: TENANTS, batch: BATCH,
+      chunks: COUNT,
+      queries: QUERIES,
+      dimensions: DIMENSIONS,
+      topK: TOP_K,
+      tenants: TENANTS,
+      batch: BATCH,
       sqlite: 'hnswIndex defaults: m 16, efConstruction 200, efSearch 100',
       postgres: 'postgresIndex defaults: m 16, ef_construction 64, ef_search 100, iterative scan relaxed_order, max_scan_tuples 20000',
       engine: 'PGlite 0.5.14 (PostgreSQL 18.6, WebAssembly) + pgvector 0.8.7, over pglite-socket with pg 8.23',

@@ -133,8 +133,20 @@ async function main(): Promise<void> {
   const hybrids = latencySummary(timeHybrid);
   const ratio = vectors.mean / raws.mean;
   const rows = [
-    { path: 'raw hnswlib searchKnn + SQLite fetch', p50_ms: raws.p50, p99_ms: raws.p99, mean_ms: raws.mean, 'recall@10': rawRecallHits / (RECALL_QUERIES * TOP_K) },
-    { path: 'datastore.query (vector)', p50_ms: vectors.p50, p99_ms: vectors.p99, mean_ms: vectors.mean, 'recall@10': recallHits / (RECALL_QUERIES * TOP_K) },
+    {
+      path: 'raw hnswlib searchKnn + SQLite fetch',
+      p50_ms: raws.p50,
+      p99_ms: raws.p99,
+      mean_ms: raws.mean,
+      'recall@10': rawRecallHits / (RECALL_QUERIES * TOP_K),
+    },
+    {
+      path: 'datastore.query (vector)',
+      p50_ms: vectors.p50,
+      p99_ms: vectors.p99,
+      mean_ms: vectors.mean,
+      'recall@10': recallHits / (RECALL_QUERIES * TOP_K),
+    },
     { path: 'datastore.query (hybrid)', p50_ms: hybrids.p50, p99_ms: hybrids.p99, mean_ms: hybrids.mean, 'recall@10': Number.NaN },
   ];
   printTable(`Query latency, ${COUNT} chunks, top ${TOP_K}, ef ${EF_SEARCH}`, rows);
@@ -153,9 +165,20 @@ async function main(): Promise<void> {
     'rss MiB start': rssStart,
     'rss MiB end': rssEnd,
   };
-  printTable('Summary', Object.entries(summary).map(([metric, value]) => ({ metric, value })));
+  printTable(
+    'Summary',
+    Object.entries(summary).map(([metric, value]) => ({ metric, value })),
+  );
   writeResult('query', {
-    parameters: { count: COUNT, queries: QUERIES, dimensions: DIMENSIONS, m: M, efConstruction: EF_CONSTRUCTION, efSearch: EF_SEARCH, topK: TOP_K },
+    parameters: {
+      count: COUNT,
+      queries: QUERIES,
+      dimensions: DIMENSIONS,
+      m: M,
+      efConstruction: EF_CONSTRUCTION,
+      efSearch: EF_SEARCH,
+      topK: TOP_K,
+    },
     rows,
     summary,
   });

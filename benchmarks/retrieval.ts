@@ -18,7 +18,8 @@ const PUBLISHED_BM25_SCIFACT = { ndcg10: 0.679, recall100: 0.925, note: 'BM25 (A
 async function main(): Promise<void> {
   const args = flags(process.argv.slice(2));
   const folder = args.get('dataset');
-  if (!folder) throw new Error('usage: npm run bench:retrieval -- --dataset <BEIR folder> [--split train] [--mode hybrid|vector|lexical|all]');
+  if (!folder)
+    throw new Error('usage: npm run bench:retrieval -- --dataset <BEIR folder> [--split train] [--mode hybrid|vector|lexical|all]');
   const split = args.get('split') ?? 'test';
   const modeArg = args.get('mode') ?? 'all';
   const modes: RetrievalMode[] = modeArg === 'all' ? ['hybrid', 'vector', 'lexical'] : [modeArg as RetrievalMode];
@@ -27,7 +28,9 @@ async function main(): Promise<void> {
   try {
     const ragdesk = openRagdesk({ dataDir: dir, env: {} });
     const datastore = await ragdesk.datastores.create({ name: basename(folder) });
-    console.log(`bench:retrieval — ${basename(folder)} (${split}): ${dataset.corpus.length} documents, ${dataset.queries.length} queries, embedder ${ragdesk.adapters.embeddings}`);
+    console.log(
+      `bench:retrieval — ${basename(folder)} (${split}): ${dataset.corpus.length} documents, ${dataset.queries.length} queries, embedder ${ragdesk.adapters.embeddings}`,
+    );
     const indexSeconds = await indexBeirCorpus(datastore, dataset);
     const rows = [];
     for (const mode of modes) {
@@ -44,9 +47,14 @@ async function main(): Promise<void> {
       });
     }
     await ragdesk.close();
-    printTable(`Retrieval quality (top 100 per query), indexing ${indexSeconds.toFixed(1)} s = ${(dataset.corpus.length / indexSeconds).toFixed(0)} docs/s`, rows);
+    printTable(
+      `Retrieval quality (top 100 per query), indexing ${indexSeconds.toFixed(1)} s = ${(dataset.corpus.length / indexSeconds).toFixed(0)} docs/s`,
+      rows,
+    );
     if (basename(folder) === 'scifact') {
-      console.log(`Reference: published ${PUBLISHED_BM25_SCIFACT.note}: nDCG@10 ${PUBLISHED_BM25_SCIFACT.ndcg10}, R@100 ${PUBLISHED_BM25_SCIFACT.recall100}`);
+      console.log(
+        `Reference: published ${PUBLISHED_BM25_SCIFACT.note}: nDCG@10 ${PUBLISHED_BM25_SCIFACT.ndcg10}, R@100 ${PUBLISHED_BM25_SCIFACT.recall100}`,
+      );
     }
     writeResult(`retrieval-${basename(folder)}-${split}`, {
       dataset: basename(folder),

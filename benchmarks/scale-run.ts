@@ -137,7 +137,9 @@ function mark(stage: string): Snapshot {
   stages.push(snapshot);
   const heapDir = args.get('heap-snapshots');
   if (heapDir) writeHeapSnapshot(join(heapDir, `scale-${COUNT}-${stages.length}.heapsnapshot`));
-  console.log(`[scale ${COUNT}] ${stage}: anon ${snapshot.anonMiB} MiB, file ${snapshot.fileMiB}, heap ${snapshot.heapUsedMiB}, external ${snapshot.externalMiB}`);
+  console.log(
+    `[scale ${COUNT}] ${stage}: anon ${snapshot.anonMiB} MiB, file ${snapshot.fileMiB}, heap ${snapshot.heapUsedMiB}, external ${snapshot.externalMiB}`,
+  );
   return snapshot;
 }
 
@@ -197,7 +199,8 @@ async function main(): Promise<void> {
         documents.push({ text });
       }
       await datastore.upsert(documents);
-      if (start % (BATCH * 10) === 0) console.log(`[scale ${COUNT}] ingested ${start + documents.length} (${Math.round(status().anon)} MiB anon)`);
+      if (start % (BATCH * 10) === 0)
+        console.log(`[scale ${COUNT}] ingested ${start + documents.length} (${Math.round(status().anon)} MiB anon)`);
     }
   });
   const afterIngest = mark('after ingest');
@@ -218,9 +221,18 @@ async function main(): Promise<void> {
   datastore = await ragdesk.datastores.get(datastore.id);
   const reopen = await peakAnon(() => datastore.query({ query: (queries[0] as { text: string }).text, topK: TOP_K }));
   const reopened = mark('reopened, after the first hybrid query');
-  const vector = await timed((q) => datastore.query({ query: (queries[q] as { text: string }).text, topK: TOP_K, mode: 'vector' }), QUERIES);
-  const lexical = await timed((q) => datastore.query({ query: (queries[q] as { text: string }).text, topK: TOP_K, mode: 'lexical' }), QUERIES);
-  const hybrid = await timed((q) => datastore.query({ query: (queries[q] as { text: string }).text, topK: TOP_K, mode: 'hybrid' }), QUERIES);
+  const vector = await timed(
+    (q) => datastore.query({ query: (queries[q] as { text: string }).text, topK: TOP_K, mode: 'vector' }),
+    QUERIES,
+  );
+  const lexical = await timed(
+    (q) => datastore.query({ query: (queries[q] as { text: string }).text, topK: TOP_K, mode: 'lexical' }),
+    QUERIES,
+  );
+  const hybrid = await timed(
+    (q) => datastore.query({ query: (queries[q] as { text: string }).text, topK: TOP_K, mode: 'hybrid' }),
+    QUERIES,
+  );
   const queried = mark(`reopened, after ${QUERIES} queries of each mode`);
 
   // Recall@10 of the vector path against exact search, on a sample of queries (one streaming pass).
@@ -260,13 +272,26 @@ async function main(): Promise<void> {
     const buildSeconds = (performance.now() - started) / 1000;
     const rawPath = join(dir, 'raw.hnsw');
     await rawIndex.writeIndex(rawPath);
-    raw = { buildSeconds, chunksPerSecond: COUNT / buildSeconds, indexMiB: statSync(rawPath).size / 2 ** 20, anonMiB: Math.round(status().anon - before) };
+    raw = {
+      buildSeconds,
+      chunksPerSecond: COUNT / buildSeconds,
+      indexMiB: statSync(rawPath).size / 2 ** 20,
+      anonMiB: Math.round(status().anon - before),
+    };
   }
 
   const result = {
     chunks: COUNT,
     dimensions: DIMENSIONS,
-    parameters: { m: M, efConstruction: EF_CONSTRUCTION, efSearch: EF_SEARCH, topK: TOP_K, batch: BATCH, queries: QUERIES, recallQueries: RECALL_QUERIES },
+    parameters: {
+      m: M,
+      efConstruction: EF_CONSTRUCTION,
+      efSearch: EF_SEARCH,
+      topK: TOP_K,
+      batch: BATCH,
+      queries: QUERIES,
+      recallQueries: RECALL_QUERIES,
+    },
     ingest: { seconds: ingest.seconds, chunksPerSecond: COUNT / ingest.seconds, peakAnonMiB: ingest.peakAnonMiB },
     memory: {
       baseAnonMiB: base.anonMiB,

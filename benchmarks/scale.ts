@@ -35,7 +35,13 @@ interface Latency {
 export interface ScaleRun {
   chunks: number;
   ingest: { seconds: number; chunksPerSecond: number; peakAnonMiB: number };
-  memory: { baseAnonMiB: number; afterIngestAnonMiB: number; steadyAnonMiB: number; reopenedAfterQueriesAnonMiB: number; peakRssMiB: number };
+  memory: {
+    baseAnonMiB: number;
+    afterIngestAnonMiB: number;
+    steadyAnonMiB: number;
+    reopenedAfterQueriesAnonMiB: number;
+    peakRssMiB: number;
+  };
   disk: { folderMiB: number; indexMiB: number; textMiB: number };
   reopen: { firstHybridMs: number; closeMs: number };
   latencyMs: { vector: Latency; lexical: Latency; hybrid: Latency };
@@ -70,7 +76,10 @@ function chart(runs: readonly ScaleRun[]): string {
       yLabel: 'chunks/s',
       series: [
         { group: 'ragdesk (public API)', points: points((run) => run.ingest.chunksPerSecond) },
-        { group: 'raw hnswlib build', points: points((run) => run.raw?.chunksPerSecond ?? Number.NaN).filter((point) => Number.isFinite(point.y)) },
+        {
+          group: 'raw hnswlib build',
+          points: points((run) => run.raw?.chunksPerSecond ?? Number.NaN).filter((point) => Number.isFinite(point.y)),
+        },
       ],
     },
     {

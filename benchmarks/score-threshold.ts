@@ -30,9 +30,13 @@ try {
   const relevantBest: number[] = [];
   const topRelevant: number[] = [];
   const topOther: number[] = [];
-  const docOf = (fragment: { metadata: Record<string, unknown>; datasource_name: string }) => String(fragment.metadata.beir_id ?? fragment.datasource_name);
+  const docOf = (fragment: { metadata: Record<string, unknown>; datasource_name: string }) =>
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- beir_id is the string id this benchmark stored
+    String(fragment.metadata.beir_id ?? fragment.datasource_name);
   for (const query of queries) {
-    const relevant = new Set([...(dataset.qrels.get(query.id) ?? new Map<string, number>()).entries()].filter(([, grade]) => grade > 0).map(([id]) => id));
+    const relevant = new Set(
+      [...(dataset.qrels.get(query.id) ?? new Map<string, number>()).entries()].filter(([, grade]) => grade > 0).map(([id]) => id),
+    );
     const vector = await datastore.query({ query: query.text, topK: 100, mode: 'vector' });
     const best = new Map<string, number>();
     for (const fragment of vector) {
@@ -44,7 +48,8 @@ try {
       (relevant.has(docOf(fragment)) ? topRelevant : topOther).push(fragment.score);
     }
   }
-  const share = (values: readonly number[], threshold: number) => values.filter((value) => value > threshold).length / Math.max(1, values.length);
+  const share = (values: readonly number[], threshold: number) =>
+    values.filter((value) => value > threshold).length / Math.max(1, values.length);
   const rows = THRESHOLDS.map((threshold) => ({
     'score >': threshold,
     'relevant docs kept': `${(100 * share(relevantBest, threshold)).toFixed(1)}%`,
@@ -54,7 +59,9 @@ try {
   const sorted = [...relevantBest].sort((a, b) => a - b);
   const embedder = ragdesk.notes.find((note) => note.startsWith('Embeddings')) ?? 'offline embedder';
   printTable(`Score thresholds on SciFact train (${queries.length} queries, ${relevantBest.length} relevant pairs; ${embedder})`, rows);
-  console.log(`relevant best similarity: p10 ${percentile(sorted, 10).toFixed(3)}, p50 ${percentile(sorted, 50).toFixed(3)}, p90 ${percentile(sorted, 90).toFixed(3)}; indexed in ${indexSeconds.toFixed(0)} s`);
+  console.log(
+    `relevant best similarity: p10 ${percentile(sorted, 10).toFixed(3)}, p50 ${percentile(sorted, 50).toFixed(3)}, p90 ${percentile(sorted, 90).toFixed(3)}; indexed in ${indexSeconds.toFixed(0)} s`,
+  );
   writeResult('score-threshold', {
     dataset: 'scifact train',
     embedder,

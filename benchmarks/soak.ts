@@ -141,7 +141,14 @@ export interface Latency {
 }
 
 const OWNER = 'soak';
-const QUESTIONS = ['How do tides work?', 'What makes bread rise?', 'Why do volcanoes erupt?', 'What is a glacier?', 'How do bees make honey?', 'What causes rain?'];
+const QUESTIONS = [
+  'How do tides work?',
+  'What makes bread rise?',
+  'Why do volcanoes erupt?',
+  'What is a glacier?',
+  'How do bees make honey?',
+  'What causes rain?',
+];
 const TOPICS = [
   'tides moon gravity ocean water sun pull coast high low',
   'bread yeast dough flour rise oven bake ferment gas',
@@ -157,7 +164,10 @@ function documentText(random: () => number, index: number): string {
   const filler = 'the a of and in to is that for on with as by it this from at'.split(' ');
   const sentences: string[] = [];
   for (let s = 0; s < 12 + Math.floor(random() * 12); s++) {
-    const words = Array.from({ length: 8 + Math.floor(random() * 10) }, () => (random() < 0.55 ? topic : filler)[Math.floor(random() * (random() < 0.55 ? topic.length : filler.length))]);
+    const words = Array.from(
+      { length: 8 + Math.floor(random() * 10) },
+      () => (random() < 0.55 ? topic : filler)[Math.floor(random() * (random() < 0.55 ? topic.length : filler.length))],
+    );
     const sentence = `${words.join(' ')} ${index}.`;
     sentences.push(sentence.charAt(0).toUpperCase() + sentence.slice(1));
   }
@@ -308,7 +318,10 @@ async function clientProcess(input: ClientInput): Promise<void> {
   const client = async (index: number) => {
     let conversationId: string | undefined;
     for (let turn = 0; performance.now() < deadline; turn++) {
-      const body: Record<string, unknown> = { query: input.questions[(index + turn) % input.questions.length], visitorId: `visitor-${index}` };
+      const body: Record<string, unknown> = {
+        query: input.questions[(index + turn) % input.questions.length],
+        visitorId: `visitor-${index}`,
+      };
       if (conversationId && turn % 3 !== 0) body.conversationId = conversationId;
       open++;
       result.peakOpen = Math.max(result.peakOpen, open);
@@ -316,6 +329,7 @@ async function clientProcess(input: ClientInput): Promise<void> {
         conversationId = await one(body);
       } catch (error) {
         const cause = (error as { cause?: unknown }).cause;
+        // eslint-disable-next-line @typescript-eslint/no-base-to-string -- a fetch failure's cause is an Error; String gives its name and message
         fail(`query: ${(error as Error).message}${cause ? ` (${String(cause)})` : ''}`.slice(0, 300));
       } finally {
         open--;
@@ -388,13 +402,22 @@ async function openPhase(backend: SoakBackend, options: Required<Omit<SoakOption
   const datastore = await ragdesk.datastores.create({ name: 'soak' }, { ownerId: OWNER });
   const random = seededRandom(options.seed);
   for (let start = 0; start < options.documents; start += 50) {
-    const batch = Array.from({ length: Math.min(50, options.documents - start) }, (_, i) => ({ text: documentText(random, start + i), name: `seed-${start + i}.md` }));
+    const batch = Array.from({ length: Math.min(50, options.documents - start) }, (_, i) => ({
+      text: documentText(random, start + i),
+      name: `seed-${start + i}.md`,
+    }));
     await datastore.upsert(batch);
   }
-  const agent = await ragdesk.agents.create({ name: 'soak', description: 'answers from the soak datastore', datastoreIds: [datastore.id] }, { ownerId: OWNER });
-  const handler = createHttpHandler(ragdesk, { logger: { error: (message, fields) => process.stderr.write(`${JSON.stringify({ message, ...fields })}\n`) } });
+  const agent = await ragdesk.agents.create(
+    { name: 'soak', description: 'answers from the soak datastore', datastoreIds: [datastore.id] },
+    { ownerId: OWNER },
+  );
+  const handler = createHttpHandler(ragdesk, {
+    logger: { error: (message, fields) => process.stderr.write(`${JSON.stringify({ message, ...fields })}\n`) },
+  });
   const streaming = new Set<ServerResponse>();
   const server = createServer((request, response) => {
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- wrapped below and called with .apply(this)
     const writeHead = response.writeHead;
     response.writeHead = function (this: ServerResponse, ...args: Parameters<ServerResponse['writeHead']>) {
       const result = writeHead.apply(this, args);
@@ -408,7 +431,20 @@ async function openPhase(backend: SoakBackend, options: Required<Omit<SoakOption
   server.keepAliveTimeout = 30_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-  return { ragdesk, timeline, server, streaming, origin, key, datastoreId: datastore.id, agentId: agent.id, openai, dir, live: [], files: [] };
+  return {
+    ragdesk,
+    timeline,
+    server,
+    streaming,
+    origin,
+    key,
+    datastoreId: datastore.id,
+    agentId: agent.id,
+    openai,
+    dir,
+    live: [],
+    files: [],
+  };
 }
 
 async function closePhase(phase: Phase): Promise<void> {
@@ -422,7 +458,14 @@ async function closePhase(phase: Phase): Promise<void> {
 }
 
 /** Runs `concurrency` query loops and the ingestion loop until `deadline`. */
-async function load(phase: Phase, options: Required<Omit<SoakOptions, 'log'>>, seconds: number, record: boolean, seedOffset: number, clients = options.concurrency) {
+async function load(
+  phase: Phase,
+  options: Required<Omit<SoakOptions, 'log'>>,
+  seconds: number,
+  record: boolean,
+  seedOffset: number,
+  clients = options.concurrency,
+) {
   const deadline = performance.now() + seconds * 1000;
   const random = seededRandom(options.seed + seedOffset);
   // Failures count in the warm-up too; only the latencies are kept for the measured part.
@@ -430,7 +473,13 @@ async function load(phase: Phase, options: Required<Omit<SoakOptions, 'log'>>, s
   const note = (message: string) => {
     if (failures.length < 20) failures.push(message);
   };
-  const clientRun = runClients({ url: `${phase.origin}/api/agents/${phase.agentId}/query`, key: phase.key, seconds, clients, questions: QUESTIONS });
+  const clientRun = runClients({
+    url: `${phase.origin}/api/agents/${phase.agentId}/query`,
+    key: phase.key,
+    seconds,
+    clients,
+    questions: QUESTIONS,
+  });
 
   const ingestion = { requests: 0, failed: 0, documents: 0, files: 0, deleted: 0, latency: [] as number[] };
   const { live, files } = phase;
@@ -447,15 +496,29 @@ async function load(phase: Phase, options: Required<Omit<SoakOptions, 'log'>>, s
           const form = new FormData();
           const upload = uploads[(round / 5) % Math.max(1, uploads.length)];
           if (upload) form.set('file', new Blob([upload.bytes]), upload.name);
-          else form.set('file', new Blob([`# Upload ${round}\n\n${documentText(random, round)}\n\n${documentText(random, round + 1)}`], { type: 'text/markdown' }), `upload-${seedOffset}-${round}.md`);
-          const response = await fetch(`${phase.origin}/api/external/datastores/file-upload/${phase.datastoreId}`, { method: 'POST', headers, body: form });
+          else
+            form.set(
+              'file',
+              new Blob([`# Upload ${round}\n\n${documentText(random, round)}\n\n${documentText(random, round + 1)}`], {
+                type: 'text/markdown',
+              }),
+              `upload-${seedOffset}-${round}.md`,
+            );
+          const response = await fetch(`${phase.origin}/api/external/datastores/file-upload/${phase.datastoreId}`, {
+            method: 'POST',
+            headers,
+            body: form,
+          });
           const body = (await response.json()) as { id: string };
           if (response.status !== 200) throw new Error(`file upload: status ${response.status} ${JSON.stringify(body).slice(0, 200)}`);
           live.push(body.id);
           files.push(body.id);
           ingestion.files++;
         } else {
-          const documents = Array.from({ length: 3 }, (_, i) => ({ text: documentText(random, round * 3 + i), name: `ingest-${seedOffset}-${round}-${i}.md` }));
+          const documents = Array.from({ length: 3 }, (_, i) => ({
+            text: documentText(random, round * 3 + i),
+            name: `ingest-${seedOffset}-${round}-${i}.md`,
+          }));
           const response = await fetch(`${phase.origin}/api/datastores/upsert/${phase.datastoreId}`, {
             method: 'POST',
             headers: { ...headers, 'content-type': 'application/json' },
@@ -541,10 +604,18 @@ function mergeLoads(a: LoadResult, b: LoadResult): LoadResult {
 
 function difference(end: MemorySample, start: MemorySample): MemorySample {
   const r = (value: number) => Math.round(value * 10) / 10;
-  return { rssMiB: r(end.rssMiB - start.rssMiB), heapUsedMiB: r(end.heapUsedMiB - start.heapUsedMiB), externalMiB: r(end.externalMiB - start.externalMiB) };
+  return {
+    rssMiB: r(end.rssMiB - start.rssMiB),
+    heapUsedMiB: r(end.heapUsedMiB - start.heapUsedMiB),
+    externalMiB: r(end.externalMiB - start.externalMiB),
+  };
 }
 
-async function runBackend(backend: SoakBackend, options: Required<Omit<SoakOptions, 'log'>>, log: (line: string) => void): Promise<BackendReport> {
+async function runBackend(
+  backend: SoakBackend,
+  options: Required<Omit<SoakOptions, 'log'>>,
+  log: (line: string) => void,
+): Promise<BackendReport> {
   const gc = gcFunction();
   const phase = await openPhase(backend, options);
   try {
@@ -631,7 +702,12 @@ async function runBackend(backend: SoakBackend, options: Required<Omit<SoakOptio
         longestGcMs: Math.round(Math.max(0, ...gcPauses) * 10) / 10,
         gcTotalMs: Math.round(gcPauses.reduce((sum, ms) => sum + ms, 0)),
         ...(options.attribute
-          ? { longestStallCalls: phase.timeline.attribute(probe.longestStallAt).slice(0, 6).map((row) => ({ kind: row.kind, ms: Math.round(row.ms * 10) / 10 })) }
+          ? {
+              longestStallCalls: phase.timeline
+                .attribute(probe.longestStallAt)
+                .slice(0, 6)
+                .map((row) => ({ kind: row.kind, ms: Math.round(row.ms * 10) / 10 })),
+            }
           : {}),
       },
       cpuMsPerQuery: Math.round((cpuMicros / 1000 / Math.max(1, completed)) * 10) / 10,
@@ -705,11 +781,20 @@ async function main(): Promise<void> {
   printTable(`Soak: streaming agent queries over loopback while ingesting (${seconds} s per backend)`, soakRows(reports));
   for (const report of reports) {
     const calls = report.eventLoop.longestStallCalls;
-    if (calls) console.log(`\n${report.backend}: longest stall ${report.eventLoop.longestStallMs} ms; calls inside it: ${calls.map((row) => `${row.kind} ${row.ms} ms`).join(', ')}`);
-    if (report.failures.length > 0) console.log(`\n${report.backend} failures (first ${report.failures.length}):\n  ${report.failures.join('\n  ')}`);
+    if (calls)
+      console.log(
+        `\n${report.backend}: longest stall ${report.eventLoop.longestStallMs} ms; calls inside it: ${calls.map((row) => `${row.kind} ${row.ms} ms`).join(', ')}`,
+      );
+    if (report.failures.length > 0)
+      console.log(`\n${report.backend} failures (first ${report.failures.length}):\n  ${report.failures.join('\n  ')}`);
   }
   // `--result <name>` keeps an A/B run from replacing the published soak.json.
-  writeResult(args.get('result') ?? 'soak', { seconds, parser: args.get('parser') ?? 'worker', uploads: args.get('uploads') ?? null, reports });
+  writeResult(args.get('result') ?? 'soak', {
+    seconds,
+    parser: args.get('parser') ?? 'worker',
+    uploads: args.get('uploads') ?? null,
+    reports,
+  });
   const failed = reports.reduce((sum, report) => sum + report.queries.failed + report.ingestion.failed, 0);
   if (failed > 0) process.exitCode = 1;
 }

@@ -112,11 +112,7 @@ export class RagdeskContext {
     this.openedIndexes.delete(datastoreId);
   }
 
-  private async openIndex(datastore: {
-    id: string;
-    embeddingDimensions: number;
-    embeddingModel: string;
-  }): Promise<void> {
+  private async openIndex(datastore: { id: string; embeddingDimensions: number; embeddingModel: string }): Promise<void> {
     const store = this.store;
     // Under the datastore's write lock and only while it exists: deleting a datastore holds the
     // same lock, so an open racing a delete (an upsert or a sync that read the record just before)

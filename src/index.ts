@@ -17,13 +17,7 @@ export {
   type DocumentUpdateInput,
   type RetrievalMode,
 } from './datastores/schemas.js';
-export {
-  RagdeskError,
-  isRagdeskError,
-  type RagdeskErrorCode,
-  type RagdeskErrorOptions,
-  type FieldIssue,
-} from './errors.js';
+export { RagdeskError, isRagdeskError, type RagdeskErrorCode, type RagdeskErrorOptions, type FieldIssue } from './errors.js';
 export type * from './ports/index.js';
 export { chunkSections, cleanText, type TextChunk, type Tokenizer } from './ingest/index.js';
 export { DatasourceService } from './datasources/datasource-service.js';

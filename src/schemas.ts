@@ -12,12 +12,7 @@ export {
   documentUpdateSchema,
   retrievalModeSchema,
 } from './datastores/schemas.js';
-export {
-  datasourceCreateSchema,
-  fileDatasourceSchema,
-  webPageDatasourceSchema,
-  webSiteDatasourceSchema,
-} from './datasources/schemas.js';
+export { datasourceCreateSchema, fileDatasourceSchema, webPageDatasourceSchema, webSiteDatasourceSchema } from './datasources/schemas.js';
 export {
   agentCreateSchema,
   agentUpdateSchema,

@@ -5,11 +5,7 @@ import { RagdeskError, type FieldIssue } from './errors.js';
  * Parses input at the library's edge. Any schema failure becomes one `invalid_request` error whose
  * `details.issues` name every bad field, so callers (and the HTTP adapter) can point at them.
  */
-export function parseInput<Schema extends z.ZodType>(
-  schema: Schema,
-  value: unknown,
-  what: string,
-): z.output<Schema> {
+export function parseInput<Schema extends z.ZodType>(schema: Schema, value: unknown, what: string): z.output<Schema> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
   const issues: FieldIssue[] = result.error.issues.map((issue) => ({
@@ -27,23 +23,16 @@ function failWith(what: string, summary: string[], issues: FieldIssue[]): never 
 }
 
 /** A string with at least one non-space character. */
-export const nonBlankString = z
-  .string()
-  .refine((value) => value.trim().length > 0, { message: 'must not be empty' });
+export const nonBlankString = z.string().refine((value) => value.trim().length > 0, { message: 'must not be empty' });
 
 /** Metadata bounds: room for tags, titles and URLs, not a second document store. */
 export const MAX_METADATA_ENTRIES = 256;
-export const MAX_METADATA_KEY_CHARS = 256;
+const MAX_METADATA_KEY_CHARS = 256;
 export const MAX_METADATA_STRING_CHARS = 10_000;
 
 const metadataRecord = z.record(
   z.string().max(MAX_METADATA_KEY_CHARS),
-  z.union([
-    z.string().max(MAX_METADATA_STRING_CHARS),
-    z.number().refine(Number.isFinite, 'must be finite'),
-    z.boolean(),
-    z.null(),
-  ]),
+  z.union([z.string().max(MAX_METADATA_STRING_CHARS), z.number().refine(Number.isFinite, 'must be finite'), z.boolean(), z.null()]),
 );
 
 /**

@@ -23,7 +23,10 @@ export interface RetrievalScores {
 function jsonLines(path: string): Record<string, unknown>[] {
   const bytes = readFileSync(path);
   const text = (path.endsWith('.gz') ? gunzipSync(bytes) : bytes).toString('utf8');
-  return text.split('\n').filter((line) => line.trim()).map((line) => JSON.parse(line) as Record<string, unknown>);
+  return text
+    .split('\n')
+    .filter((line) => line.trim())
+    .map((line) => JSON.parse(line) as Record<string, unknown>);
 }
 
 function pick(folder: string, name: string): string {
@@ -36,7 +39,9 @@ export function loadBeir(folder: string, split: string): BeirDataset {
   const qrelsPath = join(folder, 'qrels', `${split}.tsv`);
   if (!existsSync(qrelsPath)) throw new Error(`${folder} has no qrels/${split}.tsv`);
   const qrels = new Map<string, Map<string, number>>();
-  const lines = readFileSync(qrelsPath, 'utf8').split('\n').filter((line) => line.trim());
+  const lines = readFileSync(qrelsPath, 'utf8')
+    .split('\n')
+    .filter((line) => line.trim());
   for (const line of lines.slice(lines[0]?.startsWith('query-id') ? 1 : 0)) {
     const [queryId, documentId, grade] = line.split('\t');
     if (!queryId || !documentId) continue;
@@ -46,7 +51,11 @@ export function loadBeir(folder: string, split: string): BeirDataset {
   }
   const text = (row: Record<string, unknown>, key: string) => (typeof row[key] === 'string' ? row[key] : '');
   return {
-    corpus: jsonLines(pick(folder, 'corpus.jsonl')).map((row) => ({ id: String(row._id), title: text(row, 'title'), text: text(row, 'text') })),
+    corpus: jsonLines(pick(folder, 'corpus.jsonl')).map((row) => ({
+      id: String(row._id),
+      title: text(row, 'title'),
+      text: text(row, 'text'),
+    })),
     queries: jsonLines(pick(folder, 'queries.jsonl'))
       .map((row) => ({ id: String(row._id), text: text(row, 'text') }))
       .filter((query) => qrels.has(query.id)),
@@ -54,14 +63,21 @@ export function loadBeir(folder: string, split: string): BeirDataset {
   };
 }
 
-export function scoreRankings(rankings: ReadonlyMap<string, readonly string[]>, qrels: BeirDataset['qrels'], queryIds: readonly string[]): RetrievalScores {
+export function scoreRankings(
+  rankings: ReadonlyMap<string, readonly string[]>,
+  qrels: BeirDataset['qrels'],
+  queryIds: readonly string[],
+): RetrievalScores {
   const total = { ndcg10: 0, recall100: 0, mrr10: 0 };
   for (const id of queryIds) {
     const ranking = rankings.get(id) ?? [];
     const relevant = qrels.get(id) ?? new Map<string, number>();
     const grades = [...relevant.values()].filter((grade) => grade > 0);
     const dcg = ranking.slice(0, 10).reduce((sum, doc, index) => sum + (relevant.get(doc) ?? 0) / Math.log2(index + 2), 0);
-    const idcg = [...grades].sort((a, b) => b - a).slice(0, 10).reduce((sum, grade, index) => sum + grade / Math.log2(index + 2), 0);
+    const idcg = [...grades]
+      .sort((a, b) => b - a)
+      .slice(0, 10)
+      .reduce((sum, grade, index) => sum + grade / Math.log2(index + 2), 0);
     total.ndcg10 += idcg === 0 ? 0 : dcg / idcg;
     total.recall100 += grades.length === 0 ? 0 : ranking.slice(0, 100).filter((doc) => (relevant.get(doc) ?? 0) > 0).length / grades.length;
     const first = ranking.slice(0, 10).findIndex((doc) => (relevant.get(doc) ?? 0) > 0);

@@ -10,7 +10,7 @@ import { MIGRATE_USAGE, runMigrateCommand } from './migrate-command.js';
 import { QUERY_USAGE, runAsk, runQuery } from './query-command.js';
 import { SERVE_USAGE, runServe } from './serve-command.js';
 
-export const USAGE = `ragdesk <command> [options]
+const USAGE = `ragdesk <command> [options]
 
 Commands:
 ${indent(SERVE_USAGE)}
@@ -30,7 +30,10 @@ everything runs offline.
 `;
 
 function indent(text: string): string {
-  return text.split('\n').map((line) => `  ${line}`).join('\n');
+  return text
+    .split('\n')
+    .map((line) => `  ${line}`)
+    .join('\n');
 }
 
 /** Runs one CLI command; returns the exit code. Errors are printed, never thrown. */

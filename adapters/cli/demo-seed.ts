@@ -3,7 +3,7 @@ import { relative } from 'node:path';
 import type { Ragdesk } from '../../src/index.js';
 import { DEMO_DATASTORE, projectDocs } from './demo.js';
 
-export const DEMO_AGENT = 'ragdesk-guide';
+const DEMO_AGENT = 'ragdesk-guide';
 
 export interface DemoSeed {
   datastoreId: string;
@@ -26,7 +26,10 @@ export async function seedDemo(ragdesk: Ragdesk, ownerId: string, packageRoot: s
     const agentId = agent?.id ?? (await createAgent(ragdesk, ownerId, existing.id));
     return { datastoreId: existing.id, agentId, documents, created: false };
   }
-  const datastore = await ragdesk.datastores.create({ name: DEMO_DATASTORE, description: "The ragdesk project's own documentation" }, { ownerId });
+  const datastore = await ragdesk.datastores.create(
+    { name: DEMO_DATASTORE, description: "The ragdesk project's own documentation" },
+    { ownerId },
+  );
   const documents = projectDocs(packageRoot)
     .map((file) => ({ name: relative(packageRoot, file), text: readFileSync(file, 'utf8') }))
     .filter((document) => document.text.trim() !== '')

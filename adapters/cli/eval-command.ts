@@ -36,12 +36,20 @@ export async function runEval(args: string[], io: CliIo): Promise<number> {
   const ragdesk = openData(dir, io);
   try {
     const datastore = await ragdesk.datastores.create({ name: basename(values.dataset) });
-    io.stderr(`eval ${basename(values.dataset)} (${values.split}): ${dataset.corpus.length} documents, ${queries.length} queries, embeddings ${ragdesk.adapters.embeddings}\n`);
+    io.stderr(
+      `eval ${basename(values.dataset)} (${values.split}): ${dataset.corpus.length} documents, ${queries.length} queries, embeddings ${ragdesk.adapters.embeddings}\n`,
+    );
     const bar = new ProgressBar(io, 'index', dataset.corpus.length);
     const started = performance.now();
     for (let start = 0; start < dataset.corpus.length; start += 256) {
       const batch = dataset.corpus.slice(start, start + 256);
-      await datastore.upsert(batch.map((doc) => ({ text: doc.title ? `${doc.title}\n\n${doc.text}` : doc.text || doc.id, name: doc.id, metadata: { beir_id: doc.id } })));
+      await datastore.upsert(
+        batch.map((doc) => ({
+          text: doc.title ? `${doc.title}\n\n${doc.text}` : doc.text || doc.id,
+          name: doc.id,
+          metadata: { beir_id: doc.id },
+        })),
+      );
       bar.update(Math.min(dataset.corpus.length, start + batch.length));
     }
     bar.finish(`indexed in ${((performance.now() - started) / 1000).toFixed(1)} s`);
@@ -55,7 +63,11 @@ export async function runEval(args: string[], io: CliIo): Promise<number> {
         latencies.push(performance.now() - t);
         rankings.set(query.id, [...new Set(fragments.map((fragment) => String(fragment.metadata.beir_id ?? fragment.datasource_name)))]);
       }
-      const scores = scoreRankings(rankings, dataset.qrels, queries.map((query) => query.id));
+      const scores = scoreRankings(
+        rankings,
+        dataset.qrels,
+        queries.map((query) => query.id),
+      );
       latencies.sort((a, b) => a - b);
       const at = (q: number) => latencies[Math.min(latencies.length - 1, Math.floor(q * latencies.length))] ?? 0;
       io.stdout(

@@ -82,7 +82,9 @@ export async function runIngest(args: string[], io: CliIo): Promise<number> {
     const errors = settled.filter((source) => source.status !== 'synched');
     for (const source of errors) io.stderr(`${source.name}: ${source.status}${source.error ? `: ${source.error}` : ''}\n`);
     const chunks = settled.reduce((sum, source) => sum + source.nbChunks, 0);
-    io.stdout(`Ingested ${settled.length - errors.length} of ${settled.length + failed} into "${datastore.name}" (${datastore.id}): ${chunks} chunks\n`);
+    io.stdout(
+      `Ingested ${settled.length - errors.length} of ${settled.length + failed} into "${datastore.name}" (${datastore.id}): ${chunks} chunks\n`,
+    );
     return errors.length + failed > 0 ? 1 : 0;
   });
 }

@@ -26,7 +26,10 @@ export async function runKeys(args: string[], io: CliIo): Promise<number> {
   switch (action) {
     case 'create':
       return withData(dataDir, io, async (ragdesk) => {
-        const scopes = values.scopes?.split(',').map((scope) => scope.trim()).filter(Boolean) as ApiKeyScope[] | undefined;
+        const scopes = values.scopes
+          ?.split(',')
+          .map((scope) => scope.trim())
+          .filter(Boolean) as ApiKeyScope[] | undefined;
         const created = await ragdesk.keys.create({
           ownerId: values.owner ?? DEFAULT_OWNER,
           name: values.name ?? '',
@@ -36,7 +39,9 @@ export async function runKeys(args: string[], io: CliIo): Promise<number> {
         if (values.json) io.stdout(`${JSON.stringify({ key: created.key, ...created.apiKey })}\n`);
         else {
           io.stdout(`${created.key}\n`);
-          io.stderr(`Created key ${created.apiKey.id} for owner "${created.apiKey.ownerId}" (${created.apiKey.scopes.join(', ')}). It is shown once: store it now.\n`);
+          io.stderr(
+            `Created key ${created.apiKey.id} for owner "${created.apiKey.ownerId}" (${created.apiKey.scopes.join(', ')}). It is shown once: store it now.\n`,
+          );
         }
         return 0;
       });
@@ -53,7 +58,9 @@ export async function runKeys(args: string[], io: CliIo): Promise<number> {
       if (!target) throw new UsageError('keys revoke needs a key id or prefix');
       return withData(dataDir, io, async (ragdesk) => {
         const keys = await ragdesk.keys.list(values.owner === undefined ? {} : { ownerId: values.owner });
-        const matches = keys.filter((key) => key.id === target || key.prefix === target || (target.length >= 8 && key.prefix.startsWith(target)));
+        const matches = keys.filter(
+          (key) => key.id === target || key.prefix === target || (target.length >= 8 && key.prefix.startsWith(target)),
+        );
         if (matches.length === 0) throw new RagdeskError('not_found', `No API key with id or prefix ${JSON.stringify(target)}`);
         if (matches.length > 1) throw new RagdeskError('conflict', `Several keys match ${JSON.stringify(target)}: use the id`);
         const revoked = await ragdesk.keys.revoke(matches[0]!.id);

@@ -50,7 +50,8 @@ export async function runMigrateCommand(args: string[], io: CliIo = processIo): 
       to: target.store,
       // Redrawn in place on a terminal; in logs, one line per finished datastore.
       onProgress: (progress) => {
-        if (io.interactive || progress.stage !== 'datastore' || progress.datasourcesDone === progress.datasourcesTotal) io.stderr(describe(progress));
+        if (io.interactive || progress.stage !== 'datastore' || progress.datasourcesDone === progress.datasourcesTotal)
+          io.stderr(describe(progress));
       },
     });
     io.stderr('\n');

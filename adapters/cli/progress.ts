@@ -25,7 +25,9 @@ export class ProgressBar {
     if (this.io.interactive) {
       const width = 28;
       const filled = Math.round(ratio * width);
-      this.io.stderr(`\r${this.label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${this.total} ${note}`.slice(0, 120).padEnd(80));
+      this.io.stderr(
+        `\r${this.label} [${'#'.repeat(filled)}${'.'.repeat(width - filled)}] ${done}/${this.total} ${note}`.slice(0, 120).padEnd(80),
+      );
       this.drawn = true;
     } else if (this.lastPrinted < 0 || percent >= this.lastPrinted + 10 || (done >= total && this.lastPrinted < 100)) {
       this.lastPrinted = percent;

@@ -33,7 +33,9 @@ export async function runQuery(args: string[], io: CliIo): Promise<number> {
     if (fragments.length === 0) io.stdout('(nothing found)\n');
     fragments.forEach((fragment, index) => {
       const excerpt = fragment.text.replace(/\s+/g, ' ').trim();
-      io.stdout(`${index + 1}. [${fragment.source}] score ${fragment.score.toFixed(4)}\n   ${excerpt.length > 300 ? `${excerpt.slice(0, 297)}...` : excerpt}\n`);
+      io.stdout(
+        `${index + 1}. [${fragment.source}] score ${fragment.score.toFixed(4)}\n   ${excerpt.length > 300 ? `${excerpt.slice(0, 297)}...` : excerpt}\n`,
+      );
     });
     return 0;
   });
@@ -64,10 +66,22 @@ export async function runAsk(args: string[], io: CliIo): Promise<number> {
       const datastore = await requireDatastore(ragdesk, values.datastore!);
       const name = `ask: ${datastore.name}`;
       const owner = datastore.ownerId ?? ownerId;
-      const existing = (await ragdesk.agents.list({ ownerId: owner })).find((agent) => agent.name === name && agent.datastoreIds.includes(datastore.id));
-      agentId = existing?.id ?? (await ragdesk.agents.create({ name, description: `Answers from ${datastore.name}`, datastoreIds: [datastore.id] }, { ownerId: datastore.ownerId })).id;
+      const existing = (await ragdesk.agents.list({ ownerId: owner })).find(
+        (agent) => agent.name === name && agent.datastoreIds.includes(datastore.id),
+      );
+      agentId =
+        existing?.id ??
+        (
+          await ragdesk.agents.create(
+            { name, description: `Answers from ${datastore.name}`, datastoreIds: [datastore.id] },
+            { ownerId: datastore.ownerId },
+          )
+        ).id;
     }
-    const stream = await ragdesk.agents.openStream(agentId, { query: question, ...(values.conversation ? { conversationId: values.conversation } : {}) });
+    const stream = await ragdesk.agents.openStream(agentId, {
+      query: question,
+      ...(values.conversation ? { conversationId: values.conversation } : {}),
+    });
     for await (const event of stream) {
       if (event.type === 'answer') io.stdout(event.delta);
       else {
@@ -76,7 +90,9 @@ export async function runAsk(args: string[], io: CliIo): Promise<number> {
         if (response.sources.length === 0) io.stdout('  (none)\n');
         response.sources.forEach((source, index) => {
           const where = source.source_url ?? source.datasource_name;
-          io.stdout(`  [${index + 1}] ${where}${source.page_number ? ` p.${source.page_number}` : ''} (score ${source.score.toFixed(3)})\n`);
+          io.stdout(
+            `  [${index + 1}] ${where}${source.page_number ? ` p.${source.page_number}` : ''} (score ${source.score.toFixed(3)})\n`,
+          );
         });
         io.stderr(`conversation ${response.conversationId} · ${response.model} · ${response.usage.totalTokens} tokens\n`);
       }

@@ -10,7 +10,10 @@ export async function findDatastore(ragdesk: Ragdesk, idOrName: string, ownerId?
   if (byId) return byId;
   const named = all.filter((datastore) => datastore.name === idOrName);
   if (named.length > 1) {
-    throw new RagdeskError('conflict', `Several datastores are named ${JSON.stringify(idOrName)}: use an id (${named.map((d) => d.id).join(', ')})`);
+    throw new RagdeskError(
+      'conflict',
+      `Several datastores are named ${JSON.stringify(idOrName)}: use an id (${named.map((d) => d.id).join(', ')})`,
+    );
   }
   return named[0] ?? null;
 }

@@ -7,7 +7,14 @@ import { seedDemo, type DemoSeed } from './demo-seed.js';
 import { UsageError, type CliIo } from './io.js';
 import { openData } from './open-data.js';
 import { DEFAULT_OWNER } from './resolve.js';
-import { DEFAULT_SERVER_TIMEOUTS, SERVER_TIMEOUT_FLAGS, SERVER_TIMEOUT_USAGE, parseServerTimeouts, serverTimeoutOptions, type ServerTimeouts } from './server-timeouts.js';
+import {
+  DEFAULT_SERVER_TIMEOUTS,
+  SERVER_TIMEOUT_FLAGS,
+  SERVER_TIMEOUT_USAGE,
+  parseServerTimeouts,
+  serverTimeoutOptions,
+  type ServerTimeouts,
+} from './server-timeouts.js';
 
 export const SERVE_USAGE = `ragdesk serve [--port 3000] [--host 127.0.0.1] [--data-dir ./data] [--owner local] [--demo] [--cors <origins>] [--no-ui]
   --port 0 picks a free port. With env RAGDESK_API_KEY set, that key is the owner's admin key;
@@ -58,7 +65,8 @@ export function parseServeArgs(args: string[], packageRoot: string): ServeOption
     allowNegative: true,
   });
   const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new UsageError(`--port must be 0..65535, got ${JSON.stringify(values.port)}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new UsageError(`--port must be 0..65535, got ${JSON.stringify(values.port)}`);
   return {
     port,
     host: values.host ?? '127.0.0.1',
@@ -73,10 +81,18 @@ export function parseServeArgs(args: string[], packageRoot: string): ServeOption
 }
 
 /** `*` or a comma-separated list of origins (the handler checks each is an origin). */
-export function parseCors(value: string | null | undefined): CorsOptions | undefined {
+function parseCors(value: string | null | undefined): CorsOptions | undefined {
   const trimmed = value?.trim();
   if (!trimmed) return undefined;
-  return { origins: trimmed === '*' ? '*' : trimmed.split(',').map((origin) => origin.trim()).filter(Boolean) };
+  return {
+    origins:
+      trimmed === '*'
+        ? '*'
+        : trimmed
+            .split(',')
+            .map((origin) => origin.trim())
+            .filter(Boolean),
+  };
 }
 
 /** Opens the data folder, makes sure the owner has a key, seeds the demo, and listens. */
@@ -156,19 +172,32 @@ function listen(server: Server, port: number, host: string): Promise<void> {
 
 function printBanner(
   io: CliIo,
-  facts: { origin: string; options: ServeOptions; ragdesk: OpenedRagdesk; createdKey: string | null; configured: boolean; demo: DemoSeed | null; cors: CorsOptions | undefined },
+  facts: {
+    origin: string;
+    options: ServeOptions;
+    ragdesk: OpenedRagdesk;
+    createdKey: string | null;
+    configured: boolean;
+    demo: DemoSeed | null;
+    cors: CorsOptions | undefined;
+  },
 ): void {
   const { origin, options, ragdesk, createdKey, configured, demo } = facts;
   // The console first: it is where a newcomer starts (the key to sign in with follows).
   const lines = options.ui ? [`Open the console: ${origin}/`] : [];
   lines.push(`ragdesk listening on ${origin}/api  (OpenAPI: ${origin}/api/openapi.json)`, `  data: ${options.dataDir}`);
   for (const note of ragdesk.notes) lines.push(`  ${note}`);
-  if (facts.cors) lines.push(`  CORS: browser pages on ${facts.cors.origins === '*' ? 'any origin (*)' : (facts.cors.origins as string[]).join(', ')} may call the API`);
+  if (facts.cors)
+    lines.push(
+      `  CORS: browser pages on ${facts.cors.origins === '*' ? 'any origin (*)' : (facts.cors.origins as string[]).join(', ')} may call the API`,
+    );
   if (configured) lines.push(`  API key: RAGDESK_API_KEY (admin key of owner "${options.ownerId}")`);
   else if (createdKey) lines.push(`  API key (admin, owner "${options.ownerId}"), shown once, keep it: ${createdKey}`);
   else lines.push(`  API keys: those of owner "${options.ownerId}" (ragdesk keys list / keys create --data-dir ${options.dataDir})`);
   if (demo) {
-    lines.push(`  Demo: datastore ${demo.datastoreId} (${demo.documents} documents), public agent ${demo.agentId}${demo.created ? ' (seeded now)' : ''}`);
+    lines.push(
+      `  Demo: datastore ${demo.datastoreId} (${demo.documents} documents), public agent ${demo.agentId}${demo.created ? ' (seeded now)' : ''}`,
+    );
     if (options.ui) lines.push(`  Chat with the demo agent: ${origin}/chat/${demo.agentId}`);
     const key = createdKey ?? (configured ? '$RAGDESK_API_KEY' : '<your key>');
     lines.push(

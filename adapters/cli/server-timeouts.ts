@@ -37,7 +37,8 @@ export const SERVER_TIMEOUT_USAGE =
 function milliseconds(flag: string, text: string | undefined, fallback: number): number {
   if (text === undefined) return fallback;
   const value = Number(text);
-  if (!Number.isInteger(value) || value < 1) throw new UsageError(`--${flag} must be a whole number of milliseconds >= 1, got ${JSON.stringify(text)}`);
+  if (!Number.isInteger(value) || value < 1)
+    throw new UsageError(`--${flag} must be a whole number of milliseconds >= 1, got ${JSON.stringify(text)}`);
   return value;
 }
 

@@ -87,7 +87,12 @@ export class Collection {
       if (present[label] !== 1 || collection.labelsById.has(id) || collection.idOfLabel[label] !== undefined) {
         throw new Error(`header entry ${JSON.stringify(id)} does not match the binary`);
       }
-      collection.trackNumbers(label, id, sourceNumbers[datasources[i] as number] as number, customIdIndex < 0 ? -1 : (tenantNumbers[customIdIndex] as number));
+      collection.trackNumbers(
+        label,
+        id,
+        sourceNumbers[datasources[i] as number] as number,
+        customIdIndex < 0 ? -1 : (tenantNumbers[customIdIndex] as number),
+      );
     });
     if (graph.getCurrentCount() < ids.length) throw new Error('binary holds fewer points than the header');
     collection.nextLabel = header.nextLabel;
@@ -104,7 +109,11 @@ export class Collection {
     const id = this.idOfLabel[label];
     if (id === undefined) return undefined;
     const tenant = this.tenantOfLabel[label] as number;
-    return { id, datasourceId: this.datasources.name(this.sourceOfLabel[label] as number), customId: tenant < 0 ? null : this.customIds.name(tenant) };
+    return {
+      id,
+      datasourceId: this.datasources.name(this.sourceOfLabel[label] as number),
+      customId: tenant < 0 ? null : this.customIds.name(tenant),
+    };
   }
 
   /** The id of a live label, else undefined. */
@@ -228,7 +237,12 @@ export class Collection {
   }
 
   private track(label: number, entry: Pick<IndexEntry, 'id' | 'datasourceId' | 'customId'>): void {
-    this.trackNumbers(label, entry.id, this.datasources.intern(entry.datasourceId), entry.customId === null ? -1 : this.customIds.intern(entry.customId));
+    this.trackNumbers(
+      label,
+      entry.id,
+      this.datasources.intern(entry.datasourceId),
+      entry.customId === null ? -1 : this.customIds.intern(entry.customId),
+    );
   }
 
   private trackNumbers(label: number, id: string, source: number, tenant: number): void {

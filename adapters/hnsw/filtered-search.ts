@@ -34,7 +34,7 @@ export interface SearchSettings {
 }
 
 /** Where an exact scan (cost ∝ matches x dimensions) stops beating the filtered walk; see above. */
-export function defaultExactSearchThreshold(dimensions: number): number {
+function defaultExactSearchThreshold(dimensions: number): number {
   return Math.max(16, Math.floor(98_304 / dimensions));
 }
 
@@ -59,13 +59,7 @@ export function search(collection: Collection, query: IndexQuery, settings: Sear
   return hits.length >= wanted ? hits : exactSearch(collection, point, filter.labels(), wanted);
 }
 
-function graphSearch(
-  collection: Collection,
-  point: number[],
-  k: number,
-  settings: SearchSettings,
-  filter?: LabelFilter,
-): ScoredId[] {
+function graphSearch(collection: Collection, point: number[], k: number, settings: SearchSettings, filter?: LabelFilter): ScoredId[] {
   collection.graph.setEf(Math.max(settings.efSearch, k));
   const { neighbors, distances } = filter
     ? collection.graph.searchKnn(point, k, (label) => filter.accepts(label))

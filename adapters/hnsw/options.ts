@@ -35,8 +35,7 @@ export interface HnswIndexOptions {
   exactSearchThreshold?: number;
 }
 
-export type ResolvedOptions = Required<Omit<HnswIndexOptions, 'exactSearchThreshold'>> &
-  Pick<HnswIndexOptions, 'exactSearchThreshold'>;
+export type ResolvedOptions = Required<Omit<HnswIndexOptions, 'exactSearchThreshold'>> & Pick<HnswIndexOptions, 'exactSearchThreshold'>;
 
 export function resolveOptions(options: HnswIndexOptions): ResolvedOptions {
   if (typeof options?.dir !== 'string' || options.dir === '') {

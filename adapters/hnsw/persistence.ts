@@ -28,7 +28,7 @@ const FORMAT = 'ragdesk-hnsw';
 const FORMAT_VERSION = 1;
 
 /** The id → label map and filter attributes, as parallel arrays (compact for 100k entries). */
-export interface PersistedEntries {
+interface PersistedEntries {
   ids: string[];
   labels: number[];
   /** Index into `IndexHeader.datasourceIds`. */
@@ -89,7 +89,11 @@ export async function readHeader(directory: string): Promise<HeaderRead> {
  * skipped when the file's stamp is the one the header recorded (see above), unless `hash` is
  * `'always'` (backups: a copy must be checked byte by byte).
  */
-export async function verifiedBinary(directory: string, header: IndexHeader, hash: 'unless-stamped' | 'always' = 'unless-stamped'): Promise<string> {
+export async function verifiedBinary(
+  directory: string,
+  header: IndexHeader,
+  hash: 'unless-stamped' | 'always' = 'unless-stamped',
+): Promise<string> {
   const path = join(directory, header.binary.file);
   const { size } = await stat(path);
   if (size !== header.binary.bytes) throw new Error(`binary is ${size} bytes, header says ${header.binary.bytes}`);

@@ -3,7 +3,8 @@ import type { IndexCollection, IndexEntry } from '../../src/ports/index.js';
 
 /** Checked before anything is applied, so a bad batch leaves the collection untouched. */
 export function checkEntries(entries: readonly IndexEntry[], dimensions: number): void {
-  if (!Array.isArray(entries)) throw invalidRequest('entries must be an array', [{ path: 'entries', message: 'not an array' }]);
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- `as unknown` keeps Array.isArray from narrowing the readonly array to any[] for the rest of the function
+  if (!Array.isArray(entries as unknown)) throw invalidRequest('entries must be an array', [{ path: 'entries', message: 'not an array' }]);
   entries.forEach((entry, i) => {
     if (typeof entry?.id !== 'string' || entry.id === '') {
       throw invalidRequest('entry id must be a non-empty string', [{ path: `entries.${i}.id`, message: 'required' }]);

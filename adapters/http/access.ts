@@ -37,11 +37,10 @@ export async function ownedDatasource(ragdesk: Ragdesk, principal: Principal, id
 }
 
 /** A key limited to some datastores reaches an agent only when the agent reads nothing else. */
-export function requireAgentAccess(principal: Principal, agent: Agent): void {
+function requireAgentAccess(principal: Principal, agent: Agent): void {
   if (!allowsDatastores(principal, agent.datastoreIds)) {
     throw new RagdeskError('forbidden', 'This API key is limited to datastores this agent does not only read', {
       details: { agentId: agent.id },
     });
   }
 }
-

@@ -8,11 +8,19 @@ import type { StreamResult } from './types.js';
  * stream ends. When the client leaves, the bridge stops pulling, `return()` reaches the agent's
  * iterator, and the aborted signal stops the model call.
  */
-export function agentStream(events: AsyncIterable<AgentStreamEvent>, signal: AbortSignal, reportBug: (error: unknown) => void): StreamResult {
+export function agentStream(
+  events: AsyncIterable<AgentStreamEvent>,
+  signal: AbortSignal,
+  reportBug: (error: unknown) => void,
+): StreamResult {
   return { kind: 'stream', status: 200, headers: { ...SSE_HEADERS }, chunks: frames(events, signal, reportBug) };
 }
 
-async function* frames(events: AsyncIterable<AgentStreamEvent>, signal: AbortSignal, reportBug: (error: unknown) => void): AsyncGenerator<string> {
+async function* frames(
+  events: AsyncIterable<AgentStreamEvent>,
+  signal: AbortSignal,
+  reportBug: (error: unknown) => void,
+): AsyncGenerator<string> {
   try {
     for await (const event of events) {
       if (signal.aborted) return;

@@ -15,7 +15,7 @@ export const MAX_JSON_DEPTH = 64;
  * POST without one fails field validation with named fields). Wrong content type → 415, too large
  * → 413 (as soon as the limit is passed, without reading on), malformed → 400. Never a 500.
  */
-export async function readJsonBody(request: HttpRequest, limit: number): Promise<unknown> {
+async function readJsonBody(request: HttpRequest, limit: number): Promise<unknown> {
   if (request.parsedBody !== undefined) {
     // A framework parsed it already (express.json()): the same limit, checked on the values.
     if (depthOf(request.parsedBody, MAX_JSON_DEPTH) > MAX_JSON_DEPTH) throw tooDeep();
@@ -25,9 +25,13 @@ export async function readJsonBody(request: HttpRequest, limit: number): Promise
   const declared = declaredLength(request);
   if (declared === 0 || request.body === null) return {};
   if (contentType !== undefined && !JSON_TYPE.test(contentType)) {
-    throw new RagdeskError('unsupported_media_type', `Expected Content-Type application/json, got ${JSON.stringify(contentType.slice(0, 100))}`, {
-      details: { expected: 'application/json' },
-    });
+    throw new RagdeskError(
+      'unsupported_media_type',
+      `Expected Content-Type application/json, got ${JSON.stringify(contentType.slice(0, 100))}`,
+      {
+        details: { expected: 'application/json' },
+      },
+    );
   }
   if (declared !== undefined && declared > limit) throw tooLarge(limit);
   const bytes = await readAll(request.body, limit, new JsonDepthGuard(MAX_JSON_DEPTH));
@@ -47,7 +51,9 @@ export async function readJsonBody(request: HttpRequest, limit: number): Promise
     return JSON.parse(text) as unknown;
   } catch (error) {
     const reason = error instanceof Error ? error.message : 'syntax error';
-    throw new RagdeskError('invalid_request', `Malformed JSON body: ${reason.slice(0, 200)}`, { details: { issues: [{ path: '', message: 'malformed JSON' }] } });
+    throw new RagdeskError('invalid_request', `Malformed JSON body: ${reason.slice(0, 200)}`, {
+      details: { issues: [{ path: '', message: 'malformed JSON' }] },
+    });
   }
 }
 
@@ -106,7 +112,8 @@ class JsonDepthGuard {
       const byte = chunk[i]!;
       if (this.inString) {
         if (this.escaped) this.escaped = false;
-        else if (byte === 0x5c) this.escaped = true; // backslash
+        else if (byte === 0x5c)
+          this.escaped = true; // backslash
         else if (byte === 0x22) this.inString = false; // quote
       } else if (byte === 0x22) {
         this.inString = true;

@@ -40,7 +40,8 @@ export class CorsPolicy {
     const { origins } = options;
     this.wildcard = origins === '*';
     this.credentials = options.credentials ?? false;
-    if (this.wildcard && this.credentials) throw new TypeError('cors: credentials cannot be combined with origins "*" (browsers refuse it)');
+    if (this.wildcard && this.credentials)
+      throw new TypeError('cors: credentials cannot be combined with origins "*" (browsers refuse it)');
     if (typeof origins === 'function') {
       this.allows = (origin) => ORIGIN.test(origin) && origins(origin) === true;
     } else if (origins === '*') {
@@ -49,7 +50,8 @@ export class CorsPolicy {
       const set = new Set(
         (origins as readonly string[]).map((origin) => {
           const normalised = String(origin).toLowerCase().replace(/\/$/, '');
-          if (!ORIGIN.test(normalised)) throw new TypeError(`cors: ${JSON.stringify(origin)} is not an origin (scheme://host[:port], no path)`);
+          if (!ORIGIN.test(normalised))
+            throw new TypeError(`cors: ${JSON.stringify(origin)} is not an origin (scheme://host[:port], no path)`);
           return normalised;
         }),
       );
@@ -60,7 +62,8 @@ export class CorsPolicy {
     this.allowedHeaders = headerList(options.allowedHeaders ?? DEFAULT_ALLOWED, 'allowedHeaders');
     this.exposedHeaders = headerList(options.exposedHeaders ?? DEFAULT_EXPOSED, 'exposedHeaders');
     const maxAge = options.maxAgeSeconds ?? 600;
-    if (!Number.isInteger(maxAge) || maxAge < 0) throw new TypeError(`cors.maxAgeSeconds must be a non-negative integer, got ${String(maxAge)}`);
+    if (!Number.isInteger(maxAge) || maxAge < 0)
+      throw new TypeError(`cors.maxAgeSeconds must be a non-negative integer, got ${String(maxAge)}`);
     this.maxAge = String(maxAge);
   }
 
@@ -96,7 +99,11 @@ export class CorsPolicy {
     const origin = this.allowedOrigin(request);
     const vary: Record<string, string> = this.wildcard ? {} : { vary: 'Origin' };
     if (origin === null) return vary;
-    return { ...vary, ...this.originHeaders(origin), ...(this.exposedHeaders ? { 'access-control-expose-headers': this.exposedHeaders } : {}) };
+    return {
+      ...vary,
+      ...this.originHeaders(origin),
+      ...(this.exposedHeaders ? { 'access-control-expose-headers': this.exposedHeaders } : {}),
+    };
   }
 
   /**

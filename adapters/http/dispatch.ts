@@ -62,7 +62,8 @@ export class Dispatcher {
     try {
       if (preflight) return this.withRequestId(this.preflight(relativePath, request, requestId), requestId);
       const match = this.routerFor(request).match(request.method, relativePath);
-      if (match.kind === 'not_found') throw new RagdeskError('not_found', `No route for ${request.method} ${this.options.basePath}${relativePath}`.slice(0, 300));
+      if (match.kind === 'not_found')
+        throw new RagdeskError('not_found', `No route for ${request.method} ${this.options.basePath}${relativePath}`.slice(0, 300));
       if (match.kind === 'method_not_allowed') {
         throw new RagdeskError('method_not_allowed', `${request.method} is not allowed here; use ${match.allowed.join(' or ')}`, {
           details: { allowed: match.allowed },
@@ -92,7 +93,7 @@ export class Dispatcher {
   }
 
   private withRequestId(result: HttpResult, requestId: string): HttpResult {
-    return { ...result, headers: { ...(result.headers ?? {}), 'x-request-id': requestId } } as HttpResult;
+    return { ...result, headers: { ...(result.headers ?? {}), 'x-request-id': requestId } };
   }
 
   /** A CORS preflight: answered before any key check (browsers never send credentials with one). */

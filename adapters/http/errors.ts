@@ -22,7 +22,9 @@ export function errorResult(error: unknown, requestId: string, logger: HttpLogge
     return { kind: 'json', status: error.status, body, headers };
   }
   logError(logger, error, requestId, where);
-  const internal = new RagdeskError('internal', `Internal error; quote request id ${requestId} when reporting it`, { details: { requestId } });
+  const internal = new RagdeskError('internal', `Internal error; quote request id ${requestId} when reporting it`, {
+    details: { requestId },
+  });
   return { kind: 'json', status: 500, body: internal.toJSON() };
 }
 
@@ -30,7 +32,7 @@ export function errorResult(error: unknown, requestId: string, logger: HttpLogge
 const SECRET = /rdk_[A-Za-z0-9_-]{8,}/g;
 
 /** The value with every key-shaped string replaced, through strings, arrays and plain objects. */
-export function redactSecrets<T>(value: T): T {
+function redactSecrets<T>(value: T): T {
   if (typeof value === 'string') return value.replace(SECRET, 'rdk_[redacted]') as T;
   if (Array.isArray(value)) return value.map(redactSecrets) as T;
   if (typeof value === 'object' && value !== null) {

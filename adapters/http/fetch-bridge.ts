@@ -14,7 +14,14 @@ export async function handleFetch(dispatcher: Dispatcher, request: Request, info
   const url = new URL(request.url);
   const relative = dispatcher.relativePath(url.pathname);
   if (relative === null) {
-    return toResponse({ kind: 'json', status: 404, body: { error: { code: 'not_found', message: `No route for ${request.method} ${url.pathname.slice(0, 200)}`, details: {} } } }, new AbortController());
+    return toResponse(
+      {
+        kind: 'json',
+        status: 404,
+        body: { error: { code: 'not_found', message: `No route for ${request.method} ${url.pathname.slice(0, 200)}`, details: {} } },
+      },
+      new AbortController(),
+    );
   }
   // Aborted when the server says the client left (request.signal) or the response body is cancelled.
   const aborter = new AbortController();
@@ -43,11 +50,6 @@ export async function handleFetch(dispatcher: Dispatcher, request: Request, info
  * the body then made the server drop the connection before the answer was written.
  */
 const DRAIN_LIMIT = 64 * 1024 * 1024;
-
-function declaredLarger(request: Request, limit: number): boolean {
-  const length = Number(request.headers.get('content-length') ?? Number.NaN);
-  return Number.isFinite(length) && length > limit;
-}
 
 /**
  * A request answered before its body was read (401, 413, ...): read a small remainder before

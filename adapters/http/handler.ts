@@ -30,7 +30,9 @@ export function createHttpHandler(ragdesk: Ragdesk, options: HttpHandlerOptions 
   const api = nodeListener(dispatcher);
   // The web console (opt-in): its page and assets answer first; every other request is the API's.
   const ui = options.ui ? new UiServer(options.ui === true ? {} : options.ui, resolved.basePath, resolved.maxFileBytes) : null;
-  const listener: NodeListener = ui ? (request, response, next) => void (ui.serveNode(request, response) || api(request, response, next)) : api;
+  const listener: NodeListener = ui
+    ? (request, response, next) => void (ui.serveNode(request, response) || api(request, response, next))
+    : api;
   return Object.assign(listener, {
     fetch: async (request: Request, info?: FetchInfo) => ui?.serveFetch(request) ?? handleFetch(dispatcher, request, info),
     openapi: () => structuredClone(openapi()),

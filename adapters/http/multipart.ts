@@ -5,7 +5,7 @@ import { RagdeskError } from '../../src/index.js';
 import { declaredLength, tooLarge } from './body.js';
 import type { HttpRequest } from './types.js';
 
-export interface UploadedFile {
+interface UploadedFile {
   bytes: Uint8Array;
   fileName: string | undefined;
   /** The type the client declared; the loader sniffs the bytes and decides. */
@@ -34,7 +34,9 @@ export function isMultipart(request: HttpRequest): boolean {
 export async function readMultipart(request: HttpRequest, maxFileBytes: number): Promise<ParsedForm> {
   const contentType = request.header('content-type') ?? '';
   if (!MULTIPART.test(contentType)) {
-    throw new RagdeskError('unsupported_media_type', 'Expected Content-Type multipart/form-data', { details: { expected: 'multipart/form-data' } });
+    throw new RagdeskError('unsupported_media_type', 'Expected Content-Type multipart/form-data', {
+      details: { expected: 'multipart/form-data' },
+    });
   }
   const declared = declaredLength(request);
   const maxFormBytes = maxFileBytes + FORM_OVERHEAD;
@@ -63,16 +65,19 @@ export async function readMultipart(request: HttpRequest, maxFileBytes: number):
   };
 
   parser.on('field', (name, value, info) => {
-    if (info.valueTruncated || info.nameTruncated) fail(new RagdeskError('payload_too_large', `Form field ${JSON.stringify(name.slice(0, 100))} is too long`));
+    if (info.valueTruncated || info.nameTruncated)
+      fail(new RagdeskError('payload_too_large', `Form field ${JSON.stringify(name.slice(0, 100))} is too long`));
     else fields.set(name, value);
   });
   parser.on('file', (name, stream, info) => {
     if (name !== 'file') {
       stream.on('error', () => undefined);
       stream.resume();
-      fail(new RagdeskError('invalid_request', `Unexpected file field ${JSON.stringify(name.slice(0, 100))}; the file goes in "file"`, {
-        details: { issues: [{ path: name.slice(0, 100), message: 'unexpected file field' }] },
-      }));
+      fail(
+        new RagdeskError('invalid_request', `Unexpected file field ${JSON.stringify(name.slice(0, 100))}; the file goes in "file"`, {
+          details: { issues: [{ path: name.slice(0, 100), message: 'unexpected file field' }] },
+        }),
+      );
       return;
     }
     // Destroying the parser on a limit makes the part stream fail too; that failure is `failure`.
@@ -85,7 +90,8 @@ export async function readMultipart(request: HttpRequest, maxFileBytes: number):
     });
     stream.on('limit', () => fail(tooLarge(maxFileBytes)));
     stream.on('end', () => {
-      if (!stream.truncated) file = { bytes: Buffer.concat(chunks, size), fileName: info.filename || undefined, mimeType: info.mimeType || undefined };
+      if (!stream.truncated)
+        file = { bytes: Buffer.concat(chunks, size), fileName: info.filename || undefined, mimeType: info.mimeType || undefined };
     });
   });
   parser.on('filesLimit', () => fail(new RagdeskError('invalid_request', 'Send one file per request')));
@@ -106,6 +112,7 @@ export async function readMultipart(request: HttpRequest, maxFileBytes: number):
 }
 
 /** C0 and C1 controls, DEL, and the Unicode bidirectional overrides and isolates. */
+// eslint-disable-next-line no-control-regex -- matching control characters is the point: they are stripped from labels
 const UNPRINTABLE = /[\u0000-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
 
 /**

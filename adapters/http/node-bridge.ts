@@ -23,7 +23,12 @@ export function nodeListener(dispatcher: Dispatcher): NodeListener {
   };
 }
 
-async function serve(dispatcher: Dispatcher, request: IncomingMessage, response: ServerResponse, next?: (error?: unknown) => void): Promise<void> {
+async function serve(
+  dispatcher: Dispatcher,
+  request: IncomingMessage,
+  response: ServerResponse,
+  next?: (error?: unknown) => void,
+): Promise<void> {
   // Express strips a mount path from `req.url`; `originalUrl` keeps the whole path.
   const url = (request as { originalUrl?: string }).originalUrl ?? request.url ?? '/';
   const queryAt = url.indexOf('?');
@@ -31,7 +36,11 @@ async function serve(dispatcher: Dispatcher, request: IncomingMessage, response:
   const relative = dispatcher.relativePath(path);
   if (relative === null) {
     if (next) return next();
-    return writeResult(response, { kind: 'json', status: 404, body: { error: { code: 'not_found', message: `No route for ${request.method ?? 'GET'} ${path.slice(0, 200)}`, details: {} } } });
+    return writeResult(response, {
+      kind: 'json',
+      status: 404,
+      body: { error: { code: 'not_found', message: `No route for ${request.method ?? 'GET'} ${path.slice(0, 200)}`, details: {} } },
+    });
   }
   const aborter = new AbortController();
   response.once('close', () => {
@@ -138,7 +147,11 @@ function drained(response: ServerResponse): Promise<void> {
  * closing a socket with unread input makes the kernel send a reset, which throws away the answer
  * the client has not read yet. Past DRAIN_LIMIT the connection is cut.
  */
-async function lingeringAnswer(request: IncomingMessage, response: ServerResponse, result: Exclude<HttpResult, { kind: 'stream' }>): Promise<void> {
+async function lingeringAnswer(
+  request: IncomingMessage,
+  response: ServerResponse,
+  result: Exclude<HttpResult, { kind: 'stream' }>,
+): Promise<void> {
   const text = result.kind === 'json' ? JSON.stringify(result.body) : '';
   response.writeHead(result.status, {
     ...result.headers,

@@ -14,17 +14,17 @@ export interface OperationContext {
   principal: Principal | null;
   options: ResolvedOptions;
   /** Logs an unexpected error with the request id (for failures after a stream opened). */
-  reportBug(error: unknown): void;
+  reportBug: (error: unknown) => void;
 }
 
 /**
  * How a route authenticates: `scope` routes need a key with that scope; `public-agent` lets a
  * public agent be queried without a key; `none` is for the OpenAPI document.
  */
-export type RouteAuth = { scope: ApiKeyScope } | 'public-agent' | 'none';
+type RouteAuth = { scope: ApiKeyScope } | 'public-agent' | 'none';
 
 /** The request body, for routing and for the OpenAPI document. */
-export type RouteBody =
+type RouteBody =
   | { json: z.ZodType; name: string }
   | { multipart: z.ZodType; name: string }
   | { json: z.ZodType; multipart: z.ZodType; name: string; multipartName: string };

@@ -71,7 +71,8 @@ const stderrLogger: HttpLogger = {
 
 export function resolveOptions(options: HttpHandlerOptions): ResolvedOptions {
   const basePath = (options.basePath ?? '/api').replace(/\/+$/, '');
-  if (basePath !== '' && !basePath.startsWith('/')) throw new TypeError(`basePath must start with "/", got ${JSON.stringify(options.basePath)}`);
+  if (basePath !== '' && !basePath.startsWith('/'))
+    throw new TypeError(`basePath must start with "/", got ${JSON.stringify(options.basePath)}`);
   return {
     basePath,
     maxJsonBytes: positive(options.maxJsonBytes, 10 * 1024 * 1024, 'maxJsonBytes'),

@@ -19,10 +19,13 @@ export class Router {
 
   constructor(routes: readonly Route[]) {
     this.compiled = routes.map((route) => {
-      const segments = route.path.split('/').slice(1).map((part) => {
-        const param = /^\{(\w+)\}$/.exec(part)?.[1];
-        return param ? { param } : part;
-      });
+      const segments = route.path
+        .split('/')
+        .slice(1)
+        .map((part) => {
+          const param = /^\{(\w+)\}$/.exec(part)?.[1];
+          return param ? { param } : part;
+        });
       return { route, segments, literals: segments.filter((part) => typeof part === 'string').length };
     });
     this.compiled.sort((a, b) => b.literals - a.literals);
@@ -34,7 +37,10 @@ export class Router {
     if (parts === null) return [];
     const methods = new Set<string>();
     for (const candidate of this.compiled) {
-      if (candidate.segments.length === parts.length && candidate.segments.every((segment, i) => typeof segment !== 'string' || segment === parts[i])) {
+      if (
+        candidate.segments.length === parts.length &&
+        candidate.segments.every((segment, i) => typeof segment !== 'string' || segment === parts[i])
+      ) {
         methods.add(candidate.route.method);
       }
     }

@@ -45,7 +45,7 @@ export interface StreamResult {
 }
 
 /** A response without a body (a CORS preflight's 204). */
-export interface EmptyResult {
+interface EmptyResult {
   kind: 'empty';
   status: number;
   headers?: Record<string, string>;

@@ -6,7 +6,7 @@ import { schemas, type Agent, type DatasourceRecord } from '../../src/index.js';
  * from these). Only what HTTP shapes differently is changed here: agents name their datastores as
  * `tools` (as the reference service does), and owners come from the API key, never from a body.
  */
-export const agentToolSchema = z.strictObject({
+const agentToolSchema = z.strictObject({
   type: z.literal('datastore'),
   datastoreId: schemas.idSchema,
 });
@@ -25,10 +25,7 @@ export const datastoreCreateBodySchema = schemas.datastoreCreateSchema;
 export const upsertBodySchema = z.object({ documents: schemas.upsertSchema });
 
 /** form B (JSON): web pages and sites; files come as multipart (form A). */
-export const webDatasourceBodySchema = z.discriminatedUnion('type', [
-  schemas.webPageDatasourceSchema,
-  schemas.webSiteDatasourceSchema,
-]);
+export const webDatasourceBodySchema = z.discriminatedUnion('type', [schemas.webPageDatasourceSchema, schemas.webSiteDatasourceSchema]);
 
 /** form A: the text fields of the multipart form (the file part is checked apart). */
 export const fileFormFieldsSchema = z.object({

@@ -24,10 +24,10 @@ export async function checkArchiveSize(bytes: Uint8Array, maxUncompressedBytes: 
   }
   const declared = entries.reduce((sum, entry) => sum + entry.uncompressedSize, 0);
   if (declared > maxUncompressedBytes) {
-    throw payloadTooLarge(
-      `the archive declares ${declared} uncompressed bytes, more than the limit of ${maxUncompressedBytes}`,
-      { declaredUncompressedBytes: declared, maxUncompressedBytes },
-    );
+    throw payloadTooLarge(`the archive declares ${declared} uncompressed bytes, more than the limit of ${maxUncompressedBytes}`, {
+      declaredUncompressedBytes: declared,
+      maxUncompressedBytes,
+    });
   }
   for (const entry of entries) await checkEntry(bytes, entry, maxUncompressedBytes);
 }
@@ -40,9 +40,9 @@ async function checkEntry(bytes: Uint8Array, entry: ZipEntry, maxUncompressedByt
     await inflate(data, { maxOutputLength: Math.max(1, entry.uncompressedSize) });
   } catch (error) {
     if ((error as { code?: string }).code !== 'ERR_BUFFER_TOO_LARGE') return; // corrupt: the parser says so
-    throw payloadTooLarge(
-      `the archive entry ${JSON.stringify(entry.name)} inflates past its declared ${entry.uncompressedSize} bytes`,
-      { entry: entry.name, maxUncompressedBytes },
-    );
+    throw payloadTooLarge(`the archive entry ${JSON.stringify(entry.name)} inflates past its declared ${entry.uncompressedSize} bytes`, {
+      entry: entry.name,
+      maxUncompressedBytes,
+    });
   }
 }

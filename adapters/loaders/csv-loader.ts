@@ -30,9 +30,12 @@ export function csvLoader(options: CsvOptions = {}): Loader {
 }
 
 /** The candidate that splits the first lines into the most, and equally many, fields. */
-export function guessDelimiter(text: string): string {
+function guessDelimiter(text: string): string {
   // The first 64 KB of a line tell the delimiter as well as its whole 14 MB would.
-  const lines = text.split('\n', 6).filter((line) => line.trim() !== '').map((line) => line.slice(0, 65_536));
+  const lines = text
+    .split('\n', 6)
+    .filter((line) => line.trim() !== '')
+    .map((line) => line.slice(0, 65_536));
   let best = ',';
   let bestScore = 0;
   for (const candidate of [',', ';', '\t', '|']) {
@@ -48,7 +51,7 @@ export function guessDelimiter(text: string): string {
 }
 
 /** RFC 4180: quoted fields may hold delimiters, quotes (doubled) and line breaks. */
-export function parseCsv(text: string, delimiter: string, maxColumns = Infinity): string[][] {
+function parseCsv(text: string, delimiter: string, maxColumns = Infinity): string[][] {
   const rows: string[][] = [];
   let row: string[] = [];
   let field = '';

@@ -5,20 +5,15 @@ import { join } from 'node:path';
 import { deserialize } from 'node:v8';
 import type { FileLoading, LoadedDocument } from '../../src/ports/loader.js';
 import { choiceOption, integerOption } from '../../src/util/option-checks.js';
-import {
-  compiledWorkerEntry,
-  DEFAULT_WORKER_HEAP_MB,
-  workerPool,
-  type WorkerPoolOptions,
-} from '../../src/util/worker-pool.js';
+import { compiledWorkerEntry, DEFAULT_WORKER_HEAP_MB, workerPool, type WorkerPoolOptions } from '../../src/util/worker-pool.js';
 import { fileLoaders, type FileLoaderOptions } from './file-loaders.js';
 import { checkFile, loadFile } from './load-file.js';
 import type { ParseFileMessage } from './parse-worker.js';
 
 /** Default `parseTimeoutMs`: see docs/security.md for the measurement it comes from. */
-export const DEFAULT_PARSE_TIMEOUT_MS = 60_000;
+const DEFAULT_PARSE_TIMEOUT_MS = 60_000;
 /** Default `parserMaxMemoryMb`. */
-export const DEFAULT_PARSER_MEMORY_MB = 512;
+const DEFAULT_PARSER_MEMORY_MB = 512;
 
 export interface FileLoadingOptions extends FileLoaderOptions {
   /**
@@ -51,7 +46,7 @@ export interface FileLoadingOptions extends FileLoaderOptions {
 }
 
 /** Half the cores, at least one parser and at most four: parsing must leave a core to queries. */
-export function defaultParserThreads(): number {
+function defaultParserThreads(): number {
   return Math.max(1, Math.min(4, Math.floor(availableParallelism() / 2)));
 }
 

@@ -13,14 +13,39 @@ interface ElementLike {
  * (its title, byline) stays. Also gone: content never shown (scripts, styles, hidden elements).
  */
 const REMOVED_SELECTOR = [
-  'script', 'style', 'noscript', 'template', 'svg', 'canvas', 'iframe', 'object', 'embed', 'select', 'button',
-  'nav', 'footer', 'aside', 'form', 'dialog', 'input', 'label',
-  '[hidden]', '[aria-hidden="true"]', '[role="navigation"]', '[role="banner"]', '[role="contentinfo"]',
-  '[role="complementary"]', '[role="search"]', '[role="dialog"]', '[role="menu"]', '[role="toolbar"]',
+  'script',
+  'style',
+  'noscript',
+  'template',
+  'svg',
+  'canvas',
+  'iframe',
+  'object',
+  'embed',
+  'select',
+  'button',
+  'nav',
+  'footer',
+  'aside',
+  'form',
+  'dialog',
+  'input',
+  'label',
+  '[hidden]',
+  '[aria-hidden="true"]',
+  '[role="navigation"]',
+  '[role="banner"]',
+  '[role="contentinfo"]',
+  '[role="complementary"]',
+  '[role="search"]',
+  '[role="dialog"]',
+  '[role="menu"]',
+  '[role="toolbar"]',
 ].join(',');
 
 /** Class or id words that name page chrome rather than content. */
-const CHROME_WORDS = /(^|[\s_-])(nav|navbar|navbox|navigation|menu|sidebar|breadcrumbs?|cookies?|toc|skip|jump|toolbar|share|social)([\s_-]|$)/i;
+const CHROME_WORDS =
+  /(^|[\s_-])(nav|navbar|navbox|navigation|menu|sidebar|breadcrumbs?|cookies?|toc|skip|jump|toolbar|share|social)([\s_-]|$)/i;
 
 /** Lists and tables that are nearly all links (language pickers, link farms, navboxes). */
 const LINK_LIST_MIN_LINKS = 5;

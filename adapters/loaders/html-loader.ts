@@ -30,6 +30,9 @@ export function extractHtml(html: string): { title: string | undefined; text: st
   // linkedom needs a full document to build <body>; fragments are wrapped.
   const source = /<html[\s>]/i.test(html.slice(0, 4096)) ? html : `<html><head></head><body>${html}</body></html>`;
   assertParsableMarkup(source);
+  /* eslint-disable @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-argument --
+     linkedom types its document with the DOM lib, which this project does not load, so type-aware lint
+     sees it unresolved; the compiler checks these lines against linkedom's own declarations. */
   const { document } = parseHTML(source);
   const title = document.querySelector('title')?.textContent?.replace(/\s+/g, ' ').trim() || undefined;
   const body = document.body ?? document.documentElement;
@@ -38,6 +41,7 @@ export function extractHtml(html: string): { title: string | undefined; text: st
   const articles = body.querySelectorAll('article');
   const main = body.querySelector('main, [role="main"]') ?? (articles.length === 1 ? articles[0] : null) ?? body;
   return { title, text: visibleText(main) };
+  /* eslint-enable @typescript-eslint/no-unsafe-assignment, @typescript-eslint/no-unsafe-call, @typescript-eslint/no-unsafe-member-access, @typescript-eslint/no-unsafe-argument */
 }
 
 /**

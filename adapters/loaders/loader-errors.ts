@@ -20,4 +20,3 @@ export function unsupportedMediaType(mimeType: string, fileName?: string): Ragde
 export function payloadTooLarge(message: string, details: Record<string, unknown>): RagdeskError {
   return new RagdeskError('payload_too_large', message, { details });
 }
-

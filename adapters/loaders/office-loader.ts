@@ -41,7 +41,10 @@ export function officeLoader(limits: OfficeLoaderLimits): Loader {
         const declared = fileType === 'pdf' ? await countPdfPages(input.bytes) : fileType === 'pptx' ? countPptxSlides(input.bytes) : 0;
         assertPages(declared, limits.maxPages);
       }
-      const document = fileType === 'pdf' ? await loadPdf(input) : officeSections(await parse(input, fileType, limits), input.mimeType, limits.maxTableColumns);
+      const document =
+        fileType === 'pdf'
+          ? await loadPdf(input)
+          : officeSections(await parse(input, fileType, limits), input.mimeType, limits.maxTableColumns);
       if (limits.maxPages !== undefined) assertPages(document.totalPages ?? 0, limits.maxPages);
       return document;
     },
@@ -79,6 +82,10 @@ async function parse(input: LoadInput, fileType: SupportedFileType, limits: Offi
         maxUncompressedBytes: limits.maxUncompressedBytes,
       });
     }
-    throw couldNotParse(`${fileType.toUpperCase()} file${input.fileName ? ` ${JSON.stringify(input.fileName)}` : ''}`, input.mimeType, error);
+    throw couldNotParse(
+      `${fileType.toUpperCase()} file${input.fileName ? ` ${JSON.stringify(input.fileName)}` : ''}`,
+      input.mimeType,
+      error,
+    );
   }
 }

@@ -23,9 +23,7 @@ function renderNode(node: OfficeContentNode, ast: OfficeParserAST): string {
 function renderOwn(node: OfficeContentNode, ast: OfficeParserAST): string {
   switch (node.type) {
     case 'table':
-      return (node.children ?? [])
-        .map((row) => tableLine((row.children ?? []).map((cell) => cellText(cell, ast))))
-        .join('\n');
+      return (node.children ?? []).map((row) => tableLine((row.children ?? []).map((cell) => cellText(cell, ast)))).join('\n');
     case 'image':
       return altText(node);
     case 'chart':

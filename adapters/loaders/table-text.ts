@@ -30,7 +30,12 @@ export function tooManyColumns(columns: number, maxColumns: number): Error {
 
 /** One table row as a Markdown table line; pipes and line breaks inside cells are escaped. */
 export function tableLine(cells: readonly string[]): string {
-  const escaped = cells.map((cell) => cell.replace(/\|/g, '\\|').replace(/\s*\r?\n\s*/g, ' ').trim());
+  const escaped = cells.map((cell) =>
+    cell
+      .replace(/\|/g, '\\|')
+      .replace(/\s*\r?\n\s*/g, ' ')
+      .trim(),
+  );
   return `| ${escaped.join(' | ')} |`;
 }
 
@@ -54,7 +59,8 @@ export function tableSections(rows: readonly (readonly string[])[], options: Tab
   const maxChars = options.maxChars ?? 1500;
   const withCaption = (table: string) => (options.caption === undefined ? table : `${options.caption}\n${table}`);
   const firstTop = withCaption(`${tableLine(pad(header))}\n${tableLine(Array<string>(width).fill('---'))}`);
-  const repeatedTop = firstTop.length <= maxChars * HEADER_SHARE ? firstTop : withCaption(shortHeader(pad(header), maxChars * HEADER_SHARE));
+  const repeatedTop =
+    firstTop.length <= maxChars * HEADER_SHARE ? firstTop : withCaption(shortHeader(pad(header), maxChars * HEADER_SHARE));
   let top = firstTop;
   const sections: LoadedSection[] = [];
   let lines: string[] = [];

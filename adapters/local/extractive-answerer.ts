@@ -1,14 +1,7 @@
 import { createRequire } from 'node:module';
 import { stemmer } from 'stemmer';
 import { RagdeskError } from '../../src/errors.js';
-import type {
-  ChatModel,
-  ChatRequest,
-  ChatResult,
-  ChatStreamPart,
-  ChatUsage,
-  GroundingPassage,
-} from '../../src/ports/chat-model.js';
+import type { ChatModel, ChatRequest, ChatResult, ChatStreamPart, ChatUsage, GroundingPassage } from '../../src/ports/chat-model.js';
 import { extractQueryTerms, splitWords } from '../../src/text/query-terms.js';
 import { splitSentences } from './sentences.js';
 
@@ -27,8 +20,7 @@ export interface LocalAnswererOptions {
 }
 
 /** Said when no retrieved sentence answers the question. */
-export const NOTHING_FOUND =
-  'I could not find anything relevant to your question in the documents I have access to.';
+export const NOTHING_FOUND = 'I could not find anything relevant to your question in the documents I have access to.';
 
 interface ScoredSentence {
   text: string;

@@ -21,7 +21,11 @@ const table = new FeatureTable();
  * stopwords or punctuation) gets one fixed unit vector: a zero vector would turn into NaN in indexes
  * that normalise for cosine.
  */
-export function embedText(text: string, dimensions: number, settings: FeatureSettings = DEFAULT_FEATURES): { vector: Float32Array; tokens: number } {
+export function embedText(
+  text: string,
+  dimensions: number,
+  settings: FeatureSettings = DEFAULT_FEATURES,
+): { vector: Float32Array; tokens: number } {
   const tokens = wordTokens(text);
   // Term frequency is taken per feature, sublinearly (1 + ln tf), times the mean occurrence weight:
   // n-grams shared by many different words ("tion>") then count little more than once.
@@ -51,7 +55,7 @@ export function embedText(text: string, dimensions: number, settings: FeatureSet
 const YIELD_AFTER_MS = 8;
 
 /** Hybrid-retrieval weight of this embedder's ranking relative to bm25. */
-export const LOCAL_FUSION_WEIGHT = 0.3;
+const LOCAL_FUSION_WEIGHT = 0.3;
 
 export function localEmbeddings(options: LocalEmbeddingsOptions = {}): Embeddings {
   const dimensions = options.dimensions ?? DEFAULT_DIMENSIONS;

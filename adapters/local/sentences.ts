@@ -5,7 +5,7 @@ const MAX_SENTENCE_CHARS = 400;
 // keeps "e.g. this" and "3.5 mm" together, and an identifier or number after a colon-like "!" or
 // "." stays with the words that introduce it ("the id is below. 314b0a30-..."), at the cost of
 // splitting after a few abbreviations.
-const SENTENCE_END = /(?<=[.!?])\s+(?=\p{Lu}\p{Ll}|["'“(\[])/u;
+const SENTENCE_END = /(?<=[.!?])\s+(?=\p{Lu}\p{Ll}|["'“([])/u;
 
 /** Sentences of a passage, in order. Lines are boundaries too: tables and lists have no full stops. */
 export function splitSentences(text: string): string[] {

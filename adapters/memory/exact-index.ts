@@ -14,6 +14,7 @@ import type {
  * Options of {@link exactIndex}. None today: the index is exact and in memory, so there is nothing
  * to tune. The type exists so callers and presets can pass one options object like every adapter.
  */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a public options type with no options yet, so presets can pass one object to every adapter
 export interface ExactIndexOptions {}
 
 interface StoredEntry {

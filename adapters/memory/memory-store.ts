@@ -1,25 +1,7 @@
 import { notFound, RagdeskError } from '../../src/errors.js';
-import type {
-  ChunkRecord,
-  DatasourceRecord,
-  DatastoreRecord,
-  ScoredId,
-} from '../../src/ports/records.js';
-import type {
-  ChunkChange,
-  DatasourcePatch,
-  DatastorePatch,
-  Store,
-  TextSearchRequest,
-} from '../../src/ports/store.js';
-import {
-  conflict,
-  copyChunk,
-  copyDatasource,
-  oldestFirst,
-  patchDatasource,
-  validateChunks,
-} from './record-copies.js';
+import type { ChunkRecord, DatasourceRecord, DatastoreRecord, ScoredId } from '../../src/ports/records.js';
+import type { ChunkChange, DatasourcePatch, DatastorePatch, Store, TextSearchRequest } from '../../src/ports/store.js';
+import { conflict, copyChunk, copyDatasource, oldestFirst, patchDatasource, validateChunks } from './record-copies.js';
 import { memoryAgents } from './memory-agents.js';
 import { memoryJobs } from './memory-jobs.js';
 import { TextPostings } from './text-postings.js';
@@ -28,6 +10,7 @@ import { TextPostings } from './text-postings.js';
  * Options of {@link memoryStore}. None yet: the interface exists so options can be added without
  * changing the factory's signature.
  */
+// eslint-disable-next-line @typescript-eslint/no-empty-object-type -- a public options type with no options yet; adding one later keeps the signature
 export interface MemoryStoreOptions {}
 
 interface DatastoreState {

@@ -60,7 +60,7 @@ export function checkOptions<Schema extends z.ZodType>(schema: Schema, value: un
 }
 
 export function connect(options: OpenAIConnectionOptions, what: string): Connection {
-  const { client, clientOptions, ...plain } = options;
+  const { client, clientOptions: _clientOptions, ...plain } = options;
   checkOptions(connectionSchema, plain, what);
   return {
     client: client ?? newClient(options, what),

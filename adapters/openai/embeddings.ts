@@ -74,7 +74,7 @@ export function openaiEmbeddings(options: OpenAIEmbeddingsOptions = {}): Embeddi
       if (texts.length > maxBatchSize) {
         throw new RagdeskError('invalid_request', `${what}: at most ${maxBatchSize} texts per call, got ${texts.length}`);
       }
-      const vectors: Float32Array[] = new Array(texts.length);
+      const vectors: Float32Array[] = new Array<Float32Array>(texts.length);
       // Blank texts never go upstream: OpenAI answers 400 for "" in a batch and other servers reject
       // whitespace. They get one fixed unit vector (zero would turn cosine into NaN), as offline.
       const sent: number[] = [];
@@ -107,7 +107,8 @@ export function openaiEmbeddings(options: OpenAIEmbeddingsOptions = {}): Embeddi
           });
         }
         const raw: unknown = item.embedding;
-        vectors[target] = typeof raw === 'string' ? decodeBase64Vector(raw, dimensions, what) : floatVector(raw as number[], dimensions, what);
+        vectors[target] =
+          typeof raw === 'string' ? decodeBase64Vector(raw, dimensions, what) : floatVector(raw as number[], dimensions, what);
       });
       const reported = response.usage?.prompt_tokens;
       const tokens = typeof reported === 'number' ? reported : input.reduce((sum, text) => sum + cl100kTokenizer().count(text), 0);

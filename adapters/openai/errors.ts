@@ -29,6 +29,7 @@ export function toRagdeskError(error: unknown, attempt: Attempt, callerSignal: A
       details: { reason: 'connection' },
     });
   }
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-argument -- instanceof gives the class with its generic parameters as any; fromApiError reads only status, headers and body
   if (error instanceof APIError) return fromApiError(error, what);
   if (error instanceof SyntaxError) {
     return new RagdeskError('upstream_failed', `${what}: the server sent a response that is not valid JSON`, {

@@ -31,7 +31,7 @@ export const DEFAULT_RETRY: RetryPolicy = {
 };
 
 /** Exponential backoff with up to 25% jitter taken off, so clients that failed together spread out. */
-export function backoffDelay(policy: RetryPolicy, retryIndex: number, random: () => number = Math.random): number {
+function backoffDelay(policy: RetryPolicy, retryIndex: number, random: () => number = Math.random): number {
   const base = Math.min(policy.initialDelayMs * 2 ** retryIndex, policy.maxDelayMs);
   return base * (1 - random() * 0.25);
 }

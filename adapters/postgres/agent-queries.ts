@@ -1,12 +1,6 @@
 import type pg from 'pg';
 import { invalidRequest, notFound } from '../../src/errors.js';
-import type {
-  AgentRecord,
-  ApiKeyRecord,
-  ConversationRecord,
-  MessageRecord,
-  UsageConsumption,
-} from '../../src/ports/agent-records.js';
+import type { AgentRecord, ApiKeyRecord, ConversationRecord, MessageRecord, UsageConsumption } from '../../src/ports/agent-records.js';
 import type { AgentPatch, ApiKeyPatch } from '../../src/ports/store.js';
 import { inTransaction, selectRow, selectRows, sqlState } from './connection.js';
 import { conflict } from './record-queries.js';
@@ -80,10 +74,10 @@ export function agentQueries(pool: pg.Pool, s: string) {
         const settable = AGENT_COLUMNS.map((column, i) => ({ column, value: values[i] })).filter(
           ({ column }) => column !== 'id' && column !== 'owner_id' && column !== 'created_at',
         );
-        await client.query(
-          `UPDATE ${s}.agents SET ${settable.map(({ column }, i) => `${column} = $${i + 2}`).join(', ')} WHERE id = $1`,
-          [id, ...settable.map(({ value }) => value)],
-        );
+        await client.query(`UPDATE ${s}.agents SET ${settable.map(({ column }, i) => `${column} = $${i + 2}`).join(', ')} WHERE id = $1`, [
+          id,
+          ...settable.map(({ value }) => value),
+        ]);
         return next;
       });
     },
@@ -101,7 +95,14 @@ export function agentQueries(pool: pg.Pool, s: string) {
         const inserted = await pool.query(
           `INSERT INTO ${s}.conversations (${CONVERSATION_SELECT})
            SELECT $1, id, $3, $4, $5, $6 FROM ${s}.agents WHERE id = $2`,
-          [record.id, record.agentId, record.visitorId, record.createdAt, record.updatedAt, record.contact ? JSON.stringify(record.contact) : null],
+          [
+            record.id,
+            record.agentId,
+            record.visitorId,
+            record.createdAt,
+            record.updatedAt,
+            record.contact ? JSON.stringify(record.contact) : null,
+          ],
         );
         if (inserted.rowCount === 0) throw notFound('agent', record.agentId);
       } catch (error) {
@@ -166,7 +167,10 @@ export function agentQueries(pool: pg.Pool, s: string) {
 
     async createApiKey(record: ApiKeyRecord): Promise<void> {
       try {
-        await pool.query(`INSERT INTO ${s}.api_keys (${API_KEY_SELECT}) VALUES (${placeholders(API_KEY_COLUMNS.length)})`, apiKeyValues(record));
+        await pool.query(
+          `INSERT INTO ${s}.api_keys (${API_KEY_SELECT}) VALUES (${placeholders(API_KEY_COLUMNS.length)})`,
+          apiKeyValues(record),
+        );
       } catch (error) {
         if (sqlState(error) !== '23505') throw error;
         const constraint = (error as { constraint?: unknown }).constraint;

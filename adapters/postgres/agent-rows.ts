@@ -65,18 +65,40 @@ export interface ApiKeyRow {
 }
 
 export const AGENT_COLUMNS = [
-  'id', 'owner_id', 'name', 'description', 'model_name', 'temperature', 'visibility', 'system_prompt',
-  'user_prompt', 'prompt_type', 'prompt_template', 'datastore_ids', 'created_at', 'updated_at', 'allow_overrides', 'handle', 'settings',
+  'id',
+  'owner_id',
+  'name',
+  'description',
+  'model_name',
+  'temperature',
+  'visibility',
+  'system_prompt',
+  'user_prompt',
+  'prompt_type',
+  'prompt_template',
+  'datastore_ids',
+  'created_at',
+  'updated_at',
+  'allow_overrides',
+  'handle',
+  'settings',
 ] as const;
 
 export const CONVERSATION_COLUMNS = ['id', 'agent_id', 'visitor_id', 'created_at', 'updated_at', 'contact'] as const;
 
-export const MESSAGE_COLUMNS = [
-  'id', 'conversation_id', 'role', 'text', 'sources', 'usage', 'model', 'visitor_id', 'created_at',
-] as const;
+export const MESSAGE_COLUMNS = ['id', 'conversation_id', 'role', 'text', 'sources', 'usage', 'model', 'visitor_id', 'created_at'] as const;
 
 export const API_KEY_COLUMNS = [
-  'id', 'owner_id', 'name', 'hash', 'prefix', 'scopes', 'datastore_ids', 'created_at', 'last_used_at', 'revoked_at',
+  'id',
+  'owner_id',
+  'name',
+  'hash',
+  'prefix',
+  'scopes',
+  'datastore_ids',
+  'created_at',
+  'last_used_at',
+  'revoked_at',
 ] as const;
 
 export function toAgentRecord(row: AgentRow): AgentRecord {
@@ -104,9 +126,23 @@ export function toAgentRecord(row: AgentRow): AgentRecord {
 /** Values in {@link AGENT_COLUMNS} order. */
 export function agentValues(record: AgentRecord): unknown[] {
   return [
-    record.id, record.ownerId ?? null, record.name, record.description, record.modelName, record.temperature,
-    record.visibility, record.systemPrompt, record.userPrompt, record.promptType, record.promptTemplate,
-    [...record.datastoreIds], record.createdAt, record.updatedAt, [...(record.allowOverrides ?? [])], record.handle ?? null, JSON.stringify(record.settings ?? {}),
+    record.id,
+    record.ownerId ?? null,
+    record.name,
+    record.description,
+    record.modelName,
+    record.temperature,
+    record.visibility,
+    record.systemPrompt,
+    record.userPrompt,
+    record.promptType,
+    record.promptTemplate,
+    [...record.datastoreIds],
+    record.createdAt,
+    record.updatedAt,
+    [...(record.allowOverrides ?? [])],
+    record.handle ?? null,
+    JSON.stringify(record.settings ?? {}),
   ];
 }
 
@@ -138,9 +174,15 @@ export function toMessageRecord(row: MessageRow): MessageRecord {
 /** Values in {@link MESSAGE_COLUMNS} order. */
 export function messageValues(message: MessageRecord): unknown[] {
   return [
-    message.id, message.conversationId, message.role, message.text, JSON.stringify(message.sources ?? []),
+    message.id,
+    message.conversationId,
+    message.role,
+    message.text,
+    JSON.stringify(message.sources ?? []),
     message.usage === null || message.usage === undefined ? null : JSON.stringify(message.usage),
-    message.model, message.visitorId, message.createdAt,
+    message.model,
+    message.visitorId,
+    message.createdAt,
   ];
 }
 
@@ -162,7 +204,15 @@ export function toApiKeyRecord(row: ApiKeyRow): ApiKeyRecord {
 /** Values in {@link API_KEY_COLUMNS} order. */
 export function apiKeyValues(record: ApiKeyRecord): unknown[] {
   return [
-    record.id, record.ownerId, record.name, record.hash, record.prefix, [...record.scopes],
-    record.datastoreIds === null ? null : [...record.datastoreIds], record.createdAt, record.lastUsedAt, record.revokedAt,
+    record.id,
+    record.ownerId,
+    record.name,
+    record.hash,
+    record.prefix,
+    [...record.scopes],
+    record.datastoreIds === null ? null : [...record.datastoreIds],
+    record.createdAt,
+    record.lastUsedAt,
+    record.revokedAt,
   ];
 }

@@ -77,7 +77,12 @@ export function chunkQueries(pool: pg.Pool, s: string) {
    * One statement for the end of a chunk write: the datasource patch (and its status event, when
    * the status changes) and the datastore's new sequence and chunk count. Returns the sequence.
    */
-  async function finish(client: Queryable, source: DatasourceRecord, patch: DatasourcePatch | undefined, countDelta: number): Promise<number> {
+  async function finish(
+    client: Queryable,
+    source: DatasourceRecord,
+    patch: DatasourcePatch | undefined,
+    countDelta: number,
+  ): Promise<number> {
     const values: unknown[] = [source.datastoreId, countDelta];
     const steps: string[] = [];
     if (patch !== undefined) {
@@ -228,7 +233,9 @@ export function chunkQueries(pool: pg.Pool, s: string) {
     },
 
     async chunkSequence(datastoreId: string): Promise<number> {
-      const row = await selectRow<{ chunk_sequence: string }>(pool, `SELECT chunk_sequence FROM ${s}.datastores WHERE id = $1`, [datastoreId]);
+      const row = await selectRow<{ chunk_sequence: string }>(pool, `SELECT chunk_sequence FROM ${s}.datastores WHERE id = $1`, [
+        datastoreId,
+      ]);
       return row === undefined ? 0 : Number(row.chunk_sequence);
     },
   };

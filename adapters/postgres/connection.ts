@@ -117,7 +117,7 @@ export async function selectRow<T>(db: Queryable, text: string, values?: unknown
 
 export function sqlState(error: unknown): string | undefined {
   if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
-  const code = (error as { code: unknown }).code;
+  const code = error.code;
   return typeof code === 'string' ? code : undefined;
 }
 
@@ -143,8 +143,7 @@ export function translateError(error: unknown, action: string): RagdeskError {
       details: { sqlState: code },
     });
   }
-  const retryable =
-    code !== undefined && (NETWORK_CODES.has(code) || RETRYABLE_CLASSES.some((prefix) => code.startsWith(prefix)));
+  const retryable = code !== undefined && (NETWORK_CODES.has(code) || RETRYABLE_CLASSES.some((prefix) => code.startsWith(prefix)));
   return new RagdeskError('internal', `${action}: ${message}`, {
     cause: error,
     retryable: retryable || /Connection terminated|timeout exceeded when trying to connect/i.test(message),

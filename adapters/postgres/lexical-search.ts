@@ -129,5 +129,3 @@ export function lexicalSearch(pool: pg.Pool, s: string, limits: LexicalSearchLim
     },
   };
 }
-
-export type LexicalSearch = ReturnType<typeof lexicalSearch>;

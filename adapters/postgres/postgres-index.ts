@@ -238,7 +238,10 @@ async function ensurePgvector(handle: PoolHandle): Promise<boolean> {
   }
   const [major = 0, minor = 0] = installed.split('.').map(Number);
   if (major === 0 && minor < 5) {
-    throw new RagdeskError('invalid_adapter', `pgvector ${installed} has no HNSW index; ragdesk needs pgvector 0.5 or newer (0.8+ recommended)`);
+    throw new RagdeskError(
+      'invalid_adapter',
+      `pgvector ${installed} has no HNSW index; ragdesk needs pgvector 0.5 or newer (0.8+ recommended)`,
+    );
   }
   return major > 0 || minor >= 8;
 }
@@ -255,7 +258,10 @@ function assertDimensions(dimensions: number): void {
 function assertVector(vector: Float32Array, dimensions: number, path: string): void {
   if (!(vector instanceof Float32Array) || vector.length !== dimensions) {
     throw invalidRequest(`vectors of this collection have ${dimensions} dimensions`, [
-      { path, message: `expected a Float32Array of length ${dimensions}, got ${vector instanceof Float32Array ? vector.length : typeof vector}` },
+      {
+        path,
+        message: `expected a Float32Array of length ${dimensions}, got ${vector instanceof Float32Array ? vector.length : typeof vector}`,
+      },
     ]);
   }
   for (const value of vector) {

@@ -46,7 +46,10 @@ export async function postgresStore(options: PostgresStoreOptions): Promise<Stor
 }
 
 /** The store over a pool handle it shares (see `postgres()`), after migrating the schema. */
-export async function createPostgresStore(handle: PoolHandle, options: PostgresCommonOptions & { lexicalLimits?: Partial<LexicalSearchLimits> }): Promise<Store> {
+export async function createPostgresStore(
+  handle: PoolHandle,
+  options: PostgresCommonOptions & { lexicalLimits?: Partial<LexicalSearchLimits> },
+): Promise<Store> {
   const schema = options.schema ?? DEFAULT_SCHEMA;
   try {
     await migrate(handle.pool, schema);
@@ -97,8 +100,7 @@ export async function createPostgresStore(handle: PoolHandle, options: PostgresC
         return statuses === undefined ? found : found.filter((record) => statuses.includes(record.status));
       }),
     updateDatasource: (id, patch) => run('updateDatasource', () => records.updateDatasource(id, patch)),
-    transitionDatasource: (id, expected, patch) =>
-      run('transitionDatasource', () => records.transitionDatasource(id, expected, patch)),
+    transitionDatasource: (id, expected, patch) => run('transitionDatasource', () => records.transitionDatasource(id, expected, patch)),
     listStatusEvents: (datasourceId) => run('listStatusEvents', () => records.listStatusEvents(datasourceId)),
     deleteDatasource: (id) =>
       run('deleteDatasource', async () => {

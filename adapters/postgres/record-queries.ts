@@ -49,10 +49,13 @@ export function recordQueries(pool: pg.Pool, s: string) {
     at: string,
     message: string | null,
   ): Promise<void> {
-    await db.query(
-      `INSERT INTO ${s}.status_events (datasource_id, from_status, to_status, at, message) VALUES ($1, $2, $3, $4, $5)`,
-      [datasourceId, from, to, at, message],
-    );
+    await db.query(`INSERT INTO ${s}.status_events (datasource_id, from_status, to_status, at, message) VALUES ($1, $2, $3, $4, $5)`, [
+      datasourceId,
+      from,
+      to,
+      at,
+      message,
+    ]);
   }
 
   /**
@@ -147,11 +150,9 @@ export function recordQueries(pool: pg.Pool, s: string) {
 
     async getDatasources(ids: readonly string[]): Promise<DatasourceRecord[]> {
       if (ids.length === 0) return [];
-      const rows = await selectRows<DatasourceRow>(
-        pool,
-        `SELECT ${DATASOURCE_SELECT} FROM ${s}.datasources WHERE id = ANY($1::text[])`,
-        [[...new Set(ids)]],
-      );
+      const rows = await selectRows<DatasourceRow>(pool, `SELECT ${DATASOURCE_SELECT} FROM ${s}.datasources WHERE id = ANY($1::text[])`, [
+        [...new Set(ids)],
+      ]);
       const byId = new Map(rows.map((row) => [row.id, row]));
       return ids.flatMap((id) => {
         const row = byId.get(id);

@@ -1,11 +1,4 @@
-import type {
-  ChunkRecord,
-  DatasourceRecord,
-  DatastoreRecord,
-  JobRecord,
-  JobStatus,
-  Metadata,
-} from '../../src/ports/records.js';
+import type { ChunkRecord, DatasourceRecord, DatastoreRecord, JobRecord, JobStatus, Metadata } from '../../src/ports/records.js';
 
 /** Conversions between records and rows. Column lists here and in the statements must agree. */
 
@@ -73,22 +66,64 @@ export interface JobRow {
 
 // Keys come first (id; then datastore_id for datasources): updates skip them by position.
 export const DATASTORE_COLUMNS = [
-  'id', 'owner_id', 'name', 'description', 'embedding_model', 'embedding_dimensions', 'created_at', 'updated_at',
+  'id',
+  'owner_id',
+  'name',
+  'description',
+  'embedding_model',
+  'embedding_dimensions',
+  'created_at',
+  'updated_at',
 ] as const;
 
 export const DATASOURCE_COLUMNS = [
-  'id', 'datastore_id', 'type', 'name', 'status', 'group_id', 'custom_id', 'config', 'metadata', 'error',
-  'content_hash', 'nb_chunks', 'nb_tokens', 'text_size', 'created_at', 'updated_at', 'last_synch',
+  'id',
+  'datastore_id',
+  'type',
+  'name',
+  'status',
+  'group_id',
+  'custom_id',
+  'config',
+  'metadata',
+  'error',
+  'content_hash',
+  'nb_chunks',
+  'nb_tokens',
+  'text_size',
+  'created_at',
+  'updated_at',
+  'last_synch',
 ] as const;
 
 export const CHUNK_COLUMNS = [
-  'id', 'datastore_id', 'datasource_id', 'custom_id', 'position', 'token_count', 'char_offset', 'page_number',
-  'hash', 'metadata', 'text', 'embedding',
+  'id',
+  'datastore_id',
+  'datasource_id',
+  'custom_id',
+  'position',
+  'token_count',
+  'char_offset',
+  'page_number',
+  'hash',
+  'metadata',
+  'text',
+  'embedding',
 ] as const;
 
 export const JOB_COLUMNS = [
-  'id', 'kind', 'datastore_id', 'datasource_id', 'status', 'attempts', 'run_at', 'lease_owner', 'lease_until',
-  'last_error', 'created_at', 'updated_at',
+  'id',
+  'kind',
+  'datastore_id',
+  'datasource_id',
+  'status',
+  'attempts',
+  'run_at',
+  'lease_owner',
+  'lease_until',
+  'last_error',
+  'created_at',
+  'updated_at',
 ] as const;
 
 /** `a, b, c` for a SELECT or INSERT column list, optionally prefixed by a table alias. */
@@ -234,7 +269,17 @@ export function toJobRecord(row: JobRow): JobRecord {
 /** Values in {@link JOB_COLUMNS} order. */
 export function jobValues(job: JobRecord): unknown[] {
   return [
-    job.id, job.kind, job.datastoreId, job.datasourceId, job.status, job.attempts, job.runAt,
-    job.leaseOwner, job.leaseUntil, job.lastError, job.createdAt, job.updatedAt,
+    job.id,
+    job.kind,
+    job.datastoreId,
+    job.datasourceId,
+    job.status,
+    job.attempts,
+    job.runAt,
+    job.leaseOwner,
+    job.leaseUntil,
+    job.lastError,
+    job.createdAt,
+    job.updatedAt,
   ];
 }

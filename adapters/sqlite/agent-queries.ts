@@ -1,11 +1,5 @@
 import { invalidRequest, notFound } from '../../src/errors.js';
-import type {
-  AgentRecord,
-  ApiKeyRecord,
-  ConversationRecord,
-  MessageRecord,
-  UsageConsumption,
-} from '../../src/ports/agent-records.js';
+import type { AgentRecord, ApiKeyRecord, ConversationRecord, MessageRecord, UsageConsumption } from '../../src/ports/agent-records.js';
 import type { AgentPatch, ApiKeyPatch } from '../../src/ports/store.js';
 import {
   AGENT_COLUMNS,
@@ -35,9 +29,17 @@ const AGENT_FIXED_KEYS = new Set(['id', 'ownerId', 'createdAt']);
 /** The only keys an API key patch may change. */
 const API_KEY_PATCH_KEYS = ['name', 'lastUsedAt', 'revokedAt'] as const;
 
-const placeholders = (columns: string): string => columns.split(',').map(() => '?').join(', ');
+const placeholders = (columns: string): string =>
+  columns
+    .split(',')
+    .map(() => '?')
+    .join(', ');
 const assignments = (columns: string, skip: number): string =>
-  columns.split(',').slice(skip).map((column) => `${column.trim()} = ?`).join(', ');
+  columns
+    .split(',')
+    .slice(skip)
+    .map((column) => `${column.trim()} = ?`)
+    .join(', ');
 
 /** Agents, conversations, messages, API keys and usage counters. Statements are prepared once. */
 export function agentQueries(db: SqliteDatabase) {
@@ -53,9 +55,7 @@ export function agentQueries(db: SqliteDatabase) {
     `INSERT INTO conversations (${CONVERSATION_COLUMNS}) VALUES (${placeholders(CONVERSATION_COLUMNS)})`,
   );
   const selectConversation = db.prepare(`SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE id = ?`);
-  const selectConversations = db.prepare(
-    `SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE agent_id = ? ORDER BY created_at, pk`,
-  );
+  const selectConversations = db.prepare(`SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE agent_id = ? ORDER BY created_at, pk`);
   const touchConversation = db.prepare('UPDATE conversations SET updated_at = ? WHERE id = ?');
 
   const insertMessage = db.prepare(`INSERT INTO messages (${MESSAGE_COLUMNS}) VALUES (${placeholders(MESSAGE_COLUMNS)})`);
@@ -69,9 +69,7 @@ export function agentQueries(db: SqliteDatabase) {
   const selectApiKey = db.prepare(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE id = ?`);
   const selectApiKeyByHash = db.prepare(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE hash = ?`);
   const selectApiKeys = db.prepare(`SELECT ${API_KEY_COLUMNS} FROM api_keys ORDER BY created_at, pk`);
-  const selectOwnerApiKeys = db.prepare(
-    `SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE owner_id = ? ORDER BY created_at, pk`,
-  );
+  const selectOwnerApiKeys = db.prepare(`SELECT ${API_KEY_COLUMNS} FROM api_keys WHERE owner_id = ? ORDER BY created_at, pk`);
   const updateApiKeyRow = db.prepare(`UPDATE api_keys SET ${assignments(API_KEY_COLUMNS, API_KEY_KEY_COUNT)} WHERE id = ?`);
 
   // Check-and-add in one statement: the insert (first use) and the update (later uses) both carry

@@ -79,8 +79,7 @@ export const CONVERSATION_COLUMNS = 'id, agent_id, visitor_id, created_at, updat
 export const MESSAGE_COLUMNS = 'id, conversation_id, role, text, sources, usage, model, visitor_id, created_at';
 
 /** id, owner_id, hash, prefix, scopes, datastore_ids, created_at are fixed; updates skip {@link API_KEY_KEY_COUNT}. */
-export const API_KEY_COLUMNS =
-  'id, owner_id, hash, prefix, scopes, datastore_ids, created_at, name, last_used_at, revoked_at';
+export const API_KEY_COLUMNS = 'id, owner_id, hash, prefix, scopes, datastore_ids, created_at, name, last_used_at, revoked_at';
 export const API_KEY_KEY_COUNT = 7;
 
 export function toAgentRecord(row: AgentRow): AgentRecord {
@@ -141,7 +140,14 @@ export function toConversationRecord(row: ConversationRow): ConversationRecord {
 
 /** Values in {@link CONVERSATION_COLUMNS} order. */
 export function conversationValues(record: ConversationRecord): SqliteValue[] {
-  return [record.id, record.agentId, record.visitorId, record.createdAt, record.updatedAt, record.contact ? JSON.stringify(record.contact) : null];
+  return [
+    record.id,
+    record.agentId,
+    record.visitorId,
+    record.createdAt,
+    record.updatedAt,
+    record.contact ? JSON.stringify(record.contact) : null,
+  ];
 }
 
 export function toMessageRecord(row: MessageRow): MessageRecord {

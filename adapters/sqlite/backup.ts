@@ -31,7 +31,7 @@ export interface DatabaseSnapshot {
  * single step, a read transaction that (in WAL mode) does not block writers, so a busy server
  * cannot keep the backup from finishing.
  */
-export interface BackupProgress {
+interface BackupProgress {
   totalPages: number;
   remainingPages: number;
   restarts: number;
@@ -50,7 +50,9 @@ export async function backupSqliteFile(source: string, target: string, options: 
   try {
     db = new Database(source, { fileMustExist: true });
   } catch (error) {
-    throw new RagdeskError('not_found', `No SQLite store at ${source}: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new RagdeskError('not_found', `No SQLite store at ${source}: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
   }
   let restarts = 0;
   let previous = Number.POSITIVE_INFINITY;
@@ -71,7 +73,9 @@ export async function backupSqliteFile(source: string, target: string, options: 
       },
     });
   } catch (error) {
-    throw new RagdeskError('internal', `Backing up ${source} failed: ${error instanceof Error ? error.message : String(error)}`, { cause: error });
+    throw new RagdeskError('internal', `Backing up ${source} failed: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
   } finally {
     db.close();
   }
@@ -85,7 +89,9 @@ export async function backupSqliteFile(source: string, target: string, options: 
   }
   const check = inspectSqliteFile(target);
   if (check.problems.length > 0) {
-    throw new RagdeskError('internal', `The backup copy failed its check: ${check.problems.join('; ')}`, { details: { problems: check.problems } });
+    throw new RagdeskError('internal', `The backup copy failed its check: ${check.problems.join('; ')}`, {
+      details: { problems: check.problems },
+    });
   }
   const { size } = await stat(target);
   return { bytes: size, pages: check.pages, sha256: await fileSha256(target), restarts, datastores: check.datastores };
@@ -104,9 +110,12 @@ export function inspectSqliteFile(path: string): { problems: string[]; pages: nu
       .filter((result) => result !== 'ok');
     const pages = db.pragma('page_count', { simple: true }) as number;
     if (problems.length > 0) return { problems, pages, datastores: [] };
-    const rows = db
-      .prepare('SELECT id, chunk_sequence, embedding_model, embedding_dimensions FROM datastores ORDER BY pk')
-      .all() as { id: string; chunk_sequence: number; embedding_model: string; embedding_dimensions: number }[];
+    const rows = db.prepare('SELECT id, chunk_sequence, embedding_model, embedding_dimensions FROM datastores ORDER BY pk').all() as {
+      id: string;
+      chunk_sequence: number;
+      embedding_model: string;
+      embedding_dimensions: number;
+    }[];
     const datastores = rows.map((row) => ({
       id: row.id,
       chunkSequence: row.chunk_sequence,

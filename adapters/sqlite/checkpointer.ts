@@ -22,7 +22,7 @@ const SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES = 1_000;
 /** How often, at most, the worker is asked to checkpoint while writes happen. */
 const DEFAULT_INTERVAL_MS = 200;
 
-export interface CheckpointResult {
+interface CheckpointResult {
   /** Frames in the WAL when the checkpoint ran. */
   walFrames: number;
   /** Frames copied into the database file (all of them unless a reader still needed some). */

@@ -9,10 +9,7 @@ import type { RecordQueries } from './record-queries.js';
 import { CHUNK_COLUMNS, chunkValues, toChunkRecord, vectorFromBlob, type ChunkRow } from './row-mapping.js';
 
 /** Positions of the columns in {@link CHUNK_COLUMNS}, for statements read in raw (array) mode. */
-const AT = Object.fromEntries(CHUNK_COLUMNS.split(',').map((column, i) => [column.trim(), i])) as Record<
-  keyof ChunkRow,
-  number
->;
+const AT = Object.fromEntries(CHUNK_COLUMNS.split(',').map((column, i) => [column.trim(), i])) as Record<keyof ChunkRow, number>;
 const NO_VECTOR = new Float32Array(0);
 
 /** A chunk from a raw row of {@link CHUNK_COLUMNS} (the vector column may be absent: `vectors` false). */
@@ -52,19 +49,17 @@ export interface ChunkChangeDetail extends ChunkChange {
 export function chunkQueries(db: SqliteDatabase, records: RecordQueries) {
   const selectIds = db.prepare('SELECT id FROM chunks WHERE datasource_id = ?');
   const selectPrevious = db.prepare('SELECT id, text, custom_id FROM chunks WHERE datasource_id = ?');
-  const selectOwners = db.prepare(
-    'SELECT id, datasource_id FROM chunks WHERE id IN (SELECT value FROM json_each(?))',
-  );
+  const selectOwners = db.prepare('SELECT id, datasource_id FROM chunks WHERE id IN (SELECT value FROM json_each(?))');
   const deleteChunk = db.prepare('DELETE FROM chunks WHERE id = ?');
   // The WHERE turns an id owned by another datasource into "no change", caught below.
   const upsertChunk = db.prepare(
-    `INSERT INTO chunks (${CHUNK_COLUMNS}) VALUES (${CHUNK_COLUMNS.split(',').map(() => '?').join(', ')})
+    `INSERT INTO chunks (${CHUNK_COLUMNS}) VALUES (${CHUNK_COLUMNS.split(',')
+      .map(() => '?')
+      .join(', ')})
      ON CONFLICT (id) DO UPDATE SET ${UPSERT_UPDATES} WHERE chunks.datasource_id = excluded.datasource_id`,
   );
   const deleteDatasourceRow = db.prepare('DELETE FROM datasources WHERE id = ?');
-  const bumpSequence = db.prepare(
-    'UPDATE datastores SET chunk_sequence = chunk_sequence + 1 WHERE id = ? RETURNING chunk_sequence',
-  );
+  const bumpSequence = db.prepare('UPDATE datastores SET chunk_sequence = chunk_sequence + 1 WHERE id = ? RETURNING chunk_sequence');
   const selectSequence = db.prepare('SELECT chunk_sequence FROM datastores WHERE id = ?');
   // The vector is the last column: the same list without it keeps every other position.
   if (AT.vector !== CHUNK_COLUMNS.split(',').length - 1) throw new Error('CHUNK_COLUMNS must end with vector');
@@ -72,9 +67,7 @@ export function chunkQueries(db: SqliteDatabase, records: RecordQueries) {
     vectors: idListReader(db, `SELECT ${CHUNK_COLUMNS} FROM chunks WHERE id IN`),
     texts: idListReader(db, `SELECT ${CHUNK_COLUMNS.slice(0, CHUNK_COLUMNS.lastIndexOf(','))} FROM chunks WHERE id IN`),
   };
-  const selectByDatasource = db.prepare(
-    `SELECT ${CHUNK_COLUMNS} FROM chunks WHERE datasource_id = ? ORDER BY position, pk`,
-  );
+  const selectByDatasource = db.prepare(`SELECT ${CHUNK_COLUMNS} FROM chunks WHERE datasource_id = ? ORDER BY position, pk`);
   // Keyset pages over the (datastore_id, hash) index, whose entries end with the pk: a stable
   // total order without OFFSET and without a third index on chunks.
   const selectPage = db.prepare(
@@ -124,9 +117,7 @@ export function chunkQueries(db: SqliteDatabase, records: RecordQueries) {
         if (source === null) throw notFound('datasource', datasourceId);
         checkOwnership(source, chunks);
         const previous = previousRows(datasourceId, previousRowsOf(source.datastoreId));
-        const existing = new Set(
-          previous?.map((row) => row.id) ?? (selectIds.all(datasourceId) as { id: string }[]).map((row) => row.id),
-        );
+        const existing = new Set(previous?.map((row) => row.id) ?? (selectIds.all(datasourceId) as { id: string }[]).map((row) => row.id));
         const next = new Set(chunks.map((chunk) => chunk.id));
         const removedIds = [...existing].filter((id) => !next.has(id));
         const addedIds = [...next].filter((id) => !existing.has(id));

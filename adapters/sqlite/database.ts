@@ -99,6 +99,6 @@ export function translateError(error: unknown, action: string): RagdeskError {
 
 function driverCode(error: unknown): string | undefined {
   if (typeof error !== 'object' || error === null || !('code' in error)) return undefined;
-  const code = (error as { code: unknown }).code;
+  const code = error.code;
   return typeof code === 'string' ? code : undefined;
 }

@@ -24,8 +24,7 @@ interface JobRow {
 
 // Keys first (id, kind, datastore_id, datasource_id): updates skip them by position.
 const JOB_COLUMNS =
-  'id, kind, datastore_id, datasource_id, status, attempts, run_at, lease_owner, lease_until, ' +
-  'last_error, created_at, updated_at';
+  'id, kind, datastore_id, datasource_id, status, attempts, run_at, lease_owner, lease_until, ' + 'last_error, created_at, updated_at';
 const JOB_KEY_COUNT = 4;
 const JOB_FIXED_KEYS = new Set(['id', 'kind', 'datastoreId', 'datasourceId', 'createdAt']);
 
@@ -48,8 +47,18 @@ function toJobRecord(row: JobRow): JobRecord {
 
 function jobValues(job: JobRecord): unknown[] {
   return [
-    job.id, job.kind, job.datastoreId, job.datasourceId, job.status, job.attempts, job.runAt,
-    job.leaseOwner, job.leaseUntil, job.lastError, job.createdAt, job.updatedAt,
+    job.id,
+    job.kind,
+    job.datastoreId,
+    job.datasourceId,
+    job.status,
+    job.attempts,
+    job.runAt,
+    job.leaseOwner,
+    job.leaseUntil,
+    job.lastError,
+    job.createdAt,
+    job.updatedAt,
   ];
 }
 
@@ -60,7 +69,11 @@ export function jobQueries(db: SqliteDatabase, records: RecordQueries) {
        file_name = excluded.file_name, bytes = excluded.bytes`,
   );
   const selectFile = db.prepare('SELECT mime_type, file_name, bytes FROM datasource_files WHERE datasource_id = ?');
-  const insertJob = db.prepare(`INSERT INTO jobs (${JOB_COLUMNS}) VALUES (${JOB_COLUMNS.split(',').map(() => '?').join(', ')})`);
+  const insertJob = db.prepare(
+    `INSERT INTO jobs (${JOB_COLUMNS}) VALUES (${JOB_COLUMNS.split(',')
+      .map(() => '?')
+      .join(', ')})`,
+  );
   const selectJob = db.prepare(`SELECT ${JOB_COLUMNS} FROM jobs WHERE id = ?`);
   const selectJobs = db.prepare(
     `SELECT ${JOB_COLUMNS} FROM jobs
@@ -69,7 +82,10 @@ export function jobQueries(db: SqliteDatabase, records: RecordQueries) {
      ORDER BY created_at, pk`,
   );
   const updateJobRow = db.prepare(
-    `UPDATE jobs SET ${JOB_COLUMNS.split(',').slice(JOB_KEY_COUNT).map((c) => `${c.trim()} = ?`).join(', ')} WHERE id = ?`,
+    `UPDATE jobs SET ${JOB_COLUMNS.split(',')
+      .slice(JOB_KEY_COUNT)
+      .map((c) => `${c.trim()} = ?`)
+      .join(', ')} WHERE id = ?`,
   );
   // A running job whose lease has run out lost its worker (crash, kill): it is due again.
   const selectDue = db.prepare(
@@ -98,7 +114,12 @@ export function jobQueries(db: SqliteDatabase, records: RecordQueries) {
     putDatasourceFile(datasourceId: string, file: StoredFile): void {
       inTransaction(db, () => {
         if (records.getDatasource(datasourceId) === null) throw notFound('datasource', datasourceId);
-        upsertFile.run(datasourceId, file.mimeType, file.fileName, Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength));
+        upsertFile.run(
+          datasourceId,
+          file.mimeType,
+          file.fileName,
+          Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength),
+        );
       });
     },
 

@@ -280,7 +280,8 @@ export class LexicalIndex {
   /** Copies every live block, in term order, into a fresh arena of `capacity` ints. */
   private compactArena(capacity: number): void {
     let used = 0;
-    for (let term = 0; term < this.termCount; term++) if ((this.pairCount[term] as number) >= 0) used += (this.blockPairs[term] as number) * 2;
+    for (let term = 0; term < this.termCount; term++)
+      if ((this.pairCount[term] as number) >= 0) used += (this.blockPairs[term] as number) * 2;
     const arena = new Int32Array(Math.max(capacity, used));
     let at = 0;
     for (let term = 0; term < this.termCount; term++) {

@@ -258,8 +258,6 @@ export function lexicalSearch(db: SqliteDatabase, options: LexicalSearchOptions)
   };
 }
 
-export type LexicalSearch = ReturnType<typeof lexicalSearch>;
-
 interface ChunkTextRow {
   pk: number;
   id: string;

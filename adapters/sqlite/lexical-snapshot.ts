@@ -63,7 +63,17 @@ export function decodeSnapshot(bytes: Uint8Array): LexicalIndexState | null {
       return array;
     }) as [Int32Array, Int32Array, Int32Array, Int32Array, Int32Array];
     if (termStarts[header.words.length] !== postings.length / 2) return null;
-    return { ids: header.ids, lengths, sources, tenants, sourceIds: header.sourceIds, tenantIds: header.tenantIds, words: header.words, termStarts, postings };
+    return {
+      ids: header.ids,
+      lengths,
+      sources,
+      tenants,
+      sourceIds: header.sourceIds,
+      tenantIds: header.tenantIds,
+      words: header.words,
+      termStarts,
+      postings,
+    };
   } catch {
     return null;
   }

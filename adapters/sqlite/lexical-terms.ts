@@ -11,6 +11,7 @@ import { extractQueryTerms } from '../../src/text/query-terms.js';
 const stems = new Map<string, string>();
 const MAX_CACHED_STEMS = 200_000;
 
+// eslint-disable-next-line no-control-regex -- the range starts at NUL on purpose: any ASCII text, controls included
 const ASCII_ONLY = /^[\x00-\x7f]*$/;
 /** Letters and numbers; everything else separates words (as unicode61 does). */
 const WORD = /[\p{L}\p{N}]+/gu;

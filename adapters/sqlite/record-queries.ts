@@ -21,36 +21,33 @@ const DATASTORE_PATCH_KEYS = ['name', 'description', 'embeddingModel', 'embeddin
 /** Keys a datasource patch may not change (the type omits them; JavaScript callers may not). */
 const DATASOURCE_FIXED_KEYS = new Set(['id', 'datastoreId', 'type', 'createdAt']);
 
-
-const placeholders = (columns: string): string => columns.split(',').map(() => '?').join(', ');
+const placeholders = (columns: string): string =>
+  columns
+    .split(',')
+    .map(() => '?')
+    .join(', ');
 /** `a = ?, b = ?` for the columns after the first `skip` (the keys, which never change). */
 const assignments = (columns: string, skip: number): string =>
-  columns.split(',').slice(skip).map((column) => `${column.trim()} = ?`).join(', ');
+  columns
+    .split(',')
+    .slice(skip)
+    .map((column) => `${column.trim()} = ?`)
+    .join(', ');
 
 /** Datastore and datasource rows. Statements are prepared once, when the store opens. */
 export function recordQueries(db: SqliteDatabase) {
-  const insertDatastore = db.prepare(
-    `INSERT INTO datastores (${DATASTORE_COLUMNS}) VALUES (${placeholders(DATASTORE_COLUMNS)})`,
-  );
+  const insertDatastore = db.prepare(`INSERT INTO datastores (${DATASTORE_COLUMNS}) VALUES (${placeholders(DATASTORE_COLUMNS)})`);
   const selectDatastore = db.prepare(`SELECT ${DATASTORE_COLUMNS} FROM datastores WHERE id = ?`);
   const selectDatastores = db.prepare(`SELECT ${DATASTORE_COLUMNS} FROM datastores ORDER BY created_at, pk`);
-  const selectOwnerDatastores = db.prepare(
-    `SELECT ${DATASTORE_COLUMNS} FROM datastores WHERE owner_id = ? ORDER BY created_at, pk`,
-  );
-  const updateDatastoreRow = db.prepare(
-    `UPDATE datastores SET ${assignments(DATASTORE_COLUMNS, 1)} WHERE id = ?`,
-  );
+  const selectOwnerDatastores = db.prepare(`SELECT ${DATASTORE_COLUMNS} FROM datastores WHERE owner_id = ? ORDER BY created_at, pk`);
+  const updateDatastoreRow = db.prepare(`UPDATE datastores SET ${assignments(DATASTORE_COLUMNS, 1)} WHERE id = ?`);
   const deleteDatastoreRow = db.prepare('DELETE FROM datastores WHERE id = ?');
 
-  const insertDatasource = db.prepare(
-    `INSERT INTO datasources (${DATASOURCE_COLUMNS}) VALUES (${placeholders(DATASOURCE_COLUMNS)})`,
-  );
+  const insertDatasource = db.prepare(`INSERT INTO datasources (${DATASOURCE_COLUMNS}) VALUES (${placeholders(DATASOURCE_COLUMNS)})`);
   const selectDatasource = db.prepare(`SELECT ${DATASOURCE_COLUMNS} FROM datasources WHERE id = ?`);
   const selectDatasourcesByIds = idListReader(db, `SELECT ${DATASOURCE_COLUMNS} FROM datasources WHERE id IN`);
   const selectDatasourceRefsByIds = idListReader(db, `SELECT ${DATASOURCE_REF_COLUMNS} FROM datasources WHERE id IN`);
-  const selectDatasources = db.prepare(
-    `SELECT ${DATASOURCE_COLUMNS} FROM datasources WHERE datastore_id = ? ORDER BY created_at, pk`,
-  );
+  const selectDatasources = db.prepare(`SELECT ${DATASOURCE_COLUMNS} FROM datasources WHERE datastore_id = ? ORDER BY created_at, pk`);
   const selectInStatuses = db.prepare(
     `SELECT ${DATASOURCE_COLUMNS} FROM datasources
      WHERE datastore_id = ? AND status IN (SELECT value FROM json_each(?)) ORDER BY created_at, pk`,
@@ -64,12 +61,8 @@ export function recordQueries(db: SqliteDatabase) {
   const selectGroup = db.prepare(
     `SELECT ${DATASOURCE_COLUMNS} FROM datasources WHERE datastore_id = ? AND group_id = ? ORDER BY created_at, pk`,
   );
-  const updateDatasourceRow = db.prepare(
-    `UPDATE datasources SET ${assignments(DATASOURCE_COLUMNS, 2)} WHERE id = ?`,
-  );
-  const insertEvent = db.prepare(
-    'INSERT INTO status_events (datasource_id, from_status, to_status, at, message) VALUES (?, ?, ?, ?, ?)',
-  );
+  const updateDatasourceRow = db.prepare(`UPDATE datasources SET ${assignments(DATASOURCE_COLUMNS, 2)} WHERE id = ?`);
+  const insertEvent = db.prepare('INSERT INTO status_events (datasource_id, from_status, to_status, at, message) VALUES (?, ?, ?, ?, ?)');
   const selectEvents = db.prepare(
     'SELECT datasource_id, from_status, to_status, at, message FROM status_events WHERE datasource_id = ? ORDER BY pk',
   );
@@ -84,7 +77,13 @@ export function recordQueries(db: SqliteDatabase) {
     return row === undefined ? null : toDatasourceRecord(row);
   }
 
-  function appendEvent(datasourceId: string, from: DatasourceStatus | null, to: DatasourceStatus, at: string, message: string | null): void {
+  function appendEvent(
+    datasourceId: string,
+    from: DatasourceStatus | null,
+    to: DatasourceStatus,
+    at: string,
+    message: string | null,
+  ): void {
     insertEvent.run(datasourceId, from, to, at, message);
   }
 
@@ -186,11 +185,7 @@ export function recordQueries(db: SqliteDatabase) {
     },
 
     /** Read and write in one IMMEDIATE transaction: no other connection can move the status between. */
-    transitionDatasource(
-      id: string,
-      expected: readonly DatasourceStatus[],
-      patch: DatasourcePatch,
-    ): DatasourceRecord | null {
+    transitionDatasource(id: string, expected: readonly DatasourceStatus[], patch: DatasourcePatch): DatasourceRecord | null {
       return inTransaction(db, () => {
         const current = getDatasource(id);
         if (current === null || !expected.includes(current.status)) return null;

@@ -1,10 +1,4 @@
-import type {
-  ChunkRecord,
-  DatasourceRecord,
-  DatasourceRef,
-  DatastoreRecord,
-  Metadata,
-} from '../../src/ports/records.js';
+import type { ChunkRecord, DatasourceRecord, DatasourceRef, DatastoreRecord, Metadata } from '../../src/ports/records.js';
 import type { SqliteValue } from './database.js';
 
 /** Conversions between records and rows. Column lists here and in the statements must agree. */
@@ -57,16 +51,14 @@ export interface ChunkRow {
 
 // Keys come first (id; then datastore_id for datasources): updates skip them by position.
 // owner_id is last because migration 4 added it; updates rewrite it with its unchanged value.
-export const DATASTORE_COLUMNS =
-  'id, name, description, embedding_model, embedding_dimensions, created_at, updated_at, owner_id';
+export const DATASTORE_COLUMNS = 'id, name, description, embedding_model, embedding_dimensions, created_at, updated_at, owner_id';
 
 export const DATASOURCE_COLUMNS =
   'id, datastore_id, type, name, status, group_id, custom_id, config, metadata, error, ' +
   'content_hash, nb_chunks, nb_tokens, text_size, created_at, updated_at, last_synch';
 
 export const CHUNK_COLUMNS =
-  'id, datastore_id, datasource_id, custom_id, position, token_count, char_offset, page_number, ' +
-  'hash, metadata, text, vector';
+  'id, datastore_id, datasource_id, custom_id, position, token_count, char_offset, page_number, ' + 'hash, metadata, text, vector';
 
 export function toDatastoreRecord(row: DatastoreRow): DatastoreRecord {
   return {
@@ -221,7 +213,7 @@ export function chunkValues(chunk: ChunkRecord): SqliteValue[] {
  * round trip is bit-exact: -0, subnormals and NaN payloads survive. A view, not a copy: SQLite
  * copies the bytes when it binds the blob.
  */
-export function vectorToBlob(vector: Float32Array): Buffer {
+function vectorToBlob(vector: Float32Array): Buffer {
   return Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength);
 }
 

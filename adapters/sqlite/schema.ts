@@ -260,7 +260,7 @@ const MIGRATIONS: readonly string[] = [
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
 /** Reads `PRAGMA user_version`. */
-export function schemaVersion(db: SqliteDatabase): number {
+function schemaVersion(db: SqliteDatabase): number {
   const row = db.prepare('PRAGMA user_version').get() as { user_version: number } | undefined;
   return row?.user_version ?? 0;
 }

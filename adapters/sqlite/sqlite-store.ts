@@ -5,13 +5,7 @@ import { choiceOption } from '../../src/util/option-checks.js';
 import { agentQueries } from './agent-queries.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { chunkQueries } from './chunk-queries.js';
-import {
-  configureConnection,
-  DEFAULT_BUSY_TIMEOUT_MS,
-  openDatabase,
-  translateError,
-  type SqliteDatabase,
-} from './database.js';
+import { configureConnection, DEFAULT_BUSY_TIMEOUT_MS, openDatabase, translateError, type SqliteDatabase } from './database.js';
 import { DEFAULT_LEXICAL_OPTIONS, lexicalSearch, type LexicalSearchOptions } from './lexical-search.js';
 import { jobQueries } from './job-queries.js';
 import { recordQueries } from './record-queries.js';
@@ -106,12 +100,11 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     listDatasources: (datastoreId, listOptions = {}) =>
       run('listDatasources', () => records.listDatasources(datastoreId, listOptions.groupId, listOptions.statuses)),
     updateDatasource: (id, patch) => run('updateDatasource', () => records.updateDatasource(id, patch)),
-    transitionDatasource: (id, expected, patch) =>
-      run('transitionDatasource', () => records.transitionDatasource(id, expected, patch)),
+    transitionDatasource: (id, expected, patch) => run('transitionDatasource', () => records.transitionDatasource(id, expected, patch)),
     listStatusEvents: (datasourceId) => run('listStatusEvents', () => records.listStatusEvents(datasourceId)),
     deleteDatasource: (id) =>
       run('deleteDatasource', () => {
-        const change = chunks.deleteDatasource(id, lexical.tracks);
+        const change = chunks.deleteDatasource(id, (datastoreId) => lexical.tracks(datastoreId));
         if (change === null) return null;
         // Committed: the lexical index follows in the same synchronous step.
         if (change.previous !== null) {
@@ -122,7 +115,7 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
 
     replaceChunks: (datasourceId, incoming, patch) =>
       run('replaceChunks', () => {
-        const change = chunks.replaceChunks(datasourceId, incoming, patch, lexical.tracks);
+        const change = chunks.replaceChunks(datasourceId, incoming, patch, (datastoreId) => lexical.tracks(datastoreId));
         if (change.previous !== null) {
           lexical.apply({ datastoreId: change.datastoreId, sequence: change.sequence, previous: change.previous, next: incoming });
         }
@@ -139,9 +132,7 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
       const size = Math.max(1, Math.floor(iterateOptions.batchSize ?? DEFAULT_BATCH_SIZE) || DEFAULT_BATCH_SIZE);
       let cursor: { hash: string; pk: number } | null = null;
       for (;;) {
-        const page: ReturnType<typeof chunks.page> = await run('iterateChunks', () =>
-          chunks.page(datastoreId, cursor, size),
-        );
+        const page: ReturnType<typeof chunks.page> = await run('iterateChunks', () => chunks.page(datastoreId, cursor, size));
         if (page.chunks.length > 0) yield page.chunks;
         if (page.chunks.length < size) return;
         cursor = page.cursor;
@@ -172,10 +163,8 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     createConversation: (record) => run('createConversation', () => agents.createConversation(record)),
     getConversation: (id) => run('getConversation', () => agents.getConversation(id)),
     listConversations: (agentId) => run('listConversations', () => agents.listConversations(agentId)),
-    appendMessages: (conversationId, messages) =>
-      run('appendMessages', () => agents.appendMessages(conversationId, messages)),
-    listMessages: (conversationId, listOptions = {}) =>
-      run('listMessages', () => agents.listMessages(conversationId, listOptions.limit)),
+    appendMessages: (conversationId, messages) => run('appendMessages', () => agents.appendMessages(conversationId, messages)),
+    listMessages: (conversationId, listOptions = {}) => run('listMessages', () => agents.listMessages(conversationId, listOptions.limit)),
     createApiKey: (record) => run('createApiKey', () => agents.createApiKey(record)),
     getApiKey: (id) => run('getApiKey', () => agents.getApiKey(id)),
     findApiKeyByHash: (hash) => run('findApiKeyByHash', () => agents.findApiKeyByHash(hash)),

@@ -34,7 +34,7 @@ export function parseHttpUrl(input: string | URL, base?: string): URL {
 }
 
 /** The host name without IPv6 brackets. */
-export function bareHostname(url: URL): string {
+function bareHostname(url: URL): string {
   return url.hostname.replace(/^\[|\]$/g, '');
 }
 

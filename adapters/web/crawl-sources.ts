@@ -95,4 +95,3 @@ export async function chooseSource(
   if (discovered) return fromIterator(discovered);
   return linkFrontier(normalizeUrl(start.href) ?? start.href, maxDepth, maxUrls);
 }
-

@@ -22,9 +22,28 @@ interface DomDocument {
 }
 
 const REMOVED = [
-  'script', 'style', 'noscript', 'template', 'svg', 'nav', 'footer', 'aside', 'form', 'iframe',
-  'object', 'embed', 'canvas', 'button', 'select', 'dialog', '[hidden]', '[aria-hidden="true"]',
-  '[role="navigation"]', '[role="banner"]', '[role="contentinfo"]', '[role="dialog"]',
+  'script',
+  'style',
+  'noscript',
+  'template',
+  'svg',
+  'nav',
+  'footer',
+  'aside',
+  'form',
+  'iframe',
+  'object',
+  'embed',
+  'canvas',
+  'button',
+  'select',
+  'dialog',
+  '[hidden]',
+  '[aria-hidden="true"]',
+  '[role="navigation"]',
+  '[role="banner"]',
+  '[role="contentinfo"]',
+  '[role="dialog"]',
 ].join(', ');
 /** Words that mark boilerplate anywhere in a class or id (`cookieBanner`, `site-sidebar`). */
 const BOILERPLATE_ANYWHERE = /cookie|consent|newsletter|breadcrumb|sidebar/;
@@ -94,7 +113,8 @@ function contentRoot(document: DomDocument): DomElement {
 export function extractHtml(html: string, pageUrl: string): ExtractedHtml {
   const markup = /<html[\s>]/i.test(html) ? html : `<html><body>${html}</body></html>`;
   assertParsableMarkup(markup, pageUrl);
-  const document = parseHTML(markup).document as unknown as DomDocument;
+  // linkedom types its document with the DOM lib, which this project does not load: our own shape.
+  const { document } = parseHTML(markup) as unknown as { document: DomDocument };
   const title = inlineText(document.querySelector('title')) || inlineText(document.querySelector('h1'));
   const links = collectLinks(document, new URL(pageUrl));
   removeChrome(document);
@@ -110,8 +130,9 @@ function assertParsableMarkup(markup: string, url: string): void {
   const { maxDepth, maxNodes } = DEFAULT_MARKUP_LIMITS;
   const shape = measureMarkup(markup, { maxDepth, maxNodes });
   if (shape.exceeded === undefined) return;
-  const [message, details] = shape.exceeded === 'depth'
-    ? [`nests elements more than ${maxDepth} levels deep`, { reason: 'html_too_deep', maxDepth }]
-    : [`has more than ${maxNodes} HTML nodes`, { reason: 'html_too_many_nodes', maxNodes }];
+  const [message, details] =
+    shape.exceeded === 'depth'
+      ? [`nests elements more than ${maxDepth} levels deep`, { reason: 'html_too_deep', maxDepth }]
+      : [`has more than ${maxNodes} HTML nodes`, { reason: 'html_too_many_nodes', maxNodes }];
   throw new RagdeskError('payload_too_large', `${url} ${message}`, { details: { url, ...details } });
 }

@@ -30,13 +30,49 @@ const ELEMENT_NODE = 1;
 
 /** Separated from their neighbours by a blank line. */
 const PARAGRAPHS = new Set([
-  'p', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'pre', 'blockquote', 'table', 'ul', 'ol', 'dl', 'section',
-  'article', 'main', 'figure', 'details', 'address', 'hr',
+  'p',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'pre',
+  'blockquote',
+  'table',
+  'ul',
+  'ol',
+  'dl',
+  'section',
+  'article',
+  'main',
+  'figure',
+  'details',
+  'address',
+  'hr',
 ]);
 /** Start and end on their own line. */
 const LINES = new Set([
-  'div', 'li', 'tr', 'dt', 'dd', 'summary', 'figcaption', 'caption', 'header', 'footer', 'nav', 'aside',
-  'fieldset', 'legend', 'center', 'body', 'html', 'thead', 'tbody', 'tfoot',
+  'div',
+  'li',
+  'tr',
+  'dt',
+  'dd',
+  'summary',
+  'figcaption',
+  'caption',
+  'header',
+  'footer',
+  'nav',
+  'aside',
+  'fieldset',
+  'legend',
+  'center',
+  'body',
+  'html',
+  'thead',
+  'tbody',
+  'tfoot',
 ]);
 const CELLS = new Set(['td', 'th']);
 

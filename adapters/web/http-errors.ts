@@ -3,7 +3,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import { RagdeskError } from '../../src/errors.js';
 
 /** `Retry-After` (seconds or an HTTP date) in milliseconds, capped at one hour. */
-export function retryAfterMs(value: string | undefined, now = Date.now()): number | undefined {
+function retryAfterMs(value: string | undefined, now = Date.now()): number | undefined {
   if (!value) return undefined;
   const trimmed = value.trim();
   const ms = /^\d+$/.test(trimmed) ? Number(trimmed) * 1000 : Date.parse(trimmed) - now;

@@ -21,8 +21,7 @@ export interface HopRequest {
 }
 
 export type HopResult =
-  | { type: 'redirect'; status: number; location: string }
-  | { type: 'body'; status: number; mediaType: MediaType; body: Buffer };
+  { type: 'redirect'; status: number; location: string } | { type: 'body'; status: number; mediaType: MediaType; body: Buffer };
 
 const ACCEPT: Record<ResourceKind, string> = {
   page: 'text/html,application/xhtml+xml;q=0.9,text/plain;q=0.8',

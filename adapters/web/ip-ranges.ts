@@ -57,12 +57,12 @@ const IPV6_RANGES: Range[] = [
 ];
 const GLOBAL_UNICAST = range('2000::/3', 'global');
 
-export function parseIPv4(text: string): number[] | undefined {
+function parseIPv4(text: string): number[] | undefined {
   if (!isIPv4(text)) return undefined;
   return text.split('.').map(Number);
 }
 
-export function parseIPv6(input: string): number[] | undefined {
+function parseIPv6(input: string): number[] | undefined {
   let text = input.replace(/^\[|\]$/g, '').replace(/%.*$/, '');
   if (!isIPv6(text)) return undefined;
   const dotted = /^(.*:)(\d+\.\d+\.\d+\.\d+)$/.exec(text);
@@ -117,11 +117,19 @@ const EMBEDDING_FORMS: EmbeddingForm[] = [
   // ::ffff:0:0/96, IPv4-mapped: a socket connects to the IPv4 address itself.
   { label: 'ipv4_mapped', always: false, carried: (b) => (startsWith(b, [...ZEROS_80, 0xff, 0xff]) ? [b.slice(12)] : undefined) },
   // ::ffff:0:0:0/96, IPv4-translated (SIIT).
-  { label: 'ipv4_translated', always: true, carried: (b) => (startsWith(b, [0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0]) ? [b.slice(12)] : undefined) },
+  {
+    label: 'ipv4_translated',
+    always: true,
+    carried: (b) => (startsWith(b, [0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff, 0, 0]) ? [b.slice(12)] : undefined),
+  },
   // ::/96, IPv4-compatible (deprecated); :: and ::1 are caught before this.
   { label: 'ipv4_compatible', always: true, carried: (b) => (startsWith(b, [...ZEROS_80, 0, 0]) ? [b.slice(12)] : undefined) },
   // 64:ff9b::/96, well-known NAT64 prefix: the translator connects to the IPv4 address.
-  { label: 'nat64', always: false, carried: (b) => (startsWith(b, [0, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0]) ? [b.slice(12)] : undefined) },
+  {
+    label: 'nat64',
+    always: false,
+    carried: (b) => (startsWith(b, [0, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0]) ? [b.slice(12)] : undefined),
+  },
   // 64:ff9b:1::/48, local-use NAT64 (not globally reachable); the address sits at bits 48..87
   // for a /48 prefix (RFC 6052, skipping the zero octet at bits 64..71) or at the end for a /96.
   {

@@ -9,12 +9,7 @@ import { decodeText, isHtmlType, sniffPageType } from './media-types.js';
 /** Main text, title and links of a page: on a parser thread or in process (`WebLoaderOptions.parser`). */
 export type PageExtractor = (html: string, pageUrl: string, signal?: AbortSignal) => Promise<ExtractedHtml>;
 
-export async function loadWebPage(
-  context: FetchContext,
-  extract: PageExtractor,
-  url: string,
-  signal?: AbortSignal,
-): Promise<WebPage> {
+export async function loadWebPage(context: FetchContext, extract: PageExtractor, url: string, signal?: AbortSignal): Promise<WebPage> {
   const fetched = await fetchResource(context, url, 'page', signal ? { signal } : {});
   const mime = fetched.mediaType.mime || sniffPageType(fetched.body);
   if (!mime) {

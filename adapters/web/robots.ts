@@ -22,11 +22,9 @@ interface Group {
 }
 
 export const ALLOW_ALL: RobotsRules = { isAllowed: () => true, sitemaps: [] };
-/** RFC 9309 §2.3.1.4: when robots.txt is unreachable (5xx, network) the whole site is off limits. */
-export const DISALLOW_ALL: RobotsRules = { isAllowed: (url) => url.pathname === '/robots.txt', sitemaps: [] };
 
 /** `ragdesk/0.1 (+https://…)` → `ragdesk`. */
-export function productToken(userAgent: string): string {
+function productToken(userAgent: string): string {
   return (/^[A-Za-z_-]+/.exec(userAgent.trim())?.[0] ?? userAgent).toLowerCase();
 }
 

@@ -4,7 +4,7 @@ import { fetchResource, type FetchContext } from './fetch-resource.js';
 import { decodeText } from './media-types.js';
 import { ALLOW_ALL, parseRobots, type RobotsRules } from './robots.js';
 
-export interface SiteRobots extends RobotsRules {
+interface SiteRobots extends RobotsRules {
   /** Set when robots.txt was unreachable, so nothing is allowed; the error says why. */
   unreachable?: RagdeskError;
 }

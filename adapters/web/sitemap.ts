@@ -67,7 +67,12 @@ export function parseSitemap(text: string, base: string): ParsedSitemap {
       raw.push(decodeEntities((match[2] ?? '').replace(/^\s*<!\[CDATA\[([\s\S]*?)\]\]>\s*$/, '$1')).trim());
     }
   } else {
-    raw.push(...trimmed.split(/\r?\n/).map((line) => line.trim()).filter((line) => /^https?:\/\//i.test(line)));
+    raw.push(
+      ...trimmed
+        .split(/\r?\n/)
+        .map((line) => line.trim())
+        .filter((line) => /^https?:\/\//i.test(line)),
+    );
   }
   const urls: string[] = [];
   for (const value of raw) {

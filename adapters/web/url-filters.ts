@@ -20,7 +20,7 @@ export type UrlMatcher = (url: string) => boolean;
  * `*` matches any run of characters, matched against the whole URL when it has a scheme
  * (`https://example.com/docs/*`), else against path and query (`/docs/*`, `*.html`).
  */
-export function compilePattern(pattern: string, field = 'pattern'): UrlMatcher {
+function compilePattern(pattern: string, field = 'pattern'): UrlMatcher {
   if (pattern.length > 2 && pattern.startsWith('/') && pattern.endsWith('/')) {
     let regex: RegExp;
     try {
@@ -51,6 +51,5 @@ export function compilePattern(pattern: string, field = 'pattern'): UrlMatcher {
 export function urlFilter(include: readonly string[] = [], exclude: readonly string[] = []): UrlMatcher {
   const includes = include.map((pattern, index) => compilePattern(pattern, `include.${index}`));
   const excludes = exclude.map((pattern, index) => compilePattern(pattern, `exclude.${index}`));
-  return (url) =>
-    (includes.length === 0 || includes.some((matches) => matches(url))) && !excludes.some((matches) => matches(url));
+  return (url) => (includes.length === 0 || includes.some((matches) => matches(url))) && !excludes.some((matches) => matches(url));
 }

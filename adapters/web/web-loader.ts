@@ -15,13 +15,14 @@ export function webLoader(options: WebLoaderOptions = {}): WebLoader {
   const context: FetchContext = { options: resolved, limiter: hostLimiter(resolved.perHostConcurrency) };
   // linkedom is synchronous: on the main thread a 385 KB page held the event loop 94-138 ms, a
   // 1.7 MB one 2.1 s (bench:parse).
-  const pool = resolved.parser === 'worker'
-    ? workerPool({
-        entry: compiledWorkerEntry(import.meta.url, 'extract-worker.js'),
-        timeoutMs: resolved.parseTimeoutMs,
-        threads: resolved.parserThreads,
-      })
-    : undefined;
+  const pool =
+    resolved.parser === 'worker'
+      ? workerPool({
+          entry: compiledWorkerEntry(import.meta.url, 'extract-worker.js'),
+          timeoutMs: resolved.parseTimeoutMs,
+          threads: resolved.parserThreads,
+        })
+      : undefined;
   const extract: PageExtractor = pool
     ? async (html, pageUrl, signal) => {
         const message: Omit<ExtractPageMessage, 'id'> = { html, pageUrl };

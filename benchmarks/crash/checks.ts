@@ -18,7 +18,8 @@ export function checkDatabaseFile(path: string): string[] {
     const integrity = db.prepare('PRAGMA integrity_check').pluck().all() as string[];
     if (integrity.length !== 1 || integrity[0] !== 'ok') failures.push(`integrity_check: ${integrity.slice(0, 5).join('; ')}`);
     const orphans = db.prepare('PRAGMA foreign_key_check').all();
-    if (orphans.length > 0) failures.push(`foreign_key_check: ${orphans.length} row(s) point at missing parents, e.g. ${JSON.stringify(orphans[0])}`);
+    if (orphans.length > 0)
+      failures.push(`foreign_key_check: ${orphans.length} row(s) point at missing parents, e.g. ${JSON.stringify(orphans[0])}`);
     return failures;
   } catch (error) {
     return [`database file unreadable: ${error instanceof Error ? error.message : String(error)}`];
@@ -55,7 +56,12 @@ export async function checkConsistency(store: Store, index: VectorIndex, options
         sequence: () => store.chunkSequence(datastore.id),
         entries: async function* () {
           for await (const batch of store.iterateChunks(datastore.id)) {
-            yield batch.map((chunk) => ({ id: chunk.id, vector: chunk.vector, datasourceId: chunk.datasourceId, customId: chunk.customId }));
+            yield batch.map((chunk) => ({
+              id: chunk.id,
+              vector: chunk.vector,
+              datasourceId: chunk.datasourceId,
+              customId: chunk.customId,
+            }));
           }
         },
       },
@@ -141,7 +147,8 @@ function checkSources(
       fail(`datasource ${source.id} (${source.type}, ${source.status}) says ${source.nbChunks} chunks, has ${actual}`);
     }
     if (!settled) continue;
-    if (source.status === 'pending' || source.status === 'running') fail(`datasource ${source.id} (${source.type}) stuck in ${source.status}`);
+    if (source.status === 'pending' || source.status === 'running')
+      fail(`datasource ${source.id} (${source.type}) stuck in ${source.status}`);
   }
 }
 

@@ -134,8 +134,21 @@ async function runTrial(
   const recoveryKillMs = Math.round(random() * 800);
   const dataDir = join(root, `trial-${trial}`);
   const result: TrialResult = {
-    trial, seed, killAtOp, killJitterMs, flushAfterMs, doubleKill, opsStarted: 0, lastOps: [], afterCrash: [],
-    recoveryMs: 0, closeMs: 0, datasources: 0, chunks: 0, statuses: {}, failures: [],
+    trial,
+    seed,
+    killAtOp,
+    killJitterMs,
+    flushAfterMs,
+    doubleKill,
+    opsStarted: 0,
+    lastOps: [],
+    afterCrash: [],
+    recoveryMs: 0,
+    closeMs: 0,
+    datasources: 0,
+    chunks: 0,
+    statuses: {},
+    failures: [],
   };
   const config: WorkerConfig = { dataDir, fixturesDir, origin: site.origin, seed, mode: 'work', flushAfterMs };
   try {
@@ -169,10 +182,14 @@ async function runTrial(
     }
     const final = await checkDirectory(dataDir, true);
     for (const { datastoreId, result: opened } of final.opens) {
-      if (opened.rebuilt) result.failures.push(`index of ${datastoreId} rebuilt (${opened.reason}) after a clean close: close did not flush it`);
+      if (opened.rebuilt)
+        result.failures.push(`index of ${datastoreId} rebuilt (${opened.reason}) after a clean close: close did not flush it`);
     }
     result.failures.push(...final.failures.map((failure) => `after recovery: ${failure}`));
-    const strays = strayIndexDirectories(join(dataDir, 'indexes'), final.opens.map((open) => open.datastoreId));
+    const strays = strayIndexDirectories(
+      join(dataDir, 'indexes'),
+      final.opens.map((open) => open.datastoreId),
+    );
     if (strays.length > 0) result.failures.push(`after recovery: index directories of no datastore: ${strays.join(', ')}`);
     Object.assign(result, { datasources: final.datasources, chunks: final.chunks, statuses: final.statuses });
   } catch (error) {
@@ -261,7 +278,11 @@ const MAX_RUN_MS = 15_000;
  * Hands `config` to a loaded worker, waits for its ready line, then for `at.ops` operations to
  * have started and `at.delayMs` more, and SIGKILLs it.
  */
-async function runAndKill(worker: Worker, config: WorkerConfig, at: { ops: number; delayMs: number }): Promise<{ ops: string[]; failures: string[] }> {
+async function runAndKill(
+  worker: Worker,
+  config: WorkerConfig,
+  at: { ops: number; delayMs: number },
+): Promise<{ ops: string[]; failures: string[] }> {
   const timeout = setTimeout(() => worker.kill(), 60_000);
   try {
     if (await worker.loaded) worker.send(config);
@@ -274,7 +295,8 @@ async function runAndKill(worker: Worker, config: WorkerConfig, at: { ops: numbe
     await new Promise((resolve) => setTimeout(resolve, at.delayMs));
     worker.kill();
     const { code, signal } = await worker.exited;
-    if (signal !== 'SIGKILL') return { ops: worker.ops, failures: [`worker ended by itself (code ${code}, signal ${signal}): ${worker.stderr()}`] };
+    if (signal !== 'SIGKILL')
+      return { ops: worker.ops, failures: [`worker ended by itself (code ${code}, signal ${signal}): ${worker.stderr()}`] };
     return { ops: worker.ops, failures: [] };
   } finally {
     clearTimeout(timeout);
@@ -305,7 +327,11 @@ async function settleAll(ragdesk: Ragdesk): Promise<string[]> {
     if (unsettled.length === 0) break;
     const remaining = deadline - Date.now();
     if (remaining <= 0) {
-      failures.push(...unsettled.map((source) => `datasource ${source.id} (${source.type}) still ${source.status} ${SETTLE_TIMEOUT_MS} ms after the reopen`));
+      failures.push(
+        ...unsettled.map(
+          (source) => `datasource ${source.id} (${source.type}) still ${source.status} ${SETTLE_TIMEOUT_MS} ms after the reopen`,
+        ),
+      );
       break;
     }
     await Promise.all(unsettled.map((source) => ragdesk.datasources.waitUntilSettled(source.id, remaining).catch(() => undefined)));

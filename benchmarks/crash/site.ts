@@ -23,7 +23,10 @@ function epoch(): number {
 export function pageHtml(page: number): string {
   // Every third page changes with the epoch; the others are stable (re-syncs find them unchanged).
   const version = page % 3 === 0 ? epoch() : 0;
-  const sentences = Array.from({ length: 3 + (page % 5) }, (_, i) => `Page ${page} sentence ${i} about topic ${(page * 7 + i) % 11} version ${version}.`);
+  const sentences = Array.from(
+    { length: 3 + (page % 5) },
+    (_, i) => `Page ${page} sentence ${i} about topic ${(page * 7 + i) % 11} version ${version}.`,
+  );
   return `<!doctype html><html><head><title>Page ${page}</title></head><body><nav>menu</nav><main><h1>Page ${page}</h1><p>${sentences.join(' ')}</p></main></body></html>`;
 }
 

@@ -90,53 +90,84 @@ class Workload {
     }
     if (roll < 44) {
       const text = this.text();
-      return ['update', async (ragdesk) => {
-        const source = await someSource(ragdesk, ['text']);
-        if (source) await (await ragdesk.datastores.get(source.datastoreId)).update({ id: source.id, text });
-      }];
+      return [
+        'update',
+        async (ragdesk) => {
+          const source = await someSource(ragdesk, ['text']);
+          if (source) await (await ragdesk.datastores.get(source.datastoreId)).update({ id: source.id, text });
+        },
+      ];
     }
     if (roll < 52) {
-      return ['delete', async (ragdesk) => {
-        const source = await someSource(ragdesk, ['text', 'file', 'web_page', 'web_site']);
-        if (source) await ragdesk.datasources.delete(source.id);
-      }];
+      return [
+        'delete',
+        async (ragdesk) => {
+          const source = await someSource(ragdesk, ['text', 'file', 'web_page', 'web_site']);
+          if (source) await ragdesk.datasources.delete(source.id);
+        },
+      ];
     }
     if (roll < 64) {
       const fixture = this.pick(this.fixtures) as { name: string; bytes: Uint8Array };
-      return [`file ${fixture.name}`, async (ragdesk) =>
-        ragdesk.datasources.create({ type: 'file', datastoreId: (await store(ragdesk)).id, file: { bytes: fixture.bytes, fileName: fixture.name } })];
+      return [
+        `file ${fixture.name}`,
+        async (ragdesk) =>
+          ragdesk.datasources.create({
+            type: 'file',
+            datastoreId: (await store(ragdesk)).id,
+            file: { bytes: fixture.bytes, fileName: fixture.name },
+          }),
+      ];
     }
     if (roll < 72) {
       const url = `${this.config.origin}/p/${this.int(PAGE_COUNT)}`;
-      return ['web_page', async (ragdesk) =>
-        ragdesk.datasources.create({ type: 'web_page', datastoreId: (await store(ragdesk)).id, config: { source_url: url } })];
+      return [
+        'web_page',
+        async (ragdesk) =>
+          ragdesk.datasources.create({ type: 'web_page', datastoreId: (await store(ragdesk)).id, config: { source_url: url } }),
+      ];
     }
     if (roll < 78) {
       const sitemap = `${this.config.origin}/s/${this.int(SITE_COUNT)}/sitemap.xml`;
-      return ['web_site', async (ragdesk) =>
-        ragdesk.datasources.create({ type: 'web_site', datastoreId: (await store(ragdesk)).id, config: { sitemap, max_pages: 20 } })];
+      return [
+        'web_site',
+        async (ragdesk) =>
+          ragdesk.datasources.create({ type: 'web_site', datastoreId: (await store(ragdesk)).id, config: { sitemap, max_pages: 20 } }),
+      ];
     }
     if (roll < 90) {
-      return ['sync', async (ragdesk) => {
-        const source = await someSource(ragdesk, ['file', 'web_page', 'web_site']);
-        if (source && !source.groupId) await ragdesk.datasources.sync(source.id);
-      }];
+      return [
+        'sync',
+        async (ragdesk) => {
+          const source = await someSource(ragdesk, ['file', 'web_page', 'web_site']);
+          if (source && !source.groupId) await ragdesk.datasources.sync(source.id);
+        },
+      ];
     }
     if (roll < 95) {
-      return ['settle', async (ragdesk) => {
-        const source = await someSource(ragdesk, ['file', 'web_page', 'web_site']);
-        if (source) await ragdesk.datasources.waitUntilSettled(source.id, 5_000);
-      }];
+      return [
+        'settle',
+        async (ragdesk) => {
+          const source = await someSource(ragdesk, ['file', 'web_page', 'web_site']);
+          if (source) await ragdesk.datasources.waitUntilSettled(source.id, 5_000);
+        },
+      ];
     }
     if (roll < 98) {
-      return ['datastore create', async (ragdesk) => {
-        if ((await ragdesk.datastores.list()).length < 3) await ragdesk.datastores.create({ name: `crash ${this.counter}` });
-      }];
+      return [
+        'datastore create',
+        async (ragdesk) => {
+          if ((await ragdesk.datastores.list()).length < 3) await ragdesk.datastores.create({ name: `crash ${this.counter}` });
+        },
+      ];
     }
-    return ['datastore delete', async (ragdesk) => {
-      const all = await ragdesk.datastores.list();
-      if (all.length > 1) await ragdesk.datastores.delete((this.pick(all) as Datastore).id);
-    }];
+    return [
+      'datastore delete',
+      async (ragdesk) => {
+        const all = await ragdesk.datastores.list();
+        if (all.length > 1) await ragdesk.datastores.delete((this.pick(all) as Datastore).id);
+      },
+    ];
   }
 }
 

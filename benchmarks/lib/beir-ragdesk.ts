@@ -2,14 +2,6 @@ import type { Datastore } from '../../src/index.js';
 import type { RetrievalMode } from '../../src/index.js';
 import { evaluate, type BeirDataset, type Ranking, type Scores } from '../beir.js';
 
-export interface BeirRun {
-  scores: Scores;
-  indexSeconds: number;
-  querySeconds: number;
-  queries: number;
-  documents: number;
-}
-
 /** Upserts a BEIR corpus (title + text per document, the BEIR convention) through the public API. */
 export async function indexBeirCorpus(datastore: Datastore, dataset: BeirDataset, batchSize = 500): Promise<number> {
   const started = performance.now();
@@ -44,5 +36,13 @@ export async function queryBeir(
     rankings.set(query.id, [...seen]);
   }
   const querySeconds = (performance.now() - started) / 1000;
-  return { scores: evaluate(rankings, dataset.qrels, dataset.queries.map((query) => query.id)), querySeconds, latenciesMs };
+  return {
+    scores: evaluate(
+      rankings,
+      dataset.qrels,
+      dataset.queries.map((query) => query.id),
+    ),
+    querySeconds,
+    latenciesMs,
+  };
 }

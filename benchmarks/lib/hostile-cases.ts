@@ -10,9 +10,7 @@ import { crc32, makeZip, zeroDeflate, type ZipSource } from '../../test/fixtures
 import { entryData, readZipDirectory } from '../../adapters/loaders/zip-directory.js';
 
 export type HostileInput =
-  | { kind: 'file'; fileName: string; bytes: Uint8Array }
-  | { kind: 'upsert'; text: string }
-  | { kind: 'crawl'; linksPerPage: number };
+  { kind: 'file'; fileName: string; bytes: Uint8Array } | { kind: 'upsert'; text: string } | { kind: 'crawl'; linksPerPage: number };
 
 export interface HostileCase {
   name: string;
@@ -55,10 +53,9 @@ function pdfDeflateBomb(megabytes: number): Uint8Array {
     `4 0 obj\n<< /Length ${stream.length} /Filter /FlateDecode >>\nstream\n`;
   const tail = '\nendstream\nendobj\n';
   const offsets = [0, 0, 0, 0];
-  let position = 0;
   const headBuffer = Buffer.from(head, 'latin1');
   for (let id = 1; id <= 4; id++) offsets[id - 1] = headBuffer.indexOf(`${id} 0 obj`);
-  position = headBuffer.length + stream.length + tail.length;
+  const position = headBuffer.length + stream.length + tail.length;
   const xref = `xref\n0 5\n0000000000 65535 f \n${offsets.map((offset) => `${String(offset).padStart(10, '0')} 00000 n \n`).join('')}`;
   const trailer = `trailer\n<< /Size 5 /Root 1 0 R >>\nstartxref\n${position}\n%%EOF\n`;
   return new Uint8Array(Buffer.concat([headBuffer, stream, Buffer.from(tail + xref + trailer, 'latin1')]));
@@ -74,7 +71,9 @@ function docxBomb(megabytes: number, lying: boolean): Uint8Array {
   const bomb = zeroDeflate(megabytes);
   return makeZip(
     entries.map((entry) =>
-      entry.name === 'word/document.xml' ? { name: entry.name, data: '', rawDeflate: bomb, ...(lying ? { declaredSize: 1024 } : {}) } : entry,
+      entry.name === 'word/document.xml'
+        ? { name: entry.name, data: '', rawDeflate: bomb, ...(lying ? { declaredSize: 1024 } : {}) }
+        : entry,
     ),
   );
 }
@@ -87,7 +86,8 @@ function docxHugeXml(megabytes: number): Uint8Array {
     data: new Uint8Array(inflateRawSync(entryData(valid, entry) as Uint8Array)),
   }));
   const paragraph = '<w:p><w:r><w:t>word word word</w:t></w:r></w:p>';
-  const head = '<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>';
+  const head =
+    '<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>';
   const xml = Buffer.from(head + paragraph.repeat(Math.round((megabytes * 1e6) / paragraph.length)) + '</w:body></w:document>');
   const rawDeflate = { data: new Uint8Array(deflateRawSync(xml)), inflatedSize: xml.length, crc: crc32(xml) };
   return makeZip(entries.map((entry) => (entry.name === 'word/document.xml' ? { name: entry.name, data: '', rawDeflate } : entry)));
@@ -107,7 +107,11 @@ export function hostileCases(scale: number): HostileCase[] {
     },
     {
       name: 'CSV 1,000 columns x 2,000 rows (at the column limit)',
-      make: () => ({ kind: 'file', fileName: 'at-limit.csv', bytes: csv(atLeast(10, 1_000 * scale), atLeast(20, 2_000 * scale), (r, c) => `${(r * 31 + c) % 1000}`) }),
+      make: () => ({
+        kind: 'file',
+        fileName: 'at-limit.csv',
+        bytes: csv(atLeast(10, 1_000 * scale), atLeast(20, 2_000 * scale), (r, c) => `${(r * 31 + c) % 1000}`),
+      }),
     },
     {
       name: 'JSON with 1,000,000 keys',
@@ -118,19 +122,35 @@ export function hostileCases(scale: number): HostileCase[] {
         return { kind: 'file', fileName: 'keys.json', bytes: encoder.encode(`{${parts.join(',')}}`) };
       },
     },
-    { name: 'PDF with a deflate bomb content stream', make: () => ({ kind: 'file', fileName: 'bomb.pdf', bytes: pdfDeflateBomb(atLeast(64, 3_500 * scale)) }) },
+    {
+      name: 'PDF with a deflate bomb content stream',
+      make: () => ({ kind: 'file', fileName: 'bomb.pdf', bytes: pdfDeflateBomb(atLeast(64, 3_500 * scale)) }),
+    },
     {
       name: 'ZWJ emoji text 1 MB',
-      make: () => ({ kind: 'file', fileName: 'emoji.txt', bytes: encoder.encode(family.repeat(atLeast(800, 1e6 * scale / 25))) }),
+      make: () => ({ kind: 'file', fileName: 'emoji.txt', bytes: encoder.encode(family.repeat(atLeast(800, (1e6 * scale) / 25))) }),
     },
     { name: 'ZWJ emoji upsert 20 KB', make: () => ({ kind: 'upsert', text: family.repeat(atLeast(200, 800)) }) },
     { name: 'crawl, pages with 220,000 links each', make: () => ({ kind: 'crawl', linksPerPage: atLeast(500, 220_000 * scale) }) },
-    { name: 'DOCX zip bomb (declared 300 MB)', make: () => ({ kind: 'file', fileName: 'declared.docx', bytes: docxBomb(atLeast(8, 300 * scale), false) }) },
-    { name: 'DOCX zip bomb (declares 1 KB, inflates 300 MB)', make: () => ({ kind: 'file', fileName: 'lying.docx', bytes: docxBomb(atLeast(8, 300 * scale), true) }) },
-    { name: 'DOCX with a 190 MB XML part', make: () => ({ kind: 'file', fileName: 'huge-xml.docx', bytes: docxHugeXml(Math.max(1, 190 * scale)) }) },
+    {
+      name: 'DOCX zip bomb (declared 300 MB)',
+      make: () => ({ kind: 'file', fileName: 'declared.docx', bytes: docxBomb(atLeast(8, 300 * scale), false) }),
+    },
+    {
+      name: 'DOCX zip bomb (declares 1 KB, inflates 300 MB)',
+      make: () => ({ kind: 'file', fileName: 'lying.docx', bytes: docxBomb(atLeast(8, 300 * scale), true) }),
+    },
+    {
+      name: 'DOCX with a 190 MB XML part',
+      make: () => ({ kind: 'file', fileName: 'huge-xml.docx', bytes: docxHugeXml(Math.max(1, 190 * scale)) }),
+    },
     {
       name: 'PDF of 50,000 pages',
-      make: () => ({ kind: 'file', fileName: 'pages.pdf', bytes: makePdf(Array.from({ length: atLeast(100, 50_000 * scale) }, (_, i) => [`page ${i}`])) }),
+      make: () => ({
+        kind: 'file',
+        fileName: 'pages.pdf',
+        bytes: makePdf(Array.from({ length: atLeast(100, 50_000 * scale) }, (_, i) => [`page ${i}`])),
+      }),
     },
   ];
 }

@@ -29,7 +29,12 @@ export function printTable(title: string, rows: readonly Row[]): void {
 export function writeResult(name: string, result: Record<string, unknown>): string {
   mkdirSync(RESULTS_DIR, { recursive: true });
   const path = join(RESULTS_DIR, `${name}.json`);
-  const machine = { node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memoryGiB: Math.round(totalmem() / 2 ** 30) };
+  const machine = {
+    node: process.version,
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model ?? 'unknown',
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+  };
   writeFileSync(path, `${JSON.stringify({ benchmark: name, date: new Date().toISOString(), machine, ...result }, null, 2)}\n`);
   console.log(`\nwrote ${path}`);
   return path;

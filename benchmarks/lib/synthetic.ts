@@ -29,7 +29,13 @@ export interface SyntheticCorpus {
  * with matching text: each cluster draws most words from its own topic vocabulary, so bm25 and
  * vector search agree on what is relevant, as they would on real documents.
  */
-export function syntheticCorpus(options: { count: number; dimensions: number; clusters: number; queries: number; seed: number }): SyntheticCorpus {
+export function syntheticCorpus(options: {
+  count: number;
+  dimensions: number;
+  clusters: number;
+  queries: number;
+  seed: number;
+}): SyntheticCorpus {
   const random = seeded(options.seed);
   const vocabulary = Array.from({ length: 20_000 }, (_, i) => `w${i.toString(36)}x${Math.floor(random() * 1e6).toString(36)}`);
   const centers = Array.from({ length: options.clusters }, () =>
@@ -42,9 +48,7 @@ export function syntheticCorpus(options: { count: number; dimensions: number; cl
   };
   const words = (cluster: number, count: number) =>
     Array.from({ length: count }, () =>
-      random() < 0.7
-        ? (topics[cluster] as string[])[Math.floor(random() * 60)]
-        : vocabulary[Math.floor(random() * vocabulary.length)],
+      random() < 0.7 ? (topics[cluster] as string[])[Math.floor(random() * 60)] : vocabulary[Math.floor(random() * vocabulary.length)],
     ).join(' ');
   const texts: string[] = [];
   const vectors: Float32Array[] = [];

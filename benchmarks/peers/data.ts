@@ -42,7 +42,11 @@ interface Header {
 }
 
 /** Cuts the chunks with the shared chunker and embeds chunks and queries once. */
-export async function prepareSharedVectors(documents: readonly SourceDocument[], queries: readonly string[], embedder: TextEmbedder): Promise<SharedVectors> {
+export async function prepareSharedVectors(
+  documents: readonly SourceDocument[],
+  queries: readonly string[],
+  embedder: TextEmbedder,
+): Promise<SharedVectors> {
   const chunks = sharedChunks(documents);
   const vectors = await embedder.embed(chunks.map((chunk) => chunk.text));
   const queryVectors = await embedder.embed(queries);

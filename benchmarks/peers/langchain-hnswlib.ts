@@ -18,7 +18,12 @@ export const langchainHnswlibPeer: PeerFactory = {
     modes: ['vector'],
     storage: 'manual',
     chunker: 'RecursiveCharacterTextSplitter, cl100k length, 512/64',
-    notes: ['HNSW with LangChain defaults (M 16, efConstruction 200, ef max(10, k); none exposed)', 'index resized to the exact count on every add', 'no keyword or hybrid search', 'persisted with save(dir) on close'],
+    notes: [
+      'HNSW with LangChain defaults (M 16, efConstruction 200, ef max(10, k); none exposed)',
+      'index resized to the exact count on every add',
+      'no keyword or hybrid search',
+      'persisted with save(dir) on close',
+    ],
   },
   async open({ dir, embedder }) {
     const store = new HNSWLib(new SharedEmbeddings(embedder), { space: 'cosine', numDimensions: embedder.dimensions });

@@ -22,7 +22,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { flags, PACKAGE_ROOT, writeResult } from '../lib/report.js';
 import { loadCorpus, prepareSharedVectors, writeSharedVectors } from './data.js';
-import { isPeerId, PEER_IDS, type PeerId } from './registry.js';
+import { isPeerId, PEER_IDS } from './registry.js';
 import type { ChildResult, ScalingResult, ScifactResult, Unavailable, VectraUpsertResult } from './results.js';
 import { localTextEmbedder } from './shared.js';
 import { mergeReports } from './merge.js';
@@ -41,9 +41,14 @@ const settings = {
     if (!isPeerId(id)) throw new Error(`unknown peer ${id}; known: ${PEER_IDS.join(', ')}`);
     return id;
   }),
-  runs: option('runs', 'local,shared', 'local,shared').split(',').filter((run): run is 'local' | 'shared' => run === 'local' || run === 'shared'),
+  runs: option('runs', 'local,shared', 'local,shared')
+    .split(',')
+    .filter((run): run is 'local' | 'shared' => run === 'local' || run === 'shared'),
   repeat: Number(option('repeat', '1', '1')),
-  sizes: option('sizes', '10000,50000,100000', '2000,5000') === 'none' ? [] : option('sizes', '10000,50000,100000', '2000,5000').split(',').map(Number),
+  sizes:
+    option('sizes', '10000,50000,100000', '2000,5000') === 'none'
+      ? []
+      : option('sizes', '10000,50000,100000', '2000,5000').split(',').map(Number),
   limitDocs: args.get('limit-docs') ?? (quick ? '800' : undefined),
   latencyQueries: option('latency-queries', '200', '50'),
   scalingQueries: option('scaling-queries', '200', '50'),
@@ -73,7 +78,18 @@ function childOnce(workload: string, peer: string | undefined, extra: readonly s
   const out = join(work, `${id}.json`);
   const dir = join(work, `w${id}`);
   mkdirSync(dir);
-  const argv = ['--expose-gc', join(HERE, 'run-one.js'), '--workload', workload, '--work', dir, '--out', out, ...(peer ? ['--peer', peer] : []), ...extra];
+  const argv = [
+    '--expose-gc',
+    join(HERE, 'run-one.js'),
+    '--workload',
+    workload,
+    '--work',
+    dir,
+    '--out',
+    out,
+    ...(peer ? ['--peer', peer] : []),
+    ...extra,
+  ];
   const started = performance.now();
   const result = spawnSync(process.execPath, argv, { stdio: ['ignore', 'inherit', 'inherit'], timeout: settings.childTimeoutS * 1000 });
   rmSync(dir, { recursive: true, force: true });
@@ -88,7 +104,13 @@ function childOnce(workload: string, peer: string | undefined, extra: readonly s
 }
 
 function machine() {
-  return { node: process.version, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? 'unknown', memoryGiB: Math.round(totalmem() / 2 ** 30), loadAverageAtStart: loadavg().map((value) => Number(value.toFixed(2))) };
+  return {
+    node: process.version,
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model ?? 'unknown',
+    memoryGiB: Math.round(totalmem() / 2 ** 30),
+    loadAverageAtStart: loadavg().map((value) => Number(value.toFixed(2))),
+  };
 }
 
 async function main(): Promise<void> {
@@ -98,17 +120,43 @@ async function main(): Promise<void> {
   const mergeTarget = mergePath ? { path: mergePath, base: JSON.parse(readFileSync(mergePath, 'utf8')) as PeersReport } : null;
   const startedAt = new Date();
   const atStart = machine();
-  console.log(`bench:peers — peers ${settings.peers.join(', ')}; runs ${settings.runs.join(', ') || 'none'} x${settings.repeat}; scaling ${settings.sizes.join(', ') || 'none'}`);
-  console.log(`machine: ${atStart.cpus} cores (${atStart.cpuModel}), Node ${atStart.node}, load average ${atStart.loadAverageAtStart.join(' ')}`);
-  const common = ['--dataset', settings.dataset, '--split', settings.split, '--latency-queries', settings.latencyQueries, '--budget-s', settings.budgetS, '--quality-budget-s', settings.qualityBudgetS, ...(settings.limitDocs ? ['--limit-docs', settings.limitDocs] : [])];
+  console.log(
+    `bench:peers — peers ${settings.peers.join(', ')}; runs ${settings.runs.join(', ') || 'none'} x${settings.repeat}; scaling ${settings.sizes.join(', ') || 'none'}`,
+  );
+  console.log(
+    `machine: ${atStart.cpus} cores (${atStart.cpuModel}), Node ${atStart.node}, load average ${atStart.loadAverageAtStart.join(' ')}`,
+  );
+  const common = [
+    '--dataset',
+    settings.dataset,
+    '--split',
+    settings.split,
+    '--latency-queries',
+    settings.latencyQueries,
+    '--budget-s',
+    settings.budgetS,
+    '--quality-budget-s',
+    settings.qualityBudgetS,
+    ...(settings.limitDocs ? ['--limit-docs', settings.limitDocs] : []),
+  ];
 
   if (settings.runs.includes('shared')) {
     const started = performance.now();
-    const { dataset, documents } = loadCorpus(settings.dataset, settings.split, settings.limitDocs === undefined ? undefined : Number(settings.limitDocs));
-    const shared = await prepareSharedVectors(documents, dataset.queries.map((query) => query.text), localTextEmbedder());
+    const { dataset, documents } = loadCorpus(
+      settings.dataset,
+      settings.split,
+      settings.limitDocs === undefined ? undefined : Number(settings.limitDocs),
+    );
+    const shared = await prepareSharedVectors(
+      documents,
+      dataset.queries.map((query) => query.text),
+      localTextEmbedder(),
+    );
     mkdirSync(join(work, 'shared'));
     writeSharedVectors(join(work, 'shared'), shared);
-    console.log(`shared vectors: ${shared.chunks.length} chunks + ${shared.queries.length} queries embedded once (${shared.model}) in ${((performance.now() - started) / 1000).toFixed(1)} s`);
+    console.log(
+      `shared vectors: ${shared.chunks.length} chunks + ${shared.queries.length} queries embedded once (${shared.model}) in ${((performance.now() - started) / 1000).toFixed(1)} s`,
+    );
   }
 
   const summaries: PeerSummary[] = [];
@@ -136,7 +184,9 @@ async function main(): Promise<void> {
     return report;
   };
   for (const run of settings.runs) {
-    console.log(`\nSciFact ${settings.split}, ${run === 'local' ? 'offline local embedder (each peer chunks and embeds)' : 'shared precomputed vectors'}`);
+    console.log(
+      `\nSciFact ${settings.split}, ${run === 'local' ? 'offline local embedder (each peer chunks and embeds)' : 'shared precomputed vectors'}`,
+    );
     // Repeats go round all peers in turn rather than back to back, so a burst of load from other
     // processes on this shared machine lands on several peers instead of all repeats of one.
     const results = new Map<string, (ScifactResult | Unavailable)[]>(settings.peers.map((peer) => [peer, []]));
@@ -144,7 +194,14 @@ async function main(): Promise<void> {
       for (const peer of settings.peers) {
         const mine = results.get(peer) as (ScifactResult | Unavailable)[];
         if (mine[0]?.kind === 'unavailable') continue;
-        const result = child('scifact', peer, [...common, '--vectors', run, '--data', join(work, 'shared'), ...(repeat > 0 ? ['--skip-quality'] : [])]);
+        const result = child('scifact', peer, [
+          ...common,
+          '--vectors',
+          run,
+          '--data',
+          join(work, 'shared'),
+          ...(repeat > 0 ? ['--skip-quality'] : []),
+        ]);
         if (result.kind === 'failed') failures.push({ workload: `scifact-${run}`, peer, error: result.error });
         else if (result.kind === 'scifact' || result.kind === 'unavailable') mine.push(result);
       }
@@ -152,7 +209,8 @@ async function main(): Promise<void> {
     for (const peer of settings.peers) {
       const mine = results.get(peer) as (ScifactResult | Unavailable)[];
       // The first result carries the quality figures; a peer whose first run failed is left out.
-      if (mine.length > 0 && (mine[0]?.kind === 'unavailable' || mine[0]?.modes.every((mode) => mode.quality.queries > 0))) summaries.push(summarise(run, mine));
+      if (mine.length > 0 && (mine[0]?.kind === 'unavailable' || mine[0]?.modes.every((mode) => mode.quality.queries > 0)))
+        summaries.push(summarise(run, mine));
     }
   }
 
@@ -165,8 +223,15 @@ async function main(): Promise<void> {
 
   if (settings.sizes.length > 0) {
     console.log(`\nScaling: ${settings.sizes.join(', ')} synthetic chunks`);
-    for (const peer of settings.peers as PeerId[]) {
-      const result = child('scaling', peer, ['--sizes', settings.sizes.join(','), '--scaling-queries', settings.scalingQueries, '--budget-s', settings.budgetS]);
+    for (const peer of settings.peers) {
+      const result = child('scaling', peer, [
+        '--sizes',
+        settings.sizes.join(','),
+        '--scaling-queries',
+        settings.scalingQueries,
+        '--budget-s',
+        settings.budgetS,
+      ]);
       if (result.kind === 'failed') failures.push({ workload: 'scaling', peer, error: result.error });
       else if (isScaling(result)) scaling.push(result);
       else if (result.kind === 'unavailable') scalingUnavailable.push(result);

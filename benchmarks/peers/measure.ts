@@ -27,7 +27,13 @@ export interface LatencyResult {
 }
 
 /** Mean nDCG@10 / Recall@100 / MRR@10 over the judged queries, top 100 chunks folded to documents. */
-export async function measureQuality(peer: Peer, mode: PeerMode, queries: readonly BeirQuery[], qrels: Qrels, budgetMs: number): Promise<QualityResult> {
+export async function measureQuality(
+  peer: Peer,
+  mode: PeerMode,
+  queries: readonly BeirQuery[],
+  qrels: Qrels,
+  budgetMs: number,
+): Promise<QualityResult> {
   const rankings = new Map<string, Ranking>();
   const started = performance.now();
   const evaluated: string[] = [];
@@ -40,7 +46,14 @@ export async function measureQuality(peer: Peer, mode: PeerMode, queries: readon
 }
 
 /** Top-10 latency from call to answer (query embedding included), after `warmup` unmeasured calls. */
-export async function measureLatency(peer: Peer, mode: PeerMode, queries: readonly string[], count: number, budgetMs: number, warmup = 10): Promise<LatencyResult> {
+export async function measureLatency(
+  peer: Peer,
+  mode: PeerMode,
+  queries: readonly string[],
+  count: number,
+  budgetMs: number,
+  warmup = 10,
+): Promise<LatencyResult> {
   const warmStarted = performance.now();
   for (const query of queries.slice(0, warmup)) {
     await peer.search(query, mode, 10);

@@ -24,14 +24,11 @@ export function mergeReports(target: PeersReport, update: PeersReport): PeersRep
     scaling: [...target.scaling.filter((result) => !replacedScaling(result.info.id)), ...update.scaling].sort(
       (a, b) => peerOrder.indexOf(a.info.id) - peerOrder.indexOf(b.info.id),
     ),
-    scalingUnavailable: [
-      ...target.scalingUnavailable.filter((result) => !replacedScaling(result.info.id)),
-      ...update.scalingUnavailable,
+    scalingUnavailable: [...target.scalingUnavailable.filter((result) => !replacedScaling(result.info.id)), ...update.scalingUnavailable],
+    failures: [...target.failures.filter((failure) => !measured.includes(`${failure.workload} ${failure.peer}`)), ...update.failures],
+    merged: [
+      ...(target.merged ?? []),
+      ...measured.map((what) => ({ what, startedAt: update.startedAt, date: update.date, loadAverage: update.loadAverage })),
     ],
-    failures: [
-      ...target.failures.filter((failure) => !measured.includes(`${failure.workload} ${failure.peer}`)),
-      ...update.failures,
-    ],
-    merged: [...(target.merged ?? []), ...measured.map((what) => ({ what, startedAt: update.startedAt, date: update.date, loadAverage: update.loadAverage }))],
   };
 }

@@ -65,7 +65,8 @@ export const oramaPeer: PeerFactory = {
         return { chunks: chunks.length };
       },
       async search(query, mode, k) {
-        const vector = mode === 'lexical' ? undefined : { value: Array.from((await embedder.embed([query]))[0] as Float32Array), property: 'embedding' };
+        const vector =
+          mode === 'lexical' ? undefined : { value: Array.from((await embedder.embed([query]))[0] as Float32Array), property: 'embedding' };
         const params = {
           mode: ORAMA_MODE[mode],
           term: query,

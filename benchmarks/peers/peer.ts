@@ -54,7 +54,7 @@ export interface PeerInfo {
   notes: readonly string[];
 }
 
-export interface OpenOptions {
+interface OpenOptions {
   /** Empty folder the peer may write to. */
   dir: string;
   embedder: TextEmbedder;
@@ -62,7 +62,7 @@ export interface OpenOptions {
   expectedChunks: number;
 }
 
-export interface ClosedPeer {
+interface ClosedPeer {
   /** Bytes under `dir` after closing (persisted form), or null when the peer keeps nothing on disk. */
   diskBytes: number | null;
   /** Time spent writing the persisted form on close (ms). */
@@ -84,5 +84,4 @@ export interface Peer {
 }
 
 export type PeerFactory =
-  | { info: PeerInfo; available: true; open(options: OpenOptions): Promise<Peer> }
-  | { info: PeerInfo; available: false; reason: string };
+  { info: PeerInfo; available: true; open(options: OpenOptions): Promise<Peer> } | { info: PeerInfo; available: false; reason: string };

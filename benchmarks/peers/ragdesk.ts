@@ -74,7 +74,7 @@ export const ragdeskPeer: PeerFactory = {
         const fragments = await datastore.query({ query, topK: k, mode });
         return fragments.map((fragment) => ({ docId: String(fragment.metadata.beir_id), score: fragment.score }));
       },
-      async close(persist) {
+      async close(_persist) {
         const started = performance.now();
         await ragdesk.close();
         const persistMs = performance.now() - started;

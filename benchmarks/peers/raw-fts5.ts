@@ -30,7 +30,9 @@ export const rawFts5Peer: PeerFactory = {
     db.pragma('journal_mode = WAL');
     db.exec("CREATE VIRTUAL TABLE chunks USING fts5(text, doc_id UNINDEXED, tokenize = 'porter unicode61 remove_diacritics 2')");
     const insert = db.prepare('INSERT INTO chunks (text, doc_id) VALUES (?, ?)');
-    const select = db.prepare('SELECT doc_id AS docId, -bm25(chunks) AS score FROM chunks WHERE chunks MATCH ? ORDER BY bm25(chunks) LIMIT ?');
+    const select = db.prepare(
+      'SELECT doc_id AS docId, -bm25(chunks) AS score FROM chunks WHERE chunks MATCH ? ORDER BY bm25(chunks) LIMIT ?',
+    );
     const add = db.transaction((rows: readonly { text: string; docId: string }[]) => {
       for (const row of rows) insert.run(row.text, row.docId);
     });

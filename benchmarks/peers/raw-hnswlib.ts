@@ -37,11 +37,17 @@ export const rawHnswlibPeer: PeerFactory = {
     return {
       async ingestDocuments(documents) {
         const chunks = sharedChunks(documents);
-        add(await embedder.embed(chunks.map((chunk) => chunk.text)), chunks.map((chunk) => chunk.docId));
+        add(
+          await embedder.embed(chunks.map((chunk) => chunk.text)),
+          chunks.map((chunk) => chunk.docId),
+        );
         return { chunks: chunks.length };
       },
       async ingestChunks(chunks) {
-        add(chunks.map((chunk) => chunk.vector), chunks.map((chunk) => chunk.docId));
+        add(
+          chunks.map((chunk) => chunk.vector),
+          chunks.map((chunk) => chunk.docId),
+        );
         return { chunks: chunks.length };
       },
       async search(query, mode, k) {

@@ -34,7 +34,10 @@ export function renderReport(report: PeersReport): void {
   for (const run of settings.runs) {
     const rows = report.summaries.filter((summary) => summary.run === run);
     if (rows.length === 0) continue;
-    const title = run === 'local' ? 'offline local embedder, each peer chunks and embeds (text to searchable)' : 'shared precomputed vectors (store and index only)';
+    const title =
+      run === 'local'
+        ? 'offline local embedder, each peer chunks and embeds (text to searchable)'
+        : 'shared precomputed vectors (store and index only)';
     printTable(`SciFact ${settings.split} — ${title}: ingest and footprint`, peerRows(rows));
     printTable(`SciFact ${settings.split} — ${title}: quality (top 100) and top-10 latency`, modeRows(rows));
     printTable('ragdesk ÷ peer (below 1: ragdesk faster/smaller)', ratioRows(rows));
@@ -67,7 +70,7 @@ export function renderReport(report: PeersReport): void {
     sections.push('');
   }
   if (report.merged && report.merged.length > 0) {
-    sections.push('Re-measured in a later invocation and merged in (`--merge-into`), so under that time\'s load:\n');
+    sections.push("Re-measured in a later invocation and merged in (`--merge-into`), so under that time's load:\n");
     for (const entry of report.merged) {
       sections.push(`- ${entry.what}: ${entry.startedAt} – ${entry.date}, load average ${entry.loadAverage.start.join(' ')} at start.`);
     }
@@ -76,7 +79,9 @@ export function renderReport(report: PeersReport): void {
   const peers = report.summaries.filter((summary, i, all) => all.findIndex((other) => other.info.id === summary.info.id) === i);
   sections.push('## Peers\n');
   for (const summary of peers) {
-    sections.push(`- **${summary.info.label}** (${summary.info.library}; chunker: ${summary.info.chunker}): ${summary.unavailable ?? summary.info.notes.join('; ')}`);
+    sections.push(
+      `- **${summary.info.label}** (${summary.info.library}; chunker: ${summary.info.chunker}): ${summary.unavailable ?? summary.info.notes.join('; ')}`,
+    );
   }
   if (report.failures.length > 0) {
     sections.push('\n## Failures\n');

@@ -12,7 +12,7 @@ import { syntheticCorpus } from '../lib/synthetic.js';
 import { loadCorpus, readSharedVectors } from './data.js';
 import { loadavg } from 'node:os';
 import { collectGarbage, cpuSecondsSince, measureLatency, measureQuality, peakRssMiB } from './measure.js';
-import type { PeerMode, PreparedChunk, SourceDocument, TextEmbedder } from './peer.js';
+import type { PreparedChunk, SourceDocument, TextEmbedder } from './peer.js';
 import { isPeerId, loadPeer } from './registry.js';
 import type { ChildResult, ModeResult, ScalingPoint, ScalingResult, ScifactResult } from './results.js';
 import { SCALING_LIMITS } from './scaling-limits.js';
@@ -56,7 +56,9 @@ async function scifact(): Promise<ChildResult> {
     : await peer.ingestDocuments(documents);
   const ingestSeconds = (performance.now() - started) / 1000;
   const ingestCpuSeconds = cpuSecondsSince(cpu);
-  log(`ingested ${documents.length} documents (${chunks} chunks) in ${ingestSeconds.toFixed(1)} s (CPU ${ingestCpuSeconds.toFixed(1)} s, load ${loadAtStart.toFixed(1)})`);
+  log(
+    `ingested ${documents.length} documents (${chunks} chunks) in ${ingestSeconds.toFixed(1)} s (CPU ${ingestCpuSeconds.toFixed(1)} s, load ${loadAtStart.toFixed(1)})`,
+  );
 
   // Per mode: the quality pass (809 queries at top 100) and the latency pass each stop at their budget.
   const qualityBudgetMs = Number(args.get('quality-budget-s') ?? 300) * 1000;
@@ -68,8 +70,16 @@ async function scifact(): Promise<ChildResult> {
     const quality = args.has('skip-quality')
       ? { ndcg10: Number.NaN, recall100: Number.NaN, mrr10: Number.NaN, queries: 0, ofQueries: dataset.queries.length }
       : await measureQuality(peer, mode, dataset.queries, dataset.qrels, qualityBudgetMs);
-    const latency = await measureLatency(peer, mode, dataset.queries.map((query) => query.text), latencyQueries, budgetMs);
-    log(`${mode}: nDCG@10 ${quality.ndcg10.toFixed(3)} (${quality.queries}/${quality.ofQueries} queries), p50 ${latency.p50.toFixed(2)} ms, CPU ${latency.cpuMs.toFixed(2)} ms/query`);
+    const latency = await measureLatency(
+      peer,
+      mode,
+      dataset.queries.map((query) => query.text),
+      latencyQueries,
+      budgetMs,
+    );
+    log(
+      `${mode}: nDCG@10 ${quality.ndcg10.toFixed(3)} (${quality.queries}/${quality.ofQueries} queries), p50 ${latency.p50.toFixed(2)} ms, CPU ${latency.cpuMs.toFixed(2)} ms/query`,
+    );
     modes.push({ mode, quality, latency });
   }
   const closed = await peer.close(true);
@@ -94,7 +104,10 @@ async function scifact(): Promise<ChildResult> {
 
 async function scaling(): Promise<ChildResult> {
   const id = peerId();
-  const requested = need('sizes').split(',').map(Number).sort((a, b) => a - b);
+  const requested = need('sizes')
+    .split(',')
+    .map(Number)
+    .sort((a, b) => a - b);
   const dimensions = Number(args.get('dimensions') ?? 384);
   const queryCount = Number(args.get('scaling-queries') ?? 200);
   const limit = SCALING_LIMITS[id] ?? {};
@@ -107,7 +120,9 @@ async function scaling(): Promise<ChildResult> {
   corpus.texts.forEach((text, i) => table.set(text, corpus.vectors[i] as Float32Array));
   corpus.queries.forEach((query) => table.set(query.text, query.vector));
   const embedder = lookupEmbedder(`synthetic-${dimensions}`, dimensions, table);
-  const chunks: PreparedChunk[] = corpus.texts.slice(0, largest).map((text, i) => ({ docId: `s${i}`, text, charOffset: 0, vector: corpus.vectors[i] as Float32Array }));
+  const chunks: PreparedChunk[] = corpus.texts
+    .slice(0, largest)
+    .map((text, i) => ({ docId: `s${i}`, text, charOffset: 0, vector: corpus.vectors[i] as Float32Array }));
   const documents = new Map<string, SourceDocument>(chunks.map((chunk) => [chunk.docId, { id: chunk.docId, text: chunk.text }]));
   const queries = corpus.queries.map((query) => query.text);
 
@@ -126,14 +141,24 @@ async function scaling(): Promise<ChildResult> {
   for (const size of sizes) {
     const started = performance.now();
     const cpu = process.cpuUsage();
-    for (let start = ingested; start < size; start += batch) await peer.ingestChunks(chunks.slice(start, Math.min(size, start + batch)), documents);
+    for (let start = ingested; start < size; start += batch)
+      await peer.ingestChunks(chunks.slice(start, Math.min(size, start + batch)), documents);
     ingestSeconds += (performance.now() - started) / 1000;
     ingestCpuSeconds += cpuSecondsSince(cpu);
     ingested = size;
     const latency: ScalingPoint['latency'] = {};
     for (const mode of modes) latency[mode] = await measureLatency(peer, mode, queries, queryCount, budgetMs);
-    const point = { chunks: size, ingestSeconds, chunksPerSecond: size / ingestSeconds, ingestCpuSeconds, peakRssMiB: peakRssMiB(), latency };
-    log(`${size} chunks: ${point.chunksPerSecond.toFixed(0)} chunks/s, ${modes.map((mode) => `${mode} p50 ${latency[mode]?.p50.toFixed(2)} ms`).join(', ')}`);
+    const point = {
+      chunks: size,
+      ingestSeconds,
+      chunksPerSecond: size / ingestSeconds,
+      ingestCpuSeconds,
+      peakRssMiB: peakRssMiB(),
+      latency,
+    };
+    log(
+      `${size} chunks: ${point.chunksPerSecond.toFixed(0)} chunks/s, ${modes.map((mode) => `${mode} p50 ${latency[mode]?.p50.toFixed(2)} ms`).join(', ')}`,
+    );
     points.push(point);
   }
   await peer.close(false);
@@ -156,7 +181,13 @@ async function vectraUpsert(): Promise<ChildResult> {
   const { documents } = loadCorpus(need('dataset'), args.get('split') ?? 'train', count);
   const rate = await upsertDocumentRate(workDir(), localTextEmbedder(), documents);
   rmSync(need('work'), { recursive: true, force: true });
-  return { kind: 'vectra-upsert', documents: rate.documents, seconds: rate.seconds, documentsPerSecond: rate.documents / rate.seconds, lastDocumentMs: rate.lastMs };
+  return {
+    kind: 'vectra-upsert',
+    documents: rate.documents,
+    seconds: rate.seconds,
+    documentsPerSecond: rate.documents / rate.seconds,
+    lastDocumentMs: rate.lastMs,
+  };
 }
 
 function peerId() {

@@ -49,7 +49,12 @@ export function localTextEmbedder(): TextEmbedder {
  * Answers with vectors computed in advance (shared-vectors run): embedding costs a map lookup, so
  * only the stores are measured. A text without a vector is a bug in the benchmark, so it throws.
  */
-export function lookupEmbedder(model: string, dimensions: number, table: ReadonlyMap<string, Float32Array>, fusionWeight?: number): TextEmbedder {
+export function lookupEmbedder(
+  model: string,
+  dimensions: number,
+  table: ReadonlyMap<string, Float32Array>,
+  fusionWeight?: number,
+): TextEmbedder {
   return {
     model,
     dimensions,

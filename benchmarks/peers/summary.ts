@@ -6,7 +6,7 @@ import type { PeerInfo, PeerMode } from './peer.js';
 import type { ChildResult, ScalingResult, ScifactResult, Unavailable } from './results.js';
 import { chartSvg, type Series } from './svg.js';
 
-export interface ModeSummary {
+interface ModeSummary {
   mode: PeerMode;
   ndcg10: number;
   recall100: number;
@@ -51,7 +51,23 @@ export function summarise(run: 'local' | 'shared', results: readonly (ScifactRes
   const first = results[0];
   if (!first) throw new Error('no results to summarise');
   if (first.kind === 'unavailable') {
-    return { run, info: first.info, unavailable: first.reason, repeats: 0, documents: 0, chunks: 0, ingestSeconds: Number.NaN, chunksPerSecond: Number.NaN, ingestCpuSeconds: Number.NaN, loadRange: [Number.NaN, Number.NaN], baselineRssMiB: Number.NaN, peakRssMiB: Number.NaN, diskBytes: null, persistMs: 0, modes: [] };
+    return {
+      run,
+      info: first.info,
+      unavailable: first.reason,
+      repeats: 0,
+      documents: 0,
+      chunks: 0,
+      ingestSeconds: Number.NaN,
+      chunksPerSecond: Number.NaN,
+      ingestCpuSeconds: Number.NaN,
+      loadRange: [Number.NaN, Number.NaN],
+      baselineRssMiB: Number.NaN,
+      peakRssMiB: Number.NaN,
+      diskBytes: null,
+      persistMs: 0,
+      modes: [],
+    };
   }
   const runs = results.filter((result): result is ScifactResult => result.kind === 'scifact');
   const ingestSeconds = median(runs.map((result) => result.ingestSeconds));
@@ -72,7 +88,9 @@ export function summarise(run: 'local' | 'shared', results: readonly (ScifactRes
     diskBytes: disk.length === 0 ? null : median(disk),
     persistMs: median(runs.map((result) => result.persistMs)),
     modes: first.modes.map((mode) => {
-      const all = runs.map((result) => result.modes.find((candidate) => candidate.mode === mode.mode)).filter((entry) => entry !== undefined);
+      const all = runs
+        .map((result) => result.modes.find((candidate) => candidate.mode === mode.mode))
+        .filter((entry) => entry !== undefined);
       return {
         mode: mode.mode,
         ndcg10: mode.quality.ndcg10,
@@ -91,7 +109,8 @@ export function summarise(run: 'local' | 'shared', results: readonly (ScifactRes
 }
 
 const fixed = (value: number, digits: number) => (Number.isFinite(value) ? value.toFixed(digits) : '—');
-const ms = (value: number) => (!Number.isFinite(value) ? '—' : value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2));
+const ms = (value: number) =>
+  !Number.isFinite(value) ? '—' : value >= 100 ? value.toFixed(0) : value >= 10 ? value.toFixed(1) : value.toFixed(2);
 const mib = (bytes: number | null) => (bytes === null ? 'in memory only' : `${(bytes / 2 ** 20).toFixed(1)} MiB`);
 /** 2 decimals near 1; whole numbers from 10; below 0.1 as a fraction ("1/250x"), which stays readable. */
 const ratio = (value: number) => {
@@ -110,7 +129,16 @@ function storageNote(info: PeerInfo, bytes: number | null): string {
 export function peerRows(summaries: readonly PeerSummary[]): Record<string, string | number>[] {
   return summaries.map((summary) =>
     summary.unavailable
-      ? { peer: summary.info.label, chunks: '—', 'ingest s': '—', 'ingest CPU s': '—', 'chunks/s': '—', 'peak RSS MiB': '—', 'on disk': 'not measured: not installable', load: '—' }
+      ? {
+          peer: summary.info.label,
+          chunks: '—',
+          'ingest s': '—',
+          'ingest CPU s': '—',
+          'chunks/s': '—',
+          'peak RSS MiB': '—',
+          'on disk': 'not measured: not installable',
+          load: '—',
+        }
       : {
           peer: summary.info.label,
           chunks: summary.chunks,
@@ -127,7 +155,18 @@ export function peerRows(summaries: readonly PeerSummary[]): Record<string, stri
 export function modeRows(summaries: readonly PeerSummary[]): Record<string, string | number>[] {
   return summaries.flatMap((summary) =>
     summary.unavailable
-      ? [{ peer: summary.info.label, mode: summary.info.modes.join(', '), 'nDCG@10': '—', 'Recall@100': '—', 'p50 ms': '—', 'p99 ms': '—', 'CPU ms/query': '—', queries: 'not installable' }]
+      ? [
+          {
+            peer: summary.info.label,
+            mode: summary.info.modes.join(', '),
+            'nDCG@10': '—',
+            'Recall@100': '—',
+            'p50 ms': '—',
+            'p99 ms': '—',
+            'CPU ms/query': '—',
+            queries: 'not installable',
+          },
+        ]
       : summary.modes.map((mode) => ({
           peer: summary.info.label,
           mode: mode.mode,
@@ -136,7 +175,10 @@ export function modeRows(summaries: readonly PeerSummary[]): Record<string, stri
           'p50 ms': ms(mode.p50),
           'p99 ms': ms(mode.p99),
           'CPU ms/query': ms(mode.cpuMs),
-          queries: mode.qualityQueries === mode.ofQueries ? `${mode.ofQueries}` : `first ${mode.qualityQueries} of ${mode.ofQueries} (time budget)`,
+          queries:
+            mode.qualityQueries === mode.ofQueries
+              ? `${mode.ofQueries}`
+              : `first ${mode.qualityQueries} of ${mode.ofQueries} (time budget)`,
         })),
   );
 }
@@ -159,8 +201,8 @@ export function ratioRows(summaries: readonly PeerSummary[]): Record<string, str
         mode: mode.mode,
         'ingest time': ratio(ours.ingestSeconds / peer.ingestSeconds),
         'ingest CPU': ratio(ours.ingestCpuSeconds / peer.ingestCpuSeconds),
-        'p50': ratio(mine.p50 / mode.p50),
-        'p99': ratio(mine.p99 / mode.p99),
+        p50: ratio(mine.p50 / mode.p50),
+        p99: ratio(mine.p99 / mode.p99),
         'CPU/query': ratio(mine.cpuMs / mode.cpuMs),
         'peak RSS': ratio(ours.peakRssMiB / peer.peakRssMiB),
         'on disk': peer.diskBytes === null || ours.diskBytes === null ? '—' : ratio(ours.diskBytes / peer.diskBytes),
@@ -199,18 +241,25 @@ export function scalingRows(results: readonly ScalingResult[]): Record<string, s
 
 /** Ingest rate, vector-query p50, and keyword/hybrid p50 against corpus size. */
 export function scalingChart(results: readonly ScalingResult[], unavailable: readonly Unavailable[], notes: readonly string[]): string {
-  const ingest: Series[] = results.map((result) => ({ group: result.info.label, points: result.points.map((point) => ({ x: point.chunks, y: point.chunksPerSecond })) }));
+  const ingest: Series[] = results.map((result) => ({
+    group: result.info.label,
+    points: result.points.map((point) => ({ x: point.chunks, y: point.chunksPerSecond })),
+  }));
   const latencySeries = (mode: PeerMode, dashed: boolean): Series[] =>
     results
       .filter((result) => result.points.some((point) => point.latency[mode]))
       .map((result) => ({
         group: result.info.label,
         dashed,
-        points: result.points.filter((point) => point.latency[mode]).map((point) => ({ x: point.chunks, y: point.latency[mode]?.p50 ?? Number.NaN })),
+        points: result.points
+          .filter((point) => point.latency[mode])
+          .map((point) => ({ x: point.chunks, y: point.latency[mode]?.p50 ?? Number.NaN })),
       }));
   const allNotes = [
     ...notes,
-    ...results.filter((result) => result.cap).map((result) => `${result.info.label}: stops at ${result.cap?.chunks} chunks (${result.cap?.reason}).`),
+    ...results
+      .filter((result) => result.cap)
+      .map((result) => `${result.info.label}: stops at ${result.cap?.chunks} chunks (${result.cap?.reason}).`),
     ...results.flatMap((result) => result.skippedModes.map((skip) => `${result.info.label} ${skip.mode}: not measured (${skip.reason}).`)),
     ...unavailable.map((entry) => `${entry.info.label}: ${entry.reason}.`),
   ];
@@ -219,7 +268,11 @@ export function scalingChart(results: readonly ScalingResult[], unavailable: rea
     [
       { title: 'Ingest rate (from empty)', yLabel: 'chunks per second', series: ingest },
       { title: 'Vector query p50, top 10', yLabel: 'milliseconds', series: latencySeries('vector', false) },
-      { title: 'Hybrid and keyword query p50, top 10', yLabel: 'milliseconds', series: [...latencySeries('hybrid', false), ...latencySeries('lexical', true)] },
+      {
+        title: 'Hybrid and keyword query p50, top 10',
+        yLabel: 'milliseconds',
+        series: [...latencySeries('hybrid', false), ...latencySeries('lexical', true)],
+      },
     ],
     allNotes,
   );
@@ -228,4 +281,3 @@ export function scalingChart(results: readonly ScalingResult[], unavailable: rea
 export function isScaling(result: ChildResult): result is ScalingResult {
   return result.kind === 'scaling';
 }
-

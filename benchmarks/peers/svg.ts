@@ -99,17 +99,24 @@ function panelSvg(panel: Panel, offsetX: number, xs: readonly number[], groups: 
     const colour = colourFor(groups, series.group);
     const path = points.map((point, i) => `${i === 0 ? 'M' : 'L'}${sx(point.x).toFixed(1)},${sy(point.y).toFixed(1)}`).join(' ');
     parts.push(`<path d="${path}" fill="none" stroke="${colour}" stroke-width="2"${series.dashed ? ' stroke-dasharray="6 4"' : ''}/>`);
-    for (const point of points) parts.push(`<circle cx="${sx(point.x).toFixed(1)}" cy="${sy(point.y).toFixed(1)}" r="3" fill="${colour}"/>`);
+    for (const point of points)
+      parts.push(`<circle cx="${sx(point.x).toFixed(1)}" cy="${sy(point.y).toFixed(1)}" r="3" fill="${colour}"/>`);
   }
   return parts.join('\n');
 }
 
 /** Panels in one row with a shared legend underneath (one colour per group) and free-text notes below it. */
 export function chartSvg(title: string, panels: readonly Panel[], notes: readonly string[] = []): string {
-  const xs = [...new Set(panels.flatMap((panel) => panel.series.flatMap((series) => series.points.map((point) => point.x))))].sort((a, b) => a - b);
+  const xs = [...new Set(panels.flatMap((panel) => panel.series.flatMap((series) => series.points.map((point) => point.x))))].sort(
+    (a, b) => a - b,
+  );
   const allSeries = panels.flatMap((panel) => panel.series);
   const groups = allSeries.map((series) => series.group);
-  const legend: { name: string; colour: string; dashed: boolean }[] = [...new Set(groups)].map((group) => ({ name: group, colour: colourFor(groups, group), dashed: false }));
+  const legend: { name: string; colour: string; dashed: boolean }[] = [...new Set(groups)].map((group) => ({
+    name: group,
+    colour: colourFor(groups, group),
+    dashed: false,
+  }));
   if (allSeries.some((series) => series.dashed)) legend.push({ name: 'dashed: keyword-only (lexical) mode', colour: '#666', dashed: true });
   const width = PANEL_WIDTH * panels.length;
   const legendColumns = 3;
@@ -130,7 +137,9 @@ export function chartSvg(title: string, panels: readonly Panel[], notes: readonl
   legend.forEach((series, i) => {
     const x = 20 + (i % legendColumns) * (width / legendColumns);
     const y = legendTop + Math.floor(i / legendColumns) * LEGEND_ROW;
-    parts.push(`<line x1="${x}" y1="${y}" x2="${x + 28}" y2="${y}" stroke="${series.colour}" stroke-width="2"${series.dashed ? ' stroke-dasharray="6 4"' : ''}/>`);
+    parts.push(
+      `<line x1="${x}" y1="${y}" x2="${x + 28}" y2="${y}" stroke="${series.colour}" stroke-width="2"${series.dashed ? ' stroke-dasharray="6 4"' : ''}/>`,
+    );
     parts.push(`<text x="${x + 34}" y="${y}" dominant-baseline="middle">${escapeXml(series.name)}</text>`);
   });
   noteLines.forEach((note, i) => parts.push(`<text x="20" y="${notesTop + i * LEGEND_ROW}" fill="#444">${escapeXml(note)}</text>`));

@@ -80,7 +80,11 @@ export const vectraPeer: PeerFactory = {
   async open({ dir, embedder }) {
     patchWinkModelReload();
     const model = vectraEmbeddings(embedder);
-    const index = new LocalDocumentIndex({ folderPath: dir, embeddings: model, chunkingConfig: { chunkSize: CHUNK_SIZE, chunkOverlap: CHUNK_OVERLAP } });
+    const index = new LocalDocumentIndex({
+      folderPath: dir,
+      embeddings: model,
+      chunkingConfig: { chunkSize: CHUNK_SIZE, chunkOverlap: CHUNK_OVERLAP },
+    });
     await index.createIndex({ version: 1 });
     const catalogOf = () => (index as unknown as { _newCatalog: Catalog })._newCatalog;
 
@@ -89,7 +93,12 @@ export const vectraPeer: PeerFactory = {
       await index.beginUpdate();
       try {
         for (const item of items) {
-          const metadata: DocumentChunkMetadata = { documentId: item.documentId, startPos: item.startPos, endPos: item.endPos, docId: item.docId };
+          const metadata: DocumentChunkMetadata = {
+            documentId: item.documentId,
+            startPos: item.startPos,
+            endPos: item.endPos,
+            docId: item.docId,
+          };
           await index.insertItem({ id: randomUUID(), metadata, vector: item.vector });
         }
         const catalog = catalogOf();
@@ -109,7 +118,12 @@ export const vectraPeer: PeerFactory = {
 
     return {
       async ingestDocuments(documents) {
-        const splitter = new TextSplitter({ chunkSize: CHUNK_SIZE, chunkOverlap: CHUNK_OVERLAP, keepSeparators: true, tokenizer: index.tokenizer });
+        const splitter = new TextSplitter({
+          chunkSize: CHUNK_SIZE,
+          chunkOverlap: CHUNK_OVERLAP,
+          keepSeparators: true,
+          tokenizer: index.tokenizer,
+        });
         const pending: Omit<PendingItem, 'vector'>[] = [];
         const inputs: string[] = [];
         const texts = new Map<string, { uri: string; text: string }>();
@@ -123,7 +137,10 @@ export const vectraPeer: PeerFactory = {
         }
         const response = await model.createEmbeddings(inputs);
         const vectors = response.output ?? [];
-        await write(pending.map((item, i) => ({ ...item, vector: vectors[i] as number[] })), texts);
+        await write(
+          pending.map((item, i) => ({ ...item, vector: vectors[i] as number[] })),
+          texts,
+        );
         return { chunks: pending.length };
       },
       async ingestChunks(chunks, documents) {
@@ -137,7 +154,13 @@ export const vectraPeer: PeerFactory = {
             // Chunk offsets refer to the cleaned text the shared chunker cut.
             texts.set(documentId, { uri: chunk.docId, text: cleanText((documents.get(chunk.docId) as SourceDocument).text) });
           }
-          return { documentId, docId: chunk.docId, startPos: chunk.charOffset, endPos: chunk.charOffset + chunk.text.length - 1, vector: Array.from(chunk.vector) };
+          return {
+            documentId,
+            docId: chunk.docId,
+            startPos: chunk.charOffset,
+            endPos: chunk.charOffset + chunk.text.length - 1,
+            vector: Array.from(chunk.vector),
+          };
         });
         await write(items, texts);
         return { chunks: chunks.length };
@@ -159,8 +182,16 @@ export const vectraPeer: PeerFactory = {
  * Documents per second through Vectra's per-document `upsertDocument` for the first `count`
  * documents, in a folder of its own: the API a user reaches for first.
  */
-export async function upsertDocumentRate(dir: string, embedder: TextEmbedder, documents: readonly SourceDocument[]): Promise<{ documents: number; seconds: number; lastMs: number }> {
-  const index = new LocalDocumentIndex({ folderPath: dir, embeddings: vectraEmbeddings(embedder), chunkingConfig: { chunkSize: CHUNK_SIZE, chunkOverlap: CHUNK_OVERLAP } });
+export async function upsertDocumentRate(
+  dir: string,
+  embedder: TextEmbedder,
+  documents: readonly SourceDocument[],
+): Promise<{ documents: number; seconds: number; lastMs: number }> {
+  const index = new LocalDocumentIndex({
+    folderPath: dir,
+    embeddings: vectraEmbeddings(embedder),
+    chunkingConfig: { chunkSize: CHUNK_SIZE, chunkOverlap: CHUNK_OVERLAP },
+  });
   await index.createIndex({ version: 1 });
   const started = performance.now();
   let lastMs = 0;

@@ -27,9 +27,7 @@ export async function retrieveForAgent(
   const records = await Promise.all(datastoreIds.map((id) => context.store.getDatastore(id)));
   const present = records.filter((record): record is DatastoreRecord => record !== null);
   const missingDatastoreIds = datastoreIds.filter((_, i) => records[i] === null);
-  const lists = await Promise.all(
-    present.map((datastore) => retrieve(context, datastore, { query, topK, filters, mode: 'hybrid' })),
-  );
+  const lists = await Promise.all(present.map((datastore) => retrieve(context, datastore, { query, topK, filters, mode: 'hybrid' })));
   if (lists.length === 1) return { fragments: lists[0]!, missingDatastoreIds };
   const merged = lists
     .flatMap((list) => list.map((fragment, rank) => ({ fragment, fused: 1 / (RRF_K + rank + 1) })))

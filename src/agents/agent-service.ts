@@ -144,7 +144,11 @@ export class AgentService {
    * wait for it. Closing the instance aborts the model stream (the consumer gets `closed`); the
    * final write is an operation, so it either lands whole before the store closes or not at all.
    */
-  private async *streamAnswer(chat: ChatModel, prepared: PreparedQuery, callerSignal: AbortSignal | undefined): AsyncGenerator<AgentStreamEvent> {
+  private async *streamAnswer(
+    chat: ChatModel,
+    prepared: PreparedQuery,
+    callerSignal: AbortSignal | undefined,
+  ): AsyncGenerator<AgentStreamEvent> {
     const linked = linkedSignal(callerSignal, this.context.closeSignal);
     const signal = linked.signal;
     let text = '';
@@ -182,7 +186,11 @@ export class AgentService {
     yield { type: 'endpoint_response', response };
   }
 
-  private async prepare(id: string, input: AgentQueryInput, options: AgentCallOptions): Promise<{ chat: ChatModel; prepared: PreparedQuery }> {
+  private async prepare(
+    id: string,
+    input: AgentQueryInput,
+    options: AgentCallOptions,
+  ): Promise<{ chat: ChatModel; prepared: PreparedQuery }> {
     const query = parseInput(agentQuerySchema, input, 'agent query');
     const agent = await this.record(id);
     const caller = options.caller ?? 'owner';

@@ -5,7 +5,7 @@ import type { AgentRecord, AgentSettings } from '../ports/agent-records.js';
  * The reference service's agent fields, accepted on agent create and update. `handle` is stored on
  * the record (unique, `@handle` in paths); the others in `settings`.
  */
-export const handleSchema = z
+const handleSchema = z
   .string()
   .min(3)
   .max(50)
@@ -22,10 +22,20 @@ export const agentSettingsFields = {
   prompt: z.string().max(100_000).nullable().optional(),
 };
 
-const SETTING_KEYS = ['includeSources', 'restrictKnowledge', 'useMarkdown', 'useLanguageDetection', 'iconUrl', 'interfaceConfig', 'prompt'] as const;
+const SETTING_KEYS = [
+  'includeSources',
+  'restrictKnowledge',
+  'useMarkdown',
+  'useLanguageDetection',
+  'iconUrl',
+  'interfaceConfig',
+  'prompt',
+] as const;
 
 /** Splits parsed input into the record's own fields and the settings given (absent ones left out). */
-export function splitSettings<T extends Record<string, unknown>>(input: T): { rest: Omit<T, (typeof SETTING_KEYS)[number]>; settings: AgentSettings } {
+export function splitSettings<T extends Record<string, unknown>>(
+  input: T,
+): { rest: Omit<T, (typeof SETTING_KEYS)[number]>; settings: AgentSettings } {
   const rest: Record<string, unknown> = {};
   const settings: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(input)) {
@@ -35,7 +45,7 @@ export function splitSettings<T extends Record<string, unknown>>(input: T): { re
       rest[key] = value;
     }
   }
-  return { rest: rest as Omit<T, (typeof SETTING_KEYS)[number]>, settings: settings as AgentSettings };
+  return { rest: rest as Omit<T, (typeof SETTING_KEYS)[number]>, settings: settings };
 }
 
 const RESTRICT_KNOWLEDGE =

@@ -18,9 +18,7 @@ export interface AgentResponse {
 }
 
 /** Streaming events: answer deltas in order, then exactly one `endpoint_response`. */
-export type AgentStreamEvent =
-  | { type: 'answer'; delta: string }
-  | { type: 'endpoint_response'; response: AgentResponse };
+export type AgentStreamEvent = { type: 'answer'; delta: string } | { type: 'endpoint_response'; response: AgentResponse };
 
 /** A copy, so callers cannot change what the service holds. */
 export function toAgent(record: AgentRecord): Agent {

@@ -57,7 +57,10 @@ export async function readAttachments(
         warnings.push(document);
         continue;
       }
-      let text = document.sections.map((section) => section.text).join('\n\n').trim();
+      let text = document.sections
+        .map((section) => section.text)
+        .join('\n\n')
+        .trim();
       if (text.length > budget) {
         warnings.push(`attachment ${JSON.stringify(name)} was cut to fit the ${ATTACHMENT_TEXT_LIMIT}-character attachment limit`);
         text = text.slice(0, budget);

@@ -28,12 +28,7 @@ export interface BudgetSplit {
  * Splits what the window leaves after the fixed parts. Context comes first (it is what the answer
  * is made of); memory gets what is left, up to its own cap.
  */
-export function splitBudget(
-  window: number,
-  fixedTokens: number,
-  answerTokens: number,
-  options: PromptBudgetOptions,
-): BudgetSplit {
+export function splitBudget(window: number, fixedTokens: number, answerTokens: number, options: PromptBudgetOptions): BudgetSplit {
   const free = Math.max(0, window - fixedTokens - answerTokens);
   const context = Math.min(options.maxContextTokens, Math.floor(free * 0.7));
   const memory = Math.min(options.maxMemoryTokens, free - context);
@@ -41,11 +36,7 @@ export function splitBudget(
 }
 
 /** Longest prefix of `items` whose token counts fit `budget`; the first item is cut to fit if alone too long. */
-export function takeWithinBudget<T>(
-  items: readonly T[],
-  budget: number,
-  tokens: (item: T) => number,
-): T[] {
+export function takeWithinBudget<T>(items: readonly T[], budget: number, tokens: (item: T) => number): T[] {
   const taken: T[] = [];
   let used = 0;
   for (const item of items) {

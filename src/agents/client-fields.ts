@@ -16,7 +16,7 @@ export const optionalId = z.preprocess((value) => (value === null || value === '
 const shortText = z.string().max(200);
 
 /** A file the user attached to the message, already uploaded somewhere the server can fetch. */
-export const attachmentSchema = z.object({
+const attachmentSchema = z.object({
   name: z.string().min(1).max(500),
   url: z.string().max(4_000),
   size: z.number().min(0).optional(),

@@ -12,12 +12,7 @@ const MEMORY_SCAN_LIMIT = 100;
  * budget: when the budget is short, the oldest are dropped first. A question is only kept with its
  * answer, so the model never sees an unanswered turn from the past.
  */
-export async function loadMemory(
-  store: Store,
-  conversationId: string,
-  budget: number,
-  tokenizer: Tokenizer,
-): Promise<ChatMessage[]> {
+export async function loadMemory(store: Store, conversationId: string, budget: number, tokenizer: Tokenizer): Promise<ChatMessage[]> {
   if (budget <= 0) return [];
   const newestFirst = await store.listMessages(conversationId, { limit: MEMORY_SCAN_LIMIT });
   const turns = pairTurns(newestFirst);

@@ -51,7 +51,10 @@ export function checkVisitorQuery(agent: Pick<AgentRecord, 'allowOverrides'>, qu
   const context = query.context;
   if (typeof context === 'string' && context.length > MAX_VISITOR_CONTEXT_CHARS) {
     throw new RagdeskError('invalid_request', `context is longer than ${MAX_VISITOR_CONTEXT_CHARS} characters`, {
-      details: { issues: [{ path: 'context', message: `at most ${MAX_VISITOR_CONTEXT_CHARS} characters from visitors` }], limit: MAX_VISITOR_CONTEXT_CHARS },
+      details: {
+        issues: [{ path: 'context', message: `at most ${MAX_VISITOR_CONTEXT_CHARS} characters from visitors` }],
+        limit: MAX_VISITOR_CONTEXT_CHARS,
+      },
     });
   }
 }

@@ -64,7 +64,11 @@ export async function prepareQuery(
   const window = resolved?.contextWindow ?? SPEC_MODEL_WINDOWS[modelName];
 
   const { fragments, missingDatastoreIds } = await retrieveForAgent(
-    context, narrowDatastores(agent.datastoreIds, query.filters?.datastore_ids), query.query, options.retrievalTopK, query.filters,
+    context,
+    narrowDatastores(agent.datastoreIds, query.filters?.datastore_ids),
+    query.query,
+    options.retrievalTopK,
+    query.filters,
   );
   const warnings = missingDatastoreIds.map((id) => `datastore ${id} no longer exists and was skipped`);
   if (agent.datastoreIds.length === 0) warnings.push('the agent reads no datastore, so it answers without context');
@@ -83,7 +87,8 @@ export async function prepareQuery(
   const prompts = { ...basePrompts, system: withContext(withSettingsInstructions(basePrompts.system, agent), query.context) };
   const fixed =
     (prompts.system === null ? 0 : tokenizer.count(prompts.system) + MESSAGE_OVERHEAD_TOKENS) +
-    tokenizer.count(fillUserPrompt(prompts.user, modelQuery, '')) + MESSAGE_OVERHEAD_TOKENS;
+    tokenizer.count(fillUserPrompt(prompts.user, modelQuery, '')) +
+    MESSAGE_OVERHEAD_TOKENS;
   const answerTokens = query.maxTokens ?? options.budget.answerReserve;
   if (fixed + answerTokens > window) {
     throw new RagdeskError(
@@ -94,7 +99,10 @@ export async function prepareQuery(
   }
   const split = splitBudget(window, fixed, answerTokens, options.budget);
 
-  const datasources = await readDatasourceRefs(context.store, fragments.map((fragment) => fragment.datasource_id));
+  const datasources = await readDatasourceRefs(
+    context.store,
+    fragments.map((fragment) => fragment.datasource_id),
+  );
   const passages = fitPassages(fragments, datasources, split.context, tokenizer);
   const used = fragments.slice(0, passages.length).map((fragment, i) => ({ ...fragment, text: passages[i]!.text }));
   const contextText = passages.map((passage) => formatPassage(passage.number, passage.label, passage.text)).join('\n\n');

@@ -19,8 +19,13 @@ export function resolvePrompts(agent: AgentRecord, query: AgentQuery): ResolvedP
   const queryPreset = query.promptType ? PROMPT_PRESETS[query.promptType] : undefined;
   const agentPreset = agent.promptType ? PROMPT_PRESETS[agent.promptType] : undefined;
   const user =
-    query.userPrompt ?? query.promptTemplate ?? queryPreset?.user ??
-    agent.userPrompt ?? agent.promptTemplate ?? agentPreset?.user ?? DEFAULT_USER_PROMPT;
+    query.userPrompt ??
+    query.promptTemplate ??
+    queryPreset?.user ??
+    agent.userPrompt ??
+    agent.promptTemplate ??
+    agentPreset?.user ??
+    DEFAULT_USER_PROMPT;
   let system: string | null;
   if (query.systemPrompt !== undefined) system = query.systemPrompt;
   else if (queryPreset) system = queryPreset.system;
@@ -48,11 +53,7 @@ export function formatPassage(number: number, label: string, text: string): stri
   return `[${number}] ${label}\n${text}`;
 }
 
-export function assembleMessages(
-  prompts: ResolvedPrompts,
-  history: readonly ChatMessage[],
-  userContent: string,
-): ChatMessage[] {
+export function assembleMessages(prompts: ResolvedPrompts, history: readonly ChatMessage[], userContent: string): ChatMessage[] {
   return [
     ...(prompts.system === null ? [] : [{ role: 'system' as const, content: prompts.system }]),
     ...history,

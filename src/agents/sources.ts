@@ -6,10 +6,7 @@ import type { DatasourceRef } from '../ports/records.js';
  * The API's "Source entry" list: one entry per datasource, best first, each describing the best chunk of
  * that datasource the model was given. `fragments` must be best first already.
  */
-export function buildSources(
-  fragments: readonly DocumentFragment[],
-  datasources: ReadonlyMap<string, DatasourceRef>,
-): SourceEntry[] {
+export function buildSources(fragments: readonly DocumentFragment[], datasources: ReadonlyMap<string, DatasourceRef>): SourceEntry[] {
   const seen = new Set<string>();
   const sources: SourceEntry[] = [];
   for (const fragment of fragments) {

@@ -56,7 +56,8 @@ export class DatasourceService {
     if (!datastore) throw notFound('datastore', parsed.datastoreId);
     let mimeType: string | undefined;
     if (parsed.type === 'file') {
-      if (!this.context.files) throw new RagdeskError('invalid_adapter', 'This ragdesk instance has no file loading (createRagdesk({ files }))');
+      if (!this.context.files)
+        throw new RagdeskError('invalid_adapter', 'This ragdesk instance has no file loading (createRagdesk({ files }))');
       mimeType = this.context.files.inspect(parsed.file).mimeType;
     } else if (!this.context.web) {
       throw new RagdeskError('invalid_adapter', 'This ragdesk instance has no web loading (createRagdesk({ web }))');
@@ -107,7 +108,8 @@ export class DatasourceService {
     for (;;) {
       const record = await this.get(id);
       if (isSettled(record.status)) return record;
-      if (Date.now() > deadline) throw new RagdeskError('upstream_failed', `Datasource ${id} is still ${record.status} after ${timeoutMs} ms`, { retryable: true });
+      if (Date.now() > deadline)
+        throw new RagdeskError('upstream_failed', `Datasource ${id} is still ${record.status} after ${timeoutMs} ms`, { retryable: true });
       await new Promise<void>((resolve) => {
         const done = () => {
           clearTimeout(timer);

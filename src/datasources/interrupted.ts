@@ -44,7 +44,13 @@ export async function settleInterrupted(
         updatedAt: now,
       });
       if (moved) {
-        events.emit('status', { datasourceId: source.id, datastoreId: source.datastoreId, from: source.status, to: 'error', message: INTERRUPTED_UPSERT });
+        events.emit('status', {
+          datasourceId: source.id,
+          datastoreId: source.datastoreId,
+          from: source.status,
+          to: 'error',
+          message: INTERRUPTED_UPSERT,
+        });
       }
     }
   }

@@ -90,7 +90,13 @@ export class JobRunner {
   private async resumeOrphans(): Promise<void> {
     const orphans = await this.context.store.listJobs({ statuses: ['running'] });
     for (const job of orphans) {
-      await this.context.store.updateJob(job.id, { status: 'pending', runAt: nowIso(), leaseOwner: null, leaseUntil: null, updatedAt: nowIso() });
+      await this.context.store.updateJob(job.id, {
+        status: 'pending',
+        runAt: nowIso(),
+        leaseOwner: null,
+        leaseUntil: null,
+        updatedAt: nowIso(),
+      });
     }
   }
 
@@ -110,11 +116,12 @@ export class JobRunner {
 
   private launch(job: JobRecord): void {
     const controller = new AbortController();
-    const heartbeat = setInterval(() => {
-      void this.context.store
-        .updateJob(job.id, { leaseUntil: new Date(Date.now() + this.leaseMs).toISOString() })
-        .catch(() => undefined);
-    }, Math.max(1_000, this.leaseMs / 3));
+    const heartbeat = setInterval(
+      () => {
+        void this.context.store.updateJob(job.id, { leaseUntil: new Date(Date.now() + this.leaseMs).toISOString() }).catch(() => undefined);
+      },
+      Math.max(1_000, this.leaseMs / 3),
+    );
     heartbeat.unref();
     const done = this.queue
       .add(() => runSyncJob(this.context, job, this.events, controller.signal, this.retry))

@@ -9,7 +9,7 @@ import type { DatasourceEvents } from './events.js';
 import { usageLimit } from './usage-limits.js';
 
 /** Default page cap of a site sync (the API leaves it open; 100 keeps a first sync short). */
-export const DEFAULT_MAX_PAGES = 100;
+const DEFAULT_MAX_PAGES = 100;
 
 /**
  * Crawls a site and keeps one child `web_page` datasource per page (groupId = the site): new pages
@@ -60,7 +60,14 @@ export async function syncSite(
       continue;
     }
     pages.push(item);
-    events.emit('progress', { datasourceId: site.id, datastoreId: datastore.id, pagesDone: pages.length, pagesTotal: null, chunksDone: 0, tokensDone: 0 });
+    events.emit('progress', {
+      datasourceId: site.id,
+      datastoreId: datastore.id,
+      pagesDone: pages.length,
+      pagesTotal: null,
+      chunksDone: 0,
+      tokensDone: 0,
+    });
   }
   if (pageCap !== undefined && pages.length > pageCap) {
     throw usageLimit(`The site has more than ${pageCap} pages, the limit per site`, { limit: pageCap });
@@ -75,11 +82,22 @@ export async function syncSite(
   }
   signal.throwIfAborted();
 
-  await removeVanished(context, datastore.id, [...existing.entries()].filter(([url]) => !keep.has(url)).map(([, child]) => child));
+  await removeVanished(
+    context,
+    datastore.id,
+    [...existing.entries()].filter(([url]) => !keep.has(url)).map(([, child]) => child),
+  );
   const children = await store.listDatasources(datastore.id, { groupId: site.id });
   const chunksDone = children.reduce((sum, child) => sum + child.nbChunks, 0);
   const tokensDone = children.reduce((sum, child) => sum + child.nbTokens, 0);
-  events.emit('progress', { datasourceId: site.id, datastoreId: datastore.id, pagesDone: pages.length, pagesTotal: pages.length, chunksDone, tokensDone });
+  events.emit('progress', {
+    datasourceId: site.id,
+    datastoreId: datastore.id,
+    pagesDone: pages.length,
+    pagesTotal: pages.length,
+    chunksDone,
+    tokensDone,
+  });
   if (pages.length === 0 && failures.length > 0) {
     throw new RagdeskError('upstream_failed', `No page of the site could be loaded: ${failures.slice(0, 3).join('; ')}`, {
       retryable: transientFailures > 0,
@@ -96,12 +114,7 @@ export async function syncSite(
   });
 }
 
-function pageWrite(
-  datastore: DatastoreRecord,
-  site: DatasourceRecord,
-  known: DatasourceRecord | undefined,
-  page: WebPage,
-): DocumentWrite {
+function pageWrite(datastore: DatastoreRecord, site: DatasourceRecord, known: DatasourceRecord | undefined, page: WebPage): DocumentWrite {
   // A known page stays `synched` while its site syncs: the site's status tells the sync's state.
   if (known) return { datasource: known, isNew: false, content: page.document.sections };
   const child = newDatasource({

@@ -44,7 +44,9 @@ export async function syncContent(
       if (typeof url !== 'string') throw new RagdeskError('invalid_request', `Datasource ${datasource.id} has no config.source_url`);
       const page = await web.loadPage(url, { signal, ignoreRobots: datasource.config.ignore_robots_txt === true });
       const named = datasource.name ? undefined : { name: page.title ?? page.finalUrl };
-      await writeDocuments(context, datastore, [{ datasource, isNew: false, content: page.document.sections, ...(named ? { patch: named } : {}) }]);
+      await writeDocuments(context, datastore, [
+        { datasource, isNew: false, content: page.document.sections, ...(named ? { patch: named } : {}) },
+      ]);
       break;
     }
     case 'web_site':

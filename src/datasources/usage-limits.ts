@@ -27,8 +27,8 @@ export interface UsageLimits {
   maxChunksPerDatasource?: number;
 }
 
-export const DEFAULT_MAX_EXTRACTED_CHARS = 20_000_000;
-export const DEFAULT_MAX_CHUNKS_PER_DATASOURCE = 20_000;
+const DEFAULT_MAX_EXTRACTED_CHARS = 20_000_000;
+const DEFAULT_MAX_CHUNKS_PER_DATASOURCE = 20_000;
 
 /** The two size limits of one document, with their defaults applied. */
 export function documentLimits(usage: UsageLimits): { maxChars: number; maxChunks: number } {
@@ -65,9 +65,10 @@ export async function assertTokenBudget(
   const datastore = await context.store.getDatastore(datastoreId);
   if (!datastore) return;
   const ownerId = datastore.ownerId;
-  const owned = ownerId === null
-    ? (await context.store.listDatastores()).filter((record) => record.ownerId === null)
-    : await context.store.listDatastores({ ownerId });
+  const owned =
+    ownerId === null
+      ? (await context.store.listDatastores()).filter((record) => record.ownerId === null)
+      : await context.store.listDatastores({ ownerId });
   let kept = 0;
   for (const record of owned) {
     for (const source of await context.store.listDatasources(record.id)) {

@@ -4,12 +4,7 @@ import type { DatastoreRecord } from '../ports/records.js';
 import { newId, nowIso } from '../util/ids.js';
 import { parseInput, idSchema } from '../validation.js';
 import { Datastore } from './datastore.js';
-import {
-  datastoreCreateSchema,
-  datastoreUpdateSchema,
-  type DatastoreCreateInput,
-  type DatastoreUpdateInput,
-} from './schemas.js';
+import { datastoreCreateSchema, datastoreUpdateSchema, type DatastoreCreateInput, type DatastoreUpdateInput } from './schemas.js';
 
 /** `ragdesk.datastores`: create, find, rename and delete datastores. */
 export class DatastoreService {
@@ -60,9 +55,7 @@ export class DatastoreService {
   async list(filter: { ownerId?: string } = {}): Promise<Datastore[]> {
     if (filter.ownerId !== undefined) parseInput(idSchema, filter.ownerId, 'owner id');
     this.context.assertOpen();
-    const records = await this.context.store.listDatastores(
-      filter.ownerId === undefined ? undefined : { ownerId: filter.ownerId },
-    );
+    const records = await this.context.store.listDatastores(filter.ownerId === undefined ? undefined : { ownerId: filter.ownerId });
     return records.map((record) => new Datastore(this.context, record));
   }
 

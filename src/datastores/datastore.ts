@@ -60,7 +60,8 @@ export class Datastore {
       const now = nowIso();
       const writes: DocumentWrite[] = [];
       for (const document of parsed) {
-        const existing = document.id === undefined ? null : await existingDocument(this.context, record.id, document.id, document.custom_id);
+        const existing =
+          document.id === undefined ? null : await existingDocument(this.context, record.id, document.id, document.custom_id);
         if (existing) {
           const patch = {
             ...(document.name === undefined ? {} : { name: document.name }),
@@ -69,7 +70,11 @@ export class Datastore {
           writes.push({ isNew: false, datasource: existing, content: document.text, ...(Object.keys(patch).length ? { patch } : {}) });
         } else {
           const datasource = newTextDatasource(record.id, document, now);
-          writes.push({ isNew: true, content: document.text, datasource: document.id === undefined ? datasource : { ...datasource, id: document.id } });
+          writes.push({
+            isNew: true,
+            content: document.text,
+            datasource: document.id === undefined ? datasource : { ...datasource, id: document.id },
+          });
         }
       }
       await writeDocuments(this.context, record, writes);
@@ -92,7 +97,9 @@ export class Datastore {
         ...(parsed.name === undefined ? {} : { name: parsed.name }),
         ...(parsed.metadata === undefined ? {} : { metadata: parsed.metadata }),
       };
-      await writeDocuments(this.context, record, [{ isNew: false, datasource, content: parsed.text, ...(Object.keys(patch).length ? { patch } : {}) }]);
+      await writeDocuments(this.context, record, [
+        { isNew: false, datasource, content: parsed.text, ...(Object.keys(patch).length ? { patch } : {}) },
+      ]);
       return { id: datasource.id };
     });
   }

@@ -41,11 +41,7 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
  * the vector index. Everything that can fail on input or upstream happens before the first write,
  * so a failed embedding call leaves the store untouched.
  */
-export async function writeDocuments(
-  context: RagdeskContext,
-  datastore: DatastoreRecord,
-  writes: readonly DocumentWrite[],
-): Promise<void> {
+export async function writeDocuments(context: RagdeskContext, datastore: DatastoreRecord, writes: readonly DocumentWrite[]): Promise<void> {
   const prepared: PreparedWrite[] = [];
   for (const write of writes) {
     // Chunking is tokenizer work (20-50 ms for 50 KB): it starts on a turn of its own, not appended

@@ -8,10 +8,7 @@ import { assertDimensions } from './embed-chunks.js';
  * new model only once every chunk carries a new vector: a crash midway leaves the old model
  * recorded, so the mismatch is still reported and running reindex again finishes the job.
  */
-export async function reindexDatastore(
-  context: RagdeskContext,
-  datastore: DatastoreRecord,
-): Promise<{ chunks: number }> {
+export async function reindexDatastore(context: RagdeskContext, datastore: DatastoreRecord): Promise<{ chunks: number }> {
   const { store, embeddings, index } = context;
   const result = await context.writes.run(datastore.id, async () => {
     let total = 0;

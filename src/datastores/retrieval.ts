@@ -33,10 +33,10 @@ export async function retrieve(
   const filter = await expandFilter(context, datastore.id, request.filters);
   const pool = request.mode === 'hybrid' ? Math.max(request.topK, FUSION_POOL) : request.topK;
   const [vectorSide, textHits] = await Promise.all([
-    request.mode === 'lexical' ? queryVectorIfComparable(context, datastore, request.query) : vectorSearch(context, datastore, request.query, pool, filter),
-    request.mode === 'vector'
-      ? []
-      : context.store.searchText({ datastoreId: datastore.id, query: request.query, topK: pool, filter }),
+    request.mode === 'lexical'
+      ? queryVectorIfComparable(context, datastore, request.query)
+      : vectorSearch(context, datastore, request.query, pool, filter),
+    request.mode === 'vector' ? [] : context.store.searchText({ datastoreId: datastore.id, query: request.query, topK: pool, filter }),
   ]);
   const vectorHits = vectorSide?.hits ?? [];
   const ranked =
@@ -45,7 +45,9 @@ export async function retrieve(
           { hits: vectorHits, weight: context.embeddings.fusionWeight ?? 1 },
           { hits: textHits, weight: 1 },
         ])
-       : request.mode === 'vector' ? vectorHits : textHits;
+      : request.mode === 'vector'
+        ? vectorHits
+        : textHits;
   const raw: RawScores = {
     vector: new Map(vectorHits.map((hit) => [hit.id, hit.score])),
     lexical: request.mode === 'vector' ? null : new Map(textHits.map((hit) => [hit.id, hit.score])),
@@ -107,7 +109,11 @@ async function embedQuery(context: RagdeskContext, query: string): Promise<Float
  * Lexical mode still reports the similarity `score`, so a threshold means the same in every mode;
  * that needs the query's embedding, when the datastore's vectors are comparable with it.
  */
-async function queryVectorIfComparable(context: RagdeskContext, datastore: DatastoreRecord, query: string): Promise<{ hits: ScoredId[]; vector: Float32Array } | null> {
+async function queryVectorIfComparable(
+  context: RagdeskContext,
+  datastore: DatastoreRecord,
+  query: string,
+): Promise<{ hits: ScoredId[]; vector: Float32Array } | null> {
   const { embeddings } = context;
   if (datastore.embeddingModel !== embeddings.model || datastore.embeddingDimensions !== embeddings.dimensions) return null;
   return { hits: [], vector: await embedQuery(context, query) };
@@ -136,10 +142,16 @@ async function hydrate(context: RagdeskContext, hits: readonly ScoredId[], raw: 
   if (hits.length === 0) return [];
   // Stored vectors are read only when a hit lacks the vector side's similarity (lexical-only hits).
   const needVectors = raw.queryVector !== null && hits.some((hit) => !raw.vector.has(hit.id));
-  const chunks = await context.store.getChunks(hits.map((hit) => hit.id), { vectors: needVectors });
+  const chunks = await context.store.getChunks(
+    hits.map((hit) => hit.id),
+    { vectors: needVectors },
+  );
   const byId = new Map(chunks.map((chunk) => [chunk.id, chunk]));
   // One round trip for all the hits' datasources (one per hit cost 0.17 ms for ten at 10k chunks).
-  const datasources = await readDatasourceRefs(context.store, chunks.map((chunk) => chunk.datasourceId));
+  const datasources = await readDatasourceRefs(
+    context.store,
+    chunks.map((chunk) => chunk.datasourceId),
+  );
   const fragments: DocumentFragment[] = [];
   for (const hit of hits) {
     // A hit the store no longer has was deleted after the index answered: skip it, never invent it.

@@ -34,7 +34,7 @@ const documentText = z
  * A document id chosen by the caller (the reference's upsert `id`): it becomes the datasource id,
  * so it is kept to a plain token that is safe in paths and logs.
  */
-export const documentIdSchema = z
+const documentIdSchema = z
   .string()
   .min(1)
   .max(100)

@@ -20,9 +20,42 @@ export interface Span {
 
 // Single-period abbreviations that rarely end a sentence in the text we ingest (papers, docs, mail).
 const ABBREVIATIONS = new Set([
-  'al', 'approx', 'ca', 'cf', 'co', 'corp', 'dept', 'dr', 'e.g', 'eg', 'eq', 'est', 'etc', 'fig',
-  'figs', 'i.e', 'ie', 'inc', 'jr', 'ltd', 'mr', 'mrs', 'ms', 'no', 'nos', 'p', 'pp', 'prof', 'ref',
-  'refs', 'sr', 'st', 'vol', 'vs', 'u.s', 'u.k',
+  'al',
+  'approx',
+  'ca',
+  'cf',
+  'co',
+  'corp',
+  'dept',
+  'dr',
+  'e.g',
+  'eg',
+  'eq',
+  'est',
+  'etc',
+  'fig',
+  'figs',
+  'i.e',
+  'ie',
+  'inc',
+  'jr',
+  'ltd',
+  'mr',
+  'mrs',
+  'ms',
+  'no',
+  'nos',
+  'p',
+  'pp',
+  'prof',
+  'ref',
+  'refs',
+  'sr',
+  'st',
+  'vol',
+  'vs',
+  'u.s',
+  'u.k',
 ]);
 
 // A run of sentence terminators with closing quotes or brackets, then whitespace; CJK terminators need
@@ -30,9 +63,20 @@ const ABBREVIATIONS = new Set([
 const TERMINATOR = /[.!?\u2026]+["'\u201d\u2019)\]]*(?=\s)|[\u3002\uff01\uff1f]+["'\u201d\u2019\u300d\u300f)\]]*|\n/gu;
 
 function isSpace(code: number): boolean {
-  return code === 32 || (code >= 9 && code <= 13) || code === 0xa0 || code === 0x3000 || code === 0xfeff
-    || (code >= 0x2000 && code <= 0x200a) || code === 0x2028 || code === 0x2029 || code === 0x202f
-    || code === 0x205f || code === 0x1680 || code === 0x85;
+  return (
+    code === 32 ||
+    (code >= 9 && code <= 13) ||
+    code === 0xa0 ||
+    code === 0x3000 ||
+    code === 0xfeff ||
+    (code >= 0x2000 && code <= 0x200a) ||
+    code === 0x2028 ||
+    code === 0x2029 ||
+    code === 0x202f ||
+    code === 0x205f ||
+    code === 0x1680 ||
+    code === 0x85
+  );
 }
 
 function isAbbreviation(text: string, dotIndex: number, from: number): boolean {

@@ -117,7 +117,8 @@ function chunkSteps(sections: readonly LoadedSection[] | string, options: ChunkO
 function* stepsInto(chunks: TextChunk[], sections: readonly LoadedSection[] | string, options: ChunkOptions): Generator<void, TextChunk[]> {
   const resolved = resolveOptions(options);
   const list: readonly LoadedSection[] = typeof sections === 'string' ? [{ text: sections }] : sections;
-  if (!Array.isArray(list)) throw invalidRequest('sections must be an array or a string');
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- `as unknown` keeps Array.isArray from narrowing the readonly array to any[] for the rest of the function
+  if (!Array.isArray(list as unknown)) throw invalidRequest('sections must be an array or a string');
   const starts: number[] = [];
   let length = 0;
   list.forEach((section, index) => {

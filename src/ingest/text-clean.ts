@@ -1,5 +1,6 @@
 // C0 controls except tab and line feed, DEL, C1 controls, and the byte-order mark. Zero-width
 // joiners stay: emoji sequences need them.
+// eslint-disable-next-line no-control-regex -- matching control characters is the point: they are removed from text
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\ufeff]/g;
 // Space-like characters other than tab, which loaders use between spreadsheet cells.
 const SPACE_RUN = /[ \u00a0\u1680\u2000-\u200a\u202f\u205f\u3000]+/g;
@@ -38,15 +39,17 @@ export async function cleanTextYielding(text: string, nextTurn: () => Promise<vo
 
 /** cleanText without the final trim, which only applies at the ends of the whole text. */
 function cleanPiece(text: string): string {
-  return text
-    .replace(/\r\n?|[\u2028\u0085]/g, '\n')
-    // Form feeds separate pages in pdftotext output; paragraph separators are what they say.
-    .replace(/[\f\u2029]/g, '\n\n')
-    .replace(CONTROL, '')
-    .replace(SPACE_RUN, ' ')
-    .replace(/[ \t]+\n/g, '\n')
-    .replace(/\n /g, '\n')
-    .replace(/\n{3,}/g, '\n\n');
+  return (
+    text
+      .replace(/\r\n?|[\u2028\u0085]/g, '\n')
+      // Form feeds separate pages in pdftotext output; paragraph separators are what they say.
+      .replace(/[\f\u2029]/g, '\n\n')
+      .replace(CONTROL, '')
+      .replace(SPACE_RUN, ' ')
+      .replace(/[ \t]+\n/g, '\n')
+      .replace(/\n /g, '\n')
+      .replace(/\n{3,}/g, '\n\n')
+  );
 }
 
 /** A character no rule of cleanText can match or join to: not whitespace, not a control, not a surrogate. */

@@ -56,8 +56,16 @@ export async function migrateStore(options: MigrateStoreOptions): Promise<Migrat
   const { from, to } = options;
   const messageBatch = Math.max(1, Math.floor(options.messageBatch ?? 500));
   const report: MigrationReport = {
-    datastores: 0, datasources: 0, chunks: 0, statusEvents: 0, files: 0, jobs: 0,
-    agents: 0, conversations: 0, messages: 0, apiKeys: 0,
+    datastores: 0,
+    datasources: 0,
+    chunks: 0,
+    statusEvents: 0,
+    files: 0,
+    jobs: 0,
+    agents: 0,
+    conversations: 0,
+    messages: 0,
+    apiKeys: 0,
     notCopied: ['usage counters (the Store port cannot list them; they restart at 0 in the target)'],
   };
   const datastores = await from.listDatastores();
@@ -86,7 +94,13 @@ export async function migrateStore(options: MigrateStoreOptions): Promise<Migrat
         report.jobs += 1;
       }
       report.datasources += 1;
-      options.onProgress?.({ stage: 'datastore', datastoreId: datastore.id, datasourcesDone: done + 1, datasourcesTotal: datasources.length, chunks });
+      options.onProgress?.({
+        stage: 'datastore',
+        datastoreId: datastore.id,
+        datasourcesDone: done + 1,
+        datasourcesTotal: datasources.length,
+        chunks,
+      });
     }
     report.chunks += chunks;
   }

@@ -59,8 +59,7 @@ export interface ChatResult {
 
 /** Stream parts: text deltas in order, then exactly one `finish`. */
 export type ChatStreamPart =
-  | { type: 'delta'; text: string }
-  | { type: 'finish'; usage: ChatUsage; finishReason: FinishReason; warnings: string[] };
+  { type: 'delta'; text: string } | { type: 'finish'; usage: ChatUsage; finishReason: FinishReason; warnings: string[] };
 
 export interface ChatModel {
   /** Adapter name plus default model, for labelling responses, e.g. `openai:gpt-4o-mini`. */

@@ -27,13 +27,7 @@ export interface DatastoreRecord {
 export type DatasourceType = 'file' | 'text' | 'web_page' | 'web_site';
 
 /** The API's "States and transitions". */
-export type DatasourceStatus =
-  | 'unsynched'
-  | 'pending'
-  | 'running'
-  | 'synched'
-  | 'error'
-  | 'usage_limit_reached';
+export type DatasourceStatus = 'unsynched' | 'pending' | 'running' | 'synched' | 'error' | 'usage_limit_reached';
 
 export interface DatasourceRecord {
   id: string;

@@ -10,13 +10,7 @@ import type {
   ScoredId,
   StatusEvent,
 } from './records.js';
-import type {
-  AgentRecord,
-  ApiKeyRecord,
-  ConversationRecord,
-  MessageRecord,
-  UsageConsumption,
-} from './agent-records.js';
+import type { AgentRecord, ApiKeyRecord, ConversationRecord, MessageRecord, UsageConsumption } from './agent-records.js';
 
 /** Fields of a datastore that may change after creation. */
 export type DatastorePatch = Partial<
@@ -140,11 +134,7 @@ export interface Store {
    * index must change. Bumps the datastore's chunk sequence. Throws `not_found` when the datasource
    * is unknown and `invalid_request` when a chunk names another datasource or datastore.
    */
-  replaceChunks(
-    datasourceId: string,
-    chunks: readonly ChunkRecord[],
-    datasourcePatch?: DatasourcePatch,
-  ): Promise<ChunkChange>;
+  replaceChunks(datasourceId: string, chunks: readonly ChunkRecord[], datasourcePatch?: DatasourcePatch): Promise<ChunkChange>;
   /**
    * The chunks with these ids, in the order of `ids`; unknown ids are skipped. With
    * `{ vectors: false }` the adapter may leave each `vector` empty (length 0) instead of reading
@@ -161,11 +151,7 @@ export interface Store {
    * Vectors already stored in the datastore for these chunk hashes (any datasource), so unchanged
    * text is never embedded twice. Only vectors of `dimensions` length are returned.
    */
-  findVectorsByHash(
-    datastoreId: string,
-    hashes: readonly string[],
-    dimensions: number,
-  ): Promise<Map<string, Float32Array>>;
+  findVectorsByHash(datastoreId: string, hashes: readonly string[], dimensions: number): Promise<Map<string, Float32Array>>;
   /**
    * Monotonic counter of chunk changes in a datastore: every `replaceChunks` and `deleteDatasource`
    * raises it. A vector index records the sequence it reflects, so a stale index is detected on open.

@@ -120,10 +120,7 @@ export function describeChatModelConformance(label: string, harness: ChatModelHa
       const controller = new AbortController();
       controller.abort();
       const aborted = await request({ signal: controller.signal });
-      await model.generate(aborted).then(
-        () => expect.fail('generate resolved despite an aborted signal'),
-        expectAborted,
-      );
+      await model.generate(aborted).then(() => expect.fail('generate resolved despite an aborted signal'), expectAborted);
       const parts: ChatStreamPart[] = [];
       await (async () => {
         for await (const part of model.stream(aborted)) parts.push(part);

@@ -134,7 +134,12 @@ export function describeEmbeddingsConformance(label: string, harness: Embeddings
       const result = await embeddings.embed(many, { purpose: 'document' });
       expectVectors(result.vectors, size);
       const probes = [0, Math.floor(size / 2), size - 1];
-      const alone = (await embeddings.embed(probes.map((i) => many[i]!), { purpose: 'document' })).vectors;
+      const alone = (
+        await embeddings.embed(
+          probes.map((i) => many[i]!),
+          { purpose: 'document' },
+        )
+      ).vectors;
       probes.forEach((index, k) => expect(cosine(result.vectors[index]!, alone[k]!)).toBeGreaterThanOrEqual(similar));
     });
 

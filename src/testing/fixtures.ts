@@ -4,18 +4,8 @@
  * would), so suites can check embedding reuse by hash.
  */
 import { createHash } from 'node:crypto';
-import type {
-  ChunkRecord,
-  DatasourceRecord,
-  DatastoreRecord,
-  JobRecord,
-} from '../ports/records.js';
-import type {
-  AgentRecord,
-  ApiKeyRecord,
-  ConversationRecord,
-  MessageRecord,
-} from '../ports/agent-records.js';
+import type { ChunkRecord, DatasourceRecord, DatastoreRecord, JobRecord } from '../ports/records.js';
+import type { AgentRecord, ApiKeyRecord, ConversationRecord, MessageRecord } from '../ports/agent-records.js';
 import { seededRandom } from './random.js';
 
 /** Timestamp `seconds` after a fixed epoch, so `createdAt` ordering is under the test's control. */
@@ -69,7 +59,11 @@ export function makeDatasource(
 }
 
 /** A pending sync job of `source`, created at `isoAt(seconds)` and due then. */
-export function makeJob(source: Pick<DatasourceRecord, 'id' | 'datastoreId'>, seconds: number, overrides: Partial<JobRecord> = {}): JobRecord {
+export function makeJob(
+  source: Pick<DatasourceRecord, 'id' | 'datastoreId'>,
+  seconds: number,
+  overrides: Partial<JobRecord> = {},
+): JobRecord {
   return {
     id: `job-${source.id}-${seconds}`,
     kind: 'sync',
@@ -255,5 +249,10 @@ export function textVector(text: string, dimensions: number): Float32Array {
 }
 
 function slug(name: string): string {
-  return name.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '') || 'x';
+  return (
+    name
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-|-$/g, '') || 'x'
+  );
 }

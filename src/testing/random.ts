@@ -16,7 +16,7 @@ export function seededRandom(seed: number): () => number {
 }
 
 /** Standard normal samples from a uniform source (Box-Muller). */
-export function gaussian(random: () => number): () => number {
+function gaussian(random: () => number): () => number {
   return () => {
     const u = 1 - random(); // (0, 1]: log(0) would be -Infinity
     const v = random();

@@ -38,7 +38,7 @@ const TEMPLATES = [
   'A {adjective} {noun} rarely {verb} the {noun} on its own.',
 ];
 
-export const SAMPLE_TOPICS: readonly SampleTopic[] = ['astronomy', 'cooking', 'gardening', 'sailing'];
+const SAMPLE_TOPICS: readonly SampleTopic[] = ['astronomy', 'cooking', 'gardening', 'sailing'];
 
 /** A passage of `sentences` sentences (default 3 to 6) on one topic. */
 export function samplePassage(topic: SampleTopic, seed: number, sentences?: number): string {
@@ -59,7 +59,5 @@ export function samplePassage(topic: SampleTopic, seed: number, sentences?: numb
 
 /** `count` passages cycling through the topics, each with its own seed. */
 export function samplePassages(count: number, seed = 1): string[] {
-  return Array.from({ length: count }, (_, i) =>
-    samplePassage(SAMPLE_TOPICS[i % SAMPLE_TOPICS.length] as SampleTopic, seed * 10_007 + i),
-  );
+  return Array.from({ length: count }, (_, i) => samplePassage(SAMPLE_TOPICS[i % SAMPLE_TOPICS.length] as SampleTopic, seed * 10_007 + i));
 }

@@ -2,21 +2,14 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { AgentRecord, ConversationRecord, MessageRecord } from '../ports/agent-records.js';
 import type { AgentPatch, ApiKeyPatch } from '../ports/store.js';
-import {
-  isoAt,
-  makeAgent,
-  makeApiKey,
-  makeConversation,
-  makeDatastore,
-  makeMessage,
-} from './fixtures.js';
+import { isoAt, makeAgent, makeApiKey, makeConversation, makeDatastore, makeMessage } from './fixtures.js';
 import { expectCode, type StoreSuiteContext } from './store-harness.js';
 
 export function describeAgentConformance(context: StoreSuiteContext): void {
   const store = () => context.store();
 
   describe('owners', () => {
-    it('keeps a datastore\'s owner and lists one owner\'s datastores, oldest first', async () => {
+    it("keeps a datastore's owner and lists one owner's datastores, oldest first", async () => {
       const mine = makeDatastore({ name: 'Mine', ownerId: 'owner-a', createdAt: isoAt(3) });
       const mineOlder = makeDatastore({ name: 'Mine older', ownerId: 'owner-a', createdAt: isoAt(1) });
       const theirs = makeDatastore({ name: 'Theirs', ownerId: 'owner-b', createdAt: isoAt(2) });
@@ -67,7 +60,7 @@ export function describeAgentConformance(context: StoreSuiteContext): void {
       expect((await store().getAgent('same'))?.name).toBe('First');
     });
 
-    it('lists oldest first, optionally one owner\'s', async () => {
+    it("lists oldest first, optionally one owner's", async () => {
       const records = [
         makeAgent({ name: 'Later', ownerId: 'owner-a', createdAt: isoAt(20) }),
         makeAgent({ name: 'Earliest', ownerId: 'owner-b', createdAt: isoAt(5) }),
@@ -136,7 +129,7 @@ export function describeAgentConformance(context: StoreSuiteContext): void {
       expect(await store().getConversation(withContact.id)).toEqual(withContact);
     });
 
-    it('lists an agent\'s conversations oldest first', async () => {
+    it("lists an agent's conversations oldest first", async () => {
       const other = makeAgent({ name: 'Other' });
       await store().createAgent(other);
       const later = makeConversation(agent, 30);
@@ -295,7 +288,7 @@ export function describeAgentConformance(context: StoreSuiteContext): void {
       expect(await store().getApiKey(key.id)).toEqual(revoked);
     });
 
-    it('lists oldest first (revoked included), optionally one owner\'s', async () => {
+    it("lists oldest first (revoked included), optionally one owner's", async () => {
       const a1 = makeApiKey('owner-a', { name: 'ci', createdAt: isoAt(10) });
       const b1 = makeApiKey('owner-b', { name: 'web', createdAt: isoAt(5), revokedAt: isoAt(6) });
       const a2 = makeApiKey('owner-a', { name: 'laptop', createdAt: isoAt(1), scopes: ['admin'] });
@@ -347,8 +340,14 @@ export function describeAgentConformance(context: StoreSuiteContext): void {
       expect(await store().consumeUsage({ ...counter, metric: 'stored_tokens', amount: 4, limit: 4 })).toEqual({ allowed: true, used: 4 });
       expect(await store().consumeUsage({ ...counter, period: '2026-11-23', amount: 4, limit: 4 })).toEqual({ allowed: true, used: 4 });
       // Separator-looking characters do not merge counters.
-      expect(await store().consumeUsage({ subject: 'a|b', metric: 'c', period: 'd', amount: 1, limit: 1 })).toEqual({ allowed: true, used: 1 });
-      expect(await store().consumeUsage({ subject: 'a', metric: 'b|c', period: 'd', amount: 1, limit: 1 })).toEqual({ allowed: true, used: 1 });
+      expect(await store().consumeUsage({ subject: 'a|b', metric: 'c', period: 'd', amount: 1, limit: 1 })).toEqual({
+        allowed: true,
+        used: 1,
+      });
+      expect(await store().consumeUsage({ subject: 'a', metric: 'b|c', period: 'd', amount: 1, limit: 1 })).toEqual({
+        allowed: true,
+        used: 1,
+      });
       const cost = { subject: 'owner-a', metric: 'cost_usd', period: '2026-11' };
       expect(await store().consumeUsage({ ...cost, amount: 0.25, limit: 1 })).toEqual({ allowed: true, used: 0.25 });
       expect(await store().consumeUsage({ ...cost, amount: 0.5, limit: 1 })).toEqual({ allowed: true, used: 0.75 });

@@ -65,8 +65,19 @@ export function describeChunkConformance(context: StoreSuiteContext): void {
 
     it('applies the datasource patch in the same step', async () => {
       const chunks = makeChunks(source, samplePassages(3, 4));
-      await store().replaceChunks(source.id, chunks, { status: 'synched', nbChunks: 3, contentHash: 'abc', lastSynch: '2025-02-01T00:00:00.000Z' });
-      expect(await store().getDatasource(source.id)).toMatchObject({ status: 'synched', nbChunks: 3, contentHash: 'abc', lastSynch: '2025-02-01T00:00:00.000Z', name: source.name });
+      await store().replaceChunks(source.id, chunks, {
+        status: 'synched',
+        nbChunks: 3,
+        contentHash: 'abc',
+        lastSynch: '2025-02-01T00:00:00.000Z',
+      });
+      expect(await store().getDatasource(source.id)).toMatchObject({
+        status: 'synched',
+        nbChunks: 3,
+        contentHash: 'abc',
+        lastSynch: '2025-02-01T00:00:00.000Z',
+        name: source.name,
+      });
     });
 
     it('is atomic: a chunk of another datasource or datastore rejects the whole batch', async () => {
@@ -149,8 +160,14 @@ export function describeChunkConformance(context: StoreSuiteContext): void {
       await store().createDatastore(other);
       await store().createDatasource(otherSource);
       const mine = [...makeChunks(source, samplePassages(23, 11)), ...makeChunks(sibling, samplePassages(14, 12))];
-      await store().replaceChunks(source.id, mine.filter((c) => c.datasourceId === source.id));
-      await store().replaceChunks(sibling.id, mine.filter((c) => c.datasourceId === sibling.id));
+      await store().replaceChunks(
+        source.id,
+        mine.filter((c) => c.datasourceId === source.id),
+      );
+      await store().replaceChunks(
+        sibling.id,
+        mine.filter((c) => c.datasourceId === sibling.id),
+      );
       await store().replaceChunks(otherSource.id, makeChunks(otherSource, samplePassages(5, 13)));
       expect(await store().countChunks(datastore.id)).toBe(37);
       expect(await store().countChunks('missing')).toBe(0);

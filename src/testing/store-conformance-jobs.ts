@@ -27,7 +27,11 @@ export function describeJobConformance(context: StoreSuiteContext): void {
       await store().updateDatasource(source.id, { status: 'running', updatedAt: isoAt(10) });
       await store().updateDatasource(source.id, { name: 'renamed.pdf', updatedAt: isoAt(11) });
       await store().updateDatasource(source.id, { status: 'error', error: 'parse failed', updatedAt: isoAt(12) });
-      await store().replaceChunks(source.id, makeChunks(source, samplePassages(2, 41)), { status: 'synched', error: null, updatedAt: isoAt(13) });
+      await store().replaceChunks(source.id, makeChunks(source, samplePassages(2, 41)), {
+        status: 'synched',
+        error: null,
+        updatedAt: isoAt(13),
+      });
       expect(await store().listStatusEvents(source.id)).toEqual([
         { datasourceId: source.id, from: null, to: 'pending', at: source.createdAt, message: null },
         { datasourceId: source.id, from: 'pending', to: 'running', at: isoAt(10), message: null },
@@ -59,7 +63,10 @@ export function describeJobConformance(context: StoreSuiteContext): void {
       const replaced = await store().getDatasourceFile(source.id);
       expect({ ...replaced, bytes: Array.from(replaced!.bytes) }).toEqual({ bytes: [1, 2, 3], mimeType: 'text/plain', fileName: null });
       expect(await store().getDatasourceFile(other.id)).toBeNull();
-      await expectCode(store().putDatasourceFile('missing', { bytes: new Uint8Array(1), mimeType: 'text/plain', fileName: null }), 'not_found');
+      await expectCode(
+        store().putDatasourceFile('missing', { bytes: new Uint8Array(1), mimeType: 'text/plain', fileName: null }),
+        'not_found',
+      );
     });
 
     it('creates, reads, lists and patches jobs', async () => {
@@ -145,7 +152,8 @@ export function describeJobConformance(context: StoreSuiteContext): void {
     });
 
     it('round-trips file bytes exactly, in fresh copies, whatever view they come in', async () => {
-      const put = (bytes: Uint8Array) => store().putDatasourceFile(source.id, { bytes, mimeType: 'application/octet-stream', fileName: 'f.bin' });
+      const put = (bytes: Uint8Array) =>
+        store().putDatasourceFile(source.id, { bytes, mimeType: 'application/octet-stream', fileName: 'f.bin' });
       const read = async () => (await store().getDatasourceFile(source.id))!.bytes;
 
       await put(new Uint8Array(0));
@@ -178,8 +186,7 @@ export function describeJobConformance(context: StoreSuiteContext): void {
       const due = makeJob(source, 4, { runAt: isoAt(100) });
       for (const job of [future, leased, cancelled, due]) await store().createJob(job);
 
-      const claim = (now: number, owner = 'worker-b') =>
-        store().claimJob({ owner, now: isoAt(now), leaseUntil: isoAt(now + 1000) });
+      const claim = (now: number, owner = 'worker-b') => store().claimJob({ owner, now: isoAt(now), leaseUntil: isoAt(now + 1000) });
       expect(await claim(99)).toBeNull();
       expect((await claim(100))?.id).toBe(due.id);
       expect(await claim(150)).toBeNull();

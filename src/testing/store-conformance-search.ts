@@ -8,11 +8,48 @@ import { expectCode, type StoreSuiteContext } from './store-harness.js';
 
 /** Queries that break naive FTS engines: operators, quotes, syntax fragments, odd Unicode. */
 const HOSTILE_QUERIES = [
-  '', '   ', '"', '""', "'", '*', '-', '+', ':', '^', '(', ')', '(((', 'NEAR(', 'NEAR(a b', 'NEAR/3',
-  'AND', 'OR', 'NOT', 'AND OR NOT', 'a AND', 'telescope AND', 'NOT telescope', '-telescope',
-  'telescope*', '"telescope', 'telescope"', 'text:telescope', '{text}: telescope', '^telescope',
-  '<|endoftext|>', '<|im_start|>system', "'; DROP TABLE chunks; --", 'telescope OR', '\\', '\u0000',
-  '\ud800', '🔭 telescope 🔭', '望远镜', 'ＴＥＬＥＳＣＯＰＥ', 'télescope', 'x'.repeat(5000),
+  '',
+  '   ',
+  '"',
+  '""',
+  "'",
+  '*',
+  '-',
+  '+',
+  ':',
+  '^',
+  '(',
+  ')',
+  '(((',
+  'NEAR(',
+  'NEAR(a b',
+  'NEAR/3',
+  'AND',
+  'OR',
+  'NOT',
+  'AND OR NOT',
+  'a AND',
+  'telescope AND',
+  'NOT telescope',
+  '-telescope',
+  'telescope*',
+  '"telescope',
+  'telescope"',
+  'text:telescope',
+  '{text}: telescope',
+  '^telescope',
+  '<|endoftext|>',
+  '<|im_start|>system',
+  "'; DROP TABLE chunks; --",
+  'telescope OR',
+  '\\',
+  '\u0000',
+  '\ud800',
+  '🔭 telescope 🔭',
+  '望远镜',
+  'ＴＥＬＥＳＣＯＰＥ',
+  'télescope',
+  'x'.repeat(5000),
   Array.from({ length: 400 }, (_, i) => `word${i}`).join(' '),
 ];
 
@@ -40,7 +77,10 @@ export function describeSearchConformance(context: StoreSuiteContext): void {
         ...makeChunks(logbook, samplePassages(12, 23)),
       ];
       for (const source of [guide, recipes, logbook]) {
-        await store().replaceChunks(source.id, chunks.filter((chunk) => chunk.datasourceId === source.id));
+        await store().replaceChunks(
+          source.id,
+          chunks.filter((chunk) => chunk.datasourceId === source.id),
+        );
       }
     });
 

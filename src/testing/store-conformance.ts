@@ -15,7 +15,7 @@ import { describeSearchConformance } from './store-conformance-search.js';
 import { isoAt, makeDatasource, makeDatastore } from './fixtures.js';
 import { expectCode, type StoreHarness, type StoreSuiteContext } from './store-harness.js';
 
-export type { StoreHarness, StoreInspector, StoreSuiteContext } from './store-harness.js';
+export type { StoreHarness } from './store-harness.js';
 
 export function describeStoreConformance(name: string, harness: StoreHarness): void {
   describe(`Store conformance: ${name}`, () => {
@@ -142,11 +142,21 @@ function describeRecordConformance(context: StoreSuiteContext): void {
         context.skip();
         return;
       }
-      const a = makeDatasource(datastore, { name: 'a', config: { source_url: 'https://example.com/a', total_pages: 3 }, metadata: { author: 'x' } });
+      const a = makeDatasource(datastore, {
+        name: 'a',
+        config: { source_url: 'https://example.com/a', total_pages: 3 },
+        metadata: { author: 'x' },
+      });
       const b = makeDatasource(datastore, { name: 'b', type: 'web_page' });
       await store().createDatasource(a);
       await store().createDatasource(b);
-      const ref = (record: DatasourceRecord) => ({ id: record.id, type: record.type, name: record.name, config: record.config, metadata: record.metadata });
+      const ref = (record: DatasourceRecord) => ({
+        id: record.id,
+        type: record.type,
+        name: record.name,
+        config: record.config,
+        metadata: record.metadata,
+      });
       const read = await refsOf([b.id, 'missing', a.id, b.id]);
       expect(read).toEqual([ref(b), ref(a), ref(b)]);
       read[1]!.metadata.author = 'mutated';
@@ -165,7 +175,7 @@ function describeRecordConformance(context: StoreSuiteContext): void {
       expect(await store().getDatasource(makeDatasource('no-such-datastore', { name: 'orphan' }).id)).toBeNull();
     });
 
-    it('lists a datastore\'s datasources oldest first, optionally one group\'s children', async () => {
+    it("lists a datastore's datasources oldest first, optionally one group's children", async () => {
       const other = makeDatastore({ name: 'Other' });
       await store().createDatastore(other);
       const site = makeDatasource(datastore, { name: 'site', type: 'web_site', createdAt: isoAt(1) });
@@ -183,7 +193,13 @@ function describeRecordConformance(context: StoreSuiteContext): void {
 
     it('lists only the datasources in the given statuses, with or without a group', async () => {
       const site = makeDatasource(datastore, { name: 'site', type: 'web_site', status: 'synched', createdAt: isoAt(1) });
-      const running = makeDatasource(datastore, { name: 'running', type: 'web_page', groupId: site.id, status: 'running', createdAt: isoAt(2) });
+      const running = makeDatasource(datastore, {
+        name: 'running',
+        type: 'web_page',
+        groupId: site.id,
+        status: 'running',
+        createdAt: isoAt(2),
+      });
       const done = makeDatasource(datastore, { name: 'done', type: 'web_page', groupId: site.id, status: 'synched', createdAt: isoAt(3) });
       const pending = makeDatasource(datastore, { name: 'pending', status: 'pending', createdAt: isoAt(4) });
       for (const record of [site, running, done, pending]) await store().createDatasource(record);

@@ -3,7 +3,7 @@ import { expect } from 'vitest';
 import type { Store } from '../ports/store.js';
 
 /** Raw reads through the adapter's own backend, bypassing the Store methods under test. */
-export interface StoreInspector {
+interface StoreInspector {
   /** Chunk rows stored for the datasource. */
   chunkRows(datasourceId: string): Promise<number>;
   /** Datasource rows stored for the datastore. */

@@ -1,13 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isRagdeskError } from '../errors.js';
-import type {
-  IndexCollection,
-  IndexEntry,
-  IndexSource,
-  RetrievalFilter,
-  ScoredId,
-  VectorIndex,
-} from '../ports/index.js';
+import type { IndexCollection, IndexEntry, IndexSource, RetrievalFilter, ScoredId, VectorIndex } from '../ports/index.js';
 import { clusteredVectors } from './random.js';
 
 /**
@@ -277,8 +270,12 @@ export function describeVectorIndexConformance(name: string, harness: VectorInde
       expect(best?.score).toBeCloseTo(1, 4);
       const old = await index.query(DATASTORE, { vector: target.vector, topK: 5 });
       expect(old.find((hit) => hit.id === target.id)?.score ?? 0).toBeLessThan(0.999);
-      expect((await index.query(DATASTORE, { vector: elsewhere, topK: 5, filter: { datasourceIds: ['moved'] } })).map((h) => h.id)).toEqual([target.id]);
-      expect((await index.query(DATASTORE, { vector: elsewhere, topK: 5, filter: { customIds: ['tenant-moved'] } })).map((h) => h.id)).toEqual([target.id]);
+      expect((await index.query(DATASTORE, { vector: elsewhere, topK: 5, filter: { datasourceIds: ['moved'] } })).map((h) => h.id)).toEqual(
+        [target.id],
+      );
+      expect(
+        (await index.query(DATASTORE, { vector: elsewhere, topK: 5, filter: { customIds: ['tenant-moved'] } })).map((h) => h.id),
+      ).toEqual([target.id]);
       const before = await index.query(DATASTORE, { vector: elsewhere, topK: 200, filter: { datasourceIds: [target.datasourceId] } });
       expect(before.some((hit) => hit.id === target.id)).toBe(false);
     });
@@ -417,7 +414,11 @@ export function describeVectorIndexConformance(name: string, harness: VectorInde
         expect(await index.count(DATASTORE)).toBe(280);
         const after = await Promise.all(queries.map((vector) => index.query(DATASTORE, { vector, topK: 10 })));
         expect(after.map((hits) => hits.map((hit) => hit.id))).toEqual(before.map((hits) => hits.map((hit) => hit.id)));
-        const [best] = await index.query(DATASTORE, { vector: (entries[100] as IndexEntry).vector, topK: 1, filter: { datasourceIds: ['ds-0'] } });
+        const [best] = await index.query(DATASTORE, {
+          vector: (entries[100] as IndexEntry).vector,
+          topK: 1,
+          filter: { datasourceIds: ['ds-0'] },
+        });
         expect(best?.id).toBe(entries[100]?.id);
       });
 

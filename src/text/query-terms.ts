@@ -10,7 +10,7 @@ export interface QueryTermOptions {
 }
 
 /** Default cap of {@link extractQueryTerms}. */
-export const DEFAULT_MAX_QUERY_TERMS = 64;
+const DEFAULT_MAX_QUERY_TERMS = 64;
 
 /**
  * Anything that is not a letter, a number or a combining mark separates words. Marks are kept

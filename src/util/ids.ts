@@ -10,10 +10,7 @@ export function newId(): string {
  * id across re-syncs, so only chunks whose text changed reach the vector index again.
  */
 export function chunkId(datasourceId: string, textHash: string, occurrence: number): string {
-  return createHash('sha256')
-    .update(`${datasourceId}\u0000${textHash}\u0000${occurrence}`)
-    .digest('hex')
-    .slice(0, 32);
+  return createHash('sha256').update(`${datasourceId}\u0000${textHash}\u0000${occurrence}`).digest('hex').slice(0, 32);
 }
 
 export function sha256(text: string): string {

@@ -39,18 +39,75 @@ const P = ['p'];
 const FORM = ['input', 'option', 'optgroup', 'select', 'button', 'datalist', 'textarea'];
 const OPEN_IMPLIES_CLOSE = new Map<string, ReadonlySet<string>>(
   Object.entries({
-    tr: ['tr', 'th', 'td'], th: ['th'], td: ['thead', 'th', 'td'], body: ['head', 'link', 'script'], li: ['li'],
-    p: P, h1: P, h2: P, h3: P, h4: P, h5: P, h6: P,
-    select: FORM, input: FORM, output: FORM, button: FORM, datalist: FORM, textarea: FORM,
-    option: ['option'], optgroup: ['optgroup', 'option'], dd: ['dd', 'dt'], dt: ['dd', 'dt'],
-    address: P, article: P, aside: P, blockquote: P, details: P, div: P, dl: P, fieldset: P, figcaption: P,
-    figure: P, footer: P, form: P, header: P, hr: P, main: P, nav: P, ol: P, pre: P, section: P, table: P, ul: P,
-    rt: ['rt', 'rp'], rp: ['rt', 'rp'], tbody: ['thead', 'tbody'], tfoot: ['thead', 'tbody'],
+    tr: ['tr', 'th', 'td'],
+    th: ['th'],
+    td: ['thead', 'th', 'td'],
+    body: ['head', 'link', 'script'],
+    li: ['li'],
+    p: P,
+    h1: P,
+    h2: P,
+    h3: P,
+    h4: P,
+    h5: P,
+    h6: P,
+    select: FORM,
+    input: FORM,
+    output: FORM,
+    button: FORM,
+    datalist: FORM,
+    textarea: FORM,
+    option: ['option'],
+    optgroup: ['optgroup', 'option'],
+    dd: ['dd', 'dt'],
+    dt: ['dd', 'dt'],
+    address: P,
+    article: P,
+    aside: P,
+    blockquote: P,
+    details: P,
+    div: P,
+    dl: P,
+    fieldset: P,
+    figcaption: P,
+    figure: P,
+    footer: P,
+    form: P,
+    header: P,
+    hr: P,
+    main: P,
+    nav: P,
+    ol: P,
+    pre: P,
+    section: P,
+    table: P,
+    ul: P,
+    rt: ['rt', 'rp'],
+    rp: ['rt', 'rp'],
+    tbody: ['thead', 'tbody'],
+    tfoot: ['thead', 'tbody'],
   }).map(([name, closes]) => [name, new Set(closes)]),
 );
 const VOID = new Set([
-  'area', 'base', 'basefont', 'br', 'col', 'command', 'embed', 'frame', 'hr', 'img', 'input', 'isindex',
-  'keygen', 'link', 'meta', 'param', 'source', 'track', 'wbr',
+  'area',
+  'base',
+  'basefont',
+  'br',
+  'col',
+  'command',
+  'embed',
+  'frame',
+  'hr',
+  'img',
+  'input',
+  'isindex',
+  'keygen',
+  'link',
+  'meta',
+  'param',
+  'source',
+  'track',
+  'wbr',
 ]);
 const FOREIGN = new Set(['math', 'svg']);
 const INTEGRATION = new Set(['mi', 'mo', 'mn', 'ms', 'mtext', 'annotation-xml', 'foreignobject', 'desc', 'title']);
@@ -187,7 +244,8 @@ class MarkupScan {
         this.position = close + 1;
       } else {
         this.position = after;
-        while (this.position < html.length && !isSpace(html.charCodeAt(this.position)) && html.charCodeAt(this.position) !== 62) this.position++;
+        while (this.position < html.length && !isSpace(html.charCodeAt(this.position)) && html.charCodeAt(this.position) !== 62)
+          this.position++;
       }
     }
     return undefined;

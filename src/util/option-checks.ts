@@ -17,7 +17,13 @@ export function integerOption(owner: string, name: string, value: number | undef
 }
 
 /** `value`, or `fallback` when it is undefined; anything but one of `choices` is refused. */
-export function choiceOption<T extends string>(owner: string, name: string, value: string | undefined, choices: readonly T[], fallback: T): T {
+export function choiceOption<T extends string>(
+  owner: string,
+  name: string,
+  value: string | undefined,
+  choices: readonly T[],
+  fallback: T,
+): T {
   if (value === undefined) return fallback;
   if ((choices as readonly string[]).includes(value)) return value as T;
   const listed = choices.map((choice) => `'${choice}'`).join(' or ');

@@ -18,9 +18,9 @@ export type Isolation = 'thread' | 'process';
 export const WORKER_DATA_ENV = 'RAGDESK_WORKER_DATA';
 
 export interface RunnerEvents {
-  message(reply: WorkerReply): void;
+  message: (reply: WorkerReply) => void;
   /** A thread's `error` event (a failed start, an out-of-memory stop); a child that could not be spawned. */
-  failed(error: Error & { code?: string }): void;
+  failed: (error: Error & { code?: string }) => void;
   /** `signal` is set when the child was ended by one (an out-of-memory abort is SIGABRT). */
   exited(code: number | null, signal: NodeJS.Signals | null): void;
 }
@@ -49,7 +49,10 @@ function startThread(
   options: { workerData: unknown; maxHeapMb: number; startThread: (entry: string, options: WorkerOptions) => Worker },
   events: RunnerEvents,
 ): TaskRunner {
-  const worker = options.startThread(entry, { workerData: options.workerData, resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb } });
+  const worker = options.startThread(entry, {
+    workerData: options.workerData,
+    resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb },
+  });
   worker.on('message', events.message);
   worker.on('error', events.failed);
   worker.on('exit', (code) => events.exited(code, null));

@@ -5,7 +5,7 @@ import { Worker, type WorkerOptions } from 'node:worker_threads';
 import { RagdeskError, type RagdeskErrorCode } from '../errors.js';
 import { choiceOption, integerOption } from './option-checks.js';
 import { startRunner, type Isolation, type TaskRunner } from './task-runner.js';
-import type { SerializedError, WorkerReply } from './worker-tasks.js';
+import type { SerializedError } from './worker-tasks.js';
 
 /**
  * CPU-bound work (parsing) on worker threads: a small pool of threads running one module, one task
@@ -37,7 +37,7 @@ export interface WorkerPoolOptions {
   maxMemoryMb?: number;
 }
 
-export interface WorkerTask {
+interface WorkerTask {
   /** Posted to the thread (structured-cloned), with an `id` added. */
   message: Record<string, unknown>;
   /** What the task reads, for error messages: a file name, a URL. */
@@ -59,7 +59,7 @@ export interface WorkerPool {
   close(): Promise<void>;
 }
 
-export const DEFAULT_TASK_TIMEOUT_MS = 300_000;
+const DEFAULT_TASK_TIMEOUT_MS = 300_000;
 export const DEFAULT_WORKER_HEAP_MB = 2_048;
 const DEFAULT_IDLE_MS = 30_000;
 
@@ -112,7 +112,10 @@ export function workerPool(options: WorkerPoolOptions): WorkerPool {
         } catch (error) {
           // A thread that cannot even start (its module removed, options refused) fails the task
           // that needed it, rather than leaving it queued behind an exception.
-          settle(queue.shift() as Job, new RagdeskError('internal', `A worker thread could not start: ${(error as Error).message}`, { cause: error }));
+          settle(
+            queue.shift() as Job,
+            new RagdeskError('internal', `A worker thread could not start: ${(error as Error).message}`, { cause: error }),
+          );
           continue;
         }
       }
@@ -168,36 +171,41 @@ export function workerPool(options: WorkerPoolOptions): WorkerPool {
 
   const spawn = (): Slot => {
     const slot = { job: null, requestId: -1 } as unknown as Slot;
-    slot.runner = startRunner(isolation, options.entry, { workerData: options.workerData, maxHeapMb, startThread: startWorker }, {
-      message: (reply) => {
-        const job = slot.job;
-        if (!job || reply.id !== slot.requestId) return;
-        slot.job = null;
-        clearInterval(slot.memoryTimer);
-        slot.runner.unref();
-        slot.idleTimer = setTimeout(() => void stop(slot, undefined), idleMs).unref();
-        settle(job, reply.ok ? undefined : revive(reply.error), reply.ok ? reply.value : undefined);
-        pump();
+    slot.runner = startRunner(
+      isolation,
+      options.entry,
+      { workerData: options.workerData, maxHeapMb, startThread: startWorker },
+      {
+        message: (reply) => {
+          const job = slot.job;
+          if (!job || reply.id !== slot.requestId) return;
+          slot.job = null;
+          clearInterval(slot.memoryTimer);
+          slot.runner.unref();
+          slot.idleTimer = setTimeout(() => void stop(slot, undefined), idleMs).unref();
+          settle(job, reply.ok ? undefined : revive(reply.error), reply.ok ? reply.value : undefined);
+          pump();
+        },
+        failed: (error) => {
+          if (!slots.has(slot)) return;
+          const failure =
+            error.code === 'ERR_WORKER_OUT_OF_MEMORY' && slot.job
+              ? outOfMemory(slot.job.task, maxHeapMb, error)
+              : new RagdeskError('internal', `A worker ${isolation} stopped: ${error.message}`, { cause: error });
+          void stop(slot, failure);
+        },
+        exited: (code, signal) => {
+          if (!slots.has(slot)) return;
+          // V8 ends a process that runs out of heap with an abort: that is the task's memory, not a crash.
+          const aborted = signal === 'SIGABRT' || code === 134;
+          const failure =
+            aborted && slot.job
+              ? outOfMemory(slot.job.task, maxHeapMb, undefined)
+              : new RagdeskError('internal', `A worker ${isolation} exited with ${signal ?? `code ${code}`}`);
+          void stop(slot, failure);
+        },
       },
-      failed: (error) => {
-        if (!slots.has(slot)) return;
-        const failure =
-          error.code === 'ERR_WORKER_OUT_OF_MEMORY' && slot.job
-            ? outOfMemory(slot.job.task, maxHeapMb, error)
-            : new RagdeskError('internal', `A worker ${isolation} stopped: ${error.message}`, { cause: error });
-        void stop(slot, failure);
-      },
-      exited: (code, signal) => {
-        if (!slots.has(slot)) return;
-        // V8 ends a process that runs out of heap with an abort: that is the task's memory, not a crash.
-        const aborted = signal === 'SIGABRT' || code === 134;
-        const failure =
-          aborted && slot.job
-            ? outOfMemory(slot.job.task, maxHeapMb, undefined)
-            : new RagdeskError('internal', `A worker ${isolation} exited with ${signal ?? `code ${code}`}`);
-        void stop(slot, failure);
-      },
-    });
+    );
     slots.add(slot);
     return slot;
   };

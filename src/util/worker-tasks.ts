@@ -29,7 +29,8 @@ interface Port {
 /** The channel to the pool: the thread's port, or the child process's IPC channel. */
 function poolPort(): Port | null {
   const thread = parentPort;
-  if (thread) return { onMessage: (listener) => void thread.on('message', listener), postMessage: (message) => thread.postMessage(message) };
+  if (thread)
+    return { onMessage: (listener) => void thread.on('message', listener), postMessage: (message) => thread.postMessage(message) };
   const send = process.send?.bind(process);
   if (!send) return null;
   // The pool is gone (crashed or killed): nothing will ever ask this process for work again.
@@ -47,10 +48,12 @@ export function serveWorkerTasks<Message extends { id: number }>(handle: (messag
   port.onMessage((received) => {
     const message = received as Message;
     // Through a promise, so a handler that throws before returning one is answered too.
-    void Promise.resolve(message).then(handle).then(
-      (value) => reply(port, { id: message.id, ok: true, value }),
-      (error: unknown) => reply(port, { id: message.id, ok: false, error: serializeError(error) }),
-    );
+    void Promise.resolve(message)
+      .then(handle)
+      .then(
+        (value) => reply(port, { id: message.id, ok: true, value }),
+        (error: unknown) => reply(port, { id: message.id, ok: false, error: serializeError(error) }),
+      );
   });
 }
 
@@ -59,7 +62,11 @@ function reply(port: Port, message: WorkerReply): void {
     port.postMessage(message);
   } catch (error) {
     // Something in the answer cannot be cloned: say so rather than leave the task hanging.
-    port.postMessage({ id: message.id, ok: false, error: { message: `the worker could not send its answer: ${serializeError(error).message}` } });
+    port.postMessage({
+      id: message.id,
+      ok: false,
+      error: { message: `the worker could not send its answer: ${serializeError(error).message}` },
+    });
   }
 }
 

@@ -81,7 +81,10 @@ describe('crawl frontier bounded by maxPages', () => {
     const frontier = linkFrontier('http://x.test/', 3, 40);
     const many = Array.from({ length: 220_000 }, (_, i) => `http://x.test/${i}`);
     frontier.addLinks!(many, 1);
-    frontier.addLinks!(many.map((url) => `${url}/more`), 2);
+    frontier.addLinks!(
+      many.map((url) => `${url}/more`),
+      2,
+    );
     expect(frontier.queued).toBe(40);
 
     const loader = webLoader({ allowPrivateNetwork: true, crawlUrlsPerPage: 5 });

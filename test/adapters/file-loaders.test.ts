@@ -137,7 +137,9 @@ describe('mime type sniffing', () => {
   });
 
   it('decodes UTF-8 with BOM, UTF-16 and Shift_JIS text', async () => {
-    const shiftJis = new Uint8Array([0x96, 0xbc, 0x91, 0x4f, 0x2c, 0x94, 0x4e, 0x97, 0xee, 0x0d, 0x0a, 0x8d, 0xb2, 0x93, 0xa1, 0x2c, 0x33, 0x30]);
+    const shiftJis = new Uint8Array([
+      0x96, 0xbc, 0x91, 0x4f, 0x2c, 0x94, 0x4e, 0x97, 0xee, 0x0d, 0x0a, 0x8d, 0xb2, 0x93, 0xa1, 0x2c, 0x33, 0x30,
+    ]);
     const csv = await loadFile(loaders, { bytes: shiftJis, fileName: 'people.csv' });
     expect(joined(csv.sections)).toBe('| 名前 | 年齢 |\n| --- | --- |\n| 佐藤 | 30 |');
     const bom = new Uint8Array([0xef, 0xbb, 0xbf, ...new TextEncoder().encode('café')]);
@@ -166,7 +168,7 @@ describe('refusals happen before parsing', () => {
   it('unsupported types get unsupported_media_type', async () => {
     const loader = spy();
     const zip = makeZip([{ name: 'readme.txt', data: 'hello' }]);
-    const ole = new Uint8Array([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1, ...new Array(600).fill(0)]);
+    const ole = new Uint8Array([0xd0, 0xcf, 0x11, 0xe0, 0xa1, 0xb1, 0x1a, 0xe1, ...new Array<number>(600).fill(0)]);
     for (const [bytes, fileName, expected] of [
       [file('junk.bin'), 'junk.bin', 'application/octet-stream'],
       [zip, 'archive.zip', 'application/zip'],

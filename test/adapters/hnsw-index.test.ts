@@ -16,7 +16,6 @@ const DIMENSIONS = 16;
 const DATASTORE = 'ds-main';
 const COLLECTION: IndexCollection = { datastoreId: DATASTORE, dimensions: DIMENSIONS, model: 'model-a' };
 
-
 function entries(count: number, seed = 1, prefix = 'c'): IndexEntry[] {
   return clusteredVectors({ count, dimensions: DIMENSIONS, clusters: 8, seed }).map((vector, i) => ({
     id: `${prefix}${i}`,
@@ -35,10 +34,11 @@ describe('hnswIndex (hnsw-specific behaviour)', () => {
     opened.push(index);
     return index;
   };
-  const header = async () => JSON.parse(await readFile(join(directory, HEADER_FILE), 'utf8')) as {
-    sequence: number;
-    binary: { file: string };
-  };
+  const header = async () =>
+    JSON.parse(await readFile(join(directory, HEADER_FILE), 'utf8')) as {
+      sequence: number;
+      binary: { file: string };
+    };
 
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'ragdesk-hnsw-test-'));
@@ -238,6 +238,7 @@ console.log('pending');
       );
       const started = Date.now();
       const stdout = await new Promise<string>((resolve, reject) => {
+        // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors -- execFile passes an ExecFileException, an Error the rule does not recognise (its type is an Omit<> of one)
         execFile(process.execPath, [script, dir], { timeout: 30_000 }, (error, out) => (error ? reject(error) : resolve(out)));
       });
       expect(stdout.trim()).toBe('pending');

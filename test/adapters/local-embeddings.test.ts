@@ -140,7 +140,12 @@ describe('localEmbeddings', () => {
     const embeddings = localEmbeddings();
     const text = 'Mitochondrial proteins fold inside the matrix while chaperones assist import. '.repeat(40);
     const order: string[] = [];
-    const work = embeddings.embed(Array.from({ length: 256 }, (_, i) => `${i} ${text}`), DOCUMENT).then(() => order.push('embedded'));
+    const work = embeddings
+      .embed(
+        Array.from({ length: 256 }, (_, i) => `${i} ${text}`),
+        DOCUMENT,
+      )
+      .then(() => order.push('embedded'));
     setImmediate(() => order.push('other work'));
     await work;
     expect(order).toEqual(['other work', 'embedded']);

@@ -56,7 +56,14 @@ function textOf(parts: ChatStreamPart[]): string {
 
 describe('openaiChat: request and response', () => {
   it('sends the messages and every sampling setting, with the API key', async () => {
-    const result = await chat().generate({ ...QUESTION, temperature: 0.3, topP: 0.9, presencePenalty: 0.5, frequencyPenalty: -0.5, maxTokens: 50 });
+    const result = await chat().generate({
+      ...QUESTION,
+      temperature: 0.3,
+      topP: 0.9,
+      presencePenalty: 0.5,
+      frequencyPenalty: -0.5,
+      maxTokens: 50,
+    });
     const [body] = server.chatRequests();
     expect(body).toEqual({
       model: 'gpt-4.1-mini',
@@ -131,7 +138,10 @@ describe('openaiChat: request and response', () => {
       throw new Error('no error');
     })();
     expect(error.code).toBe('invalid_request');
-    expect((error.details!['issues'] as Array<{ path: string }>).map((issue) => issue.path).sort()).toEqual(['retry.initialDelayMs', 'timeoutMs']);
+    expect((error.details!['issues'] as Array<{ path: string }>).map((issue) => issue.path).sort()).toEqual([
+      'retry.initialDelayMs',
+      'timeoutMs',
+    ]);
   });
 
   it('needs an API key only when talking to OpenAI itself', () => {
@@ -204,7 +214,9 @@ describe('openaiChat: streaming', () => {
   it('a malformed stream fails with upstream_failed after the text it had, and is not retried', async () => {
     server.enqueue({ kind: 'malformed' });
     const parts: ChatStreamPart[] = [];
-    const failure = await failureOf(drain(chat({ maxRetries: 3, clientOptions: { logLevel: 'off' } }).stream(QUESTION), (part) => parts.push(part)));
+    const failure = await failureOf(
+      drain(chat({ maxRetries: 3, clientOptions: { logLevel: 'off' } }).stream(QUESTION), (part) => parts.push(part)),
+    );
     expect(failure.code).toBe('upstream_failed');
     expect(failure.status).toBe(502);
     expect(failure.details).toMatchObject({ reason: 'malformed_response' });
@@ -414,7 +426,10 @@ describe('openaiEmbeddings', () => {
   });
 
   it('retries 429 and 5xx like chat', async () => {
-    server.enqueue({ kind: 'rate_limit', retryAfterMs: 20, endpoint: 'embeddings' }, { kind: 'error', status: 502, endpoint: 'embeddings' });
+    server.enqueue(
+      { kind: 'rate_limit', retryAfterMs: 20, endpoint: 'embeddings' },
+      { kind: 'error', status: 502, endpoint: 'embeddings' },
+    );
     const result = await embedder().embed(['x'], { purpose: 'query' });
     expect(result.vectors).toHaveLength(1);
     expect(server.embeddingRequests()).toHaveLength(3);

@@ -25,7 +25,9 @@ function bigHtml(paragraphs = 40_000): Uint8Array {
   return new TextEncoder().encode(`<html><head><title>Big</title></head><body>${body}</body></html>`);
 }
 
-async function failure(promise: Promise<unknown>): Promise<{ code: string; details: Record<string, unknown> | undefined; message: string }> {
+async function failure(
+  promise: Promise<unknown>,
+): Promise<{ code: string; details: Record<string, unknown> | undefined; message: string }> {
   try {
     await promise;
   } catch (error) {

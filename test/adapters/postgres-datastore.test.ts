@@ -165,10 +165,12 @@ describe('the core on Postgres + pgvector', () => {
     // also start its job runner, which writes: run queries-only instances without one.)
     const { store, index } = await postgres({ pool: readOnly, schema });
     const record = (await store.getDatastore(datastore.id))!;
-    expect(await index.open(
-      { datastoreId: record.id, dimensions: record.embeddingDimensions, model: record.embeddingModel },
-      { sequence: () => store.chunkSequence(record.id), entries: async function* () {} },
-    )).toEqual({ rebuilt: false });
+    expect(
+      await index.open(
+        { datastoreId: record.id, dimensions: record.embeddingDimensions, model: record.embeddingModel },
+        { sequence: () => store.chunkSequence(record.id), entries: async function* () {} },
+      ),
+    ).toEqual({ rebuilt: false });
     const query = (await embeddings().embed(['harbor anchor tide'], { purpose: 'query' })).vectors[0]!;
     const nearest = await index.query(record.id, { vector: query, topK: 5, filter: { customIds: ['tenant-a', 'tenant-b'] } });
     expect(nearest).toHaveLength(5);
@@ -177,7 +179,9 @@ describe('the core on Postgres + pgvector', () => {
     expect((await store.getDatasources(chunks.map((chunk) => chunk.datasourceId))).length).toBe(5);
     const lexical = await store.searchText({ datastoreId: record.id, query: 'harbor anchor tide', topK: 5 });
     expect(lexical.length).toBeGreaterThan(0);
-    const vectorIds = (await datastore.query({ query: 'harbor anchor tide', topK: 5, mode: 'vector', filters: { custom_ids: ['tenant-a', 'tenant-b'] } })).map((hit) => hit.chunk_id);
+    const vectorIds = (
+      await datastore.query({ query: 'harbor anchor tide', topK: 5, mode: 'vector', filters: { custom_ids: ['tenant-a', 'tenant-b'] } })
+    ).map((hit) => hit.chunk_id);
     expect(nearest.map((hit) => hit.id)).toEqual(vectorIds);
     expect(expected.length).toBeGreaterThan(0);
     expect(statements.length).toBeGreaterThan(5);

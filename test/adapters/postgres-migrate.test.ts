@@ -19,7 +19,12 @@ import { freshSchema, startPgliteServer, type PgliteServer } from '../helpers/pg
 import { tempDir } from '../helpers/setups.js';
 
 const DOCS: DocumentInput[] = [
-  ...samplePassages(30, 9).map((text, i) => ({ name: `doc-${i}`, text, custom_id: i % 2 === 0 ? 'tenant-a' : 'tenant-b', metadata: { source: `doc-${i}.md`, rank: i } })),
+  ...samplePassages(30, 9).map((text, i) => ({
+    name: `doc-${i}`,
+    text,
+    custom_id: i % 2 === 0 ? 'tenant-a' : 'tenant-b',
+    metadata: { source: `doc-${i}.md`, rank: i },
+  })),
   { name: 'planted', text: 'The quokka ledger records every zymurgy session of the harbor crew.', metadata: { author: 'Ada' } },
 ];
 const QUERIES = ['telescope nebula orbit', 'dough oven recipe', 'harbor anchor tide', 'quokka zymurgy ledger'];
@@ -105,7 +110,11 @@ describe('ragdesk migrate (SQLite data folder -> Postgres)', () => {
       type: 'file',
       datastoreId: uploads.id,
       custom_id: 'tenant-a',
-      file: { bytes: new TextEncoder().encode('Field notes.\n\nThe lighthouse keeper logs every passing schooner.'), mimeType: 'text/plain', fileName: 'notes.txt' },
+      file: {
+        bytes: new TextEncoder().encode('Field notes.\n\nThe lighthouse keeper logs every passing schooner.'),
+        mimeType: 'text/plain',
+        fileName: 'notes.txt',
+      },
     });
     expect((await embedded.datasources.waitUntilSettled(upload.id)).status).toBe('synched');
     const agent = await embedded.agents.create({ name: 'Librarian', description: 'Answers', datastoreIds: [library.id] });

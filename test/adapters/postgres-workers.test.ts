@@ -162,8 +162,18 @@ describe.skipIf(url === undefined)('several worker processes on one Postgres dat
       await store.createDatasource(source);
       const id = `job-${i}`;
       await store.createJob({
-        id, kind: 'sync', datastoreId: datastore.id, datasourceId: source.id, status: 'pending', attempts: 0, runAt: now,
-        leaseOwner: null, leaseUntil: null, lastError: null, createdAt: new Date(Date.now() + i).toISOString(), updatedAt: now,
+        id,
+        kind: 'sync',
+        datastoreId: datastore.id,
+        datasourceId: source.id,
+        status: 'pending',
+        attempts: 0,
+        runAt: now,
+        leaseOwner: null,
+        leaseUntil: null,
+        lastError: null,
+        createdAt: new Date(Date.now() + i).toISOString(),
+        updatedAt: now,
       });
       jobIds.push(id);
     }
@@ -183,7 +193,10 @@ describe.skipIf(url === undefined)('several worker processes on one Postgres dat
     const log = await logOf(schema);
     for (const jobId of jobIds) {
       const events = log.filter((row) => row.job_id === jobId);
-      expect(events.map((row) => row.event), jobId).toEqual(['start', 'done']);
+      expect(
+        events.map((row) => row.event),
+        jobId,
+      ).toEqual(['start', 'done']);
       expect(events[0]?.worker).toBe(events[1]?.worker);
     }
     // Both processes took part (each job takes 250 ms; one process alone would need 3 s).

@@ -70,7 +70,11 @@ describe('WAL checkpoint worker', () => {
   it('checkpoints on its timer after writes, with nothing asked', async () => {
     const path = join(dir, 'timer.db');
     const { db, writeMegabyte } = openBulk(path);
-    const checkpointer = startCheckpointer({ path, intervalMs: 20, setAutocheckpoint: (pages) => db.pragma(`wal_autocheckpoint = ${pages}`) });
+    const checkpointer = startCheckpointer({
+      path,
+      intervalMs: 20,
+      setAutocheckpoint: (pages) => db.pragma(`wal_autocheckpoint = ${pages}`),
+    });
     try {
       for (let i = 0; i < 4; i++) writeMegabyte();
       checkpointer.noteWrite();

@@ -57,7 +57,10 @@ function bruteForce(docs: ReadonlyMap<string, Doc>, words: readonly string[], to
 }
 
 function expectSameHits(actual: ScoredId[], expected: ScoredId[], note: string): void {
-  expect(actual.map((hit) => hit.id), note).toEqual(expected.map((hit) => hit.id));
+  expect(
+    actual.map((hit) => hit.id),
+    note,
+  ).toEqual(expected.map((hit) => hit.id));
   actual.forEach((hit, i) => expect(Math.abs(hit.score - (expected[i] as ScoredId).score), note).toBeLessThan(1e-9));
 }
 
@@ -109,7 +112,13 @@ describe('LexicalIndex', () => {
           const topK = 1 + Math.floor(random() * 12);
           const pick = random();
           const filter: RetrievalFilter | undefined =
-            pick < 0.2 ? { datasourceIds: ['s1', 's3'] } : pick < 0.35 ? { customIds: ['t1'] } : pick < 0.4 ? { datasourceIds: ['s9'] } : undefined;
+            pick < 0.2
+              ? { datasourceIds: ['s1', 's3'] }
+              : pick < 0.35
+                ? { customIds: ['t1'] }
+                : pick < 0.4
+                  ? { datasourceIds: ['s9'] }
+                  : undefined;
           expectSameHits(index.search(words, topK, filter), bruteForce(docs, words, topK, filter), `trial ${trial} step ${step}`);
           checks++;
         }
@@ -158,7 +167,12 @@ describe('LexicalIndex', () => {
     const index = new LexicalIndex();
     const docs = new Map<string, Doc>();
     for (let i = 0; i < 3000; i++) {
-      const doc: Doc = { id: `c${String(2999 - i).padStart(4, '0')}`, datasourceId: 's', customId: null, text: analysed(['same', 'words', 'here']) };
+      const doc: Doc = {
+        id: `c${String(2999 - i).padStart(4, '0')}`,
+        datasourceId: 's',
+        customId: null,
+        text: analysed(['same', 'words', 'here']),
+      };
       index.add(doc, doc.text);
       docs.set(doc.id, doc);
     }
@@ -239,7 +253,13 @@ describe('sqliteStore lexical index and the rows', () => {
     for (const source of sources) {
       await store.createDatasource(source);
       // Long passages: building takes several 10 ms steps, so the writes below land between them.
-      await store.replaceChunks(source.id, makeChunks(source, samplePassages(100, sources.indexOf(source) + 1).map((text) => text.repeat(3))));
+      await store.replaceChunks(
+        source.id,
+        makeChunks(
+          source,
+          samplePassages(100, sources.indexOf(source) + 1).map((text) => text.repeat(3)),
+        ),
+      );
     }
     let built = false;
     const building = store.searchText({ datastoreId: datastore.id, query: 'telescope', topK: 5 }).then((hits) => {
@@ -252,7 +272,10 @@ describe('sqliteStore lexical index and the rows', () => {
     await store.replaceChunks(edited.id, [...kept, ...added]);
     await store.deleteDatasource(sources[7]!.id);
     const retagged = sources[11]!;
-    await store.replaceChunks(retagged.id, (await store.listChunks(retagged.id)).map((chunk) => ({ ...chunk, customId: 'moved' })));
+    await store.replaceChunks(
+      retagged.id,
+      (await store.listChunks(retagged.id)).map((chunk) => ({ ...chunk, customId: 'moved' })),
+    );
     const late = makeDatasource(datastore, { name: 'late' });
     await store.createDatasource(late);
     await store.replaceChunks(late.id, [makeChunk(late, 0, 'The quokka telescope of the late harbor.')]);
@@ -262,10 +285,17 @@ describe('sqliteStore lexical index and the rows', () => {
     await building;
 
     await expectMatchesRows(store);
-    const moved = await store.searchText({ datastoreId: datastore.id, query: 'telescope harbor', topK: 50, filter: { customIds: ['moved'] } });
+    const moved = await store.searchText({
+      datastoreId: datastore.id,
+      query: 'telescope harbor',
+      topK: 50,
+      filter: { customIds: ['moved'] },
+    });
     expect(moved.length).toBeGreaterThan(0);
     expect(moved.every((hit) => hit.id.startsWith(retagged.id))).toBe(true);
-    expect((await store.searchText({ datastoreId: datastore.id, query: 'quokka', topK: 3 }))[0]?.id).toBe(`${late.id}#0-${(await store.listChunks(late.id))[0]!.hash.slice(0, 12)}`);
+    expect((await store.searchText({ datastoreId: datastore.id, query: 'quokka', topK: 3 }))[0]?.id).toBe(
+      `${late.id}#0-${(await store.listChunks(late.id))[0]!.hash.slice(0, 12)}`,
+    );
   });
 
   it('follows a mix of replaces and deletes exactly as a rebuild from the rows would', async () => {
@@ -307,7 +337,10 @@ describe('sqliteStore lexical index and the rows', () => {
     await writer.replaceChunks(source.id, [...(await writer.listChunks(source.id)), rare]);
     expect((await reader.searchText({ datastoreId: datastore.id, query: 'axolotl', topK: 3 })).map((hit) => hit.id)).toEqual([rare.id]);
     // The reader's own write after the writer's: its index is stale, rebuilt, and then current.
-    await reader.replaceChunks(source.id, (await reader.listChunks(source.id)).filter((chunk) => chunk.id !== rare.id));
+    await reader.replaceChunks(
+      source.id,
+      (await reader.listChunks(source.id)).filter((chunk) => chunk.id !== rare.id),
+    );
     expect(await reader.searchText({ datastoreId: datastore.id, query: 'axolotl', topK: 3 })).toEqual([]);
     await expectMatchesRows(reader);
 

@@ -72,7 +72,10 @@ describe('sqliteStore', () => {
     const schema = () => {
       const db = new Database(path, { readonly: true });
       try {
-        return { version: pragma(db, 'user_version'), objects: db.prepare('SELECT type, name, sql FROM sqlite_master ORDER BY name').all() };
+        return {
+          version: pragma(db, 'user_version'),
+          objects: db.prepare('SELECT type, name, sql FROM sqlite_master ORDER BY name').all(),
+        };
       } finally {
         db.close();
       }
@@ -127,7 +130,7 @@ describe('sqliteStore', () => {
     expect(() => open()).toThrow(expect.objectContaining({ code: 'invalid_adapter' }));
   });
 
-  it('sees another connection\'s writes (two stores on one file)', async () => {
+  it("sees another connection's writes (two stores on one file)", async () => {
     const writer = open();
     const reader = open();
     await fill(writer);
@@ -277,7 +280,10 @@ describe('sqliteStore datasource pipeline', () => {
     const store = open();
     expect(columns()).toContain('owner_id');
     const datastores = await store.listDatastores();
-    expect(datastores.map((d) => [d.id, d.ownerId])).toEqual([[makeDatastore().id, null], ['ds-legacy', null]]);
+    expect(datastores.map((d) => [d.id, d.ownerId])).toEqual([
+      [makeDatastore().id, null],
+      ['ds-legacy', null],
+    ]);
     expect(await store.countChunks(makeDatastore().id)).toBe(20);
     expect(await store.listDatastores({ ownerId: 'owner-a' })).toEqual([]);
     await store.createDatastore(makeDatastore({ name: 'Owned', ownerId: 'owner-a' }));
@@ -288,7 +294,10 @@ describe('sqliteStore datasource pipeline', () => {
     await store.createConversation(conversation);
     await store.appendMessages(conversation.id, [makeMessage(conversation, 4, 'user')]);
     await store.createApiKey(makeApiKey('owner-a'));
-    expect(await store.consumeUsage({ subject: 'owner-a', metric: 'q', period: 'p', amount: 1, limit: 1 })).toEqual({ allowed: true, used: 1 });
+    expect(await store.consumeUsage({ subject: 'owner-a', metric: 'q', period: 'p', amount: 1, limit: 1 })).toEqual({
+      allowed: true,
+      used: 1,
+    });
     expect(await store.listMessages(conversation.id)).toHaveLength(1);
     await store.close();
 
@@ -311,7 +320,9 @@ describe('sqliteStore datasource pipeline', () => {
     await old.close();
     const db = new Database(path);
     // What version 7 added (agent handle and settings, conversation contact) did not exist yet either.
-    db.exec('DROP INDEX agents_handle; ALTER TABLE agents DROP COLUMN handle; ALTER TABLE agents DROP COLUMN settings; ALTER TABLE conversations DROP COLUMN contact;');
+    db.exec(
+      'DROP INDEX agents_handle; ALTER TABLE agents DROP COLUMN handle; ALTER TABLE agents DROP COLUMN settings; ALTER TABLE conversations DROP COLUMN contact;',
+    );
     addLegacyFullText(db, 4);
     db.exec('ALTER TABLE agents DROP COLUMN allow_overrides'); // added by migration 6
     db.pragma('user_version = 4');
@@ -338,9 +349,7 @@ describe('sqliteStore datasource pipeline', () => {
     const stores = [open(), open()];
     const counter = { subject: 'owner-a', metric: 'agent_queries', period: '2026-11-22', limit: 25 };
     // Interleaved: each store's check reads the count the other just committed.
-    const results = await Promise.all(
-      Array.from({ length: 40 }, (_, i) => stores[i % 2]!.consumeUsage({ ...counter, amount: 1 })),
-    );
+    const results = await Promise.all(Array.from({ length: 40 }, (_, i) => stores[i % 2]!.consumeUsage({ ...counter, amount: 1 })));
     expect(results.filter((result) => result.allowed)).toHaveLength(25);
     expect(results.slice(25).every((result) => !result.allowed && result.used === 25)).toBe(true);
     expect(await stores[1]!.consumeUsage({ ...counter, amount: 0 })).toEqual({ allowed: true, used: 25 });

@@ -94,7 +94,14 @@ describe('SSRF guard (default options)', () => {
 
   it('refuses non-http schemes with invalid_request', async () => {
     const loader = webLoader({ lookup: noDns });
-    for (const url of ['file:///etc/passwd', 'ftp://example.com/file', 'data:text/html,<p>hi</p>', 'javascript:alert(1)', 'gopher://x/', 'not a url']) {
+    for (const url of [
+      'file:///etc/passwd',
+      'ftp://example.com/file',
+      'data:text/html,<p>hi</p>',
+      'javascript:alert(1)',
+      'gopher://x/',
+      'not a url',
+    ]) {
       expect((await failureOf(loader.loadPage(url))).code, url).toBe('invalid_request');
     }
   });

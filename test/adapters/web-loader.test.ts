@@ -55,7 +55,8 @@ describe('webLoader: pages', () => {
       if (path === '/latin1') return send(200, 'text/html; charset=iso-8859-1', Buffer.from(html('Caf\xe9', '<p>cr\xe8me</p>'), 'latin1'));
       if (path === '/gzip') return send(200, 'text/html', gzipSync(html('Gz', '<p>gzip body</p>')), { 'content-encoding': 'gzip' });
       if (path === '/br') return send(200, 'text/html', brotliCompressSync(html('Br', '<p>brotli body</p>')), { 'content-encoding': 'br' });
-      if (path === '/deflate') return send(200, 'text/html', deflateSync(html('Df', '<p>deflate body</p>')), { 'content-encoding': 'deflate' });
+      if (path === '/deflate')
+        return send(200, 'text/html', deflateSync(html('Df', '<p>deflate body</p>')), { 'content-encoding': 'deflate' });
       if (path === '/file.pdf') return send(200, 'application/pdf', Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.alloc(2048)]));
       if (path === '/huge') {
         response.writeHead(200, { 'content-type': 'text/html' }); // chunked, no length announced
@@ -128,7 +129,11 @@ describe('webLoader: pages', () => {
     const plain = await loader.loadPage(`${server.origin}/plain`);
     expect(plain.document).toMatchObject({ mimeType: 'text/plain', sections: [{ text: 'just text\nsecond line' }] });
     expect((await loader.loadPage(`${server.origin}/latin1`)).document.sections[0]!.text).toBe('crème');
-    for (const [path, text] of [['/gzip', 'gzip body'], ['/br', 'brotli body'], ['/deflate', 'deflate body']]) {
+    for (const [path, text] of [
+      ['/gzip', 'gzip body'],
+      ['/br', 'brotli body'],
+      ['/deflate', 'deflate body'],
+    ]) {
       expect((await loader.loadPage(`${server.origin}${path}`)).document.sections[0]!.text).toBe(text);
     }
   });
@@ -237,11 +242,23 @@ describe('webLoader: sites with robots.txt and sitemaps', () => {
           .join('')}</sitemapindex>`;
       switch (path) {
         case '/robots.txt':
-          return send(200, 'text/plain', `User-agent: otherbot\nDisallow: /\n\nUser-agent: *\nDisallow: /private\nAllow: /private/ok\n\nSitemap: ${base}/sitemap-index.xml\n`);
+          return send(
+            200,
+            'text/plain',
+            `User-agent: otherbot\nDisallow: /\n\nUser-agent: *\nDisallow: /private\nAllow: /private/ok\n\nSitemap: ${base}/sitemap-index.xml\n`,
+          );
         case '/sitemap-index.xml':
-          return send(200, 'application/xml', index(['/sitemaps/pages.xml', '/sitemaps/more.xml.gz', '/sitemaps/nested-index.xml', '/sitemaps/missing.xml']));
+          return send(
+            200,
+            'application/xml',
+            index(['/sitemaps/pages.xml', '/sitemaps/more.xml.gz', '/sitemaps/nested-index.xml', '/sitemaps/missing.xml']),
+          );
         case '/sitemaps/pages.xml':
-          return send(200, 'application/xml', urlset(['/', '/about?x=1&amp;y=2', '/private/secret', '/private/ok', '/gone', '/slow', '/about?x=1&amp;y=2#dup']));
+          return send(
+            200,
+            'application/xml',
+            urlset(['/', '/about?x=1&amp;y=2', '/private/secret', '/private/ok', '/gone', '/slow', '/about?x=1&amp;y=2#dup']),
+          );
         case '/sitemaps/more.xml.gz':
           return send(200, 'application/octet-stream', gzipSync(urlset(['/gz-page'])));
         case '/sitemaps/nested-index.xml':
@@ -270,7 +287,15 @@ describe('webLoader: sites with robots.txt and sitemaps', () => {
   it('discovers the sitemap index through robots.txt and respects Disallow', async () => {
     const items = await collect(loader.crawlSite({ sourceUrl: `${server.origin}/` }));
     const o = server.origin;
-    expect(urlsOf(items)).toEqual([`${o}/`, `${o}/about?x=1&y=2`, `${o}/private/ok`, `${o}/gone`, `${o}/slow`, `${o}/gz-page`, `${o}/deep-page`]);
+    expect(urlsOf(items)).toEqual([
+      `${o}/`,
+      `${o}/about?x=1&y=2`,
+      `${o}/private/ok`,
+      `${o}/gone`,
+      `${o}/slow`,
+      `${o}/gz-page`,
+      `${o}/deep-page`,
+    ]);
     expect(server.requests).not.toContain('/private/secret');
     expect(server.requests).not.toContain('/img.png');
     const slow = items.find(isFailure);
@@ -296,16 +321,22 @@ describe('webLoader: sites with robots.txt and sitemaps', () => {
   it('reads a given gzip sitemap, applies include and maxPages', async () => {
     const gz = await collect(loader.crawlSite({ sitemap: `${server.origin}/sitemaps/more.xml.gz` }));
     expect(urlsOf(gz)).toEqual([`${server.origin}/gz-page`]);
-    const included = await collect(loader.crawlSite({ sitemap: `${server.origin}/sitemaps/pages.xml`, include: ['*/private/*', '/about/'] }));
+    const included = await collect(
+      loader.crawlSite({ sitemap: `${server.origin}/sitemaps/pages.xml`, include: ['*/private/*', '/about/'] }),
+    );
     expect(urlsOf(included)).toEqual([`${server.origin}/about?x=1&y=2`, `${server.origin}/private/ok`]);
     const limited = await collect(loader.crawlSite({ sitemap: `${server.origin}/sitemap-index.xml`, maxPages: 2 }));
     expect(limited).toHaveLength(2);
   });
 
   it('throws when the given sitemap cannot be read, or the options are unusable', async () => {
-    await expect(collect(loader.crawlSite({ sitemap: `${server.origin}/no-such-sitemap.xml` }))).rejects.toMatchObject({ code: 'not_found' });
+    await expect(collect(loader.crawlSite({ sitemap: `${server.origin}/no-such-sitemap.xml` }))).rejects.toMatchObject({
+      code: 'not_found',
+    });
     await expect(collect(loader.crawlSite({}))).rejects.toMatchObject({ code: 'invalid_request' });
-    await expect(collect(loader.crawlSite({ sourceUrl: `${server.origin}/`, maxPages: 0 }))).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(collect(loader.crawlSite({ sourceUrl: `${server.origin}/`, maxPages: 0 }))).rejects.toMatchObject({
+      code: 'invalid_request',
+    });
   });
 
   it('stops on abort', async () => {
@@ -454,7 +485,9 @@ describe('webLoader: robots.txt failures and per-host concurrency', () => {
   it('treats a 4xx robots.txt as no restrictions and keeps to perHostConcurrency', async () => {
     robotsStatus = 403;
     peak = 0;
-    const items = await collect(webLoader({ allowPrivateNetwork: true, perHostConcurrency: 2 }).crawlSite({ sourceUrl: `${server.origin}/` }));
+    const items = await collect(
+      webLoader({ allowPrivateNetwork: true, perHostConcurrency: 2 }).crawlSite({ sourceUrl: `${server.origin}/` }),
+    );
     expect(items).toHaveLength(9);
     expect(items.every((item) => !isFailure(item))).toBe(true);
     expect(peak).toBe(2);

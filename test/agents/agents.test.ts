@@ -7,7 +7,9 @@ import { HANDBOOK, openAgentSetup, type AgentSetup } from './helpers.js';
 
 async function rejection(promise: Promise<unknown>): Promise<RagdeskError> {
   const error = await promise.then(
-    () => { throw new Error('expected a rejection'); },
+    () => {
+      throw new Error('expected a rejection');
+    },
     (caught: unknown) => caught,
   );
   expect(error).toBeInstanceOf(RagdeskError);
@@ -35,9 +37,17 @@ describe('agents: CRUD', () => {
     const datastore = await datastores.create({ name: 'handbook' });
     const agent = await agents.create({ name: 'Support', description: 'Answers customers', datastoreIds: [datastore.id] });
     expect(agent).toMatchObject({
-      name: 'Support', description: 'Answers customers', modelName: 'gpt_3_5_turbo', temperature: 0,
-      visibility: 'private', systemPrompt: null, userPrompt: null, promptType: null, promptTemplate: null,
-      datastoreIds: [datastore.id], ownerId: null,
+      name: 'Support',
+      description: 'Answers customers',
+      modelName: 'gpt_3_5_turbo',
+      temperature: 0,
+      visibility: 'private',
+      systemPrompt: null,
+      userPrompt: null,
+      promptType: null,
+      promptTemplate: null,
+      datastoreIds: [datastore.id],
+      ownerId: null,
     });
     expect(await agents.get(agent.id)).toEqual(agent);
     expect((await agents.list()).map((a) => a.id)).toEqual([agent.id]);
@@ -76,7 +86,9 @@ describe('agents: query flow with the offline answerer', () => {
     temp = tempDir();
     setup = openAgentSetup(temp.dir);
     const datastore = await setup.ragdesk.datastores.create({ name: 'handbook' });
-    const { ids } = await datastore.upsert(HANDBOOK.map((doc) => ({ ...doc, custom_id: doc.name === 'warranty.md' ? 'tenant-b' : 'tenant-a' })));
+    const { ids } = await datastore.upsert(
+      HANDBOOK.map((doc) => ({ ...doc, custom_id: doc.name === 'warranty.md' ? 'tenant-b' : 'tenant-a' })),
+    );
     datasourceIds = new Map(HANDBOOK.map((doc, i) => [doc.name, ids[i]!]));
     agentId = (await setup.ragdesk.agents.create({ name: 'Support', description: 'Answers', datastoreIds: [datastore.id] })).id;
   });
@@ -90,7 +102,11 @@ describe('agents: query flow with the offline answerer', () => {
     expect(response.answer).toContain('30 days');
     expect(response.answer).toMatch(/\[\d\]/);
     expect(response.model).toBe('local:extractive');
-    expect(response.sources[0]).toMatchObject({ datasource_id: datasourceIds.get('returns.md'), datasource_name: 'returns.md', datasource_type: 'text' });
+    expect(response.sources[0]).toMatchObject({
+      datasource_id: datasourceIds.get('returns.md'),
+      datasource_name: 'returns.md',
+      datasource_type: 'text',
+    });
     const ids = response.sources.map((source) => source.datasource_id);
     expect(new Set(ids).size).toBe(ids.length);
     // Sources keep the retrieval order; each score is the 0..1 similarity of that excerpt.
@@ -228,7 +244,8 @@ describe('agents: streaming, abort and usage limits', () => {
   it('streams deltas in order, then one endpoint_response carrying the whole answer', async () => {
     const agentId = await agentWithHandbook();
     const events: AgentStreamEvent[] = [];
-    for await (const event of await setup.ragdesk.agents.openStream(agentId, { query: 'What does the warranty not cover?' })) events.push(event);
+    for await (const event of await setup.ragdesk.agents.openStream(agentId, { query: 'What does the warranty not cover?' }))
+      events.push(event);
     const last = events.at(-1)!;
     expect(last.type).toBe('endpoint_response');
     const deltas = events.slice(0, -1);
@@ -244,13 +261,19 @@ describe('agents: streaming, abort and usage limits', () => {
   it('an abort mid-stream stops the answer and stores nothing', async () => {
     const agentId = await agentWithHandbook({ answerer: { wordDelayMs: 20 } });
     const controller = new AbortController();
-    const stream = await setup.ragdesk.agents.openStream(agentId, { query: 'How long is the kettle warranty?' }, { signal: controller.signal });
+    const stream = await setup.ragdesk.agents.openStream(
+      agentId,
+      { query: 'How long is the kettle warranty?' },
+      { signal: controller.signal },
+    );
     let deltas = 0;
-    const error = await rejection((async () => {
-      for await (const event of stream) {
-        if (event.type === 'answer' && ++deltas === 2) controller.abort();
-      }
-    })());
+    const error = await rejection(
+      (async () => {
+        for await (const event of stream) {
+          if (event.type === 'answer' && ++deltas === 2) controller.abort();
+        }
+      })(),
+    );
     expect(error.code).toBe('aborted');
     expect(deltas).toBe(2);
     const conversations = await setup.store.listConversations(agentId);

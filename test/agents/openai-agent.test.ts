@@ -27,7 +27,9 @@ describe('agents on an OpenAI-compatible server', () => {
     });
     const datastore = await setup.ragdesk.datastores.create({ name: 'handbook' });
     await datastore.upsert(HANDBOOK);
-    agentId = (await setup.ragdesk.agents.create({ name: 'a', description: 'd', datastoreIds: [datastore.id], promptType: 'customer_support' })).id;
+    agentId = (
+      await setup.ragdesk.agents.create({ name: 'a', description: 'd', datastoreIds: [datastore.id], promptType: 'customer_support' })
+    ).id;
   });
   afterEach(async () => {
     await setup.ragdesk.close();
@@ -101,7 +103,11 @@ describe('agents on an OpenAI-compatible server', () => {
     await expect(setup.ragdesk.agents.query(agentId, { query: 'warranty?' })).rejects.toBeInstanceOf(RagdeskError);
     server.enqueue({ kind: 'malformed' });
     const stream = await setup.ragdesk.agents.openStream(agentId, { query: 'warranty?' });
-    await expect((async () => { for await (const _ of stream) void _; })()).rejects.toBeInstanceOf(RagdeskError);
+    await expect(
+      (async () => {
+        for await (const _ of stream) void _;
+      })(),
+    ).rejects.toBeInstanceOf(RagdeskError);
     expect(await setup.store.listConversations(agentId)).toEqual([]);
   });
 });

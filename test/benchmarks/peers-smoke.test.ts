@@ -18,8 +18,14 @@ import { median, ratioRows, type PeerSummary } from '../../benchmarks/peers/summ
 import { chartSvg } from '../../benchmarks/peers/svg.js';
 
 const DOCUMENTS: SourceDocument[] = [
-  { id: 'd1', text: 'Photosynthesis in plant leaves: chlorophyll absorbs sunlight and converts carbon dioxide and water into glucose and oxygen.' },
-  { id: 'd2', text: 'Volcanic eruptions release magma, ash and sulfur dioxide; lava flows cool into basalt rock on the slopes of the volcano.' },
+  {
+    id: 'd1',
+    text: 'Photosynthesis in plant leaves: chlorophyll absorbs sunlight and converts carbon dioxide and water into glucose and oxygen.',
+  },
+  {
+    id: 'd2',
+    text: 'Volcanic eruptions release magma, ash and sulfur dioxide; lava flows cool into basalt rock on the slopes of the volcano.',
+  },
   { id: 'd3', text: 'Mitochondria produce ATP through oxidative phosphorylation, powering the metabolism of the cell.' },
   { id: 'd4', text: 'Medieval castles had moats, drawbridges and stone keeps to defend knights against siege engines.' },
   { id: 'd5', text: 'Neural networks learn their weights by gradient descent and backpropagation on training data.' },
@@ -69,7 +75,9 @@ describe('bench:peers smoke (every peer, tiny corpus)', () => {
   const embedder = localTextEmbedder();
 
   it('lists every peer of the issue, all of them installed', async () => {
-    expect(PEER_IDS).toEqual(expect.arrayContaining(['ragdesk', 'langchain-memory', 'langchain-hnswlib', 'vectra', 'orama', 'raw-hnswlib', 'raw-fts5']));
+    expect(PEER_IDS).toEqual(
+      expect.arrayContaining(['ragdesk', 'langchain-memory', 'langchain-hnswlib', 'vectra', 'orama', 'raw-hnswlib', 'raw-fts5']),
+    );
     expect(AVAILABLE.map((factory) => factory.info.id)).toEqual([...PEER_IDS]);
   });
 
@@ -84,7 +92,11 @@ describe('bench:peers smoke (every peer, tiny corpus)', () => {
     });
 
     it(`${id}: shared precomputed vectors in, right document first in every mode`, async () => {
-      const shared = await prepareSharedVectors(DOCUMENTS, QUERIES.map((query) => query.text), embedder);
+      const shared = await prepareSharedVectors(
+        DOCUMENTS,
+        QUERIES.map((query) => query.text),
+        embedder,
+      );
       const table = new Map<string, Float32Array>([...shared.chunks, ...shared.queries].map((item) => [item.text, item.vector]));
       const lookup: TextEmbedder = lookupEmbedder(shared.model, shared.dimensions, table, shared.fusionWeight);
       const peer = await factory.open({ dir: freshDir(), embedder: lookup, expectedChunks: shared.chunks.length });
@@ -118,7 +130,21 @@ describe('bench:peers smoke (every peer, tiny corpus)', () => {
       peakRssMiB: 100,
       diskBytes: 1000,
       persistMs: 0,
-      modes: [{ mode: 'vector', ndcg10, recall100: 1, mrr10: 1, qualityQueries: 1, ofQueries: 1, p50, p99: p50, mean: p50, cpuMs: p50 / 2, latencyQueries: 1 }],
+      modes: [
+        {
+          mode: 'vector',
+          ndcg10,
+          recall100: 1,
+          mrr10: 1,
+          qualityQueries: 1,
+          ofQueries: 1,
+          p50,
+          p99: p50,
+          mean: p50,
+          cpuMs: p50 / 2,
+          latencyQueries: 1,
+        },
+      ],
     });
     const rows = ratioRows([summary('ragdesk', 2, 1, 0.7), summary('other', 4, 4, 0.6)]);
     // A re-measured peer replaces its row, lands in peer order and clears its failure.
@@ -142,13 +168,55 @@ describe('bench:peers smoke (every peer, tiny corpus)', () => {
     expect(merged.summaries.map((entry) => entry.info.id)).toEqual(['ragdesk', 'orama']);
     expect(merged.failures).toEqual([]);
     expect(merged.merged?.map((entry) => entry.what)).toEqual(['scifact-shared ragdesk']);
-    expect(rows).toEqual([expect.objectContaining({ 'vs peer': 'other', mode: 'vector', 'ingest time': '0.50x', 'ingest CPU': '0.50x', p50: '0.25x', 'CPU/query': '0.25x', 'nDCG@10 diff': '+0.100' })]);
+    expect(rows).toEqual([
+      expect.objectContaining({
+        'vs peer': 'other',
+        mode: 'vector',
+        'ingest time': '0.50x',
+        'ingest CPU': '0.50x',
+        p50: '0.25x',
+        'CPU/query': '0.25x',
+        'nDCG@10 diff': '+0.100',
+      }),
+    ]);
   });
 
   it('the chart is one SVG with a line per series and no NaN coordinates', () => {
     const svg = chartSvg('t', [
-      { title: 'a', yLabel: 'y', series: [{ group: 'p1', points: [{ x: 10, y: 1 }, { x: 20, y: 100 }] }, { group: 'p2', dashed: true, points: [{ x: 10, y: 0.5 }, { x: 20, y: 0.7 }] }] },
-      { title: 'b', yLabel: 'y', series: [{ group: 'p1', points: [{ x: 10, y: 3 }, { x: 20, y: Number.NaN }] }] },
+      {
+        title: 'a',
+        yLabel: 'y',
+        series: [
+          {
+            group: 'p1',
+            points: [
+              { x: 10, y: 1 },
+              { x: 20, y: 100 },
+            ],
+          },
+          {
+            group: 'p2',
+            dashed: true,
+            points: [
+              { x: 10, y: 0.5 },
+              { x: 20, y: 0.7 },
+            ],
+          },
+        ],
+      },
+      {
+        title: 'b',
+        yLabel: 'y',
+        series: [
+          {
+            group: 'p1',
+            points: [
+              { x: 10, y: 3 },
+              { x: 20, y: Number.NaN },
+            ],
+          },
+        ],
+      },
     ]);
     expect(svg.startsWith('<svg')).toBe(true);
     expect(svg.trim().endsWith('</svg>')).toBe(true);

@@ -94,7 +94,15 @@ describe('ragdesk CLI commands', () => {
       { _id: 'd3', title: 'Bread', text: 'Yeast ferments flour so sourdough bread rises.' },
     ];
     writeFileSync(join(beir, 'corpus.jsonl'), corpus.map((doc) => JSON.stringify(doc)).join('\n'));
-    writeFileSync(join(beir, 'queries.jsonl'), [{ _id: 'q1', text: 'what makes tides' }, { _id: 'q2', text: 'how does lava erupt' }].map((q) => JSON.stringify(q)).join('\n'));
+    writeFileSync(
+      join(beir, 'queries.jsonl'),
+      [
+        { _id: 'q1', text: 'what makes tides' },
+        { _id: 'q2', text: 'how does lava erupt' },
+      ]
+        .map((q) => JSON.stringify(q))
+        .join('\n'),
+    );
     writeFileSync(join(beir, 'qrels', 'test.tsv'), 'query-id\tcorpus-id\tscore\nq1\td1\t1\nq2\td2\t1\n');
     const result = await run('eval', '--dataset', beir, '--mode', 'lexical');
     expect(result.code).toBe(0);

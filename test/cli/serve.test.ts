@@ -96,11 +96,17 @@ describe('ragdesk serve', () => {
   // The process test runs the compiled CLI: skipped (with this reason) when there is no build or it is
   // older than the sources, as in a checkout where `npm run build` has not run since the last edit.
   const compiled = resolve(ROOT, 'dist/adapters/cli/serve-command.js');
-  const fresh = existsSync(built) && existsSync(compiled) && statSync(compiled).mtimeMs >= statSync(resolve(ROOT, 'adapters/cli/serve-command.ts')).mtimeMs;
+  const fresh =
+    existsSync(built) &&
+    existsSync(compiled) &&
+    statSync(compiled).mtimeMs >= statSync(resolve(ROOT, 'adapters/cli/serve-command.ts')).mtimeMs;
   if (!fresh) console.log('skipping the ragdesk serve process test: dist/ is missing or older than adapters/cli (run npm run build)');
   it.skipIf(!fresh)('runs as a process: prints the URL, serves, and stops cleanly on SIGTERM (needs npm run build)', async () => {
     const temp = tempDir('ragdesk-serve-');
-    const child = spawn(process.execPath, [built, 'serve', '--port', '0', '--data-dir', temp.dir], { env: { PATH: process.env.PATH }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [built, 'serve', '--port', '0', '--data-dir', temp.dir], {
+      env: { PATH: process.env.PATH },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     try {
       let output = '';
       const origin = await new Promise<string>((resolvePromise, reject) => {

@@ -4,9 +4,18 @@ import { DOCUMENTS, openFixture, type Fixture } from '../http/fixture.js';
 import { OpenApiValidator } from '../http/openapi-validator.js';
 import { startServer, type RunningServer } from '../http/servers.js';
 
-interface AgentBody { id: string; handle: string | null; settings: Record<string, unknown> }
-interface QueryAnswer { answer: string; sources: unknown[] }
-interface ErrorBody { error: { code: string; details: { issues?: { path: string }[] } } }
+interface AgentBody {
+  id: string;
+  handle: string | null;
+  settings: Record<string, unknown>;
+}
+interface QueryAnswer {
+  answer: string;
+  sources: unknown[];
+}
+interface ErrorBody {
+  error: { code: string; details: { issues?: { path: string }[] } };
+}
 
 describe("the reference's agent fields on create and update", () => {
   let fixture: Fixture;
@@ -28,14 +37,38 @@ describe("the reference's agent fields on create and update", () => {
 
   it('accepts and stores them; PATCH with includeSources and restrictKnowledge is no longer a 400', async () => {
     const created = await api.post<AgentBody>('/api/agents', {
-      name: 'Support', description: 'd', tools: [{ type: 'datastore', datastoreId }],
-      handle: 'support-bot', useLanguageDetection: true, iconUrl: 'https://example.com/icon.png', interfaceConfig: { theme: 'dark' }, prompt: 'old prompt',
+      name: 'Support',
+      description: 'd',
+      tools: [{ type: 'datastore', datastoreId }],
+      handle: 'support-bot',
+      useLanguageDetection: true,
+      iconUrl: 'https://example.com/icon.png',
+      interfaceConfig: { theme: 'dark' },
+      prompt: 'old prompt',
     });
     expect(created.status).toBe(200);
-    expect(created.body).toMatchObject({ handle: 'support-bot', settings: { useLanguageDetection: true, iconUrl: 'https://example.com/icon.png', interfaceConfig: { theme: 'dark' }, prompt: 'old prompt' } });
-    const patched = await api.patch<AgentBody>(`/api/agents/${created.body.id}`, { description: 'd', includeSources: false, restrictKnowledge: true, useMarkdown: true });
+    expect(created.body).toMatchObject({
+      handle: 'support-bot',
+      settings: {
+        useLanguageDetection: true,
+        iconUrl: 'https://example.com/icon.png',
+        interfaceConfig: { theme: 'dark' },
+        prompt: 'old prompt',
+      },
+    });
+    const patched = await api.patch<AgentBody>(`/api/agents/${created.body.id}`, {
+      description: 'd',
+      includeSources: false,
+      restrictKnowledge: true,
+      useMarkdown: true,
+    });
     expect(patched.status).toBe(200);
-    expect(patched.body.settings).toMatchObject({ includeSources: false, restrictKnowledge: true, useMarkdown: true, useLanguageDetection: true });
+    expect(patched.body.settings).toMatchObject({
+      includeSources: false,
+      restrictKnowledge: true,
+      useMarkdown: true,
+      useLanguageDetection: true,
+    });
     const byHandle = await api.get<AgentBody>('/api/agents/@support-bot');
     expect(byHandle.body.id).toBe(created.body.id);
     expect(byHandle.body.settings).toEqual(patched.body.settings);
@@ -45,7 +78,8 @@ describe("the reference's agent fields on create and update", () => {
   });
 
   it('includeSources false answers without sources; restrictKnowledge and useMarkdown instruct the model', async () => {
-    const agent = (await api.post<AgentBody>('/api/agents', { name: 'Q', description: 'd', tools: [{ type: 'datastore', datastoreId }] })).body;
+    const agent = (await api.post<AgentBody>('/api/agents', { name: 'Q', description: 'd', tools: [{ type: 'datastore', datastoreId }] }))
+      .body;
     const withSources = await api.post<QueryAnswer>(`/api/agents/${agent.id}/query`, { query: 'What causes tides?' });
     expect(withSources.body.sources.length).toBeGreaterThan(0);
     const plainSystem = fixture.openai.chatRequests().at(-1)!.messages[0]!.content;

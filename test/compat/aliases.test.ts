@@ -4,7 +4,10 @@ import { DOCUMENTS, openFixture, type Fixture } from '../http/fixture.js';
 import { OpenApiValidator } from '../http/openapi-validator.js';
 import { startServer, type RunningServer, type ServerKind } from '../http/servers.js';
 
-interface Fragment { text: string; custom_id: string | null }
+interface Fragment {
+  text: string;
+  custom_id: string | null;
+}
 
 describe.each<ServerKind>(['node:http', 'express'])('reference route aliases on %s', (kind) => {
   let fixture: Fixture;
@@ -18,7 +21,8 @@ describe.each<ServerKind>(['node:http', 'express'])('reference route aliases on 
     server = await startServer(kind, fixture.handler);
     api = new ApiClient(server.origin, new OpenApiValidator(fixture.handler.openapi()), fixture.alice);
     datastoreId = (await api.post<{ id: string }>('/api/datastores', { name: 'Aliases' })).body.id;
-    agentId = (await api.post<{ id: string }>('/api/agents', { name: 'A', description: 'd', tools: [{ type: 'datastore', datastoreId }] })).body.id;
+    agentId = (await api.post<{ id: string }>('/api/agents', { name: 'A', description: 'd', tools: [{ type: 'datastore', datastoreId }] }))
+      .body.id;
   });
   afterAll(async () => {
     await server?.close();
@@ -29,7 +33,10 @@ describe.each<ServerKind>(['node:http', 'express'])('reference route aliases on 
     const upserted = await api.post<{ ids: string[] }>(`/datastores/upsert/${datastoreId}`, { documents: DOCUMENTS });
     expect(upserted.status).toBe(200);
     expect(upserted.body.ids).toHaveLength(3);
-    const updated = await api.post<{ id: string }>(`/datastores/update/${datastoreId}`, { id: upserted.body.ids[0], text: 'Tides rise twice a day at the harbour.' });
+    const updated = await api.post<{ id: string }>(`/datastores/update/${datastoreId}`, {
+      id: upserted.body.ids[0],
+      text: 'Tides rise twice a day at the harbour.',
+    });
     expect(updated.body).toEqual({ id: upserted.body.ids[0] });
     const viaAlias = await api.post<Fragment[]>(`/api/datastores/query/${datastoreId}`, { query: 'harbour tides', topK: 2 });
     const viaMain = await api.post<Fragment[]>(`/api/datastores/${datastoreId}/query`, { query: 'harbour tides', topK: 2 });
@@ -42,7 +49,9 @@ describe.each<ServerKind>(['node:http', 'express'])('reference route aliases on 
     const form = new FormData();
     form.append('file', new Blob(['Comets have tails of gas and dust.'], { type: 'text/markdown' }), 'comets.md');
     form.append('custom_id', 'tenant-9');
-    const uploaded = await api.call<{ name: string; custom_id: string | null }>('POST', `/datastores/file-upload/${datastoreId}`, { body: form });
+    const uploaded = await api.call<{ name: string; custom_id: string | null }>('POST', `/datastores/file-upload/${datastoreId}`, {
+      body: form,
+    });
     expect(uploaded.status).toBe(200);
     expect(uploaded.body).toMatchObject({ name: 'comets.md', custom_id: 'tenant-9' });
     const answer = await api.post<{ answer: string }>(`/agents/query/${agentId}`, { query: 'What causes tides?' });
@@ -93,14 +102,22 @@ describe('custom_id is the one spelling on the wire', () => {
       expect(created.body).toMatchObject({ custom_id: 'tenant-7', config: { custom_id: 'tenant-7' } });
       expect(created.body).not.toHaveProperty('customId');
       const id = created.body.id as string;
-      for (let i = 0; i < 100 && (await api.get<{ status: string }>(`/api/datasources/${id}`)).body.status !== 'synched'; i++) await new Promise((r) => setTimeout(r, 50));
+      for (let i = 0; i < 100 && (await api.get<{ status: string }>(`/api/datasources/${id}`)).body.status !== 'synched'; i++)
+        await new Promise((r) => setTimeout(r, 50));
       const listed = await api.get<Record<string, unknown>[]>(`/api/datasources?datastoreId=${datastoreId}`);
       expect(listed.body[0]).toMatchObject({ custom_id: 'tenant-7' });
       expect(listed.body[0]).not.toHaveProperty('customId');
-      const fragments = await api.post<Fragment[]>(`/api/datastores/${datastoreId}/query`, { query: 'glaciers valleys', filters: { custom_ids: ['tenant-7'] } });
+      const fragments = await api.post<Fragment[]>(`/api/datastores/${datastoreId}/query`, {
+        query: 'glaciers valleys',
+        filters: { custom_ids: ['tenant-7'] },
+      });
       expect(fragments.body[0]!.custom_id).toBe('tenant-7');
-      const agentId = (await api.post<{ id: string }>('/api/agents', { name: 'T', description: 'd', tools: [{ type: 'datastore', datastoreId }] })).body.id;
-      const answer = await api.post<{ sources: { custom_id: string | null }[] }>(`/api/agents/${agentId}/query`, { query: 'What do glaciers carve?' });
+      const agentId = (
+        await api.post<{ id: string }>('/api/agents', { name: 'T', description: 'd', tools: [{ type: 'datastore', datastoreId }] })
+      ).body.id;
+      const answer = await api.post<{ sources: { custom_id: string | null }[] }>(`/api/agents/${agentId}/query`, {
+        query: 'What do glaciers carve?',
+      });
       expect(answer.body.sources[0]!.custom_id).toBe('tenant-7');
       const document = JSON.stringify(fixture.handler.openapi());
       expect(document).not.toContain('customId');

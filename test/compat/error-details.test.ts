@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openFixture, type Fixture } from '../http/fixture.js';
 import { startServer, type RunningServer } from '../http/servers.js';
 
-interface ErrorBody { error: { code: string; message: string; details: unknown } }
+interface ErrorBody {
+  error: { code: string; message: string; details: unknown };
+}
 
 describe('every error body carries details (an object)', () => {
   let fixture: Fixture;

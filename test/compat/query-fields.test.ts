@@ -6,8 +6,16 @@ import { DOCUMENTS, openFixture, type Fixture } from '../http/fixture.js';
 import { OpenApiValidator } from '../http/openapi-validator.js';
 import { startServer, type RunningServer } from '../http/servers.js';
 
-interface QueryAnswer { answer: string; conversationId: string; visitorId: string; warnings: string[]; sources: { datasource_name: string }[] }
-interface ErrorBody { error: { code: string; details: { issues?: { path: string }[] } } }
+interface QueryAnswer {
+  answer: string;
+  conversationId: string;
+  visitorId: string;
+  warnings: string[];
+  sources: { datasource_name: string }[];
+}
+interface ErrorBody {
+  error: { code: string; details: { issues?: { path: string }[] } };
+}
 
 describe('agent query accepts the fields the reference clients send', () => {
   let fixture: Fixture;
@@ -29,7 +37,10 @@ describe('agent query accepts the fields the reference clients send', () => {
       await api.post<{ id: string }>('/api/agents', {
         name: 'Both',
         description: 'd',
-        tools: [{ type: 'datastore', datastoreId: tides }, { type: 'datastore', datastoreId: bread }],
+        tools: [
+          { type: 'datastore', datastoreId: tides },
+          { type: 'datastore', datastoreId: bread },
+        ],
       })
     ).body.id;
   });
@@ -40,32 +51,51 @@ describe('agent query accepts the fields the reference clients send', () => {
 
   it('null and "" ids mean absent; channel and empty attachments are accepted without a warning', async () => {
     const first = await api.post<QueryAnswer>(`/api/agents/${agentId}/query`, {
-      query: 'hi', visitorId: null, conversationId: 'ckz9w8x7y0000abcdxyz12345', channel: 'website', attachments: [],
+      query: 'hi',
+      visitorId: null,
+      conversationId: 'ckz9w8x7y0000abcdxyz12345',
+      channel: 'website',
+      attachments: [],
     });
     expect(first.status).toBe(200);
     expect(first.body.conversationId).toBe('ckz9w8x7y0000abcdxyz12345');
     expect(first.body.warnings.filter((warning) => warning.startsWith('ignored'))).toEqual([]);
-    const empty = await api.post<QueryAnswer>(`/api/agents/${agentId}/query`, { query: 'x', visitorId: '', conversationId: '', contactId: null, formId: '' });
+    const empty = await api.post<QueryAnswer>(`/api/agents/${agentId}/query`, {
+      query: 'x',
+      visitorId: '',
+      conversationId: '',
+      contactId: null,
+      formId: '',
+    });
     expect(empty.status).toBe(200);
     expect(empty.body.conversationId).not.toBe(first.body.conversationId);
   });
 
   it('fields with no meaning here are reported once in warnings', async () => {
     const response = await api.post<QueryAnswer>(`/api/agents/${agentId}/query`, {
-      query: 'hi', isDraft: true, truncateQuery: true, attachmentsForAI: ['ckz9w8x7y0000abcdxyz12345'], images: ['https://example.com/a.png'],
-      toolsConfig: { ckz9w8x7y0000abcdxyz12345: { x: 1 } }, formId: 'ckz9w8x7y0000abcdxyz12345', contactId: 'ckz9w8x7y0000abcdxyz12345',
+      query: 'hi',
+      isDraft: true,
+      truncateQuery: true,
+      attachmentsForAI: ['ckz9w8x7y0000abcdxyz12345'],
+      images: ['https://example.com/a.png'],
+      toolsConfig: { ckz9w8x7y0000abcdxyz12345: { x: 1 } },
+      formId: 'ckz9w8x7y0000abcdxyz12345',
+      contactId: 'ckz9w8x7y0000abcdxyz12345',
       contact: { email: 'ada@example.com' },
     });
     expect(response.status).toBe(200);
     const ignored = response.body.warnings.filter((warning) => warning.startsWith('ignored'));
     expect(ignored).toHaveLength(1);
-    for (const field of ['attachmentsForAI', 'images', 'isDraft', 'truncateQuery', 'toolsConfig', 'formId', 'contactId']) expect(ignored[0]).toContain(field);
+    for (const field of ['attachmentsForAI', 'images', 'isDraft', 'truncateQuery', 'toolsConfig', 'formId', 'contactId'])
+      expect(ignored[0]).toContain(field);
     expect(ignored[0]).not.toContain('contact,');
   });
 
   it('contact is stored with the new conversation', async () => {
     const response = await api.post<QueryAnswer>(`/api/agents/${agentId}/query`, {
-      query: 'hi', conversationId: 'ckz9w8x7y0000contact000001', contact: { email: 'ada@example.com', firstName: 'Ada', conversationId: 'x' },
+      query: 'hi',
+      conversationId: 'ckz9w8x7y0000contact000001',
+      contact: { email: 'ada@example.com', firstName: 'Ada', conversationId: 'x' },
     });
     expect(response.status).toBe(200);
     const db = new Database(join(fixture.dir, 'ragdesk.db'), { readonly: true });
@@ -91,7 +121,10 @@ describe('agent query accepts the fields the reference clients send', () => {
   });
 
   it('filters.datastore_ids narrows the agent to those datastores; one it does not read is 403', async () => {
-    const narrowed = await api.post<QueryAnswer>(`/api/agents/${agentId}/query`, { query: 'What makes sourdough bread rise?', filters: { datastore_ids: [tides] } });
+    const narrowed = await api.post<QueryAnswer>(`/api/agents/${agentId}/query`, {
+      query: 'What makes sourdough bread rise?',
+      filters: { datastore_ids: [tides] },
+    });
     expect(narrowed.status).toBe(200);
     expect(narrowed.body.sources.map((source) => source.datasource_name)).toEqual(['tides.md']);
     const other = (await api.post<{ id: string }>('/api/datastores', { name: 'Other' })).body.id;

@@ -84,7 +84,10 @@ describe('the reference chat client against ragdesk serve --demo --cors', () => 
     expect(preflight.headers.get('access-control-allow-origin')).toBe(PAGE);
     expect(preflight.headers.get('access-control-allow-methods')).toContain('POST');
     expect(preflight.headers.get('access-control-allow-headers')).toContain('content-type');
-    const stranger = await fetch(endpoint, { method: 'OPTIONS', headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'POST' } });
+    const stranger = await fetch(endpoint, {
+      method: 'OPTIONS',
+      headers: { Origin: 'https://evil.example', 'Access-Control-Request-Method': 'POST' },
+    });
     expect(stranger.status).toBe(403);
     expect(stranger.headers.get('access-control-allow-origin')).toBeNull();
   });
@@ -93,10 +96,22 @@ describe('the reference chat client against ragdesk serve --demo --cors', () => 
     // 1. A new visitor: the hook's state has empty ids, so it sends '' for the visitor and a fresh cuid.
     const conversationId = cuidLike();
     const first = checkTurn(
-      await sendChatMessage(endpoint, {
-        streaming: true, query: 'How do I run the tests?', visitorId: '', conversationId, channel: 'website',
-        attachments: [], isDraft: undefined, contact: undefined, context: undefined, attachmentsForAI: [],
-      }, PAGE),
+      await sendChatMessage(
+        endpoint,
+        {
+          streaming: true,
+          query: 'How do I run the tests?',
+          visitorId: '',
+          conversationId,
+          channel: 'website',
+          attachments: [],
+          isDraft: undefined,
+          contact: undefined,
+          context: undefined,
+          attachmentsForAI: [],
+        },
+        PAGE,
+      ),
     );
     // A visitor never names a new conversation (nobody can claim an id meant for someone else): the
     // answer carries a fresh id, which the hook stores and sends from then on.
@@ -108,16 +123,29 @@ describe('the reference chat client against ragdesk serve --demo --cors', () => 
 
     // The widget's first message when the visitor id was cleared: null, as the issue's curl sends it.
     const nulls = checkTurn(
-      await sendChatMessage(endpoint, { streaming: true, query: 'hi', visitorId: null, conversationId: cuidLike(), channel: 'website', attachments: [] }, PAGE),
+      await sendChatMessage(
+        endpoint,
+        { streaming: true, query: 'hi', visitorId: null, conversationId: cuidLike(), channel: 'website', attachments: [] },
+        PAGE,
+      ),
     );
     expect(nulls.conversationId).not.toBe(conversationId);
 
     // 2. The hook stores the returned ids and sends them with the next message.
     const second = checkTurn(
-      await sendChatMessage(endpoint, {
-        streaming: true, query: 'And how do I build it?', visitorId: first.visitorId, conversationId: first.conversationId,
-        channel: 'website', attachments: [], attachmentsForAI: [],
-      }, PAGE),
+      await sendChatMessage(
+        endpoint,
+        {
+          streaming: true,
+          query: 'And how do I build it?',
+          visitorId: first.visitorId,
+          conversationId: first.conversationId,
+          channel: 'website',
+          attachments: [],
+          attachmentsForAI: [],
+        },
+        PAGE,
+      ),
     );
     expect(second.conversationId).toBe(first.conversationId);
     expect(second.visitorId).toBe(first.visitorId);
@@ -127,11 +155,19 @@ describe('the reference chat client against ragdesk serve --demo --cors', () => 
 
     // 3. A file attached to the message: uploaded first, then sent as {name, url, size, mimeType}.
     const third = checkTurn(
-      await sendChatMessage(endpoint, {
-        streaming: true, query: 'What does my checklist say?', visitorId: first.visitorId, conversationId: first.conversationId,
-        channel: 'website', attachments: [{ name: 'notes.txt', url: `${filesOrigin}/uploads/notes.txt`, size: NOTES.length, mimeType: 'text/plain' }],
-        attachmentsForAI: [],
-      }, PAGE),
+      await sendChatMessage(
+        endpoint,
+        {
+          streaming: true,
+          query: 'What does my checklist say?',
+          visitorId: first.visitorId,
+          conversationId: first.conversationId,
+          channel: 'website',
+          attachments: [{ name: 'notes.txt', url: `${filesOrigin}/uploads/notes.txt`, size: NOTES.length, mimeType: 'text/plain' }],
+          attachmentsForAI: [],
+        },
+        PAGE,
+      ),
     );
     expect(third.conversationId).toBe(first.conversationId);
     const sent = chat.requests.at(-1)!.messages.at(-1)!.content;
@@ -159,10 +195,18 @@ describe('the reference chat client against ragdesk serve --demo --cors', () => 
 
     // A missing upload is a warning in the response, not a failed message.
     const missing = checkTurn(
-      await sendChatMessage(endpoint, {
-        streaming: true, query: 'And this one?', visitorId: first.visitorId, conversationId: first.conversationId, channel: 'website',
-        attachments: [{ name: 'gone.txt', url: `${filesOrigin}/uploads/gone.txt`, size: 1, mimeType: 'text/plain' }],
-      }, PAGE),
+      await sendChatMessage(
+        endpoint,
+        {
+          streaming: true,
+          query: 'And this one?',
+          visitorId: first.visitorId,
+          conversationId: first.conversationId,
+          channel: 'website',
+          attachments: [{ name: 'gone.txt', url: `${filesOrigin}/uploads/gone.txt`, size: 1, mimeType: 'text/plain' }],
+        },
+        PAGE,
+      ),
     );
     expect(missing.warnings.join(' ')).toContain('"gone.txt" could not be read');
   });
@@ -173,7 +217,9 @@ describe('the reference chat client against ragdesk serve --demo --cors', () => 
     expect(response.headers.get('access-control-allow-origin')).toBe(PAGE);
     const body = (await response.json()) as { error: { code: string; details: unknown } };
     expect(body.error).toMatchObject({ code: 'unauthorized', details: {} });
-    const keyed = await fetch(`${service.origin}/api/datastores`, { headers: { Origin: PAGE, authorization: `Bearer ${service.createdKey}` } });
+    const keyed = await fetch(`${service.origin}/api/datastores`, {
+      headers: { Origin: PAGE, authorization: `Bearer ${service.createdKey}` },
+    });
     expect(keyed.status).toBe(200);
   });
 });
@@ -193,12 +239,17 @@ describe('ragdesk serve CORS settings', () => {
       try {
         const response = await fetch(`${none.origin}/api/openapi.json`, { headers: { Origin: 'https://anything.example' } });
         expect(response.headers.get('access-control-allow-origin')).toBeNull();
-        const options = await fetch(`${none.origin}/api/openapi.json`, { method: 'OPTIONS', headers: { Origin: 'https://a.example', 'Access-Control-Request-Method': 'GET' } });
+        const options = await fetch(`${none.origin}/api/openapi.json`, {
+          method: 'OPTIONS',
+          headers: { Origin: 'https://a.example', 'Access-Control-Request-Method': 'GET' },
+        });
         expect(options.status).toBe(405);
       } finally {
         await none.close();
       }
-      await expect(startService(parseServeArgs(['--port', '0', '--data-dir', temp.dir, '--cors', 'example.com/path'], ROOT), recordingIo())).rejects.toThrow(/--cors/);
+      await expect(
+        startService(parseServeArgs(['--port', '0', '--data-dir', temp.dir, '--cors', 'example.com/path'], ROOT), recordingIo()),
+      ).rejects.toThrow(/--cors/);
     } finally {
       temp.remove();
     }

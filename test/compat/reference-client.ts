@@ -49,9 +49,9 @@ export function sendChatMessage(url: string, body: Record<string, unknown>, orig
         return opened;
       },
     });
-    source.addEventListener('answer', (event) => (answer += decodeURIComponent(event.data)));
-    source.addEventListener('endpoint_response', (event) => (endpointResponse += decodeURIComponent(event.data)));
-    source.onmessage = (event) => {
+    source.addEventListener('answer', (event: { data: string }) => (answer += decodeURIComponent(event.data)));
+    source.addEventListener('endpoint_response', (event: { data: string }) => (endpointResponse += decodeURIComponent(event.data)));
+    source.onmessage = (event: { data: string }) => {
       if (event.data === '[DONE]') settle(true);
       else if (event.data.startsWith('[ERROR]')) settle(false, event.data.slice('[ERROR]'.length));
     };

@@ -47,7 +47,9 @@ describe.each(SETUPS)('fragment scores on one 0..1 similarity scale ($name)', (s
     expect(top.fusion_score).toBeLessThanOrEqual(1.3 + 1e-9);
     expect(top.vector_score).toBeCloseTo(top.score, 5);
     expect(top.lexical_score).toBeGreaterThan(0);
-    expect(byMode.hybrid!.map((fragment) => fragment.fusion_score)).toEqual([...byMode.hybrid!.map((fragment) => fragment.fusion_score)].sort((a, b) => b! - a!));
+    expect(byMode.hybrid!.map((fragment) => fragment.fusion_score)).toEqual(
+      [...byMode.hybrid!.map((fragment) => fragment.fusion_score)].sort((a, b) => b! - a!),
+    );
     expect(byMode.vector![0]).toMatchObject({ lexical_score: null, fusion_score: null });
     expect(byMode.lexical![0]).toMatchObject({ vector_score: null, fusion_score: null });
     // The reported score is no longer the tiny fusion value a similarity threshold would drop.
@@ -59,7 +61,9 @@ describe.each(SETUPS)('fragment scores on one 0..1 similarity scale ($name)', (s
     expect(hit!.text).toContain('zorblax');
     expect(hit!.vector_score).toBeNull();
     expect(hit!.score).toBeGreaterThan(0);
-    const [viaVector] = (await datastore.query({ query: 'zorblax', topK: 5, mode: 'vector' })).filter((fragment) => fragment.chunk_id === hit!.chunk_id);
+    const [viaVector] = (await datastore.query({ query: 'zorblax', topK: 5, mode: 'vector' })).filter(
+      (fragment) => fragment.chunk_id === hit!.chunk_id,
+    );
     if (viaVector) expect(hit!.score).toBeCloseTo(viaVector.score, 5);
   });
 });

@@ -142,7 +142,9 @@ describe('the offline answerer, cut anywhere', () => {
           const plain = await ragdesk.agents.query(agent.id, { query: 'What do lighthouse keepers write in the logbook?' });
           const deltas: string[] = [];
           let final: { answer: string } | undefined;
-          for await (const event of await ragdesk.agents.openStream(agent.id, { query: 'What do lighthouse keepers write in the logbook?' })) {
+          for await (const event of await ragdesk.agents.openStream(agent.id, {
+            query: 'What do lighthouse keepers write in the logbook?',
+          })) {
             if (event.type === 'answer') deltas.push(event.delta);
             else final = event.response;
           }

@@ -6,7 +6,9 @@ import { OpenApiValidator } from '../http/openapi-validator.js';
 import { startServer, type RunningServer } from '../http/servers.js';
 import { countingEmbeddings, SETUPS, tempDir } from '../helpers/setups.js';
 
-interface ErrorBody { error: { code: string; message: string; details: { issues?: { path: string }[] } } }
+interface ErrorBody {
+  error: { code: string; message: string; details: { issues?: { path: string }[] } };
+}
 
 describe('upsert with document ids (HTTP)', () => {
   let fixture: Fixture;
@@ -26,9 +28,13 @@ describe('upsert with document ids (HTTP)', () => {
   });
 
   it('the same id twice updates one document instead of creating two', async () => {
-    const first = await api.post<{ ids: string[] }>(`/api/datastores/upsert/${datastoreId}`, { documents: [{ id: 'my-doc-1', text: 'Otters hold hands while sleeping.' }] });
+    const first = await api.post<{ ids: string[] }>(`/api/datastores/upsert/${datastoreId}`, {
+      documents: [{ id: 'my-doc-1', text: 'Otters hold hands while sleeping.' }],
+    });
     expect(first.body.ids).toEqual(['my-doc-1']);
-    const second = await api.post<{ ids: string[] }>(`/api/datastores/upsert/${datastoreId}`, { documents: [{ id: 'my-doc-1', text: 'Otters hold hands while they sleep on the water.', name: 'otters' }] });
+    const second = await api.post<{ ids: string[] }>(`/api/datastores/upsert/${datastoreId}`, {
+      documents: [{ id: 'my-doc-1', text: 'Otters hold hands while they sleep on the water.', name: 'otters' }],
+    });
     expect(second.body.ids).toEqual(['my-doc-1']);
     const listed = await api.get<{ id: string; name: string }[]>(`/api/datasources?datastoreId=${datastoreId}`);
     expect(listed.body.map((datasource) => [datasource.id, datasource.name])).toEqual([['my-doc-1', 'otters']]);
@@ -42,13 +48,27 @@ describe('upsert with document ids (HTTP)', () => {
     expect(taken.status).toBe(409);
     expect(taken.text).not.toContain(datastoreId);
     const bobStore = (await api.post<{ id: string }>('/api/datastores', { name: 'Bob' }, { key: fixture.bob })).body.id;
-    const foreign = await api.post<ErrorBody>(`/api/datastores/upsert/${bobStore}`, { documents: [{ id: 'my-doc-1', text: 'x' }] }, { key: fixture.bob });
+    const foreign = await api.post<ErrorBody>(
+      `/api/datastores/upsert/${bobStore}`,
+      { documents: [{ id: 'my-doc-1', text: 'x' }] },
+      { key: fixture.bob },
+    );
     expect(foreign.status).toBe(409);
     expect(foreign.text).not.toContain(datastoreId);
-    const bad = await api.post<ErrorBody>(`/api/datastores/upsert/${datastoreId}`, { documents: [{ id: '../etc', text: 'x' }, { id: 'a'.repeat(101), text: 'y' }] });
+    const bad = await api.post<ErrorBody>(`/api/datastores/upsert/${datastoreId}`, {
+      documents: [
+        { id: '../etc', text: 'x' },
+        { id: 'a'.repeat(101), text: 'y' },
+      ],
+    });
     expect(bad.status).toBe(400);
     expect(bad.body.error.details.issues?.map((issue) => issue.path)).toEqual(['documents.0.id', 'documents.1.id']);
-    const twice = await api.post<ErrorBody>(`/api/datastores/upsert/${datastoreId}`, { documents: [{ id: 'dup', text: 'x' }, { id: 'dup', text: 'y' }] });
+    const twice = await api.post<ErrorBody>(`/api/datastores/upsert/${datastoreId}`, {
+      documents: [
+        { id: 'dup', text: 'x' },
+        { id: 'dup', text: 'y' },
+      ],
+    });
     expect(twice.status).toBe(400);
   });
 });
@@ -60,7 +80,10 @@ describe.each(SETUPS)('upsert by id re-embeds only changed chunks ($name)', (set
     const ragdesk = setup.open(temp.dir, embeddings);
     try {
       const datastore = await ragdesk.datastores.create({ name: 'chunks' });
-      const paragraphs = Array.from({ length: 6 }, (_, i) => `Paragraph ${i}: ${'lighthouse keepers log the weather every hour. '.repeat(40)}`);
+      const paragraphs = Array.from(
+        { length: 6 },
+        (_, i) => `Paragraph ${i}: ${'lighthouse keepers log the weather every hour. '.repeat(40)}`,
+      );
       await datastore.upsert([{ id: 'handbook', text: paragraphs.join('\n\n') }]);
       const embeddedFirst = embeddings.texts.length;
       expect(embeddedFirst).toBeGreaterThan(2);

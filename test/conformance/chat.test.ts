@@ -9,7 +9,8 @@ let server: OpenAIServer;
 beforeAll(async () => {
   // A long answer streamed slowly, so an abort always lands while the server is still writing.
   server = await startOpenAIServer({
-    reply: (body) => `Jupiter has the largest moons. ${'Ganymede, Callisto, Io and Europa orbit it. '.repeat(8)}(${body.messages.length} messages)`,
+    reply: (body) =>
+      `Jupiter has the largest moons. ${'Ganymede, Callisto, Io and Europa orbit it. '.repeat(8)}(${body.messages.length} messages)`,
     interTokenDelayMs: 2,
   });
 });

@@ -57,7 +57,10 @@ afterAll(async () => {
   await pglite?.close();
 });
 // (PGlite's database lives in memory and goes with the server; the server run drops its schema.)
-describeStoreConformance('postgres (PGlite over the wire)', postgresHarness(() => pglite!.pool));
+describeStoreConformance(
+  'postgres (PGlite over the wire)',
+  postgresHarness(() => pglite!.pool),
+);
 
 const serverUrl = serverPostgresUrl('postgres store conformance on a server');
 if (serverUrl !== undefined) {

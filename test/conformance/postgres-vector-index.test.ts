@@ -102,9 +102,23 @@ class StoreMirroredIndex implements VectorIndex {
       this.docs.set(docId, { datastoreId, suiteSource, entries: new Map(group.map((entry) => [entry.id, entry])) });
       for (const entry of group) this.homesOf(datastoreId).set(entry.id, docId);
       await this.store.createDatasource({
-        id: docId, datastoreId, type: 'text', name: docId, status: 'synched', groupId: null, customId: null,
-        config: {}, metadata: {}, error: null, contentHash: null, nbChunks: 0, nbTokens: 0, textSize: 0,
-        createdAt: EPOCH, updatedAt: EPOCH, lastSynch: null,
+        id: docId,
+        datastoreId,
+        type: 'text',
+        name: docId,
+        status: 'synched',
+        groupId: null,
+        customId: null,
+        config: {},
+        metadata: {},
+        error: null,
+        contentHash: null,
+        nbChunks: 0,
+        nbTokens: 0,
+        textSize: 0,
+        createdAt: EPOCH,
+        updatedAt: EPOCH,
+        lastSynch: null,
       });
       await this.rewrite(docId);
     }
@@ -114,8 +128,14 @@ class StoreMirroredIndex implements VectorIndex {
     const { datastoreId } = collection;
     if ((await this.store.getDatastore(datastoreId)) === null) {
       await this.store.createDatastore({
-        id: datastoreId, ownerId: null, name: datastoreId, description: '', embeddingModel: collection.model,
-        embeddingDimensions: collection.dimensions, createdAt: EPOCH, updatedAt: EPOCH,
+        id: datastoreId,
+        ownerId: null,
+        name: datastoreId,
+        description: '',
+        embeddingModel: collection.model,
+        embeddingDimensions: collection.dimensions,
+        createdAt: EPOCH,
+        updatedAt: EPOCH,
       });
     }
     // The store is the source of truth: make it hold what the suite's source holds.
@@ -133,7 +153,10 @@ class StoreMirroredIndex implements VectorIndex {
 
   async upsert(datastoreId: string, entries: readonly IndexEntry[], sequence: number): Promise<void> {
     if ((await this.store.getDatastore(datastoreId)) !== null) {
-      await this.take(datastoreId, entries.map((entry) => entry.id));
+      await this.take(
+        datastoreId,
+        entries.map((entry) => entry.id),
+      );
       await this.add(datastoreId, entries);
     }
     await this.index.upsert(datastoreId, entries, sequence);

@@ -30,21 +30,15 @@ function sqliteHarness() {
       return sqliteStore({ path: path() });
     },
     inspect: {
-      chunkRows: (datasourceId: string) =>
-        count('SELECT count(*) AS count FROM chunks WHERE datasource_id = ?', datasourceId),
-      datasourceRows: (datastoreId: string) =>
-        count('SELECT count(*) AS count FROM datasources WHERE datastore_id = ?', datastoreId),
+      chunkRows: (datasourceId: string) => count('SELECT count(*) AS count FROM chunks WHERE datasource_id = ?', datasourceId),
+      datasourceRows: (datastoreId: string) => count('SELECT count(*) AS count FROM datasources WHERE datastore_id = ?', datastoreId),
       // No textIndexRows: the lexical index lives in memory (adapters/sqlite/lexical-index.ts); the
       // search cases of the suite check that deleted text is no longer found.
-      fileRows: (datasourceId: string) =>
-        count('SELECT count(*) AS count FROM datasource_files WHERE datasource_id = ?', datasourceId),
+      fileRows: (datasourceId: string) => count('SELECT count(*) AS count FROM datasource_files WHERE datasource_id = ?', datasourceId),
       jobRows: (datasourceId: string) => count('SELECT count(*) AS count FROM jobs WHERE datasource_id = ?', datasourceId),
-      statusEventRows: (datasourceId: string) =>
-        count('SELECT count(*) AS count FROM status_events WHERE datasource_id = ?', datasourceId),
-      conversationRows: (agentId: string) =>
-        count('SELECT count(*) AS count FROM conversations WHERE agent_id = ?', agentId),
-      messageRows: (conversationId: string) =>
-        count('SELECT count(*) AS count FROM messages WHERE conversation_id = ?', conversationId),
+      statusEventRows: (datasourceId: string) => count('SELECT count(*) AS count FROM status_events WHERE datasource_id = ?', datasourceId),
+      conversationRows: (agentId: string) => count('SELECT count(*) AS count FROM conversations WHERE agent_id = ?', agentId),
+      messageRows: (conversationId: string) => count('SELECT count(*) AS count FROM messages WHERE conversation_id = ?', conversationId),
     },
     async cleanup() {
       if (dir !== undefined) rmSync(dir, { recursive: true, force: true });

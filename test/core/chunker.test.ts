@@ -1,7 +1,14 @@
 import { createHash } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { RagdeskError } from '../../src/errors.js';
-import { chunkSections, chunkSectionsYielding, cl100kTokenizer, cleanText, type TextChunk, type Tokenizer } from '../../src/ingest/index.js';
+import {
+  chunkSections,
+  chunkSectionsYielding,
+  cl100kTokenizer,
+  cleanText,
+  type TextChunk,
+  type Tokenizer,
+} from '../../src/ingest/index.js';
 import type { LoadedSection } from '../../src/ports/loader.js';
 
 const tokenizer = cl100kTokenizer();
@@ -9,9 +16,39 @@ const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[
 
 /** A deterministic pseudo-English text: sentences of 6–20 words, paragraphs of 2–6 sentences. */
 function prose(paragraphs: number, seed = 7): string {
-  const words = ['the', 'index', 'stores', 'vectors', 'for', 'every', 'chunk', 'and', 'retrieval', 'ranks', 'them',
-    'by', 'similarity', 'while', 'lexical', 'search', 'finds', 'exact', 'terms', 'in', 'documents', 'agents', 'answer',
-    'questions', 'with', 'sources', 'quoted', 'from', 'pages', 'of', 'reports'];
+  const words = [
+    'the',
+    'index',
+    'stores',
+    'vectors',
+    'for',
+    'every',
+    'chunk',
+    'and',
+    'retrieval',
+    'ranks',
+    'them',
+    'by',
+    'similarity',
+    'while',
+    'lexical',
+    'search',
+    'finds',
+    'exact',
+    'terms',
+    'in',
+    'documents',
+    'agents',
+    'answer',
+    'questions',
+    'with',
+    'sources',
+    'quoted',
+    'from',
+    'pages',
+    'of',
+    'reports',
+  ];
   let state = seed;
   const next = (n: number) => {
     state = (state * 1103515245 + 12345) % 2 ** 31;
@@ -60,7 +97,12 @@ describe('chunkSections', () => {
     expect(chunkSections('')).toEqual([]);
     expect(chunkSections(' \n\n\t  ')).toEqual([]);
     expect(chunkSections([])).toEqual([]);
-    expect(chunkSections([{ text: '  ', pageNumber: 1 }, { text: '\n', pageNumber: 2 }])).toEqual([]);
+    expect(
+      chunkSections([
+        { text: '  ', pageNumber: 1 },
+        { text: '\n', pageNumber: 2 },
+      ]),
+    ).toEqual([]);
   });
 
   it('keeps a short text whole, trimmed, with its offset and hash', () => {
@@ -91,7 +133,12 @@ describe('chunkSections', () => {
 
   it('never exceeds chunkSize and covers the whole text', () => {
     const text = prose(40);
-    for (const [chunkSize, overlap] of [[16, 0], [64, 16], [200, 40], [512, 64]] as const) {
+    for (const [chunkSize, overlap] of [
+      [16, 0],
+      [64, 16],
+      [200, 40],
+      [512, 64],
+    ] as const) {
       const chunks = chunkSections(text, { chunkSize, overlap });
       expect(chunks.length).toBeGreaterThan(1);
       expectValidChunks(text, chunks, chunkSize);
@@ -202,7 +249,10 @@ describe('chunkSections', () => {
   });
 
   it('is deterministic, and hashes depend only on the text', () => {
-    const sections: LoadedSection[] = [{ text: prose(20, 9), pageNumber: 1 }, { text: prose(20, 10), pageNumber: 2 }];
+    const sections: LoadedSection[] = [
+      { text: prose(20, 9), pageNumber: 1 },
+      { text: prose(20, 10), pageNumber: 2 },
+    ];
     const first = chunkSections(sections, { chunkSize: 100, overlap: 20 });
     expect(chunkSections(sections, { chunkSize: 100, overlap: 20 })).toEqual(first);
     for (const chunk of first) expect(chunk.hash).toBe(createHash('sha256').update(chunk.text).digest('hex'));
@@ -237,7 +287,9 @@ describe('chunkSections', () => {
 
 describe('cleanText', () => {
   it('normalises newlines, strips controls, collapses spaces and blank lines, trims', () => {
-    expect(cleanText('\u0000 a\r\nb\rc \u0007 d\u00a0\u00a0 e\t\tf  \n\n\n\n\ng \u000c h\u0085i \ufeff')).toBe('a\nb\nc d e\t\tf\n\ng\n\nh\ni');
+    expect(cleanText('\u0000 a\r\nb\rc \u0007 d\u00a0\u00a0 e\t\tf  \n\n\n\n\ng \u000c h\u0085i \ufeff')).toBe(
+      'a\nb\nc d e\t\tf\n\ng\n\nh\ni',
+    );
   });
 
   it('keeps emoji sequences and tabs', () => {

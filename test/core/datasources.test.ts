@@ -89,7 +89,7 @@ describe('datasources on the embedded default', () => {
     const done = await ragdesk.datasources.waitUntilSettled(created.id);
     expect(done).toMatchObject({ status: 'synched', name: 'sample.pdf', customId: 'tenant-1', error: null });
     expect(done.config.total_pages).toBe(3);
-    const [top] = await datastore.query({ query: PLANTED.pdfPages[1]!, topK: 1, filters: { custom_ids: ['tenant-1'] } });
+    const [top] = await datastore.query({ query: PLANTED.pdfPages[1], topK: 1, filters: { custom_ids: ['tenant-1'] } });
     expect(top?.datasource_id).toBe(created.id);
     expect(top?.page_number).toBe(2);
     const history = (await ragdesk.datasources.history(created.id)).map((event) => event.to);
@@ -98,7 +98,11 @@ describe('datasources on the embedded default', () => {
 
   it('repeats the CSV header row at the top of every chunk', async () => {
     const datastore = await ragdesk.datastores.create({ name: 'csv' });
-    const created = await ragdesk.datasources.create({ type: 'file', datastoreId: datastore.id, file: { bytes: FIXTURES['sample.csv']!, fileName: 'people.csv' } });
+    const created = await ragdesk.datasources.create({
+      type: 'file',
+      datastoreId: datastore.id,
+      file: { bytes: FIXTURES['sample.csv']!, fileName: 'people.csv' },
+    });
     const done = await ragdesk.datasources.waitUntilSettled(created.id);
     expect(done.status).toBe('synched');
     expect(done.nbChunks).toBeGreaterThan(1);
@@ -119,19 +123,29 @@ describe('datasources on the embedded default', () => {
     try {
       const other = await small.datastores.create({ name: 'small' });
       await expect(
-        small.datasources.create({ type: 'file', datastoreId: other.id, file: { bytes: new Uint8Array(200).fill(0x61), fileName: 'big.txt' } }),
+        small.datasources.create({
+          type: 'file',
+          datastoreId: other.id,
+          file: { bytes: new Uint8Array(200).fill(0x61), fileName: 'big.txt' },
+        }),
       ).rejects.toMatchObject({ code: 'payload_too_large' });
       expect(await small.datasources.list(other.id)).toEqual([]);
     } finally {
       await small.close();
     }
     expect(await ragdesk.datasources.list(datastore.id)).toEqual([]);
-    await expect(ragdesk.datasources.create({ type: 'web_page', datastoreId: datastore.id, config: { source_url: 'file:///etc/passwd' } })).rejects.toMatchObject({ code: 'invalid_request' });
+    await expect(
+      ragdesk.datasources.create({ type: 'web_page', datastoreId: datastore.id, config: { source_url: 'file:///etc/passwd' } }),
+    ).rejects.toMatchObject({ code: 'invalid_request' });
   });
 
   it('syncs a web page and names it after its title', async () => {
     const datastore = await ragdesk.datastores.create({ name: 'web' });
-    const created = await ragdesk.datasources.create({ type: 'web_page', datastoreId: datastore.id, config: { source_url: `${server.origin}/b` } });
+    const created = await ragdesk.datasources.create({
+      type: 'web_page',
+      datastoreId: datastore.id,
+      config: { source_url: `${server.origin}/b` },
+    });
     const done = await ragdesk.datasources.waitUntilSettled(created.id);
     expect(done).toMatchObject({ status: 'synched', name: 'Beta' });
     const [top] = await datastore.query({ query: 'BETASITE-22 volcanoes', topK: 1 });
@@ -143,7 +157,11 @@ describe('datasources on the embedded default', () => {
     await ragdesk.close();
     ragdesk = open(temp.dir, embeddings);
     const datastore = await ragdesk.datastores.create({ name: 'site' });
-    const siteSource = await ragdesk.datasources.create({ type: 'web_site', datastoreId: datastore.id, config: { sitemap: `${server.origin}/sitemap.xml` } });
+    const siteSource = await ragdesk.datasources.create({
+      type: 'web_site',
+      datastoreId: datastore.id,
+      config: { sitemap: `${server.origin}/sitemap.xml` },
+    });
     expect((await ragdesk.datasources.waitUntilSettled(siteSource.id)).status).toBe('synched');
     const children = async () => (await ragdesk.datasources.list(datastore.id)).filter((ds) => ds.groupId === siteSource.id);
     expect((await children()).map((ds) => ds.name).sort()).toEqual(['Alpha', 'Beta', 'Gamma']);
@@ -178,11 +196,25 @@ describe('datasources on the embedded default', () => {
   it('retries a transient failure with backoff, and records a permanent one as error', async () => {
     const datastore = await ragdesk.datastores.create({ name: 'flaky' });
     web.failTimes(1);
-    const flaky = await ragdesk.datasources.create({ type: 'web_page', datastoreId: datastore.id, config: { source_url: `${server.origin}/a` } });
+    const flaky = await ragdesk.datasources.create({
+      type: 'web_page',
+      datastoreId: datastore.id,
+      config: { source_url: `${server.origin}/a` },
+    });
     expect((await ragdesk.datasources.waitUntilSettled(flaky.id)).status).toBe('synched');
-    expect((await ragdesk.datasources.history(flaky.id)).map((event) => event.to)).toEqual(['pending', 'running', 'pending', 'running', 'synched']);
+    expect((await ragdesk.datasources.history(flaky.id)).map((event) => event.to)).toEqual([
+      'pending',
+      'running',
+      'pending',
+      'running',
+      'synched',
+    ]);
 
-    const missing = await ragdesk.datasources.create({ type: 'web_page', datastoreId: datastore.id, config: { source_url: `${server.origin}/nope` } });
+    const missing = await ragdesk.datasources.create({
+      type: 'web_page',
+      datastoreId: datastore.id,
+      config: { source_url: `${server.origin}/nope` },
+    });
     const failed = await ragdesk.datasources.waitUntilSettled(missing.id);
     expect(failed.status).toBe('error');
     expect(failed.error).toMatch(/404|not found/i);
@@ -192,7 +224,11 @@ describe('datasources on the embedded default', () => {
     const datastore = await ragdesk.datastores.create({ name: 'restart' });
     web.setDelay(1_500);
     const running = new Promise<void>((resolve) => ragdesk.datasources.events.on('status', (event) => event.to === 'running' && resolve()));
-    const created = await ragdesk.datasources.create({ type: 'web_page', datastoreId: datastore.id, config: { source_url: `${server.origin}/c` } });
+    const created = await ragdesk.datasources.create({
+      type: 'web_page',
+      datastoreId: datastore.id,
+      config: { source_url: `${server.origin}/c` },
+    });
     await running;
     await ragdesk.close();
     web.setDelay(0);
@@ -200,7 +236,13 @@ describe('datasources on the embedded default', () => {
     const done = await ragdesk.datasources.waitUntilSettled(created.id);
     expect(done.status).toBe('synched');
     // Interrupted, parked as pending, resumed: the history shows both runs.
-    expect((await ragdesk.datasources.history(created.id)).map((event) => event.to)).toEqual(['pending', 'running', 'pending', 'running', 'synched']);
+    expect((await ragdesk.datasources.history(created.id)).map((event) => event.to)).toEqual([
+      'pending',
+      'running',
+      'pending',
+      'running',
+      'synched',
+    ]);
     const again = await ragdesk.datastores.get(datastore.id);
     const [top] = await again.query({ query: 'GAMMASITE-33 coral', topK: 1, mode: 'vector' });
     expect(top?.datasource_id).toBe(created.id);
@@ -226,7 +268,11 @@ describe('datasources on the embedded default', () => {
   it('deleting a datasource stops its sync and leaves nothing behind', async () => {
     const datastore = await ragdesk.datastores.create({ name: 'delete' });
     web.setDelay(800);
-    const created = await ragdesk.datasources.create({ type: 'web_page', datastoreId: datastore.id, config: { source_url: `${server.origin}/a` } });
+    const created = await ragdesk.datasources.create({
+      type: 'web_page',
+      datastoreId: datastore.id,
+      config: { source_url: `${server.origin}/a` },
+    });
     await new Promise((resolve) => setTimeout(resolve, 100));
     await ragdesk.datasources.delete(created.id);
     await new Promise((resolve) => setTimeout(resolve, 1_000));
@@ -239,20 +285,32 @@ describe('datasources on the embedded default', () => {
     await ragdesk.close();
     ragdesk = open(temp.dir, localEmbeddings(), undefined, { maxPagesPerSite: 2, maxStoredTokens: 40, maxFileBytes: 100_000 });
     const datastore = await ragdesk.datastores.create({ name: 'limits' });
-    const siteSource = await ragdesk.datasources.create({ type: 'web_site', datastoreId: datastore.id, config: { sitemap: `${server.origin}/sitemap.xml` } });
+    const siteSource = await ragdesk.datasources.create({
+      type: 'web_site',
+      datastoreId: datastore.id,
+      config: { sitemap: `${server.origin}/sitemap.xml` },
+    });
     const site = await ragdesk.datasources.waitUntilSettled(siteSource.id);
     expect(site.status).toBe('usage_limit_reached');
     expect(site.error).toMatch(/more than 2 pages/);
     expect((await ragdesk.datasources.list(datastore.id)).filter((ds) => ds.groupId === siteSource.id)).toEqual([]);
 
-    const pdf = await ragdesk.datasources.create({ type: 'file', datastoreId: datastore.id, file: { bytes: FIXTURES['sample.pdf']!, fileName: 'sample.pdf' } });
+    const pdf = await ragdesk.datasources.create({
+      type: 'file',
+      datastoreId: datastore.id,
+      file: { bytes: FIXTURES['sample.pdf']!, fileName: 'sample.pdf' },
+    });
     const overTokens = await ragdesk.datasources.waitUntilSettled(pdf.id);
     expect(overTokens.status).toBe('usage_limit_reached');
     expect(overTokens.nbChunks).toBe(0);
-    expect(await datastore.query({ query: PLANTED.pdfPages[0]!, mode: 'lexical' })).toEqual([]);
+    expect(await datastore.query({ query: PLANTED.pdfPages[0], mode: 'lexical' })).toEqual([]);
     expect(await datastore.query({ query: 'ALPHASITE-11', mode: 'lexical' })).toEqual([]);
 
-    const big = await ragdesk.datasources.create({ type: 'file', datastoreId: datastore.id, file: { bytes: new Uint8Array(150_000).fill(0x62), fileName: 'big.txt' } });
+    const big = await ragdesk.datasources.create({
+      type: 'file',
+      datastoreId: datastore.id,
+      file: { bytes: new Uint8Array(150_000).fill(0x62), fileName: 'big.txt' },
+    });
     expect((await ragdesk.datasources.waitUntilSettled(big.id)).status).toBe('usage_limit_reached');
   });
 
@@ -264,7 +322,10 @@ describe('datasources on the embedded default', () => {
     const second = await ragdesk.datastores.create({ name: 'second' }, { ownerId: 'acme' });
     const other = await ragdesk.datastores.create({ name: 'other' }, { ownerId: 'globex' });
     await first.upsert([{ text: text('alpha') }]);
-    const refused = await second.upsert([{ text: text('beta') }]).then(() => null, (error: unknown) => error);
+    const refused = await second.upsert([{ text: text('beta') }]).then(
+      () => null,
+      (error: unknown) => error,
+    );
     expect(refused).toBeInstanceOf(RagdeskError);
     expect((refused as RagdeskError).code).toBe('usage_limit');
     expect((refused as RagdeskError).details).toMatchObject({ ownerId: 'acme', limit: 60 });

@@ -4,11 +4,23 @@ import { RagdeskError, type DocumentInput, type Ragdesk } from '../../src/index.
 import { countingEmbeddings, SETUPS, tempDir } from '../helpers/setups.js';
 
 const DOCS: DocumentInput[] = [
-  { name: 'tides', text: 'Ocean tides are caused by the gravitational pull of the moon and the sun on the oceans.', metadata: { source: 'https://example.org/tides', author: 'Ada' } },
-  { name: 'bread', text: 'Sourdough bread rises because wild yeast and lactic acid bacteria ferment the dough.', metadata: { source: 'bread.md' } },
+  {
+    name: 'tides',
+    text: 'Ocean tides are caused by the gravitational pull of the moon and the sun on the oceans.',
+    metadata: { source: 'https://example.org/tides', author: 'Ada' },
+  },
+  {
+    name: 'bread',
+    text: 'Sourdough bread rises because wild yeast and lactic acid bacteria ferment the dough.',
+    metadata: { source: 'bread.md' },
+  },
   { name: 'photo', text: 'Photosynthesis converts light energy into chemical energy stored in glucose inside chloroplasts.' },
   { name: 'rust', text: 'Iron rusts when it reacts with oxygen and water, forming hydrated iron oxide.', custom_id: 'tenant-a' },
-  { name: 'volcano', text: 'A volcano erupts when pressure from magma and dissolved gases exceeds the strength of the crust.', custom_id: 'tenant-b' },
+  {
+    name: 'volcano',
+    text: 'A volcano erupts when pressure from magma and dissolved gases exceeds the strength of the crust.',
+    custom_id: 'tenant-b',
+  },
 ];
 
 async function expectCode(promise: Promise<unknown>, code: string): Promise<RagdeskError> {
@@ -91,7 +103,12 @@ describe.each(SETUPS)('Datastore on $name', (setup) => {
       const byTenant = await datastore.query({ query: 'iron oxygen magma crust', mode, topK: 10, filters: { custom_ids: ['tenant-b'] } });
       expect(byTenant.length, mode).toBeGreaterThan(0);
       expect(new Set(byTenant.map((f) => f.custom_id)), mode).toEqual(new Set(['tenant-b']));
-      const bySource = await datastore.query({ query: 'energy bread tides', mode, topK: 10, filters: { datasource_ids: [ids[1]!, ids[2]!] } });
+      const bySource = await datastore.query({
+        query: 'energy bread tides',
+        mode,
+        topK: 10,
+        filters: { datasource_ids: [ids[1]!, ids[2]!] },
+      });
       expect(bySource.length, mode).toBeGreaterThan(0);
       for (const f of bySource) expect([ids[1], ids[2]], mode).toContain(f.datasource_id);
       const both = await datastore.query({
@@ -140,7 +157,10 @@ describe.each(SETUPS)('Datastore on $name', (setup) => {
     await ragdesk.datasources.delete(ids[4]!);
     for (const mode of ['vector', 'lexical'] as const) {
       const hits = await datastore.query({ query: 'volcano magma crust', mode, topK: 10 });
-      expect(hits.map((f) => f.datasource_id), mode).not.toContain(ids[4]);
+      expect(
+        hits.map((f) => f.datasource_id),
+        mode,
+      ).not.toContain(ids[4]);
     }
     await expectCode(ragdesk.datasources.get(ids[4]!), 'not_found');
   });
@@ -153,8 +173,11 @@ describe('Datastore.update (Datastore Update)', () => {
     const ragdesk = SETUPS[0]!.open(temp.dir, embeddings);
     try {
       const datastore = await ragdesk.datastores.create({ name: 'manual' });
-      const paragraphs = Array.from({ length: 12 }, (_, i) =>
-        `Section ${i}. ` + `The maintenance procedure for component ${i} requires checking the valve, the seal and the pressure gauge. `.repeat(12),
+      const paragraphs = Array.from(
+        { length: 12 },
+        (_, i) =>
+          `Section ${i}. ` +
+          `The maintenance procedure for component ${i} requires checking the valve, the seal and the pressure gauge. `.repeat(12),
       );
       const { ids } = await datastore.upsert([{ text: paragraphs.join('\n\n'), name: 'manual' }]);
       const before = await ragdesk.datasources.get(ids[0]!);

@@ -59,7 +59,9 @@ describe('import boundaries (DESIGN.md section 1)', () => {
       for (const specifier of importsOf(file)) {
         if (!specifier.startsWith('.')) continue;
         const target = resolveLocal(file, specifier);
-        const publicApi = Object.entries(PUBLIC_API_CONSUMERS).some(([folder, allowed]) => file.startsWith(folder) && allowed.includes(target));
+        const publicApi = Object.entries(PUBLIC_API_CONSUMERS).some(
+          ([folder, allowed]) => file.startsWith(folder) && allowed.includes(target),
+        );
         const ok = target.startsWith(`${own}/`) || SHARED_FOR_ADAPTERS.some((shared) => target.startsWith(shared)) || publicApi;
         if (!ok) violations.push(`${file} -> ${target}`);
       }

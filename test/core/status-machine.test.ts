@@ -7,7 +7,19 @@ const ALL: DatasourceStatus[] = ['unsynched', 'pending', 'running', 'synched', '
 
 describe('datasource status machine', () => {
   it('allows the documented path and re-syncs through pending', () => {
-    const path: DatasourceStatus[] = ['unsynched', 'pending', 'running', 'synched', 'pending', 'running', 'error', 'pending', 'running', 'usage_limit_reached', 'pending'];
+    const path: DatasourceStatus[] = [
+      'unsynched',
+      'pending',
+      'running',
+      'synched',
+      'pending',
+      'running',
+      'error',
+      'pending',
+      'running',
+      'usage_limit_reached',
+      'pending',
+    ];
     for (let i = 1; i < path.length; i++) expect(canTransition(path[i - 1]!, path[i]!), `${path[i - 1]} -> ${path[i]}`).toBe(true);
   });
 

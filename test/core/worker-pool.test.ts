@@ -62,7 +62,9 @@ describe('worker pool', () => {
     const pool = workerPool({ entry: hostileEntry(), isolation: 'process', maxHeapMb: 64 });
     try {
       const task = (message: Record<string, unknown>) => ({ message, subject: 'the task', mimeType: 'application/pdf' });
-      expect(await codeOf(pool.run(task({ kind: 'heap' })))).toMatch(/^invalid_request: could not parse the task: the parser needed more than 64 MB of heap/);
+      expect(await codeOf(pool.run(task({ kind: 'heap' })))).toMatch(
+        /^invalid_request: could not parse the task: the parser needed more than 64 MB of heap/,
+      );
       // The next task gets a fresh process.
       expect(await pool.run(task({ value: 'after' }))).toBe('after');
     } finally {
@@ -70,25 +72,32 @@ describe('worker pool', () => {
     }
   });
 
-  it.runIf(process.platform === 'linux')('stops a process holding more memory than maxMemoryMb in buffers the heap limit does not count', async () => {
-    const pool = workerPool({ entry: hostileEntry(), isolation: 'process', maxHeapMb: 2048, maxMemoryMb: 160 });
-    try {
-      const started = performance.now();
-      const error = await pool.run({ message: { kind: 'buffers' }, subject: 'the bomb', mimeType: 'application/pdf' }).catch((caught: unknown) => caught);
-      expect(isRagdeskError(error) && error.details).toMatchObject({ reason: 'parser_out_of_memory', maxMemoryMb: 160 });
-      // 16 MB every 5 ms: caught within a few checks, not after gigabytes.
-      expect(performance.now() - started).toBeLessThan(10_000);
-    } finally {
-      await pool.close();
-    }
-  });
+  it.runIf(process.platform === 'linux')(
+    'stops a process holding more memory than maxMemoryMb in buffers the heap limit does not count',
+    async () => {
+      const pool = workerPool({ entry: hostileEntry(), isolation: 'process', maxHeapMb: 2048, maxMemoryMb: 160 });
+      try {
+        const started = performance.now();
+        const error = await pool
+          .run({ message: { kind: 'buffers' }, subject: 'the bomb', mimeType: 'application/pdf' })
+          .catch((caught: unknown) => caught);
+        expect(isRagdeskError(error) && error.details).toMatchObject({ reason: 'parser_out_of_memory', maxMemoryMb: 160 });
+        // 16 MB every 5 ms: caught within a few checks, not after gigabytes.
+        expect(performance.now() - started).toBeLessThan(10_000);
+      } finally {
+        await pool.close();
+      }
+    },
+  );
 
   it('takes queued tasks round-robin across owners', async () => {
     const pool = workerPool({ entry: hostileEntry(), isolation: 'process', threads: 1 });
     try {
       const order: string[] = [];
       const run = (owner: string, value: string) =>
-        pool.run({ message: { kind: 'wait', ms: 30, value }, subject: value, mimeType: 'text/plain', owner }).then((done) => order.push(done as string));
+        pool
+          .run({ message: { kind: 'wait', ms: 30, value }, subject: value, mimeType: 'text/plain', owner })
+          .then((done) => order.push(done as string));
       // One owner queues four slow files, then another owner one small file.
       await Promise.all([run('acme', 'a1'), run('acme', 'a2'), run('acme', 'a3'), run('acme', 'a4'), run('globex', 'g1')]);
       // globex's file waits for the parse already running, not for all of acme's.
@@ -99,7 +108,10 @@ describe('worker pool', () => {
   });
 
   it('drops the eval options a thread started from a file refuses, with their values', () => {
-    expect(workerExecArgv(['--expose-gc', '--input-type=module', '-e', 'code()', '--conditions=x'])).toEqual(['--expose-gc', '--conditions=x']);
+    expect(workerExecArgv(['--expose-gc', '--input-type=module', '-e', 'code()', '--conditions=x'])).toEqual([
+      '--expose-gc',
+      '--conditions=x',
+    ]);
     expect(workerExecArgv(['--input-type', 'module', '--eval', 'x', '-p', 'y', '--print=z'])).toEqual([]);
   });
 });

@@ -7,7 +7,8 @@ import { tempDir } from '../helpers/setups.js';
 
 const DOCS = resolve(dirname(fileURLToPath(import.meta.url)), '../../../shared/corpus/docs/markitdown');
 const present = existsSync(join(DOCS, 'test.docx')) && existsSync(join(DOCS, 'test.pptx'));
-if (!present) console.log(`[skip] offline answers on real documents: ${DOCS} is absent (the shared corpus sits beside the checkout in CI only)`);
+if (!present)
+  console.log(`[skip] offline answers on real documents: ${DOCS} is absent (the shared corpus sits beside the checkout in CI only)`);
 
 /** Questions whose answer is a string planted in one real document. */
 const QUESTIONS = [

@@ -48,7 +48,7 @@ function allFiles(): string[] {
 
 describe.skipIf(!present)('real documents (../shared/corpus/docs)', () => {
   const expectations: Expectation[] = present
-    ? JSON.parse(readFileSync(join(DOCS, 'markitdown/expected_strings.json'), 'utf8'))
+    ? (JSON.parse(readFileSync(join(DOCS, 'markitdown/expected_strings.json'), 'utf8')) as Expectation[])
     : [];
   const files = present ? allFiles() : [];
   const unsupported = files.filter((file) => !isSupportedMimeType(mimeOf(join(DOCS, file))));

@@ -43,7 +43,7 @@ export interface ChatCompletionBody {
 }
 
 /** The body of `POST /v1/embeddings` as received. */
-export interface EmbeddingsBody {
+interface EmbeddingsBody {
   model: string;
   input: string | string[];
   encoding_format?: 'float' | 'base64';
@@ -51,7 +51,7 @@ export interface EmbeddingsBody {
   [field: string]: unknown;
 }
 
-export interface RecordedRequest {
+interface RecordedRequest {
   method: string;
   /** Path without the query, e.g. `/v1/chat/completions`. */
   path: string;
@@ -63,41 +63,42 @@ export interface RecordedRequest {
 }
 
 /** A client went away before the server finished its answer. */
-export interface Disconnect {
+interface Disconnect {
   path: string;
   /** Content pieces written before the client left (0 for non-streaming answers). */
   piecesSent: number;
   at: number;
 }
 
-export type Endpoint = 'chat' | 'embeddings';
+type Endpoint = 'chat' | 'embeddings';
 
 /**
  * A one-shot behaviour for one upcoming request. Queued entries are consumed in order by the
  * requests they apply to (`endpoint`, default: either endpoint); with the queue empty the server
  * answers normally.
  */
-export type ScriptedResponse = { endpoint?: Endpoint } & (
+type ScriptedResponse = { endpoint?: Endpoint } &
   /** An OpenAI-shaped JSON error with this status (and headers, e.g. `retry-after`). */
-  | { kind: 'error'; status: number; message?: string; code?: string; headers?: Record<string, string> }
-  /** 429 `rate_limit_exceeded`, with `retry-after` (seconds) and/or `retry-after-ms` when given. */
-  | { kind: 'rate_limit'; retryAfter?: string; retryAfterMs?: number; code?: string }
-  /** Reads the request, then destroys the socket without answering (a network error). */
-  | { kind: 'disconnect' }
-  /**
-   * Streaming: the role chunk and one content piece, then a `data:` line that is not JSON, then the
-   * end. Non-streaming: a 200 whose body is cut-off JSON.
-   */
-  | { kind: 'malformed' }
-  /** Streaming: a few pieces, then the connection ends without a finish chunk or `[DONE]`. */
-  | { kind: 'truncated'; pieces?: number }
-  /** Streaming: a few pieces, then an in-stream `data: {"error": ...}` event, as OpenAI sends. */
-  | { kind: 'stream_error'; pieces?: number; message?: string }
-  /** A normal answer with some settings changed for this one request. */
-  | ({ kind: 'reply' } & Partial<ReplySettings>)
-);
+  (
+    | { kind: 'error'; status: number; message?: string; code?: string; headers?: Record<string, string> }
+    /** 429 `rate_limit_exceeded`, with `retry-after` (seconds) and/or `retry-after-ms` when given. */
+    | { kind: 'rate_limit'; retryAfter?: string; retryAfterMs?: number; code?: string }
+    /** Reads the request, then destroys the socket without answering (a network error). */
+    | { kind: 'disconnect' }
+    /**
+     * Streaming: the role chunk and one content piece, then a `data:` line that is not JSON, then the
+     * end. Non-streaming: a 200 whose body is cut-off JSON.
+     */
+    | { kind: 'malformed' }
+    /** Streaming: a few pieces, then the connection ends without a finish chunk or `[DONE]`. */
+    | { kind: 'truncated'; pieces?: number }
+    /** Streaming: a few pieces, then an in-stream `data: {"error": ...}` event, as OpenAI sends. */
+    | { kind: 'stream_error'; pieces?: number; message?: string }
+    /** A normal answer with some settings changed for this one request. */
+    | ({ kind: 'reply' } & Partial<ReplySettings>)
+  );
 
-export interface ReplySettings {
+interface ReplySettings {
   /** The answer text; default: `reply(body)`. */
   text: string;
   /** Delay before the first content piece (streaming) or before the whole answer (non-streaming). */
@@ -260,8 +261,7 @@ export async function startOpenAIServer(initial: OpenAIServerOptions = {}): Prom
       // kept as text: the recorded request shows what arrived
     }
     requests.push({ method: request.method ?? 'GET', path, headers: request.headers, body, receivedAt: performance.now() });
-    const endpoint: Endpoint | undefined =
-      path === '/v1/chat/completions' ? 'chat' : path === '/v1/embeddings' ? 'embeddings' : undefined;
+    const endpoint: Endpoint | undefined = path === '/v1/chat/completions' ? 'chat' : path === '/v1/embeddings' ? 'embeddings' : undefined;
     if (request.method !== 'POST' || endpoint === undefined) return sendError(response, 404, `No route ${request.method} ${path}`);
     if (typeof body !== 'object' || body === null) return sendError(response, 400, 'The body must be a JSON object');
 
@@ -305,7 +305,14 @@ export async function startOpenAIServer(initial: OpenAIServerOptions = {}): Prom
         await streamFault(body, response, scripted.pieces ?? 2, null);
         return true;
       case 'stream_error': {
-        const error = { error: { message: scripted.message ?? 'The server had an error while processing your request.', type: 'server_error', param: null, code: null } };
+        const error = {
+          error: {
+            message: scripted.message ?? 'The server had an error while processing your request.',
+            type: 'server_error',
+            param: null,
+            code: null,
+          },
+        };
         await streamFault(body, response, scripted.pieces ?? 2, `data: ${JSON.stringify(error)}\n\n`);
         return true;
       }
@@ -324,7 +331,12 @@ export async function startOpenAIServer(initial: OpenAIServerOptions = {}): Prom
     response.end();
   }
 
-  async function answerChat(body: ChatCompletionBody, response: ServerResponse, path: string, overrides: Partial<ReplySettings>): Promise<void> {
+  async function answerChat(
+    body: ChatCompletionBody,
+    response: ServerResponse,
+    path: string,
+    overrides: Partial<ReplySettings>,
+  ): Promise<void> {
     const settings: ReplySettings = {
       text: overrides.text ?? options.reply(body),
       firstTokenDelayMs: overrides.firstTokenDelayMs ?? options.firstTokenDelayMs,
@@ -362,7 +374,14 @@ export async function startOpenAIServer(initial: OpenAIServerOptions = {}): Prom
         created: Math.floor(Date.now() / 1000),
         model: body.model,
         system_fingerprint: 'fp_local',
-        choices: [{ index: 0, message: { role: 'assistant', content: pieces.join(''), refusal: null }, logprobs: null, finish_reason: finishReason }],
+        choices: [
+          {
+            index: 0,
+            message: { role: 'assistant', content: pieces.join(''), refusal: null },
+            logprobs: null,
+            finish_reason: finishReason,
+          },
+        ],
         ...(settings.usage === 'never' ? {} : { usage }),
       });
       return;
@@ -390,7 +409,11 @@ export async function startOpenAIServer(initial: OpenAIServerOptions = {}): Prom
     const inputs = typeof body.input === 'string' ? [body.input] : body.input;
     // OpenAI's own answer to an empty string inside an input array.
     if (!Array.isArray(inputs) || inputs.length === 0 || (Array.isArray(body.input) && inputs.some((input) => input === ''))) {
-      return sendError(response, 400, "'$.input' is invalid. Please check the API reference: https://platform.openai.com/docs/api-reference.");
+      return sendError(
+        response,
+        400,
+        "'$.input' is invalid. Please check the API reference: https://platform.openai.com/docs/api-reference.",
+      );
     }
     const dimensions = body.dimensions ?? options.embeddingDimensions;
     const embed = options.embed ?? hashedEmbedding;
@@ -480,7 +503,14 @@ function sendJson(response: ServerResponse, status: number, value: unknown, head
   response.end(text);
 }
 
-function sendError(response: ServerResponse, status: number, message: string, code?: string, headers: Record<string, string> = {}, type?: string): void {
+function sendError(
+  response: ServerResponse,
+  status: number,
+  message: string,
+  code?: string,
+  headers: Record<string, string> = {},
+  type?: string,
+): void {
   const errorType = type ?? (status >= 500 ? 'server_error' : 'invalid_request_error');
   sendJson(response, status, { error: { message, type: errorType, param: null, code: code ?? null } }, headers);
 }

@@ -29,8 +29,7 @@ export const SETUPS: Setup[] = [
   {
     name: 'memory + exact',
     persistent: false,
-    open: (_dir, embeddings = localEmbeddings()) =>
-      createRagdesk({ store: memoryStore(), index: exactIndex(), embeddings }),
+    open: (_dir, embeddings = localEmbeddings()) => createRagdesk({ store: memoryStore(), index: exactIndex(), embeddings }),
   },
 ];
 

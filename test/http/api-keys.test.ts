@@ -28,8 +28,16 @@ for (const kind of ['sqlite', 'memory'] as const) {
     function open(touchIntervalMs?: number): { ragdesk: Ragdesk; store: Store & { keyWrites: number } } {
       const temp = tempDir('ragdesk-keys-');
       const store = countingStore(kind === 'sqlite' ? sqliteStore({ path: join(temp.dir, 'ragdesk.db') }) : memoryStore());
-      const ragdesk = createRagdesk({ store, index: exactIndex(), embeddings: localEmbeddings(), ...(touchIntervalMs === undefined ? {} : { keys: { touchIntervalMs } }) });
-      cleanups.push(() => ragdesk.close(), () => temp.remove());
+      const ragdesk = createRagdesk({
+        store,
+        index: exactIndex(),
+        embeddings: localEmbeddings(),
+        ...(touchIntervalMs === undefined ? {} : { keys: { touchIntervalMs } }),
+      });
+      cleanups.push(
+        () => ragdesk.close(),
+        () => temp.remove(),
+      );
       return { ragdesk, store };
     }
 
@@ -38,7 +46,14 @@ for (const kind of ['sqlite', 'memory'] as const) {
       const created = await ragdesk.keys.create({ ownerId: 'alice', name: ' ci ', scopes: ['read', 'query'] });
       expect(created.key).toMatch(/^rdk_[0-9a-f-]{36}_[A-Za-z0-9_-]{43}$/);
       expect(created.key.slice(4, 40)).toBe(created.apiKey.id);
-      expect(created.apiKey).toMatchObject({ ownerId: 'alice', name: 'ci', scopes: ['read', 'query'], datastoreIds: null, lastUsedAt: null, revokedAt: null });
+      expect(created.apiKey).toMatchObject({
+        ownerId: 'alice',
+        name: 'ci',
+        scopes: ['read', 'query'],
+        datastoreIds: null,
+        lastUsedAt: null,
+        revokedAt: null,
+      });
       expect(created.apiKey.prefix).toBe(created.key.slice(0, 12));
       expect(created.apiKey).not.toHaveProperty('hash');
       // Checked in the store itself, not through the service: HMAC-SHA256 under the record's own salt.
@@ -64,8 +79,16 @@ for (const kind of ['sqlite', 'memory'] as const) {
       const legacy = 'rdk_' + randomBytes(32).toString('base64url');
       const id = randomUUID();
       await store.createApiKey({
-        id, ownerId: 'alice', name: 'old', hash: createHash('sha256').update(legacy).digest('hex'), prefix: legacy.slice(0, 12),
-        scopes: ['read'], datastoreIds: null, createdAt: new Date().toISOString(), lastUsedAt: null, revokedAt: null,
+        id,
+        ownerId: 'alice',
+        name: 'old',
+        hash: createHash('sha256').update(legacy).digest('hex'),
+        prefix: legacy.slice(0, 12),
+        scopes: ['read'],
+        datastoreIds: null,
+        createdAt: new Date().toISOString(),
+        lastUsedAt: null,
+        revokedAt: null,
       });
       expect((await ragdesk.keys.verify(legacy))?.id).toBe(id);
       // The legacy digest is not reachable through the id path: a secret naming that id fails.

@@ -12,7 +12,10 @@ interface Operation {
 }
 
 /** Every route of the document with alice's ids filled in and a body that would be valid for her. */
-function concreteRequest(operation: Operation, ids: { agent: string; datastore: string; datasource: string }): { path: string; options: CallOptions } {
+function concreteRequest(
+  operation: Operation,
+  ids: { agent: string; datastore: string; datasource: string },
+): { path: string; options: CallOptions } {
   const path = operation.template
     .replace('/agents/{id}', `/agents/${ids.agent}`)
     .replace('/agents/query/{id}', `/agents/query/${ids.agent}`)
@@ -43,7 +46,7 @@ function concreteRequest(operation: Operation, ids: { agent: string; datastore: 
   return { path, options: json === undefined ? {} : { json } };
 }
 
-describe('auth matrix: every route without a key, with a wrong key, with another owner\'s key, with a key lacking scope', () => {
+describe("auth matrix: every route without a key, with a wrong key, with another owner's key, with a key lacking scope", () => {
   let fixture: Fixture;
   let server: RunningServer;
   let api: ApiClient;
@@ -55,18 +58,25 @@ describe('auth matrix: every route without a key, with a wrong key, with another
     server = await startServer('node:http', fixture.handler);
     const document = fixture.handler.openapi();
     api = new ApiClient(server.origin, new OpenApiValidator(document), fixture.alice);
-    operations = Object.entries(document.paths as Record<string, Record<string, { operationId: string; 'x-ragdesk-scope'?: string }>>).flatMap(
-      ([template, item]) =>
-        Object.entries(item).map(([method, operation]) => ({
-          method: method.toUpperCase(),
-          template,
-          operationId: operation.operationId,
-          scope: operation['x-ragdesk-scope'] ?? null,
-        })),
+    operations = Object.entries(
+      document.paths as Record<string, Record<string, { operationId: string; 'x-ragdesk-scope'?: string }>>,
+    ).flatMap(([template, item]) =>
+      Object.entries(item).map(([method, operation]) => ({
+        method: method.toUpperCase(),
+        template,
+        operationId: operation.operationId,
+        scope: operation['x-ragdesk-scope'] ?? null,
+      })),
     );
     const datastore = (await api.post<{ id: string }>('/api/datastores', { name: "alice's" })).body;
     const upserted = (await api.post<{ ids: string[] }>(`/api/datastores/upsert/${datastore.id}`, { documents: DOCUMENTS })).body;
-    const agent = (await api.post<{ id: string }>('/api/agents', { name: 'private', description: 'd', tools: [{ type: 'datastore', datastoreId: datastore.id }] })).body;
+    const agent = (
+      await api.post<{ id: string }>('/api/agents', {
+        name: 'private',
+        description: 'd',
+        tools: [{ type: 'datastore', datastoreId: datastore.id }],
+      })
+    ).body;
     ids = { agent: agent.id, datastore: datastore.id, datasource: upserted.ids[0]! };
   });
   afterAll(async () => {
@@ -77,7 +87,12 @@ describe('auth matrix: every route without a key, with a wrong key, with another
   it('covers every route of the document', () => {
     // 23 routes and 5 deprecated aliases of the reference's paths.
     expect(operations.length).toBe(28);
-    expect(operations.filter((operation) => operation.scope === null).map((operation) => operation.operationId).sort()).toEqual(['getOpenApiDocument', 'queryAgent', 'queryAgentAlias2']);
+    expect(
+      operations
+        .filter((operation) => operation.scope === null)
+        .map((operation) => operation.operationId)
+        .sort(),
+    ).toEqual(['getOpenApiDocument', 'queryAgent', 'queryAgentAlias2']);
   });
 
   it('without a key, or with a malformed, unknown or revoked key: 401 everywhere but the document', async () => {
@@ -93,7 +108,9 @@ describe('auth matrix: every route without a key, with a wrong key, with another
         if (expected === 401) expect(response.body.error.code).toBe('unauthorized');
       }
       const basic = await api.call(operation.method, path, { ...options, key: null, headers: { authorization: 'Basic YWxpY2U6c2VjcmV0' } });
-      expect(basic.status, `${operation.method} ${operation.template} with Basic auth`).toBe(operation.operationId === 'getOpenApiDocument' ? 200 : 401);
+      expect(basic.status, `${operation.method} ${operation.template} with Basic auth`).toBe(
+        operation.operationId === 'getOpenApiDocument' ? 200 : 401,
+      );
     }
   });
 
@@ -116,14 +133,18 @@ describe('auth matrix: every route without a key, with a wrong key, with another
 
   it('with a key lacking the scope: 403', async () => {
     const keys: Record<string, string> = {};
-    for (const scope of ['read', 'write', 'query']) keys[scope] = (await fixture.ragdesk.keys.create({ ownerId: 'alice', scopes: [scope as 'read'] })).key;
+    for (const scope of ['read', 'write', 'query'])
+      keys[scope] = (await fixture.ragdesk.keys.create({ ownerId: 'alice', scopes: [scope as 'read'] })).key;
     let checked = 0;
     for (const operation of operations) {
       if (operation.scope === null) continue;
       const { path, options } = concreteRequest(operation, ids);
       for (const [scope, key] of Object.entries(keys)) {
         if (scope === operation.scope) continue;
-        const response = await api.call<{ error: { code: string; details: { scope: string } } }>(operation.method, path, { ...options, key });
+        const response = await api.call<{ error: { code: string; details: { scope: string } } }>(operation.method, path, {
+          ...options,
+          key,
+        });
         expect(response.status, `${operation.method} ${operation.template} with a ${scope} key`).toBe(403);
         expect(response.body.error).toMatchObject({ code: 'forbidden', details: { scope: operation.scope } });
         checked++;
@@ -133,7 +154,9 @@ describe('auth matrix: every route without a key, with a wrong key, with another
     // And each scope does open its own routes.
     expect((await api.get(`/api/datastores/${ids.datastore}`, { key: keys.read! })).status).toBe(200);
     expect((await api.post(`/api/datastores/${ids.datastore}/query`, { query: 'tides' }, { key: keys.query! })).status).toBe(200);
-    expect((await api.patch(`/api/datastores/${ids.datastore}`, { description: 'by the write key' }, { key: keys.write! })).status).toBe(200);
+    expect((await api.patch(`/api/datastores/${ids.datastore}`, { description: 'by the write key' }, { key: keys.write! })).status).toBe(
+      200,
+    );
   });
 
   it('a key limited to some datastores reaches only those (and agents reading only those)', async () => {
@@ -147,10 +170,30 @@ describe('auth matrix: every route without a key, with a wrong key, with another
     expect((await api.get<{ id: string }[]>('/api/datastores', { key: limited })).body.map((d) => d.id)).toEqual([other.id]);
     expect((await api.get<unknown[]>('/api/agents', { key: limited })).body).toEqual([]);
     expect((await api.post('/api/datastores', { name: 'more' }, { key: limited })).status).toBe(403);
-    const agent = await api.post<{ id: string }>('/api/agents', { name: 'scoped', description: 'd', tools: [{ type: 'datastore', datastoreId: other.id }] }, { key: limited });
+    const agent = await api.post<{ id: string }>(
+      '/api/agents',
+      { name: 'scoped', description: 'd', tools: [{ type: 'datastore', datastoreId: other.id }] },
+      { key: limited },
+    );
     expect(agent.status).toBe(200);
-    expect((await api.post('/api/agents', { name: 'x', description: 'd', tools: [{ type: 'datastore', datastoreId: ids.datastore }] }, { key: limited })).status).toBe(403);
-    expect((await api.patch(`/api/agents/${agent.body.id}`, { description: 'd', tools: [{ type: 'datastore', datastoreId: ids.datastore }] }, { key: limited })).status).toBe(403);
+    expect(
+      (
+        await api.post(
+          '/api/agents',
+          { name: 'x', description: 'd', tools: [{ type: 'datastore', datastoreId: ids.datastore }] },
+          { key: limited },
+        )
+      ).status,
+    ).toBe(403);
+    expect(
+      (
+        await api.patch(
+          `/api/agents/${agent.body.id}`,
+          { description: 'd', tools: [{ type: 'datastore', datastoreId: ids.datastore }] },
+          { key: limited },
+        )
+      ).status,
+    ).toBe(403);
   });
 
   it('public agents answer without a key and to other owners; private ones do not', async () => {
@@ -168,7 +211,7 @@ describe('auth matrix: every route without a key, with a wrong key, with another
     await api.patch(`/api/agents/${ids.agent}`, { description: 'd', visibility: 'private' });
   });
 
-  it('accepts keys from configuration (RAGDESK_API_KEY) as the owner\'s admin key', async () => {
+  it("accepts keys from configuration (RAGDESK_API_KEY) as the owner's admin key", async () => {
     const configured = 'operator-secret-0123456789';
     const local = await openFixture({ http: { apiKeys: [{ key: configured, ownerId: 'alice' }] } });
     const localServer = await startServer('node:http', local.handler);

@@ -42,7 +42,8 @@ export class ApiClient {
     this.validator.validate(method, new URL(path, this.origin).pathname, response.status, contentType, parsed);
     if (response.status >= 400) {
       const error = (parsed as { error?: { code?: unknown } }).error;
-      if (typeof error?.code !== 'string') throw new Error(`${method} ${path} ${response.status} without an error code: ${text.slice(0, 200)}`);
+      if (typeof error?.code !== 'string')
+        throw new Error(`${method} ${path} ${response.status} without an error code: ${text.slice(0, 200)}`);
     }
     return { status: response.status, headers: response.headers, body: parsed as T, text };
   }

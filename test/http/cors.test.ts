@@ -97,7 +97,10 @@ describe('CORS', () => {
         body: JSON.stringify({ query: 'tides' }),
       });
       expect(ok.status).toBe(200);
-      expect(accessControl(ok.headers)).toEqual({ 'access-control-allow-origin': APP, 'access-control-expose-headers': 'x-request-id, retry-after' });
+      expect(accessControl(ok.headers)).toEqual({
+        'access-control-allow-origin': APP,
+        'access-control-expose-headers': 'x-request-id, retry-after',
+      });
       expect(ok.headers.get('vary')).toBe('Origin');
 
       const unauthorized = await fetch(`${origin}/api/datastores`, { headers: { origin: APP } });
@@ -146,7 +149,9 @@ describe('CORS', () => {
     expect(() => createHttpHandler(fixture.ragdesk, { cors: { origins: '*', credentials: true } })).toThrow(/credentials/);
     expect(() => createHttpHandler(fixture.ragdesk, { cors: { origins: ['https://app.example.com/path'] } })).toThrow(/not an origin/);
     expect(() => createHttpHandler(fixture.ragdesk, { cors: { origins: ['app.example.com'] } })).toThrow(/not an origin/);
-    expect(() => createHttpHandler(fixture.ragdesk, { cors: { origins: [APP], allowedHeaders: ['x-ok\r\nset-cookie: a'] } })).toThrow(/header name/);
+    expect(() => createHttpHandler(fixture.ragdesk, { cors: { origins: [APP], allowedHeaders: ['x-ok\r\nset-cookie: a'] } })).toThrow(
+      /header name/,
+    );
     expect(() => createHttpHandler(fixture.ragdesk, { cors: { origins: [APP], maxAgeSeconds: -1 } })).toThrow(/maxAgeSeconds/);
   });
 });

@@ -9,7 +9,23 @@ const METHODS = ['GET', 'POST', 'PATCH', 'DELETE', 'PUT', 'OPTIONS', 'HEAD'];
 /** Ids that are odd in every way a path segment can be. */
 const oddId = fc.oneof(
   fc.string({ maxLength: 30 }).map(encodeURIComponent),
-  fc.constantFrom('%', '%zz', '%E0%A4%A', '..', '.', '%2F', '%00', 'a%2Fb', '%F0%9F%92%A9', '-1', '0', 'null', 'undefined', '__proto__', 'constructor'),
+  fc.constantFrom(
+    '%',
+    '%zz',
+    '%E0%A4%A',
+    '..',
+    '.',
+    '%2F',
+    '%00',
+    'a%2Fb',
+    '%F0%9F%92%A9',
+    '-1',
+    '0',
+    'null',
+    'undefined',
+    '__proto__',
+    'constructor',
+  ),
   fc.integer({ min: 201, max: 3000 }).map((length) => 'x'.repeat(length)),
   fc.uuid(),
 );
@@ -22,7 +38,17 @@ const deepObject = fc.integer({ min: 100, max: 5_000 }).map((depth) => '{"a":'.r
 const body = fc.oneof(
   fc.json({ maxDepth: 4 }),
   fc.string({ maxLength: 200 }),
-  fc.constantFrom('{', '{"query":', '[1,2', '{"a":1}}', 'nul', '\u0000', '{"query":"x"}garbage', '\uFEFF{"query":"x"}', '{"__proto__":{"admin":true}}'),
+  fc.constantFrom(
+    '{',
+    '{"query":',
+    '[1,2',
+    '{"a":1}}',
+    'nul',
+    '\u0000',
+    '{"query":"x"}garbage',
+    '\uFEFF{"query":"x"}',
+    '{"__proto__":{"admin":true}}',
+  ),
   hugeNumber.map((n) => `{"query":"tides","topK":${n},"temperature":${n}}`),
   deep,
   deepObject.map((nested) => `{"documents":[{"text":"x","metadata":${nested}}]}`),
@@ -33,7 +59,16 @@ const body = fc.oneof(
         topK: fc.oneof(fc.integer(), fc.double(), fc.string()),
         name: fc.oneof(fc.string({ maxLength: 300 }), fc.integer()),
         description: fc.oneof(fc.string(), fc.boolean()),
-        documents: fc.oneof(fc.array(fc.record({ text: fc.oneof(fc.string(), fc.integer()), metadata: fc.json({ maxDepth: 3 }).map((j) => JSON.parse(j) as unknown) }), { maxLength: 3 }), fc.string()),
+        documents: fc.oneof(
+          fc.array(
+            fc.record({
+              text: fc.oneof(fc.string(), fc.integer()),
+              metadata: fc.json({ maxDepth: 3 }).map((j) => JSON.parse(j) as unknown),
+            }),
+            { maxLength: 3 },
+          ),
+          fc.string(),
+        ),
         filters: fc.oneof(fc.record({ custom_ids: fc.array(fc.string()) }), fc.string()),
         tools: fc.oneof(fc.array(fc.record({ type: fc.string(), datastoreId: fc.string() })), fc.integer()),
         streaming: fc.oneof(fc.boolean(), fc.string()),
@@ -47,7 +82,17 @@ const body = fc.oneof(
     .map((value) => JSON.stringify(value)),
 );
 
-const contentType = fc.constantFrom('application/json', 'application/json; charset=utf-8', 'text/plain', 'multipart/form-data', 'multipart/form-data; boundary=x', 'application/x-www-form-urlencoded', undefined, 'application/vnd.api+json', '');
+const contentType = fc.constantFrom(
+  'application/json',
+  'application/json; charset=utf-8',
+  'text/plain',
+  'multipart/form-data',
+  'multipart/form-data; boundary=x',
+  'application/x-www-form-urlencoded',
+  undefined,
+  'application/vnd.api+json',
+  '',
+);
 
 interface Case {
   method: string;
@@ -60,9 +105,33 @@ interface Case {
 function fuzzCase(ids: { agent: string; datastore: string }): fc.Arbitrary<Case> {
   const id = fc.oneof(oddId, fc.constantFrom(ids.agent, ids.datastore));
   const path = fc.oneof(
-    fc.tuple(fc.constantFrom('/api/agents/', '/api/datastores/', '/api/datasources/', '/api/datastores/upsert/', '/api/datastores/update/', '/api/external/datastores/upsert/', '/api/external/datastores/update/', '/api/external/datastores/file-upload/'), id).map(([prefix, value]) => prefix + value),
+    fc
+      .tuple(
+        fc.constantFrom(
+          '/api/agents/',
+          '/api/datastores/',
+          '/api/datasources/',
+          '/api/datastores/upsert/',
+          '/api/datastores/update/',
+          '/api/external/datastores/upsert/',
+          '/api/external/datastores/update/',
+          '/api/external/datastores/file-upload/',
+        ),
+        id,
+      )
+      .map(([prefix, value]) => prefix + value),
     fc.tuple(fc.constantFrom('/api/agents/', '/api/datastores/'), id).map(([prefix, value]) => `${prefix}${value}/query`),
-    fc.constantFrom('/api/agents', '/api/datastores', '/api/datasources', '/api/datasources?datastoreId=%zz', '/api/openapi.json', '/api', '/api/', '/api//agents', '/api/agents/x/y/z'),
+    fc.constantFrom(
+      '/api/agents',
+      '/api/datastores',
+      '/api/datasources',
+      '/api/datasources?datastoreId=%zz',
+      '/api/openapi.json',
+      '/api',
+      '/api/',
+      '/api//agents',
+      '/api/agents/x/y/z',
+    ),
     fc.string({ maxLength: 40 }).map((rest) => `/api/${encodeURI(rest)}`),
   );
   return fc.record({
@@ -87,7 +156,8 @@ function check(input: Case, response: Response, text: string): void {
     expect(typeof parsed.error?.message, label).toBe('string');
   }
   const path = input.path.split('?')[0]!;
-  if (response.headers.get('content-type')?.startsWith('application/json')) validator.validate(input.method, path, response.status, response.headers.get('content-type'), parsed);
+  if (response.headers.get('content-type')?.startsWith('application/json'))
+    validator.validate(input.method, path, response.status, response.headers.get('content-type'), parsed);
 }
 
 describe('fuzzing every route with malformed input', () => {
@@ -101,7 +171,10 @@ describe('fuzzing every route with malformed input', () => {
     validator = new OpenApiValidator(fixture.handler.openapi());
     const datastore = await fixture.ragdesk.datastores.create({ name: 'fuzz' }, { ownerId: 'alice' });
     await datastore.upsert(DOCUMENTS);
-    const agent = await fixture.ragdesk.agents.create({ name: 'fuzz', description: 'd', datastoreIds: [datastore.id] }, { ownerId: 'alice' });
+    const agent = await fixture.ragdesk.agents.create(
+      { name: 'fuzz', description: 'd', datastoreIds: [datastore.id] },
+      { ownerId: 'alice' },
+    );
     ids = { agent: agent.id, datastore: datastore.id };
   });
   afterAll(async () => {

@@ -1,6 +1,5 @@
 import { existsSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_JSON_DEPTH } from '../../adapters/http/body.js';
 import { DOCUMENTS, openFixture, type Fixture } from './fixture.js';
@@ -9,11 +8,24 @@ import { startServer, type RunningServer } from './servers.js';
 
 /** Issue 7 item 3, the HTTP layer: every case ends in a clear error or a safe result, never a 5xx, a crash or a hang. */
 
-interface ErrorBody { error: { code: string; message: string; details?: Record<string, unknown> } }
+interface ErrorBody {
+  error: { code: string; message: string; details?: Record<string, unknown> };
+}
 
 const MB = 1024 * 1024;
 /** Response headers the handler may set; anything else in a response would have been injected. */
-const OWN_HEADERS = new Set(['x-request-id', 'content-type', 'content-length', 'allow', 'retry-after', 'date', 'connection', 'keep-alive', 'transfer-encoding', 'cache-control']);
+const OWN_HEADERS = new Set([
+  'x-request-id',
+  'content-type',
+  'content-length',
+  'allow',
+  'retry-after',
+  'date',
+  'connection',
+  'keep-alive',
+  'transfer-encoding',
+  'cache-control',
+]);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 /** Path templates with an id, from the OpenAPI document. */
@@ -67,7 +79,13 @@ describe('hostile input at the HTTP layer', () => {
     });
 
     it('is refused with 400 naming the depth limit, on every JSON route, before being parsed', async () => {
-      const targets = [`/api/datastores/${datastoreId}/query`, `/api/datastores/upsert/${datastoreId}`, '/api/agents', '/api/datastores', '/api/datasources'];
+      const targets = [
+        `/api/datastores/${datastoreId}/query`,
+        `/api/datastores/upsert/${datastoreId}`,
+        '/api/agents',
+        '/api/datastores',
+        '/api/datasources',
+      ];
       for (const depth of [10_000, 1_000_000]) {
         for (const [shape, body] of Object.entries(shapes(depth))) {
           for (const path of targets) {
@@ -100,14 +118,18 @@ describe('hostile input at the HTTP layer', () => {
       // The agent query schema is strict, so a deep value lands in a field that refuses it: 400 from
       // validation, not from the depth guard.
       const atLimit = `{"query":"x","filters":${'{"a":'.repeat(MAX_JSON_DEPTH - 1)}1${'}'.repeat(MAX_JSON_DEPTH - 1)}}`;
-      const response = await fetch(`${node.origin}/api/datastores/${datastoreId}/query`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: atLimit });
+      const response = await fetch(`${node.origin}/api/datastores/${datastoreId}/query`, {
+        method: 'POST',
+        headers: { ...auth, 'content-type': 'application/json' },
+        body: atLimit,
+      });
       expect(response.status).toBe(200);
     });
 
     it('checks bodies a framework parsed already (express.json()) the same way', async () => {
       const value: Record<string, unknown> = {};
       let cursor = value;
-      for (let i = 0; i < 10_000; i++) cursor = (cursor.a = {}) as Record<string, unknown>;
+      for (let i = 0; i < 10_000; i++) cursor = cursor.a = {};
       const { Readable } = await import('node:stream');
       const request = Object.assign(Readable.from([]), {
         method: 'POST',
@@ -141,7 +163,9 @@ describe('hostile input at the HTTP layer', () => {
         // request (it reads on before ending the response); on fetch servers node itself then
         // resets the connection, so only keep-alive clients are sure to see the answer there.
         const closeModes = kind === 'node:http' ? [false, true] : [false];
-        for (const [declareLength, connectionClose] of [true, false].flatMap((declared) => closeModes.map((close) => [declared, close] as const))) {
+        for (const [declareLength, connectionClose] of [true, false].flatMap((declared) =>
+          closeModes.map((close) => [declared, close] as const),
+        )) {
           const response = await sendLarge(origin, `/api/datastores/upsert/${datastoreId}`, {
             total: 100 * MB,
             declareLength,
@@ -172,7 +196,10 @@ describe('hostile input at the HTTP layer', () => {
   describe('header injection', () => {
     it('never echoes a client request id that is not a plain token', async () => {
       for (const hostile of ['a b', 'x'.repeat(101), '<script>', 'id;evil=1', 'a,b', '\u00e9t\u00e9']) {
-        const response = await rawGet(node.origin, '/api/datastores', { ...auth, 'x-request-id': Buffer.from(hostile, 'utf8').toString('latin1') });
+        const response = await rawGet(node.origin, '/api/datastores', {
+          ...auth,
+          'x-request-id': Buffer.from(hostile, 'utf8').toString('latin1'),
+        });
         expect(response.status).toBe(200);
         expect(response.headers['x-request-id'], hostile).toMatch(UUID);
       }
@@ -191,7 +218,10 @@ describe('hostile input at the HTTP layer', () => {
       ];
       for (const origin of [node.origin, hono.origin]) {
         for (const line of attempts) {
-          const answer = await rawExchange(origin, `GET /api/datastores HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${fixture.alice}\r\n${line}\r\nConnection: close\r\n\r\n`);
+          const answer = await rawExchange(
+            origin,
+            `GET /api/datastores HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${fixture.alice}\r\n${line}\r\nConnection: close\r\n\r\n`,
+          );
           const head = answer.split('\r\n\r\n')[0]!.toLowerCase();
           expect(head, JSON.stringify(line)).toMatch(/^http\/1\.1 (200|400)/);
           expect(head, JSON.stringify(line)).not.toContain('set-cookie');
@@ -210,7 +240,8 @@ describe('hostile input at the HTTP layer', () => {
           const response = await rawGet(origin, path, { ...auth, 'content-type': 'application/json' }, method);
           expect(response.status, `${method} ${template}`).toBeGreaterThanOrEqual(400);
           expect(response.status, `${method} ${template}`).toBeLessThan(500);
-          for (const name of Object.keys(response.headers)) expect(OWN_HEADERS.has(name), `${method} ${template}: header ${name}`).toBe(true);
+          for (const name of Object.keys(response.headers))
+            expect(OWN_HEADERS.has(name), `${method} ${template}: header ${name}`).toBe(true);
           expect(response.body).not.toMatch(/[\r\n]/);
           expect((JSON.parse(response.body) as ErrorBody).error.code).toMatch(/^(not_found|invalid_request|unsupported_media_type)$/);
         }
@@ -252,7 +283,11 @@ describe('hostile input at the HTTP layer', () => {
           const text = `Traversal probe ${created.length}: the quokka lives on Rottnest Island.`;
           form.set('file', new Blob([text], { type: 'text/plain' }), field === 'filename' ? name : 'probe.txt');
           if (field === 'fileName') form.set('fileName', name);
-          const response = await fetch(`${node.origin}/api/external/datastores/file-upload/${datastoreId}`, { method: 'POST', headers: auth, body: form });
+          const response = await fetch(`${node.origin}/api/external/datastores/file-upload/${datastoreId}`, {
+            method: 'POST',
+            headers: auth,
+            body: form,
+          });
           const body = (await response.json()) as { id?: string; name?: string } & Partial<ErrorBody>;
           expect([200, 400], `${field} ${JSON.stringify(name).slice(0, 60)}`).toContain(response.status);
           expect(response.headers.get('x-injected')).toBeNull();
@@ -260,10 +295,12 @@ describe('hostile input at the HTTP layer', () => {
             created.push(body.id!);
             // A label: no control characters or bidi overrides; the multipart filename keeps only
             // its last segment; the fileName field keeps separators as plain text.
+            // eslint-disable-next-line no-control-regex -- the test asserts no control characters reach the label
             expect(body.name).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e]/);
             if (field === 'filename') expect(body.name).not.toMatch(/[/\\]/);
             if (name === '\u202egnp.txt') expect(body.name).toBe('gnp.txt');
-            if (name.startsWith('line')) expect(body.name).toBe(field === 'fileName' ? 'lineX-Injected: yes.txt' : 'line%0D%0AX-Injected: yes.txt');
+            if (name.startsWith('line'))
+              expect(body.name).toBe(field === 'fileName' ? 'lineX-Injected: yes.txt' : 'line%0D%0AX-Injected: yes.txt');
           } else {
             expect(body.error?.code).toBe('invalid_request');
           }
@@ -280,16 +317,36 @@ describe('hostile input at the HTTP layer', () => {
       // new generation file under indexes/<datastore>/ whenever it flushes), and nothing
       // named like the probes anywhere they could have escaped to.
       const after = snapshot().filter((entry) => !before.includes(entry));
-      expect(after.every((entry) => /^data:(ragdesk\.db(-wal|-shm)?|indexes(\/[\w.-]+)*)$/.test(entry)), after.join(', ')).toBe(true);
+      expect(
+        after.every((entry) => /^data:(ragdesk\.db(-wal|-shm)?|indexes(\/[\w.-]+)*)$/.test(entry)),
+        after.join(', '),
+      ).toBe(true);
       for (const id of created) await fixture.ragdesk.datasources.delete(id);
     });
   });
 
   describe('odd path ids', () => {
     const ODD = [
-      '..', '%2e%2e', '.', '%2F', '..%2F..%2Fetc%2Fpasswd', '%00', 'a%00b', '%FF%FE', '%F0%9F%92%A9', '%',
-      "'%20OR%20'1'%3D'1", '1%3B%20DROP%20TABLE%20datastores%3B%20--', '%22', '*', 'NEAR(', '-', '__proto__', 'constructor',
-      'x'.repeat(10_000), encodeURIComponent('{"$ne":null}'),
+      '..',
+      '%2e%2e',
+      '.',
+      '%2F',
+      '..%2F..%2Fetc%2Fpasswd',
+      '%00',
+      'a%00b',
+      '%FF%FE',
+      '%F0%9F%92%A9',
+      '%',
+      "'%20OR%20'1'%3D'1",
+      '1%3B%20DROP%20TABLE%20datastores%3B%20--',
+      '%22',
+      '*',
+      'NEAR(',
+      '-',
+      '__proto__',
+      'constructor',
+      'x'.repeat(10_000),
+      encodeURIComponent('{"$ne":null}'),
     ];
 
     it('answer 400 or 404 as JSON on every route, reach no other route, and break nothing', async () => {
@@ -304,7 +361,11 @@ describe('hostile input at the HTTP layer', () => {
         }
       }
       // Raw `..` segments are not resolved: they name no route.
-      for (const path of ['/api/datastores/../agents', '/api/agents/%2e%2e/%2e%2e/datastores', `/api/datastores/${datastoreId}/../../agents`]) {
+      for (const path of [
+        '/api/datastores/../agents',
+        '/api/agents/%2e%2e/%2e%2e/datastores',
+        `/api/datastores/${datastoreId}/../../agents`,
+      ]) {
         const response = await rawGet(node.origin, path, auth);
         expect(response.status, path).toBe(404);
       }

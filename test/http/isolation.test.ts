@@ -22,7 +22,10 @@ interface WorldSpec {
 const worldSpec: fc.Arbitrary<WorldSpec> = fc.record({
   owners: fc.array(
     fc.record({
-      datastores: fc.array(fc.record({ documents: fc.integer({ min: 1, max: 3 }), withFile: fc.boolean() }), { minLength: 1, maxLength: 3 }),
+      datastores: fc.array(fc.record({ documents: fc.integer({ min: 1, max: 3 }), withFile: fc.boolean() }), {
+        minLength: 1,
+        maxLength: 3,
+      }),
       agents: fc.array(fc.uniqueArray(fc.integer({ min: 0, max: 2 }), { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 2 }),
     }),
     { minLength: 2, maxLength: 3 },
@@ -55,7 +58,13 @@ function operationsOf(document: Record<string, unknown>): Operation[] {
       method: method.toUpperCase(),
       template,
       operationId: operation.operationId,
-      kind: !template.includes('{') ? null : template.includes('/agents/') ? 'agent' : template.includes('/datasources/') ? 'datasource' : 'datastore',
+      kind: !template.includes('{')
+        ? null
+        : template.includes('/agents/')
+          ? 'agent'
+          : template.includes('/datasources/')
+            ? 'datasource'
+            : 'datastore',
     })),
   );
 }
@@ -145,7 +154,10 @@ describe('owner isolation across every route, with randomised resources', () => 
         }
       }
       for (const subset of ownerSpec.agents) {
-        const tools = [...new Set(subset.map((i) => owner.datastores[i % owner.datastores.length]!))].map((datastoreId) => ({ type: 'datastore', datastoreId }));
+        const tools = [...new Set(subset.map((i) => owner.datastores[i % owner.datastores.length]!))].map((datastoreId) => ({
+          type: 'datastore',
+          datastoreId,
+        }));
         const agent = (await api.post<{ id: string }>('/api/agents', { name: token(400), description: token(500), tools })).body;
         owner.agents.push(agent.id);
         const answer = await api.post<{ conversationId: string }>(`/api/agents/${agent.id}/query`, { query: 'What is the secret token?' });
@@ -165,14 +177,20 @@ describe('owner isolation across every route, with randomised resources', () => 
       datastores: await Promise.all(
         datastores.map(async (datastore) => ({
           ...datastore.toJSON(),
-          datasources: (await fixture.ragdesk.datasources.list(datastore.id)).map((ds) => ({ id: ds.id, name: ds.name, status: ds.status, nbChunks: ds.nbChunks, updatedAt: ds.updatedAt })),
+          datasources: (await fixture.ragdesk.datasources.list(datastore.id)).map((ds) => ({
+            id: ds.id,
+            name: ds.name,
+            status: ds.status,
+            nbChunks: ds.nbChunks,
+            updatedAt: ds.updatedAt,
+          })),
         })),
       ),
       agents,
     };
   }
 
-  it('answers every foreign id like a missing one, leaks nothing, lists and finds only the caller\'s own, and changes nothing', async () => {
+  it("answers every foreign id like a missing one, leaks nothing, lists and finds only the caller's own, and changes nothing", async () => {
     let probes = 0;
     await fc.assert(
       fc.asyncProperty(worldSpec, async (spec) => {
@@ -190,7 +208,12 @@ describe('owner isolation across every route, with randomised resources', () => 
             datasource: others.flatMap((owner) => [...owner.datasources.keys()]),
           };
           const foreignSecrets = others.flatMap((owner) => owner.secrets);
-          const foreignIds = [...foreign.agent, ...foreign.datastore, ...foreign.datasource, ...others.flatMap((owner) => owner.conversations)];
+          const foreignIds = [
+            ...foreign.agent,
+            ...foreign.datastore,
+            ...foreign.datasource,
+            ...others.flatMap((owner) => owner.conversations),
+          ];
           /** No response may carry another owner's content, nor an id the caller did not send itself. */
           const noLeak = (response: ApiResponse | string, sent: string[], label: string) => {
             const text = typeof response === 'string' ? response : response.text;
@@ -224,7 +247,11 @@ describe('owner isolation across every route, with randomised resources', () => 
             const attempts: [string, string, CallOptions][] = [
               ['POST', '/api/agents', { json: { name: 'x', description: 'd', tools: [{ type: 'datastore', datastoreId: id }] } }],
               ['PATCH', `/api/agents/${ownAgent}`, { json: { description: 'd', tools: [{ type: 'datastore', datastoreId: id }] } }],
-              ['POST', '/api/datasources', { json: { type: 'web_page', datastoreId: id, config: { source_url: 'https://example.invalid/' } } }],
+              [
+                'POST',
+                '/api/datasources',
+                { json: { type: 'web_page', datastoreId: id, config: { source_url: 'https://example.invalid/' } } },
+              ],
               ['GET', `/api/datasources?datastoreId=${id}`, {}],
             ];
             const form = new FormData();
@@ -243,7 +270,11 @@ describe('owner isolation across every route, with randomised resources', () => 
             const update = await api.post(`/api/datastores/update/${ownDatastore}`, { id, text: 'overwritten' });
             expect(update.status, `update naming datasource ${id}`).toBe(404);
             noLeak(update, [id], 'update');
-            const filtered = await api.post<unknown[]>(`/api/datastores/${ownDatastore}/query`, { query: 'secret token', topK: 50, filters: { datasource_ids: [id] } });
+            const filtered = await api.post<unknown[]>(`/api/datastores/${ownDatastore}/query`, {
+              query: 'secret token',
+              topK: 50,
+              filters: { datasource_ids: [id] },
+            });
             expect(filtered.status).toBe(200);
             expect(filtered.body).toEqual([]);
             probes += 2;
@@ -251,7 +282,10 @@ describe('owner isolation across every route, with randomised resources', () => 
           for (const conversationId of others.flatMap((owner) => owner.conversations)) {
             // Another agent's conversation is never continued: a new one starts under a fresh id,
             // exactly as for an id nobody used, so the answer tells nothing of it.
-            const response = await api.post<{ conversationId: string }>(`/api/agents/${ownAgent}/query`, { query: 'what did we talk about?', conversationId });
+            const response = await api.post<{ conversationId: string }>(`/api/agents/${ownAgent}/query`, {
+              query: 'what did we talk about?',
+              conversationId,
+            });
             expect(response.status).toBe(200);
             expect(response.body.conversationId).not.toBe(conversationId);
             noLeak(response, [conversationId], 'conversation');
@@ -277,7 +311,9 @@ describe('owner isolation across every route, with randomised resources', () => 
             noLeak(hits, [], 'datastore query');
           }
           for (const agentId of caller.agents) {
-            const answer = await api.post<{ answer: string; sources: { datasource_id: string }[] }>(`/api/agents/${agentId}/query`, { query: question });
+            const answer = await api.post<{ answer: string; sources: { datasource_id: string }[] }>(`/api/agents/${agentId}/query`, {
+              query: question,
+            });
             expect(answer.status).toBe(200);
             expect(answer.body.sources.length).toBeGreaterThan(0);
             for (const source of answer.body.sources) expect(caller.datasources.has(source.datasource_id)).toBe(true);
@@ -293,8 +329,10 @@ describe('owner isolation across every route, with randomised resources', () => 
           const context = last.split('Question:')[0]!;
           for (const owner of owners) {
             const present = owner.secrets.filter((secret) => context.includes(secret));
-            const elsewhere = owners.filter((other) => other !== owner).some((other) => other.secrets.some((secret) => context.includes(secret)));
-            expect(present.length > 0 && elsewhere, 'one prompt held two owners\' documents').toBe(false);
+            const elsewhere = owners
+              .filter((other) => other !== owner)
+              .some((other) => other.secrets.some((secret) => context.includes(secret)));
+            expect(present.length > 0 && elsewhere, "one prompt held two owners' documents").toBe(false);
           }
         }
 

@@ -45,7 +45,13 @@ export class LeakWatch {
         // Event streams are read through the node listener's tap (the same frames); teeing one here
         // would keep its source alive after the client cancels.
         if (!response.headers.get('content-type')?.startsWith('text/event-stream')) {
-          void response.clone().text().then((text) => this.scan(text, `${where} body`), () => undefined);
+          void response
+            .clone()
+            .text()
+            .then(
+              (text) => this.scan(text, `${where} body`),
+              () => undefined,
+            );
         }
         return response;
       },
@@ -60,6 +66,7 @@ export class LeakWatch {
       if (typeof chunk === 'string') parts.push(chunk);
       else if (chunk instanceof Uint8Array) parts.push(Buffer.from(chunk).toString('utf8'));
     };
+    // eslint-disable-next-line @typescript-eslint/unbound-method -- wrapped below and called with .call(this)
     const { write, end } = response;
     response.write = function (this: ServerResponse, chunk: unknown, ...rest: unknown[]) {
       keep(chunk);

@@ -4,12 +4,17 @@ import { openFixture, type Fixture } from './fixture.js';
 import { OpenApiValidator } from './openapi-validator.js';
 import { SERVER_KINDS, startServer, type RunningServer } from './servers.js';
 
-interface ErrorBody { error: { code: string; message: string; details?: { issues?: { path: string }[] } } }
+interface ErrorBody {
+  error: { code: string; message: string; details?: { issues?: { path: string }[] } };
+}
 
 const MAX_FILE = 64 * 1024;
 const MAX_JSON = 32 * 1024;
 
-function fileForm(fields: Record<string, string>, file?: { bytes: Uint8Array | string; name: string; type: string; field?: string }): FormData {
+function fileForm(
+  fields: Record<string, string>,
+  file?: { bytes: Uint8Array | string; name: string; type: string; field?: string },
+): FormData {
   const form = new FormData();
   for (const [name, value] of Object.entries(fields)) form.set(name, value);
   if (file) form.set(file.field ?? 'file', new Blob([file.bytes], { type: file.type }), file.name);
@@ -61,7 +66,9 @@ describe.each(SERVER_KINDS)('multipart uploads and body limits on %s', (kind) =>
       [png, 'notes.txt', 'text/plain'],
       [elf, 'report.pdf', 'application/pdf'],
     ] as const) {
-      const response = await api.post<ErrorBody>('/api/datasources', undefined, { body: fileForm({ type: 'file', datastoreId }, { bytes, name, type }) });
+      const response = await api.post<ErrorBody>('/api/datasources', undefined, {
+        body: fileForm({ type: 'file', datastoreId }, { bytes, name, type }),
+      });
       expect(response.status, name).toBe(415);
       expect(response.body.error.code).toBe('unsupported_media_type');
     }
@@ -71,7 +78,9 @@ describe.each(SERVER_KINDS)('multipart uploads and body limits on %s', (kind) =>
     const noFile = await api.post<ErrorBody>('/api/datasources', undefined, { body: fileForm({ type: 'file', datastoreId }) });
     expect(noFile.status).toBe(400);
     expect(noFile.body.error.details?.issues?.map((issue) => issue.path)).toEqual(['file']);
-    const noFields = await api.post<ErrorBody>('/api/datasources', undefined, { body: fileForm({}, { bytes: 'hello there', name: 'a.txt', type: 'text/plain' }) });
+    const noFields = await api.post<ErrorBody>('/api/datasources', undefined, {
+      body: fileForm({}, { bytes: 'hello there', name: 'a.txt', type: 'text/plain' }),
+    });
     expect(noFields.status).toBe(400);
     expect(noFields.body.error.details?.issues?.map((issue) => issue.path).sort()).toEqual(['datastoreId', 'type']);
     const nothing = await api.post<ErrorBody>('/api/datasources', undefined, { body: fileForm({ fileName: 'x' }) });
@@ -107,7 +116,7 @@ describe.each(SERVER_KINDS)('multipart uploads and body limits on %s', (kind) =>
       headers: { authorization: `Bearer ${fixture.alice}`, 'content-type': 'application/json' },
       body: chunks,
       duplex: 'half',
-    } as RequestInit);
+    });
     expect(streamed.status).toBe(413);
     expect((await api.get(`/api/datastores/${datastoreId}`)).status).toBe(200);
   });

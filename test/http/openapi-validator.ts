@@ -69,7 +69,9 @@ export class OpenApiValidator {
       this.compiled.set(key, validate);
     }
     if (!validate(body)) {
-      throw new Error(`${label}: response does not match the OpenAPI document: ${this.ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 500)}`);
+      throw new Error(
+        `${label}: response does not match the OpenAPI document: ${this.ajv.errorsText(validate.errors)}\n${JSON.stringify(body).slice(0, 500)}`,
+      );
     }
     this.checked.set(label, (this.checked.get(label) ?? 0) + 1);
   }
@@ -80,7 +82,8 @@ function rewriteRefs(value: unknown): unknown {
   if (typeof value !== 'object' || value === null) return value;
   const result: JsonObject = {};
   for (const [key, inner] of Object.entries(value)) {
-    result[key] = key === '$ref' && typeof inner === 'string' ? inner.replace('#/components/schemas/', 'ragdesk#/$defs/') : rewriteRefs(inner);
+    result[key] =
+      key === '$ref' && typeof inner === 'string' ? inner.replace('#/components/schemas/', 'ragdesk#/$defs/') : rewriteRefs(inner);
   }
   return result;
 }

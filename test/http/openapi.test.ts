@@ -22,7 +22,9 @@ const OPENAPI_31_SHAPE = {
       propertyNames: { pattern: '^/' },
       additionalProperties: {
         type: 'object',
-        propertyNames: { enum: ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace', 'parameters', 'summary', 'description'] },
+        propertyNames: {
+          enum: ['get', 'put', 'post', 'delete', 'options', 'head', 'patch', 'trace', 'parameters', 'summary', 'description'],
+        },
         additionalProperties: { $ref: '#/$defs/operation' },
       },
     },
@@ -32,7 +34,11 @@ const OPENAPI_31_SHAPE = {
         schemas: { type: 'object', additionalProperties: { type: 'object' } },
         securitySchemes: {
           type: 'object',
-          additionalProperties: { type: 'object', required: ['type'], properties: { type: { enum: ['apiKey', 'http', 'mutualTLS', 'oauth2', 'openIdConnect'] } } },
+          additionalProperties: {
+            type: 'object',
+            required: ['type'],
+            properties: { type: { enum: ['apiKey', 'http', 'mutualTLS', 'oauth2', 'openIdConnect'] } },
+          },
         },
       },
     },
@@ -51,7 +57,12 @@ const OPENAPI_31_SHAPE = {
           items: {
             type: 'object',
             required: ['name', 'in', 'schema'],
-            properties: { name: { type: 'string' }, in: { enum: ['query', 'header', 'path', 'cookie'] }, required: { type: 'boolean' }, schema: { type: 'object' } },
+            properties: {
+              name: { type: 'string' },
+              in: { enum: ['query', 'header', 'path', 'cookie'] },
+              required: { type: 'boolean' },
+              schema: { type: 'object' },
+            },
             if: { properties: { in: { const: 'path' } } },
             then: { required: ['required'], properties: { required: { const: true } } },
           },
@@ -61,7 +72,11 @@ const OPENAPI_31_SHAPE = {
           type: 'object',
           minProperties: 1,
           propertyNames: { pattern: '^([1-5]\\d\\d|[1-5]XX|default)$' },
-          additionalProperties: { type: 'object', required: ['description'], properties: { description: { type: 'string' }, content: { $ref: '#/$defs/content' } } },
+          additionalProperties: {
+            type: 'object',
+            required: ['description'],
+            properties: { description: { type: 'string' }, content: { $ref: '#/$defs/content' } },
+          },
         },
       },
       patternProperties: { '^x-': {} },
@@ -76,15 +91,35 @@ const OPENAPI_31_SHAPE = {
 
 /** Every endpoint of docs/api.md, as `METHOD path`. */
 const EXPECTED_ROUTES = [
-  'POST /api/agents/{id}/query', 'PATCH /api/agents/{id}', 'DELETE /api/agents/{id}', 'POST /api/agents', 'GET /api/agents', 'GET /api/agents/{id}',
-  'POST /api/datastores/{id}/query', 'POST /api/datastores/upsert/{datastoreId}', 'POST /api/datastores/update/{datastoreId}',
-  'POST /api/external/datastores/upsert/{datastoreId}', 'POST /api/external/datastores/update/{datastoreId}',
-  'POST /api/datastores', 'GET /api/datastores', 'GET /api/datastores/{id}', 'PATCH /api/datastores/{id}', 'DELETE /api/datastores/{id}',
-  'POST /api/datasources', 'GET /api/datasources', 'GET /api/datasources/{id}', 'DELETE /api/datasources/{id}', 'POST /api/datasources/{id}/sync',
-  'POST /api/external/datastores/file-upload/{datastoreId}', 'GET /api/openapi.json',
+  'POST /api/agents/{id}/query',
+  'PATCH /api/agents/{id}',
+  'DELETE /api/agents/{id}',
+  'POST /api/agents',
+  'GET /api/agents',
+  'GET /api/agents/{id}',
+  'POST /api/datastores/{id}/query',
+  'POST /api/datastores/upsert/{datastoreId}',
+  'POST /api/datastores/update/{datastoreId}',
+  'POST /api/external/datastores/upsert/{datastoreId}',
+  'POST /api/external/datastores/update/{datastoreId}',
+  'POST /api/datastores',
+  'GET /api/datastores',
+  'GET /api/datastores/{id}',
+  'PATCH /api/datastores/{id}',
+  'DELETE /api/datastores/{id}',
+  'POST /api/datasources',
+  'GET /api/datasources',
+  'GET /api/datasources/{id}',
+  'DELETE /api/datasources/{id}',
+  'POST /api/datasources/{id}/sync',
+  'POST /api/external/datastores/file-upload/{datastoreId}',
+  'GET /api/openapi.json',
   // Deprecated aliases the reference service serves (two families of paths, some without /api).
-  'POST /api/datastores/query/{id}', 'POST /agents/query/{id}', 'POST /datastores/upsert/{datastoreId}',
-  'POST /datastores/update/{datastoreId}', 'POST /datastores/file-upload/{datastoreId}',
+  'POST /api/datastores/query/{id}',
+  'POST /agents/query/{id}',
+  'POST /datastores/upsert/{datastoreId}',
+  'POST /datastores/update/{datastoreId}',
+  'POST /datastores/file-upload/{datastoreId}',
 ];
 
 describe('the OpenAPI 3.1 document', () => {
@@ -100,18 +135,27 @@ describe('the OpenAPI 3.1 document', () => {
     const ajv = new Ajv2020({ strict: false, allErrors: true });
     const validate = ajv.compile(OPENAPI_31_SHAPE);
     expect(validate(document), ajv.errorsText(validate.errors)).toBe(true);
-    const routes = Object.entries(document.paths as Record<string, JsonObject>).flatMap(([path, item]) => Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`));
+    const routes = Object.entries(document.paths as Record<string, JsonObject>).flatMap(([path, item]) =>
+      Object.keys(item).map((method) => `${method.toUpperCase()} ${path}`),
+    );
     expect(routes.sort()).toEqual([...EXPECTED_ROUTES].sort());
   });
 
   it('declares every path parameter, uses unique operation ids, and every $ref resolves', () => {
     const ids = new Set<string>();
-    for (const [path, item] of Object.entries(document.paths as Record<string, Record<string, { operationId: string; parameters?: { name: string; in: string }[] }>>)) {
+    for (const [path, item] of Object.entries(
+      document.paths as Record<string, Record<string, { operationId: string; parameters?: { name: string; in: string }[] }>>,
+    )) {
       const templated = [...path.matchAll(/\{(\w+)\}/g)].map((match) => match[1]).sort();
       for (const operation of Object.values(item)) {
         expect(ids.has(operation.operationId), operation.operationId).toBe(false);
         ids.add(operation.operationId);
-        expect((operation.parameters ?? []).filter((p) => p.in === 'path').map((p) => p.name).sort()).toEqual(templated);
+        expect(
+          (operation.parameters ?? [])
+            .filter((p) => p.in === 'path')
+            .map((p) => p.name)
+            .sort(),
+        ).toEqual(templated);
       }
     }
     const components = (document.components as { schemas: JsonObject }).schemas;
@@ -134,7 +178,9 @@ describe('the OpenAPI 3.1 document', () => {
 
   it('never refuses a body the server accepts (generated from the same zod schemas)', () => {
     const ajv = new Ajv2020({ strict: false, allowUnionTypes: true });
-    const components = JSON.parse(JSON.stringify((document.components as JsonObject).schemas).replaceAll('#/components/schemas/', 'components#/$defs/')) as JsonObject;
+    const components = JSON.parse(
+      JSON.stringify((document.components as JsonObject).schemas).replaceAll('#/components/schemas/', 'components#/$defs/'),
+    ) as JsonObject;
     ajv.addSchema({ $id: 'components', $defs: components });
     const documented = ajv.getSchema('components#/$defs/DatastoreQueryRequest')!;
     const query = fc.record(
@@ -142,7 +188,10 @@ describe('the OpenAPI 3.1 document', () => {
         query: fc.oneof(fc.string(), fc.constant('tides')),
         topK: fc.oneof(fc.integer({ min: -5, max: 2000 }), fc.double()),
         mode: fc.constantFrom('hybrid', 'vector', 'lexical', 'other'),
-        filters: fc.record({ custom_ids: fc.array(fc.string(), { maxLength: 3 }), datasource_ids: fc.array(fc.string(), { maxLength: 3 }) }, { requiredKeys: [] }),
+        filters: fc.record(
+          { custom_ids: fc.array(fc.string(), { maxLength: 3 }), datasource_ids: fc.array(fc.string(), { maxLength: 3 }) },
+          { requiredKeys: [] },
+        ),
       },
       { requiredKeys: [] },
     );

@@ -9,7 +9,7 @@ describe('tokenBucketLimiter', () => {
   it('allows a burst, then the sustained rate, per caller', () => {
     let now = 0;
     const limiter = tokenBucketLimiter({ ratePerSecond: 2, burst: 3, now: () => now });
-    const take = (caller: string) => (limiter.take(caller) as { allowed: boolean; retryAfterSeconds?: number });
+    const take = (caller: string) => limiter.take(caller) as { allowed: boolean; retryAfterSeconds?: number };
     expect([1, 2, 3, 4].map(() => take('a').allowed)).toEqual([true, true, true, false]);
     expect(take('b').allowed).toBe(true);
     const refused = take('a');

@@ -39,7 +39,9 @@ export function rawGet(origin: string, path: string, headers: Record<string, str
     const request = httpRequest({ host: hostname, port, path, method, headers, agent: keepAlive }, (response) => {
       const parts: Buffer[] = [];
       response.on('data', (part: Buffer) => parts.push(part));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(parts).toString('utf8') }));
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, body: Buffer.concat(parts).toString('utf8') }),
+      );
       response.on('error', reject);
     });
     request.on('error', reject);
@@ -65,7 +67,9 @@ export function sendLarge(
 ): Promise<LargeUpload> {
   const { hostname, port } = new URL(origin);
   const block = Buffer.alloc(64 * 1024, options.fill ?? ' ');
-  const chunk = options.declareLength ? block : Buffer.concat([Buffer.from(`${block.length.toString(16)}\r\n`), block, Buffer.from('\r\n')]);
+  const chunk = options.declareLength
+    ? block
+    : Buffer.concat([Buffer.from(`${block.length.toString(16)}\r\n`), block, Buffer.from('\r\n')]);
   const head = [
     `POST ${path} HTTP/1.1`,
     `Host: ${hostname}:${port}`,

@@ -73,15 +73,26 @@ describe('request bodies', () => {
     const before = fixture.logged.length;
     const targets = [
       { path: `/api/datastores/upsert/${datastoreId}`, type: 'application/json', start: '{"documents":[{"text":"' },
-      { path: `/api/external/datastores/file-upload/${datastoreId}`, type: 'multipart/form-data; boundary=bbbb', start: '--bbbb\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\n' },
+      {
+        path: `/api/external/datastores/file-upload/${datastoreId}`,
+        type: 'multipart/form-data; boundary=bbbb',
+        start: '--bbbb\r\nContent-Disposition: form-data; name="file"; filename="a.txt"\r\n\r\n',
+      },
     ];
     for (const target of targets) {
       for (const chunked of [false, true]) {
         const { socket, closed } = await rawSocket(server.origin);
         const { host } = new URL(server.origin);
         socket.write(
-          [`POST ${target.path} HTTP/1.1`, `Host: ${host}`, `Authorization: ${auth.authorization}`, `Content-Type: ${target.type}`,
-            chunked ? 'Transfer-Encoding: chunked' : 'Content-Length: 1000000', '', ''].join('\r\n'),
+          [
+            `POST ${target.path} HTTP/1.1`,
+            `Host: ${host}`,
+            `Authorization: ${auth.authorization}`,
+            `Content-Type: ${target.type}`,
+            chunked ? 'Transfer-Encoding: chunked' : 'Content-Length: 1000000',
+            '',
+            '',
+          ].join('\r\n'),
         );
         const part = target.start + 'a'.repeat(5_000);
         socket.write(chunked ? `${Buffer.byteLength(part).toString(16)}\r\n${part}\r\n` : part);
@@ -107,7 +118,18 @@ describe('ragdesk serve connection timeouts', () => {
 
   beforeAll(async () => {
     temp = tempDir('ragdesk-timeouts-');
-    const args = ['--port', '0', '--data-dir', temp.dir, '--headers-timeout-ms', '1000', '--request-timeout-ms', '2000', '--keep-alive-timeout-ms', '500'];
+    const args = [
+      '--port',
+      '0',
+      '--data-dir',
+      temp.dir,
+      '--headers-timeout-ms',
+      '1000',
+      '--request-timeout-ms',
+      '2000',
+      '--keep-alive-timeout-ms',
+      '500',
+    ];
     service = await startService(parseServeArgs(args, ROOT), recordingIo());
   });
   afterAll(async () => {

@@ -39,7 +39,7 @@ describe('API key secrets never come back out', () => {
         response.setHeader('x-debug', key.slice(0, 30));
         response.end(`{"oops":"${key}"}`);
       },
-      { fetch: real.fetch, openapi: real.openapi },
+      { fetch: (...args: Parameters<typeof real.fetch>) => real.fetch(...args), openapi: () => real.openapi() },
     );
     const wrapped = watch.wrap(leaky);
     const http = createServer(wrapped);
@@ -65,15 +65,29 @@ describe('API key secrets never come back out', () => {
       { method: 'GET', path: '/api/datastores', headers: { authorization: `Basic ${key}` } },
       { method: 'GET', path: '/api/datastores', headers: { authorization: `Bearer ${key}x` } },
       { method: 'GET', path: '/api/datastores', headers: { authorization: key } },
-      { method: 'POST', path: `/api/datastores/${datastoreId}/query`, headers: json, body: JSON.stringify({ query: 'tides', filters: { datasource_ids: [key] } }) },
+      {
+        method: 'POST',
+        path: `/api/datastores/${datastoreId}/query`,
+        headers: json,
+        body: JSON.stringify({ query: 'tides', filters: { datasource_ids: [key] } }),
+      },
       { method: 'POST', path: `/api/datastores/${datastoreId}/query`, headers: json, body: JSON.stringify({ query: 'tides', [key]: 1 }) },
       { method: 'POST', path: `/api/datastores/update/${datastoreId}`, headers: json, body: JSON.stringify({ id: key, text: 'x' }) },
-      { method: 'POST', path: '/api/agents', headers: json, body: JSON.stringify({ name: 'a', description: 'd', tools: [{ type: 'datastore', datastoreId: key }] }) },
+      {
+        method: 'POST',
+        path: '/api/agents',
+        headers: json,
+        body: JSON.stringify({ name: 'a', description: 'd', tools: [{ type: 'datastore', datastoreId: key }] }),
+      },
       { method: 'POST', path: '/api/datastores', headers: json, body: `{"name": "${key}` },
       { method: 'POST', path: '/api/datastores', headers: { ...auth, 'content-type': `text/${key}` }, body: 'x' },
     ];
     for (const attempt of attempts) {
-      const response = await fetch(`${server.origin}${attempt.path}`, { method: attempt.method, headers: attempt.headers, ...(attempt.body ? { body: attempt.body } : {}) });
+      const response = await fetch(`${server.origin}${attempt.path}`, {
+        method: attempt.method,
+        headers: attempt.headers,
+        ...(attempt.body ? { body: attempt.body } : {}),
+      });
       const text = await response.text();
       const label = `${attempt.method} ${attempt.path.slice(0, 60)}`;
       expect(response.status, label).toBeLessThan(500);

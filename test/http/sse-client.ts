@@ -1,6 +1,6 @@
 import { EventSource } from 'eventsource';
 
-export interface StreamOutcome {
+interface StreamOutcome {
   /** Status of a refused stream (e.g. 402); undefined when the stream opened. */
   refusedWith?: number;
   /** Decoded `answer` deltas, in order. */
@@ -36,7 +36,11 @@ export function openAgentStream(origin: string, agentId: string, body: Record<st
       fetch(input, {
         ...init,
         method: 'POST',
-        headers: { ...(init.headers as Record<string, string>), 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
+        headers: {
+          ...(init.headers as Record<string, string>),
+          'content-type': 'application/json',
+          ...(key ? { authorization: `Bearer ${key}` } : {}),
+        },
         body: JSON.stringify({ ...body, streaming: true }),
       }),
   });
@@ -45,12 +49,12 @@ export function openAgentStream(origin: string, agentId: string, body: Record<st
     if (responseParts.length) outcome.response = JSON.parse(responseParts.join('')) as unknown;
     settle(outcome);
   };
-  source.addEventListener('answer', (event) => {
+  source.addEventListener('answer', (event: { data: string }) => {
     outcome.deltas.push(decodeURIComponent(event.data));
     firstDelta();
   });
-  source.addEventListener('endpoint_response', (event) => responseParts.push(decodeURIComponent(event.data)));
-  source.onmessage = (event) => {
+  source.addEventListener('endpoint_response', (event: { data: string }) => responseParts.push(decodeURIComponent(event.data)));
+  source.onmessage = (event: { data: string }) => {
     if (event.data === '[DONE]') {
       outcome.done = true;
       finish();

@@ -21,7 +21,13 @@ describe.each(SERVER_KINDS)('agent query event streams on %s', (kind) => {
     api = new ApiClient(server.origin, new OpenApiValidator(fixture.handler.openapi()), fixture.alice);
     const datastore = (await api.post<{ id: string }>('/api/datastores', { name: 'Streams' })).body;
     await api.post(`/api/datastores/upsert/${datastore.id}`, { documents: DOCUMENTS });
-    agentId = (await api.post<{ id: string }>('/api/agents', { name: 'Streamer', description: 'd', tools: [{ type: 'datastore', datastoreId: datastore.id }] })).body.id;
+    agentId = (
+      await api.post<{ id: string }>('/api/agents', {
+        name: 'Streamer',
+        description: 'd',
+        tools: [{ type: 'datastore', datastoreId: datastore.id }],
+      })
+    ).body.id;
   });
   afterAll(async () => {
     await server?.close();
@@ -57,12 +63,18 @@ describe.each(SERVER_KINDS)('agent query event streams on %s', (kind) => {
 });
 
 /** The exact bytes and headers of a response, read with node:http (no client-side parsing at all). */
-function rawPost(url: string, headers: Record<string, string>, body: string): Promise<{ status: number; headers: Record<string, unknown>; bytes: string }> {
+function rawPost(
+  url: string,
+  headers: Record<string, string>,
+  body: string,
+): Promise<{ status: number; headers: Record<string, unknown>; bytes: string }> {
   return new Promise((resolve, reject) => {
     const request = httpRequest(url, { method: 'POST', headers }, (response) => {
       const chunks: Buffer[] = [];
       response.on('data', (chunk: Buffer) => chunks.push(chunk));
-      response.on('end', () => resolve({ status: response.statusCode ?? 0, headers: response.headers, bytes: Buffer.concat(chunks).toString('utf8') }));
+      response.on('end', () =>
+        resolve({ status: response.statusCode ?? 0, headers: response.headers, bytes: Buffer.concat(chunks).toString('utf8') }),
+      );
       response.on('error', reject);
     });
     request.on('error', reject);
@@ -76,7 +88,11 @@ describe.each(SERVER_KINDS)('SSE bytes on %s', (kind) => {
     const server = await startServer(kind, fixture.handler);
     try {
       const agent = await fixture.ragdesk.agents.create({ name: 'bytes', description: 'd' }, { ownerId: 'alice' });
-      const raw = await rawPost(`${server.origin}/api/agents/${agent.id}/query`, { authorization: `Bearer ${fixture.alice}`, 'content-type': 'application/json' }, JSON.stringify({ query: 'hi', streaming: true }));
+      const raw = await rawPost(
+        `${server.origin}/api/agents/${agent.id}/query`,
+        { authorization: `Bearer ${fixture.alice}`, 'content-type': 'application/json' },
+        JSON.stringify({ query: 'hi', streaming: true }),
+      );
       expect(raw.status).toBe(200);
       expect(raw.headers['content-type']).toBe('text/event-stream');
       expect(raw.headers['cache-control']).toBe('no-cache, no-transform');

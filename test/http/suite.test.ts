@@ -4,11 +4,39 @@ import { DOCUMENTS, openFixture, type Fixture } from './fixture.js';
 import { OpenApiValidator } from './openapi-validator.js';
 import { SERVER_KINDS, startServer, type RunningServer } from './servers.js';
 
-interface Datastore { id: string; name: string; description: string; ownerId: string | null }
-interface Datasource { id: string; status: string; name: string; datastoreId: string; custom_id: string | null; nbChunks: number }
-interface Agent { id: string; name: string; description: string; datastoreIds: string[]; tools: { type: string; datastoreId: string }[]; visibility: string; temperature: number }
-interface Fragment { text: string; score: number; source: string; datasource_id: string; datasource_name: string }
-interface ErrorBody { error: { code: string; message: string; details?: { issues?: { path: string; message: string }[]; allowed?: string[] } } }
+interface Datastore {
+  id: string;
+  name: string;
+  description: string;
+  ownerId: string | null;
+}
+interface Datasource {
+  id: string;
+  status: string;
+  name: string;
+  datastoreId: string;
+  custom_id: string | null;
+  nbChunks: number;
+}
+interface Agent {
+  id: string;
+  name: string;
+  description: string;
+  datastoreIds: string[];
+  tools: { type: string; datastoreId: string }[];
+  visibility: string;
+  temperature: number;
+}
+interface Fragment {
+  text: string;
+  score: number;
+  source: string;
+  datasource_id: string;
+  datasource_name: string;
+}
+interface ErrorBody {
+  error: { code: string; message: string; details?: { issues?: { path: string; message: string }[]; allowed?: string[] } };
+}
 
 describe.each(SERVER_KINDS)('the same request suite on %s', (kind) => {
   let fixture: Fixture;
@@ -60,7 +88,10 @@ describe.each(SERVER_KINDS)('the same request suite on %s', (kind) => {
       name: 'glaciers.md',
     });
     expect(updated.body).toEqual({ id: upserted.body.ids[0] });
-    await api.post(`/api/external/datastores/update/${id}`, { id: upserted.body.ids[1], text: 'Deserts receive less than 250 mm of rain a year.' });
+    await api.post(`/api/external/datastores/update/${id}`, {
+      id: upserted.body.ids[1],
+      text: 'Deserts receive less than 250 mm of rain a year.',
+    });
     const after = await api.post<Fragment[]>(`/api/datastores/${id}/query`, { query: 'glaciers carving valleys', topK: 1 });
     expect(after.body[0]?.datasource_name).toBe('glaciers.md');
 
@@ -80,7 +111,11 @@ describe.each(SERVER_KINDS)('the same request suite on %s', (kind) => {
       tools: [{ type: 'datastore', datastoreId: datastore.id }],
     });
     expect(created.status).toBe(200);
-    expect(created.body).toMatchObject({ name: 'Helper', datastoreIds: [datastore.id], tools: [{ type: 'datastore', datastoreId: datastore.id }] });
+    expect(created.body).toMatchObject({
+      name: 'Helper',
+      datastoreIds: [datastore.id],
+      tools: [{ type: 'datastore', datastoreId: datastore.id }],
+    });
     const id = created.body.id;
     expect((await api.get<Agent>(`/api/agents/${id}`)).body.id).toBe(id);
     expect((await api.get<Agent[]>('/api/agents')).body.map((agent) => agent.id)).toContain(id);
@@ -114,7 +149,9 @@ describe.each(SERVER_KINDS)('the same request suite on %s', (kind) => {
     const text = await response.text();
     const frames = text.split('\n\n').filter(Boolean);
     expect(frames.at(-1)).toBe('data: [DONE]');
-    const deltas = frames.filter((frame) => frame.startsWith('event: answer\n')).map((frame) => decodeURIComponent(frame.split('\ndata: ')[1]!));
+    const deltas = frames
+      .filter((frame) => frame.startsWith('event: answer\n'))
+      .map((frame) => decodeURIComponent(frame.split('\ndata: ')[1]!));
     expect(deltas.join('')).toBe('The moon pulls the oceans.');
     const final = frames.find((frame) => frame.startsWith('event: endpoint_response\n'))!;
     const payload = JSON.parse(decodeURIComponent(final.split('\ndata: ')[1]!)) as { answer: string; conversationId: string };
@@ -132,7 +169,11 @@ describe.each(SERVER_KINDS)('the same request suite on %s', (kind) => {
     form.set('type', 'file');
     form.set('datastoreId', datastore.id);
     form.set('custom_id', 'tenant-7');
-    form.set('file', new Blob(['# Comets\n\nComets grow tails of gas and dust when they pass close to the sun.\n'], { type: 'text/markdown' }), 'comets.md');
+    form.set(
+      'file',
+      new Blob(['# Comets\n\nComets grow tails of gas and dust when they pass close to the sun.\n'], { type: 'text/markdown' }),
+      'comets.md',
+    );
     const created = await api.post<Datasource>('/api/datasources', undefined, { body: form });
     expect(created.status).toBe(200);
     expect(created.body).toMatchObject({ name: 'comets.md', datastoreId: datastore.id, custom_id: 'tenant-7' });
@@ -151,8 +192,14 @@ describe.each(SERVER_KINDS)('the same request suite on %s', (kind) => {
     }
     const listed = await api.get<Datasource[]>(`/api/datasources?datastoreId=${datastore.id}`);
     expect(listed.body.map((ds) => ds.id).sort()).toEqual([created.body.id, uploaded.body.id].sort());
-    expect((await api.get<Datasource[]>('/api/datasources')).body.map((ds) => ds.id)).toEqual(expect.arrayContaining(listed.body.map((ds) => ds.id)));
-    const hits = await api.post<Fragment[]>(`/api/datastores/${datastore.id}/query`, { query: 'comet tails', topK: 1, filters: { custom_ids: ['tenant-7'] } });
+    expect((await api.get<Datasource[]>('/api/datasources')).body.map((ds) => ds.id)).toEqual(
+      expect.arrayContaining(listed.body.map((ds) => ds.id)),
+    );
+    const hits = await api.post<Fragment[]>(`/api/datastores/${datastore.id}/query`, {
+      query: 'comet tails',
+      topK: 1,
+      filters: { custom_ids: ['tenant-7'] },
+    });
     expect(hits.body[0]?.text).toContain('tails of gas and dust');
 
     const page = await api.post<Datasource>('/api/datasources', {
@@ -174,13 +221,23 @@ describe.each(SERVER_KINDS)('the same request suite on %s', (kind) => {
     const wrongMethod = await api.call<ErrorBody>('PUT', '/api/datastores');
     expect(wrongMethod.status).toBe(405);
     expect(wrongMethod.headers.get('allow')).toBe('GET, POST');
-    const malformed = await api.post<ErrorBody>('/api/datastores', undefined, { body: '{"name": ', headers: { 'content-type': 'application/json' } });
+    const malformed = await api.post<ErrorBody>('/api/datastores', undefined, {
+      body: '{"name": ',
+      headers: { 'content-type': 'application/json' },
+    });
     expect(malformed.status).toBe(400);
     expect(malformed.body.error.code).toBe('invalid_request');
-    const wrongType = await api.post<ErrorBody>('/api/datastores', undefined, { body: 'name=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } });
+    const wrongType = await api.post<ErrorBody>('/api/datastores', undefined, {
+      body: 'name=x',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
     expect(wrongType.status).toBe(415);
     const datastore = (await api.post<Datastore>('/api/datastores', { name: 'Errors' })).body;
-    const invalid = await api.post<ErrorBody>(`/api/datastores/${datastore.id}/query`, { query: 7, topK: -1, filters: { custom_ids: 'x' } });
+    const invalid = await api.post<ErrorBody>(`/api/datastores/${datastore.id}/query`, {
+      query: 7,
+      topK: -1,
+      filters: { custom_ids: 'x' },
+    });
     expect(invalid.status).toBe(400);
     expect(invalid.body.error.details?.issues?.map((issue) => issue.path).sort()).toEqual(['filters.custom_ids', 'query', 'topK']);
     expect(invalid.headers.get('x-request-id')).toMatch(/.+/);

@@ -9,7 +9,8 @@ import { tempDir } from '../helpers/setups.js';
 
 const SCIFACT = resolve(dirname(fileURLToPath(import.meta.url)), '../../../shared/datasets/scifact');
 const available = existsSync(resolve(SCIFACT, 'qrels/train.tsv'));
-if (!available) console.log(`[skip] SciFact quality check: ${SCIFACT} is absent (it ships beside the checkout in CI, not with the package)`);
+if (!available)
+  console.log(`[skip] SciFact quality check: ${SCIFACT} is absent (it ships beside the checkout in CI, not with the package)`);
 
 describe.skipIf(!available)('retrieval quality on BEIR SciFact (train split), offline default', () => {
   it('reaches nDCG@10 >= 0.60 with hybrid retrieval', { timeout: 600_000 }, async () => {
@@ -21,7 +22,9 @@ describe.skipIf(!available)('retrieval quality on BEIR SciFact (train split), of
       const datastore = await ragdesk.datastores.create({ name: 'scifact' });
       await indexBeirCorpus(datastore, dataset);
       const { scores } = await queryBeir(datastore, dataset, 'hybrid');
-      console.log(`SciFact train hybrid: nDCG@10 ${scores.ndcg10.toFixed(3)}, R@100 ${scores.recall100.toFixed(3)}, MRR@10 ${scores.mrr10.toFixed(3)}`);
+      console.log(
+        `SciFact train hybrid: nDCG@10 ${scores.ndcg10.toFixed(3)}, R@100 ${scores.recall100.toFixed(3)}, MRR@10 ${scores.mrr10.toFixed(3)}`,
+      );
       expect(scores.ndcg10).toBeGreaterThanOrEqual(0.6);
       expect(scores.recall100).toBeGreaterThan(0.8);
     } finally {

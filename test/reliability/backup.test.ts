@@ -41,7 +41,14 @@ async function answers(datastore: Datastore) {
   for (const query of QUERIES) {
     for (const mode of ['vector', 'lexical', 'hybrid'] as const) {
       const fragments = await datastore.query({ query, topK: 5, mode });
-      all.push(fragments.map((fragment) => ({ id: fragment.chunk_id, text: fragment.text, datasource: fragment.datasource_id, score: fragment.score })));
+      all.push(
+        fragments.map((fragment) => ({
+          id: fragment.chunk_id,
+          text: fragment.text,
+          datasource: fragment.datasource_id,
+          score: fragment.score,
+        })),
+      );
     }
   }
   return all;

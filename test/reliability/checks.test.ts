@@ -55,7 +55,11 @@ describe('crash harness checks', () => {
     const chunks = [];
     for await (const batch of store.iterateChunks(datastoreId)) chunks.push(...batch);
     await index.remove(datastoreId, [chunks[0]!.id], sequence);
-    await index.upsert(datastoreId, [{ id: 'ghost', vector: chunks[1]!.vector, datasourceId: chunks[1]!.datasourceId, customId: null }], sequence);
+    await index.upsert(
+      datastoreId,
+      [{ id: 'ghost', vector: chunks[1]!.vector, datasourceId: chunks[1]!.datasourceId, customId: null }],
+      sequence,
+    );
     const report = await checkConsistency(store, index, { settled: true });
     expect(report.failures).toEqual([
       expect.stringContaining('1 of 3 chunk(s) not found by an exact-vector query'),

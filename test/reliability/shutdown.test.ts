@@ -45,7 +45,9 @@ async function inspect(dir: string) {
 }
 
 const docs = (count: number, from = 0) =>
-  Array.from({ length: count }, (_, i) => ({ text: `Document ${from + i} about ${['glaciers', 'volcanoes', 'reefs'][i % 3]} and more words ${'filler '.repeat(i % 20)}` }));
+  Array.from({ length: count }, (_, i) => ({
+    text: `Document ${from + i} about ${['glaciers', 'volcanoes', 'reefs'][i % 3]} and more words ${'filler '.repeat(i % 20)}`,
+  }));
 
 describe('graceful close', () => {
   let temp: ReturnType<typeof tempDir>;
@@ -60,11 +62,17 @@ describe('graceful close', () => {
       const path = request.url ?? '/';
       if (path === '/sitemap.xml') {
         const urls = [1, 2, 3, 4].map((page) => `<url><loc>${origin}/page/${page}</loc></url>`).join('');
-        response.writeHead(200, { 'content-type': 'application/xml' }).end(`<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${urls}</urlset>`);
+        response
+          .writeHead(200, { 'content-type': 'application/xml' })
+          .end(`<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${urls}</urlset>`);
         return;
       }
       setTimeout(() => {
-        response.writeHead(200, { 'content-type': 'text/html' }).end(`<html><head><title>${path}</title></head><body><main><p>Page ${path} about harbours and lanterns.</p></main></body></html>`);
+        response
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(
+            `<html><head><title>${path}</title></head><body><main><p>Page ${path} about harbours and lanterns.</p></main></body></html>`,
+          );
       }, pageDelayMs);
     });
     await new Promise<void>((resolve) => site.listen(0, '127.0.0.1', resolve));
@@ -98,7 +106,9 @@ describe('graceful close', () => {
       ragdesk.agents.list(),
       ragdesk.keys.create({ ownerId: 'owner', name: 'late' }),
     ]);
-    expect(refused.map((result) => (result.status === 'rejected' ? (result.reason as RagdeskError).code : 'fulfilled'))).toEqual(Array(7).fill('closed'));
+    expect(refused.map((result) => (result.status === 'rejected' ? (result.reason as RagdeskError).code : 'fulfilled'))).toEqual(
+      Array(7).fill('closed'),
+    );
     expect((await upsert).ids).toHaveLength(150);
     await closing;
     await ragdesk.close(); // idempotent
@@ -116,7 +126,11 @@ describe('graceful close', () => {
     const datastore = await ragdesk.datastores.create({ name: 'site' });
     pageDelayMs = 400;
     const running = new Promise<void>((resolve) => ragdesk.datasources.events.on('status', (event) => event.to === 'running' && resolve()));
-    const created = await ragdesk.datasources.create({ type: 'web_site', datastoreId: datastore.id, config: { sitemap: `${origin}/sitemap.xml` } });
+    const created = await ragdesk.datasources.create({
+      type: 'web_site',
+      datastoreId: datastore.id,
+      config: { sitemap: `${origin}/sitemap.xml` },
+    });
     await running;
     await ragdesk.close();
     // Parked: the site and its job wait in `pending` for the next open.
@@ -129,7 +143,13 @@ describe('graceful close', () => {
     ragdesk = open(temp.dir);
     try {
       expect((await ragdesk.datasources.waitUntilSettled(created.id)).status).toBe('synched');
-      expect((await ragdesk.datasources.history(created.id)).map((event) => event.to)).toEqual(['pending', 'running', 'pending', 'running', 'synched']);
+      expect((await ragdesk.datasources.history(created.id)).map((event) => event.to)).toEqual([
+        'pending',
+        'running',
+        'pending',
+        'running',
+        'synched',
+      ]);
       const pages = (await ragdesk.datasources.list(datastore.id)).filter((source) => source.groupId === created.id);
       expect(pages.map((page) => page.config.source_url).sort()).toEqual([1, 2, 3, 4].map((page) => `${origin}/page/${page}`));
     } finally {
@@ -201,10 +221,17 @@ describe('recovery of what a crash leaves behind without a job', () => {
     const store = sqliteStore({ path: join(temp.dir, 'ragdesk.db') });
     const past = new Date(Date.now() - 60_000).toISOString();
     const text = { ...newDatasource({ datastoreId: datastore.id, type: 'text', name: 'half' }, past), status: 'running' as const };
-    const file = newDatasource({ datastoreId: datastore.id, type: 'file', name: 'notes.txt', config: { mime_type: 'text/plain', file_name: 'notes.txt' } }, past);
+    const file = newDatasource(
+      { datastoreId: datastore.id, type: 'file', name: 'notes.txt', config: { mime_type: 'text/plain', file_name: 'notes.txt' } },
+      past,
+    );
     await store.createDatasource(text);
     await store.createDatasource(file);
-    await store.putDatasourceFile(file.id, { bytes: new TextEncoder().encode('Notes about the LEFTOVER-42 harbour.'), mimeType: 'text/plain', fileName: 'notes.txt' });
+    await store.putDatasourceFile(file.id, {
+      bytes: new TextEncoder().encode('Notes about the LEFTOVER-42 harbour.'),
+      mimeType: 'text/plain',
+      fileName: 'notes.txt',
+    });
     await store.close();
 
     const ragdesk = open(temp.dir);

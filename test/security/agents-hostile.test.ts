@@ -80,9 +80,15 @@ describe.each([
     server?.reset();
     temp = tempDir('ragdesk-agents-hostile-');
     const connection = remote ? { apiKey: 'test-key', baseURL: server.baseURL, maxRetries: 0 } : undefined;
-    setup = openAgentSetup(temp.dir, connection
-      ? { chat: openaiChat(connection), extra: { embeddings: openaiEmbeddings({ ...connection, dimensions: 256, model: 'test-embedder' }) } }
-      : {});
+    setup = openAgentSetup(
+      temp.dir,
+      connection
+        ? {
+            chat: openaiChat(connection),
+            extra: { embeddings: openaiEmbeddings({ ...connection, dimensions: 256, model: 'test-embedder' }) },
+          }
+        : {},
+    );
     ragdesk = setup.ragdesk;
     const datastore = await ragdesk.datastores.create({ name: 'manuals' });
     await datastore.upsert([
@@ -90,7 +96,8 @@ describe.each([
       { name: 'injected.md', text: INJECTION },
       { name: 'warranty.md', text: 'The kettle warranty lasts two years and covers the heating element.' },
     ]);
-    agentId = (await ragdesk.agents.create({ name: 'kettle', description: 'd', systemPrompt: SYSTEM_PROMPT, datastoreIds: [datastore.id] })).id;
+    agentId = (await ragdesk.agents.create({ name: 'kettle', description: 'd', systemPrompt: SYSTEM_PROMPT, datastoreIds: [datastore.id] }))
+      .id;
   });
   afterEach(async () => {
     await ragdesk.close();

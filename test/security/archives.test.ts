@@ -96,42 +96,60 @@ const PREFIX: Record<Format, string> = { docx: 'word', pptx: 'ppt', xlsx: 'xl' }
 const load = (bytes: Uint8Array, format: Format) => loadFile(loaders, { bytes, fileName: `hostile.${format}` });
 
 describe('zip bombs in DOCX, PPTX and XLSX', () => {
-  it.each(FORMAT_NAMES)('%s: a main part that declares 4 GB is refused from the directory', async (format) => {
-    const bomb = rebuilt(format, (entries) =>
-      entries.map((entry) => (entry.name === MAIN_PART[format] ? { ...entry, declaredSize: 0xfffffff0 } : entry)),
-    );
-    const error = await failure(load(bomb, format));
-    expect(error.code).toBe('payload_too_large');
-    expect(error.details).toMatchObject({ maxUncompressedBytes: 200 * 1024 * 1024 });
-  }, 10_000);
-
-  it.each(FORMAT_NAMES)('%s: a main part that declares 1 KB but inflates to 300 MB is stopped at its declared size', async (format) => {
-    const bomb = rebuilt(format, (entries) =>
-      entries.map((entry) => (entry.name === MAIN_PART[format] ? { name: entry.name, data: '', rawDeflate: zeroDeflate(300), declaredSize: 1024 } : entry)),
-    );
-    expect(bomb.byteLength).toBeLessThan(400_000);
-    const error = await failure(load(bomb, format));
-    expect(error.code).toBe('payload_too_large');
-    expect(error.message).toContain(MAIN_PART[format]);
-  }, 10_000);
-
-  it.each(FORMAT_NAMES)('%s: 100 names over one 10 MB blob (an overlapping bomb) are refused, honest or lying', async (format) => {
-    const names = ['[Content_Types].xml', ...Array.from({ length: 99 }, (_, i) => `${PREFIX[format]}/part${i}.xml`)];
-    for (const declared of [undefined, 1000]) {
-      const bomb = overlappingBomb(names, 10, declared);
-      expect(bomb.byteLength).toBeLessThan(50_000);
+  it.each(FORMAT_NAMES)(
+    '%s: a main part that declares 4 GB is refused from the directory',
+    async (format) => {
+      const bomb = rebuilt(format, (entries) =>
+        entries.map((entry) => (entry.name === MAIN_PART[format] ? { ...entry, declaredSize: 0xfffffff0 } : entry)),
+      );
       const error = await failure(load(bomb, format));
       expect(error.code).toBe('payload_too_large');
-    }
-  }, 10_000);
+      expect(error.details).toMatchObject({ maxUncompressedBytes: 200 * 1024 * 1024 });
+    },
+    10_000,
+  );
 
-  it.each(FORMAT_NAMES)('%s: honest archives past a configured cap are refused; the planted text loads under it', async (format) => {
-    const big = rebuilt(format, (entries) => [...entries, { name: `${PREFIX[format]}/media/filler.bin`, data: new Uint8Array(3 << 20) }]);
-    const tight = fileLoaders({ maxUncompressedBytes: 1 << 20 });
-    expect((await failure(loadFile(tight, { bytes: big, fileName: `big.${format}` }))).code).toBe('payload_too_large');
-    const document = await loadFile(fileLoaders({ maxUncompressedBytes: 8 << 20 }), { bytes: big, fileName: `big.${format}` });
-    expect(document.sections.map((section) => section.text).join('\n')).toContain(`${format.toUpperCase()}-PLANTED`);
-  }, 20_000);
+  it.each(FORMAT_NAMES)(
+    '%s: a main part that declares 1 KB but inflates to 300 MB is stopped at its declared size',
+    async (format) => {
+      const bomb = rebuilt(format, (entries) =>
+        entries.map((entry) =>
+          entry.name === MAIN_PART[format] ? { name: entry.name, data: '', rawDeflate: zeroDeflate(300), declaredSize: 1024 } : entry,
+        ),
+      );
+      expect(bomb.byteLength).toBeLessThan(400_000);
+      const error = await failure(load(bomb, format));
+      expect(error.code).toBe('payload_too_large');
+      expect(error.message).toContain(MAIN_PART[format]);
+    },
+    10_000,
+  );
+
+  it.each(FORMAT_NAMES)(
+    '%s: 100 names over one 10 MB blob (an overlapping bomb) are refused, honest or lying',
+    async (format) => {
+      const names = ['[Content_Types].xml', ...Array.from({ length: 99 }, (_, i) => `${PREFIX[format]}/part${i}.xml`)];
+      for (const declared of [undefined, 1000]) {
+        const bomb = overlappingBomb(names, 10, declared);
+        expect(bomb.byteLength).toBeLessThan(50_000);
+        const error = await failure(load(bomb, format));
+        expect(error.code).toBe('payload_too_large');
+      }
+    },
+    10_000,
+  );
+
+  it.each(FORMAT_NAMES)(
+    '%s: honest archives past a configured cap are refused; the planted text loads under it',
+    async (format) => {
+      const big = rebuilt(format, (entries) => [...entries, { name: `${PREFIX[format]}/media/filler.bin`, data: new Uint8Array(3 << 20) }]);
+      const tight = fileLoaders({ maxUncompressedBytes: 1 << 20 });
+      expect((await failure(loadFile(tight, { bytes: big, fileName: `big.${format}` }))).code).toBe('payload_too_large');
+      const document = await loadFile(fileLoaders({ maxUncompressedBytes: 8 << 20 }), { bytes: big, fileName: `big.${format}` });
+      expect(document.sections.map((section) => section.text).join('\n')).toContain(`${format.toUpperCase()}-PLANTED`);
+    },
+    20_000,
+  );
 
   it('a DOCX carrying an embedded workbook that is itself a bomb is parsed safely (embedded archives are not opened)', async () => {
     const inner = makeZip([
@@ -155,32 +173,41 @@ describe('path traversal inside archives', () => {
     rmSync(sandbox, { recursive: true, force: true });
   });
 
-  it.each(FORMAT_NAMES)('%s: entries named ../, /abs, C:\\ and with NUL are never written anywhere; the document still loads', async (format) => {
-    const climbing = `../../../../../../../..${escapeTarget()}/evil.xml`;
-    const archive = rebuilt(format, (entries) => [
-      ...entries,
-      { name: climbing, data: '<x>ESCAPED-ENTRY</x>' },
-      { name: `${escapeTarget()}/absolute.xml`, data: '<x>ESCAPED-ENTRY</x>' },
-      { name: 'C:\\Windows\\System32\\evil.xml', data: '<x/>' },
-      { name: `${PREFIX[format]}/media/nul\u0000.png`, data: 'x' },
-      { name: `${PREFIX[format]}/../../../escape.xml`, data: '<x/>' },
-    ]);
-    expect(readZipDirectory(archive)?.some((entry) => entry.name === climbing)).toBe(true);
-    const before = readdirSync(process.cwd()).sort();
-    const document = await load(archive, format);
-    const text = document.sections.map((section) => section.text).join('\n');
-    expect(text).toContain(`${format.toUpperCase()}-PLANTED`);
-    expect(text).not.toContain('ESCAPED-ENTRY');
-    expect(existsSync(escapeTarget())).toBe(false);
-    expect(readdirSync(sandbox)).toEqual([]);
-    expect(readdirSync(process.cwd()).sort()).toEqual(before);
-  }, 20_000);
+  it.each(FORMAT_NAMES)(
+    '%s: entries named ../, /abs, C:\\ and with NUL are never written anywhere; the document still loads',
+    async (format) => {
+      const climbing = `../../../../../../../..${escapeTarget()}/evil.xml`;
+      const archive = rebuilt(format, (entries) => [
+        ...entries,
+        { name: climbing, data: '<x>ESCAPED-ENTRY</x>' },
+        { name: `${escapeTarget()}/absolute.xml`, data: '<x>ESCAPED-ENTRY</x>' },
+        { name: 'C:\\Windows\\System32\\evil.xml', data: '<x/>' },
+        { name: `${PREFIX[format]}/media/nul\u0000.png`, data: 'x' },
+        { name: `${PREFIX[format]}/../../../escape.xml`, data: '<x/>' },
+      ]);
+      expect(readZipDirectory(archive)?.some((entry) => entry.name === climbing)).toBe(true);
+      const before = readdirSync(process.cwd()).sort();
+      const document = await load(archive, format);
+      const text = document.sections.map((section) => section.text).join('\n');
+      expect(text).toContain(`${format.toUpperCase()}-PLANTED`);
+      expect(text).not.toContain('ESCAPED-ENTRY');
+      expect(existsSync(escapeTarget())).toBe(false);
+      expect(readdirSync(sandbox)).toEqual([]);
+      expect(readdirSync(process.cwd()).sort()).toEqual(before);
+    },
+    20_000,
+  );
 
   it('a DOCX whose relationships point outside the archive reads nothing from the file system', async () => {
     const docx = rebuilt('docx', (entries) =>
       entries.map((entry) =>
         entry.name === 'word/_rels/document.xml.rels' || entry.name === '_rels/.rels'
-          ? { name: entry.name, data: Buffer.from(entry.data as Uint8Array).toString('utf8').replace(/Target="[^"]*document\.xml"/, 'Target="../../../../../../etc/passwd"') }
+          ? {
+              name: entry.name,
+              data: Buffer.from(entry.data as Uint8Array)
+                .toString('utf8')
+                .replace(/Target="[^"]*document\.xml"/, 'Target="../../../../../../etc/passwd"'),
+            }
           : entry,
       ),
     );
@@ -205,29 +232,39 @@ describe('XML inside archives', () => {
   })();
   const external = '<!DOCTYPE x [<!ENTITY xxe SYSTEM "file:///etc/passwd">]>';
 
-  it.each(FORMAT_NAMES)('%s: a billion-laughs DTD and an external entity are not expanded', async (format) => {
-    // xmldom reports the undefined entities on console.error; the test keeps the output clean.
-    vi.spyOn(console, 'error').mockImplementation(() => undefined);
-    for (const [doctype, entity] of [[laughs, '&a9;'], [external, '&xxe;']] as const) {
-      const archive = rebuilt(format, (entries) =>
-        entries.map((entry) => {
-          if (entry.name !== MAIN_PART[format] && !(format === 'xlsx' && entry.name === 'xl/sharedStrings.xml')) return entry;
-          const xml = Buffer.from(entry.data as Uint8Array).toString('utf8');
-          const withDoctype = xml.replace(/^(<\?xml[^>]*\?>\s*)?/, (declaration) => `${declaration}${doctype}`);
-          return { name: entry.name, data: withDoctype.replace(`${format.toUpperCase()}-PLANTED`, `${format.toUpperCase()}-PLANTED ${entity}`) };
-        }),
-      );
-      const outcome = await load(archive, format).then(
-        (document) => document.sections.map((section) => section.text).join('\n'),
-        (error: unknown) => error,
-      );
-      if (typeof outcome === 'string') {
-        expect(outcome.length).toBeLessThan(10_000);
-        expect(outcome).not.toMatch(/(lol ){50}/);
-        expect(outcome).not.toMatch(/root:.*:0:0/);
-      } else {
-        expect((await failure(Promise.reject(outcome))).code).toBe('invalid_request');
+  it.each(FORMAT_NAMES)(
+    '%s: a billion-laughs DTD and an external entity are not expanded',
+    async (format) => {
+      // xmldom reports the undefined entities on console.error; the test keeps the output clean.
+      vi.spyOn(console, 'error').mockImplementation(() => undefined);
+      for (const [doctype, entity] of [
+        [laughs, '&a9;'],
+        [external, '&xxe;'],
+      ] as const) {
+        const archive = rebuilt(format, (entries) =>
+          entries.map((entry) => {
+            if (entry.name !== MAIN_PART[format] && !(format === 'xlsx' && entry.name === 'xl/sharedStrings.xml')) return entry;
+            const xml = Buffer.from(entry.data as Uint8Array).toString('utf8');
+            const withDoctype = xml.replace(/^(<\?xml[^>]*\?>\s*)?/, (declaration) => `${declaration}${doctype}`);
+            return {
+              name: entry.name,
+              data: withDoctype.replace(`${format.toUpperCase()}-PLANTED`, `${format.toUpperCase()}-PLANTED ${entity}`),
+            };
+          }),
+        );
+        const outcome = await load(archive, format).then(
+          (document) => document.sections.map((section) => section.text).join('\n'),
+          (error: unknown) => error,
+        );
+        if (typeof outcome === 'string') {
+          expect(outcome.length).toBeLessThan(10_000);
+          expect(outcome).not.toMatch(/(lol ){50}/);
+          expect(outcome).not.toMatch(/root:.*:0:0/);
+        } else {
+          expect((await failure(Promise.reject(outcome))).code).toBe('invalid_request');
+        }
       }
-    }
-  }, 20_000);
+    },
+    20_000,
+  );
 });

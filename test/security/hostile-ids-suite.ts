@@ -29,7 +29,11 @@ export function hostileIdSuite(name: string, open: () => Promise<Opened>): void 
       ragdesk = opened.ragdesk;
       datastore = await ragdesk.datastores.create({ name: 'hostile' });
       const { ids } = await datastore.upsert(
-        IDS.map((id, index) => ({ text: `Sample ${index} about harbours and tides, planted ZEBRA${index}. Raw: ${id}`, name: id, custom_id: id })),
+        IDS.map((id, index) => ({
+          text: `Sample ${index} about harbours and tides, planted ZEBRA${index}. Raw: ${id}`,
+          name: id,
+          custom_id: id,
+        })),
       );
       ids.forEach((sourceId, index) => sourceOf.set(IDS[index] as string, sourceId));
     }, 60_000);
@@ -49,7 +53,10 @@ export function hostileIdSuite(name: string, open: () => Promise<Opened>): void 
         }
         // Query syntax is read as words: `'; DROP TABLE chunks; --` finds the document holding those words too.
         const planted = await datastore.query({ query: `ZEBRA7 ${query}`, mode: 'lexical', topK: 3 });
-        expect(planted.map((hit) => hit.datasource_id), JSON.stringify(query)).toContain(sourceOf.get(IDS[7] as string));
+        expect(
+          planted.map((hit) => hit.datasource_id),
+          JSON.stringify(query),
+        ).toContain(sourceOf.get(IDS[7] as string));
       }
     }, 60_000);
 
@@ -57,7 +64,10 @@ export function hostileIdSuite(name: string, open: () => Promise<Opened>): void 
       for (const id of IDS) {
         for (const mode of ['hybrid', 'vector', 'lexical'] as const) {
           const hits = await datastore.query({ query: 'harbours tides sample planted', mode, topK: 50, filters: { custom_ids: [id] } });
-          expect(hits.map((hit) => hit.datasource_id), `${mode} ${JSON.stringify(id)}`).toEqual([sourceOf.get(id)]);
+          expect(
+            hits.map((hit) => hit.datasource_id),
+            `${mode} ${JSON.stringify(id)}`,
+          ).toEqual([sourceOf.get(id)]);
           expect(await datastore.query({ query: 'harbours', mode, filters: { datasource_ids: [id] } })).toEqual([]);
         }
       }
@@ -68,7 +78,12 @@ export function hostileIdSuite(name: string, open: () => Promise<Opened>): void 
         const label = JSON.stringify(id);
         if (id.includes('\u0000')) {
           // Postgres text cannot hold NUL: that adapter answers invalid_request, the others not_found.
-          for (const call of [() => ragdesk.datastores.get(id), () => ragdesk.datasources.get(id), () => ragdesk.agents.get(id), () => ragdesk.keys.revoke(id)]) {
+          for (const call of [
+            () => ragdesk.datastores.get(id),
+            () => ragdesk.datasources.get(id),
+            () => ragdesk.agents.get(id),
+            () => ragdesk.keys.revoke(id),
+          ]) {
             expect(['not_found', 'invalid_request'], label).toContain((await failure(call)).code);
           }
           continue;
@@ -105,7 +120,7 @@ export function hostileIdSuite(name: string, open: () => Promise<Opened>): void 
     }, 60_000);
 
     it('every table is intact afterwards', async () => {
-      expect((await ragdesk.datasources.list(datastore.id))).toHaveLength(IDS.length);
+      expect(await ragdesk.datasources.list(datastore.id)).toHaveLength(IDS.length);
       expect((await ragdesk.datastores.list()).length).toBeGreaterThanOrEqual(13);
       const hits = await datastore.query({ query: 'ZEBRA12 planted', mode: 'lexical' });
       expect(hits[0]?.datasource_id).toBe(sourceOf.get(IDS[12] as string));

@@ -99,8 +99,16 @@ describe('HTML with enormous DOMs: web loader and web_page datasources', () => {
     });
     try {
       const datastore = await ragdesk.datastores.create({ name: 'web' });
-      const bad = await ragdesk.datasources.create({ datastoreId: datastore.id, type: 'web_page', config: { source_url: `${server.origin}/deep` } });
-      const good = await ragdesk.datasources.create({ datastoreId: datastore.id, type: 'web_page', config: { source_url: `${server.origin}/fine` } });
+      const bad = await ragdesk.datasources.create({
+        datastoreId: datastore.id,
+        type: 'web_page',
+        config: { source_url: `${server.origin}/deep` },
+      });
+      const good = await ragdesk.datasources.create({
+        datastoreId: datastore.id,
+        type: 'web_page',
+        config: { source_url: `${server.origin}/fine` },
+      });
       const settledBad = await ragdesk.datasources.waitUntilSettled(bad.id, 20_000);
       expect(settledBad.status).toBe('error');
       expect(settledBad.error).toMatch(/levels deep/);
@@ -137,9 +145,43 @@ describe('measureMarkup mirrors the parser linkedom uses', () => {
     return { depth, nodes };
   };
   const TAGS = [
-    'div', 'p', 'li', 'ul', 'td', 'tr', 'table', 'span', 'b', 'svg', 'math', 'path', 'title', 'script', 'style', 'xmp',
-    'br', 'img', 'option', 'optgroup', 'select', 'dd', 'dt', 'h1', 'textarea', 'foreignObject', 'desc', 'mi', 'input',
-    'tbody', 'thead', 'tfoot', 'body', 'head', 'rt', 'rp', 'a-b',
+    'div',
+    'p',
+    'li',
+    'ul',
+    'td',
+    'tr',
+    'table',
+    'span',
+    'b',
+    'svg',
+    'math',
+    'path',
+    'title',
+    'script',
+    'style',
+    'xmp',
+    'br',
+    'img',
+    'option',
+    'optgroup',
+    'select',
+    'dd',
+    'dt',
+    'h1',
+    'textarea',
+    'foreignObject',
+    'desc',
+    'mi',
+    'input',
+    'tbody',
+    'thead',
+    'tfoot',
+    'body',
+    'head',
+    'rt',
+    'rp',
+    'a-b',
   ];
   const tag = fc.constantFrom(...TAGS);
   const token = fc.oneof(
@@ -151,15 +193,34 @@ describe('measureMarkup mirrors the parser linkedom uses', () => {
     tag.map((name) => `<${name} a="x>y" b='q' c=d/>`),
     tag.map((name) => `<${name} a = "1" a=2 x/y z>`),
     tag.map((name) => `<${name.toUpperCase()} x>`),
-    fc.constantFrom('text', ' ', '\n', '<!-- c -->', '<!--->', '<?pi?>', '</>', '</ >', '< x', '<1', '<![CDATA[ <div> ]]>',
-      '</ p>', '</br>', '</p>', '<!x <div>>', '</3 <div>>', 'a<b', '<a href="', "<b c='"),
+    fc.constantFrom(
+      'text',
+      ' ',
+      '\n',
+      '<!-- c -->',
+      '<!--->',
+      '<?pi?>',
+      '</>',
+      '</ >',
+      '< x',
+      '<1',
+      '<![CDATA[ <div> ]]>',
+      '</ p>',
+      '</br>',
+      '</p>',
+      '<!x <div>>',
+      '</3 <div>>',
+      'a<b',
+      '<a href="',
+      "<b c='",
+    ),
   );
 
   it('gives the exact depth linkedom builds and never fewer nodes, on random tag soup', () => {
     fc.assert(
       fc.property(fc.array(token, { maxLength: 80 }), (tokens) => {
         const html = tokens.join('');
-        const real = shapeOf(parseHTML(html).document as unknown as DomNode);
+        const real = shapeOf((parseHTML(html) as unknown as { document: DomNode }).document);
         const measured = measureMarkup(html, { maxDepth: Number.MAX_SAFE_INTEGER, maxNodes: Number.MAX_SAFE_INTEGER });
         expect(measured.depth, html).toBe(real.depth);
         expect(measured.nodes, html).toBeGreaterThanOrEqual(real.nodes);
@@ -187,7 +248,7 @@ function recursiveRender(value: unknown, indent: string): string[] {
   };
   if (Array.isArray(value)) {
     if (value.length === 0) return [`${indent}[]`];
-    return value.flatMap((item) => {
+    return value.flatMap((item: unknown) => {
       if (item === null || typeof item !== 'object' || Object.keys(item).length === 0) return entry(`${indent}-`, item, `${indent}  `);
       const [first = '', ...rest] = recursiveRender(item, `${indent}  `);
       return [`${indent}- ${first.slice(indent.length + 2)}`, ...rest];

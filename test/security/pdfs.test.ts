@@ -33,7 +33,9 @@ describe('malformed PDFs', () => {
   it('truncated files, garbage after the header and a header alone are invalid_request', async () => {
     const cases = {
       ...Object.fromEntries([20, 100, 180, 300].map((cut) => [`cut at ${cut}`, pdf(GOOD.slice(0, cut))])),
-      garbage: new Uint8Array(Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.from(Array.from({ length: 5000 }, (_, i) => (i * 31 + 7) % 256))])),
+      garbage: new Uint8Array(
+        Buffer.concat([Buffer.from('%PDF-1.4\n'), Buffer.from(Array.from({ length: 5000 }, (_, i) => (i * 31 + 7) % 256))]),
+      ),
       'header only': pdf('%PDF-1.7\n'),
       'no trailer': pdf(GOOD.replace(/trailer[\s\S]*$/, '')),
     };
@@ -74,16 +76,19 @@ describe('malformed PDFs', () => {
 
 /** Page objects inside a FlateDecode object stream (PDF 1.5+), as modern writers store them. */
 function objectStreamPdf(pages: number): Uint8Array {
-  const objects = Array.from({ length: pages }, (_, i) => `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>`);
+  const objects = Array.from({ length: pages }, () => `<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] >>`);
   let offset = 0;
-  const header = objects.map((object, i) => {
-    const entry = `${i + 4} ${offset}`;
-    offset += object.length + 1;
-    return entry;
-  }).join(' ');
+  const header = objects
+    .map((object, i) => {
+      const entry = `${i + 4} ${offset}`;
+      offset += object.length + 1;
+      return entry;
+    })
+    .join(' ');
   const body = `${header}\n${objects.join('\n')}`;
   const compressed = deflateSync(Buffer.from(body, 'latin1'));
-  const prefix = `%PDF-1.5\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n2 0 obj\n<< /Type /Pages /Count ${pages} /Kids [] >>\nendobj\n` +
+  const prefix =
+    `%PDF-1.5\n1 0 obj\n<< /Type /Catalog /Pages 2 0 R >>\nendobj\n2 0 obj\n<< /Type /Pages /Count ${pages} /Kids [] >>\nendobj\n` +
     `3 0 obj\n<< /Type /ObjStm /N ${pages} /First ${header.length + 1} /Filter /FlateDecode /Length ${compressed.length} >>\nstream\n`;
   return new Uint8Array(Buffer.concat([Buffer.from(prefix, 'latin1'), compressed, Buffer.from('\nendstream\nendobj\n%%EOF\n', 'latin1')]));
 }

@@ -14,8 +14,14 @@ import { DOCUMENTS, openFixture, type Fixture } from '../http/fixture.js';
 import { OpenApiValidator } from '../http/openapi-validator.js';
 import { startServer, type RunningServer } from '../http/servers.js';
 
-interface Answer { answer: string; conversationId: string; visitorId: string }
-interface ErrorBody { error: { code: string; message: string; details?: { fields?: string[]; issues?: { path: string }[] } } }
+interface Answer {
+  answer: string;
+  conversationId: string;
+  visitorId: string;
+}
+interface ErrorBody {
+  error: { code: string; message: string; details?: { fields?: string[]; issues?: { path: string }[] } };
+}
 
 /** One value per overridable field, each valid for the query schema. */
 const OVERRIDES: Record<(typeof OVERRIDABLE_FIELDS)[number], unknown> = {
@@ -49,7 +55,13 @@ describe('public agents and strangers', () => {
     const create = (name: string) =>
       api.post<{ id: string }>(
         '/api/agents',
-        { name, description: 'd', visibility: 'public', systemPrompt: OWNER_SYSTEM_PROMPT, tools: [{ type: 'datastore', datastoreId: datastore.id }] },
+        {
+          name,
+          description: 'd',
+          visibility: 'public',
+          systemPrompt: OWNER_SYSTEM_PROMPT,
+          tools: [{ type: 'datastore', datastoreId: datastore.id }],
+        },
         { key: fixture.alice },
       );
     agentId = (await create('public helper')).body.id;
@@ -112,7 +124,11 @@ describe('public agents and strangers', () => {
         const refused = await ask({ temperature: 0.7, systemPrompt: 'pirate', modelName: 'gpt_4' });
         expect(refused.status).toBe(403);
         expect(refused.body.error.details?.fields).toEqual(['modelName', 'systemPrompt']);
-        const bad = await api.patch<ErrorBody>(`/api/agents/${agentId}`, { description: 'd', allowOverrides: ['datastoreIds'] }, { key: fixture.alice });
+        const bad = await api.patch<ErrorBody>(
+          `/api/agents/${agentId}`,
+          { description: 'd', allowOverrides: ['datastoreIds'] },
+          { key: fixture.alice },
+        );
         expect(bad.status).toBe(400);
       } finally {
         await api.patch(`/api/agents/${agentId}`, { description: 'd', allowOverrides: [] }, { key: fixture.alice });
@@ -148,7 +164,9 @@ describe('public agents and strangers', () => {
       const db = new Database(join(fixture.dir, 'ragdesk.db'), { readonly: true });
       try {
         if (!db.prepare('SELECT 1 FROM conversations WHERE id = ?').get(conversationId)) return null;
-        const rows = db.prepare('SELECT text FROM messages WHERE conversation_id = ? ORDER BY created_at, rowid').all(conversationId) as { text: string }[];
+        const rows = db.prepare('SELECT text FROM messages WHERE conversation_id = ? ORDER BY created_at, rowid').all(conversationId) as {
+          text: string;
+        }[];
         return rows.map((row) => row.text);
       } finally {
         db.close();

@@ -10,7 +10,7 @@ export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const SHOTS = join(ROOT, '.tmp/ui');
 
 /** Debian's chromium (`apt-get install chromium`), or RAGDESK_CHROMIUM. */
-export const CHROMIUM = process.env.RAGDESK_CHROMIUM ?? '/usr/bin/chromium';
+const CHROMIUM = process.env.RAGDESK_CHROMIUM ?? '/usr/bin/chromium';
 
 /** Why the browser tests cannot run here, or null when they can. */
 export function browserSkipReason(): string | null {
@@ -84,7 +84,9 @@ export async function markTime(page: Page, name: string): Promise<number | null>
 /** Total gzipped size of the built assets (what a first visit downloads at most). */
 export function assetSizes(): { files: number; gzippedBytes: number } {
   const dir = join(ROOT, 'dist/ui');
-  const files = readdirSync(dir, { recursive: true, withFileTypes: true }).filter((entry) => entry.isFile() && entry.name !== 'manifest.json');
+  const files = readdirSync(dir, { recursive: true, withFileTypes: true }).filter(
+    (entry) => entry.isFile() && entry.name !== 'manifest.json',
+  );
   return {
     files: files.length,
     gzippedBytes: files.reduce((sum, entry) => sum + gzipSync(readFileSync(join(entry.parentPath, entry.name)), { level: 9 }).length, 0),

@@ -38,7 +38,11 @@ describe.skipIf(skip !== null)('web console in Chromium against ragdesk serve', 
     temp.remove();
     const sizes = assetSizes();
     figures['assets (gzipped, all files)'] = `${(sizes.gzippedBytes / 1024).toFixed(1)} KB in ${sizes.files} files`;
-    console.log(`\nweb console benchmark (Chromium headless, this machine; no timed assertion)\n${Object.entries(figures).map(([name, value]) => `  ${name.padEnd(44)} ${value}`).join('\n')}\n`);
+    console.log(
+      `\nweb console benchmark (Chromium headless, this machine; no timed assertion)\n${Object.entries(figures)
+        .map(([name, value]) => `  ${name.padEnd(44)} ${value}`)
+        .join('\n')}\n`,
+    );
   });
 
   it('ragdesk serve prints the console URL first, then the admin key', () => {
@@ -96,11 +100,16 @@ describe.skipIf(skip !== null)('web console in Chromium against ragdesk serve', 
     // Live status: the rows change without a reload until both are synched.
     const seen = new Set<string>();
     await expect
-      .poll(async () => {
-        const statuses = await page.locator('tr[data-datasource] [data-status]').evaluateAll((badges) => badges.map((badge) => badge.getAttribute('data-status')));
-        for (const status of statuses) seen.add(status ?? '');
-        return statuses.length === 2 && statuses.every((status) => status === 'synched');
-      }, { timeout: 60_000, interval: 100 })
+      .poll(
+        async () => {
+          const statuses = await page
+            .locator('tr[data-datasource] [data-status]')
+            .evaluateAll((badges) => badges.map((badge) => badge.getAttribute('data-status')));
+          for (const status of statuses) seen.add(status ?? '');
+          return statuses.length === 2 && statuses.every((status) => status === 'synched');
+        },
+        { timeout: 60_000, interval: 100 },
+      )
       .toBe(true);
     figures['statuses seen while syncing'] = [...seen].join(' -> ');
     expect(await page.locator('tr[data-datasource="sample.pdf"] td.num').first().textContent()).not.toBe('0');
@@ -109,10 +118,16 @@ describe.skipIf(skip !== null)('web console in Chromium against ragdesk serve', 
     const lastSync = await page.locator('tr[data-datasource="sample.docx"] td[data-label="Last sync"]').textContent();
     await page.getByRole('button', { name: 'Re-sync sample.docx' }).click();
     await expect
-      .poll(async () => {
-        const row = page.locator('tr[data-datasource="sample.docx"]');
-        return (await row.locator('[data-status]').getAttribute('data-status')) === 'synched' && (await row.locator('td[data-label="Last sync"]').textContent()) !== null;
-      }, { timeout: 30_000 })
+      .poll(
+        async () => {
+          const row = page.locator('tr[data-datasource="sample.docx"]');
+          return (
+            (await row.locator('[data-status]').getAttribute('data-status')) === 'synched' &&
+            (await row.locator('td[data-label="Last sync"]').textContent()) !== null
+          );
+        },
+        { timeout: 30_000 },
+      )
       .toBe(true);
     expect(lastSync).toBeTruthy();
 
@@ -126,7 +141,9 @@ describe.skipIf(skip !== null)('web console in Chromium against ragdesk serve', 
     // Filtered to the DOCX, the PDF's fragment is gone.
     await page.getByLabel('Datasource', { exact: true }).selectOption({ label: 'sample.docx' });
     await page.getByRole('search').getByRole('button', { name: 'Search' }).click();
-    await expect.poll(async () => (await page.locator('.results .result').allTextContents()).every((text) => text.includes('sample.docx'))).toBe(true);
+    await expect
+      .poll(async () => (await page.locator('.results .result').allTextContents()).every((text) => text.includes('sample.docx')))
+      .toBe(true);
     await page.getByLabel('Datasource', { exact: true }).selectOption({ label: 'All' });
     await page.getByRole('search').getByRole('button', { name: 'Search' }).click();
     await page.locator('.results .result').first().waitFor();
@@ -149,7 +166,9 @@ describe.skipIf(skip !== null)('web console in Chromium against ragdesk serve', 
     await page.getByLabel('Temperature').fill('0.3');
     await page.getByRole('button', { name: 'Save agent' }).click();
     await page.getByText('Answers from the handbook, with sources').waitFor();
-    const saved = (await (await fetch(`${serve.origin}/api/agents/${agentId}`, { headers: { authorization: `Bearer ${serve.key}` } })).json()) as { temperature: number; visibility: string };
+    const saved = (await (
+      await fetch(`${serve.origin}/api/agents/${agentId}`, { headers: { authorization: `Bearer ${serve.key}` } })
+    ).json()) as { temperature: number; visibility: string };
     expect(saved).toMatchObject({ temperature: 0.3, visibility: 'public' });
     await shot(page, '04-agents');
 
@@ -175,7 +194,10 @@ describe.skipIf(skip !== null)('web console in Chromium against ragdesk serve', 
     // Every call the console made is a route of the public API (its OpenAPI document).
     const openapi = (await (await fetch(`${serve.origin}/api/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
     const routes = Object.entries(openapi.paths).flatMap(([path, methods]) =>
-      Object.keys(methods).map((method) => ({ method: method.toUpperCase(), pattern: new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}$`) })),
+      Object.keys(methods).map((method) => ({
+        method: method.toUpperCase(),
+        pattern: new RegExp(`^${path.replace(/\{[^}]+\}/g, '[^/]+')}$`),
+      })),
     );
     const unknown = [...new Set(apiCalls)].filter((call) => {
       const [method, path] = call.split(' ') as [string, string];
@@ -231,7 +253,11 @@ describe.skipIf(skip !== null)('web console in Chromium against ragdesk serve', 
   it('is usable with the keyboard and at 360 px wide', async () => {
     // Its own datastore with one file, made over the API, so this test stands alone.
     const auth = { authorization: `Bearer ${serve.key}` };
-    const created = await fetch(`${serve.origin}/api/datastores`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Keyboard' }) });
+    const created = await fetch(`${serve.origin}/api/datastores`, {
+      method: 'POST',
+      headers: { ...auth, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Keyboard' }),
+    });
     const datastoreId = ((await created.json()) as { id: string }).id;
     const form = new FormData();
     form.set('type', 'file');
@@ -247,9 +273,15 @@ describe.skipIf(skip !== null)('web console in Chromium against ragdesk serve', 
     await page.keyboard.press('Tab');
     expect(await page.evaluate<string | null | undefined>('document.activeElement?.textContent')).toBe('Skip to content');
     // Every form control has a label.
-    const unlabelled = await page.locator('input:not([type=hidden]), select, textarea').evaluateAll((controls) =>
-      controls.filter((control) => (control as unknown as { labels: unknown[] | null }).labels?.length === 0 && !control.getAttribute('aria-label')).map((control) => control.outerHTML),
-    );
+    const unlabelled = await page
+      .locator('input:not([type=hidden]), select, textarea')
+      .evaluateAll((controls) =>
+        controls
+          .filter(
+            (control) => (control as unknown as { labels: unknown[] | null }).labels?.length === 0 && !control.getAttribute('aria-label'),
+          )
+          .map((control) => control.outerHTML),
+      );
     expect(unlabelled).toEqual([]);
     // Keyboard only: tab to the datastore link and open it with Enter.
     for (let step = 0; step < 12; step++) {
@@ -274,7 +306,9 @@ describe.skipIf(skip !== null)('web console in Chromium against ragdesk serve', 
     const listed = (await (await fetch(`${serve.origin}/api/datastores`, { headers: auth })).json()) as { name: string }[];
     expect(listed.map((datastore) => datastore.name)).not.toContain('Keyboard');
     // Nothing visible sticks out of a 360 px screen (clipped, screen-reader-only text aside).
-    const wide = await page.evaluate<string[]>(`[...document.querySelectorAll('body *')].filter((e) => !e.closest('thead, .sr-only') && e.getBoundingClientRect().right > 361).map((e) => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))`);
+    const wide = await page.evaluate<string[]>(
+      `[...document.querySelectorAll('body *')].filter((e) => !e.closest('thead, .sr-only') && e.getBoundingClientRect().right > 361).map((e) => e.tagName + '.' + e.className + ' ' + Math.round(e.getBoundingClientRect().right))`,
+    );
     expect(wide).toEqual([]);
     await page.close();
   });

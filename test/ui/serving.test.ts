@@ -11,7 +11,11 @@ import { startServer, type RunningServer } from '../http/servers.js';
 import { tempDir } from '../helpers/setups.js';
 import { ROOT } from './browser.js';
 
-const manifest = JSON.parse(readFileSync(join(ROOT, 'dist/ui/manifest.json'), 'utf8')) as { script: string; styles: string[]; files: string[] };
+const manifest = JSON.parse(readFileSync(join(ROOT, 'dist/ui/manifest.json'), 'utf8')) as {
+  script: string;
+  styles: string[];
+  files: string[];
+};
 
 describe('serving the web console (createHttpHandler ui option)', () => {
   let fixture: Fixture;
@@ -88,7 +92,9 @@ describe('serving the web console (createHttpHandler ui option)', () => {
         const chunks: Buffer[] = [];
         response.on('data', (chunk: Buffer) => chunks.push(chunk));
         response.on('end', () => resolve({ encoding: response.headers['content-encoding'], body: Buffer.concat(chunks) }));
-      }).on('error', reject).end();
+      })
+        .on('error', reject)
+        .end();
     });
     expect(gz.encoding).toBe('gzip');
     expect(gunzipSync(gz.body).equals(readFileSync(join(ROOT, 'dist/ui/widget.js')))).toBe(true);
@@ -98,7 +104,14 @@ describe('serving the web console (createHttpHandler ui option)', () => {
   });
 
   it('answers only files of the build manifest, and leaves the API alone', async () => {
-    for (const path of ['/assets/../manifest.json', '/manifest.json', '/assets/nope.js', '/assets/%2e%2e/manifest.json', '/package.json', '/favicon.ico']) {
+    for (const path of [
+      '/assets/../manifest.json',
+      '/manifest.json',
+      '/assets/nope.js',
+      '/assets/%2e%2e/manifest.json',
+      '/package.json',
+      '/favicon.ico',
+    ]) {
       const response = await fetch(console_ + path);
       expect(response.status, path).toBe(404);
       expect(response.headers.get('content-type'), path).toContain('application/json');

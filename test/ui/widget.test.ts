@@ -51,15 +51,30 @@ describe.skipIf(skip !== null)('chat widget on another origin, and hostile text 
     key = (await ragdesk.keys.create({ ownerId: 'site', name: 'widget test', scopes: ['admin'] })).key;
     const datastore = await ragdesk.datastores.create({ name: 'Policies' }, { ownerId: 'site' });
     await datastore.upsert([{ text: HOSTILE_DOCUMENT, name: '<b>policy</b>.txt' }]);
-    agentId = (await ragdesk.agents.create({ name: 'Policy helper', description: 'Answers from the policies', visibility: 'public', datastoreIds: [datastore.id] }, { ownerId: 'site' })).id;
+    agentId = (
+      await ragdesk.agents.create(
+        { name: 'Policy helper', description: 'Answers from the policies', visibility: 'public', datastoreIds: [datastore.id] },
+        { ownerId: 'site' },
+      )
+    ).id;
 
     // Two other origins (other ports): one the API allows, one it does not.
-    const host = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end(hostPage(`${apiOrigin}/widget.js`, agentId)));
-    const stranger = createServer((_request, response) => response.writeHead(200, { 'content-type': 'text/html' }).end(hostPage(`${apiOrigin}/widget.js`, agentId)));
+    const host = createServer((_request, response) =>
+      response.writeHead(200, { 'content-type': 'text/html' }).end(hostPage(`${apiOrigin}/widget.js`, agentId)),
+    );
+    const stranger = createServer((_request, response) =>
+      response.writeHead(200, { 'content-type': 'text/html' }).end(hostPage(`${apiOrigin}/widget.js`, agentId)),
+    );
     servers.push(host, stranger);
     hostOrigin = await listen(host);
     strangerOrigin = await listen(stranger);
-    const api = createServer(createHttpHandler(ragdesk, { ui: true, cors: { origins: [hostOrigin] }, logger: { error: (message, fields) => logged.push(String(fields.code)) } }));
+    const api = createServer(
+      createHttpHandler(ragdesk, {
+        ui: true,
+        cors: { origins: [hostOrigin] },
+        logger: { error: (message, fields) => logged.push(String(fields.code)) },
+      }),
+    );
     servers.push(api);
     apiOrigin = await listen(api);
     browser = await launchBrowser();
@@ -83,7 +98,11 @@ describe.skipIf(skip !== null)('chat widget on another origin, and hostile text 
     await bubble.waitFor();
     expect(await page.evaluate<boolean>(`document.querySelector('[data-ragdesk-widget]').shadowRoot !== null`)).toBe(true);
     // The host's `button { background: red !important }` does not reach into the shadow root...
-    expect(await page.evaluate<string>(`getComputedStyle(document.querySelector('[data-ragdesk-widget]').shadowRoot.querySelector('.bubble')).backgroundColor`)).toBe('rgb(36, 86, 211)');
+    expect(
+      await page.evaluate<string>(
+        `getComputedStyle(document.querySelector('[data-ragdesk-widget]').shadowRoot.querySelector('.bubble')).backgroundColor`,
+      ),
+    ).toBe('rgb(36, 86, 211)');
     await bubble.click();
     await page.getByLabel('Your question').fill('What is the refund policy?');
     await page.keyboard.press('Enter');
@@ -104,7 +123,14 @@ describe.skipIf(skip !== null)('chat widget on another origin, and hostile text 
     await page.locator('.bubble').click();
     await page.getByLabel('Your question').fill('Anyone there?');
     await page.keyboard.press('Enter');
-    await expect.poll(() => page.locator('.turn-error').textContent().catch(() => '')).toContain('could not be reached');
+    await expect
+      .poll(() =>
+        page
+          .locator('.turn-error')
+          .textContent()
+          .catch(() => ''),
+      )
+      .toContain('could not be reached');
     await page.close();
   });
 
@@ -149,7 +175,14 @@ describe.skipIf(skip !== null)('chat widget on another origin, and hostile text 
     await page.goto(`${apiOrigin}/chat/${agentId}`);
     await page.getByLabel('Your question').fill('What is the refund policy?');
     await page.keyboard.press('Enter');
-    await expect.poll(() => page.locator('.turn-error').textContent().catch(() => '')).toBe('This API key lacks the "query" scope needed here.');
+    await expect
+      .poll(() =>
+        page
+          .locator('.turn-error')
+          .textContent()
+          .catch(() => ''),
+      )
+      .toBe('This API key lacks the "query" scope needed here.');
 
     // Signed out, the public agent answers; a failure after the stream opened is shown plainly.
     await page.getByRole('link', { name: 'ragdesk' }).click();
@@ -158,13 +191,23 @@ describe.skipIf(skip !== null)('chat widget on another origin, and hostile text 
     await page.goto(`${apiOrigin}/chat/${agentId}`);
     await page.getByLabel('Your question').fill('What is the refund policy?');
     await page.keyboard.press('Enter');
-    await expect.poll(() => page.locator('.turn-error').textContent().catch(() => '')).toMatch(/^The answer stopped with an error \(\w+\)$/);
+    await expect
+      .poll(() =>
+        page
+          .locator('.turn-error')
+          .textContent()
+          .catch(() => ''),
+      )
+      .toMatch(/^The answer stopped with an error \(\w+\)$/);
     expect(logged).toEqual(['upstream_failed']);
     expect(page.dialogs).toEqual([]);
     await page.close();
   });
 
-  async function expectInert(page: Awaited<ReturnType<Browser['page']>>, answer: ReturnType<Awaited<ReturnType<Browser['page']>>['locator']>) {
+  async function expectInert(
+    page: Awaited<ReturnType<Browser['page']>>,
+    answer: ReturnType<Awaited<ReturnType<Browser['page']>>['locator']>,
+  ) {
     const text = (await answer.locator('.md').textContent()) ?? '';
     expect(text).toContain(`<script>window.__pwned='answer'`);
     expect(text).toContain('<img src=x onerror=');

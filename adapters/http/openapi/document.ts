@@ -19,7 +19,7 @@ const STATUS_TEXT: Record<number, string> = {
   401: 'Missing, malformed, unknown or revoked API key',
   402: 'Usage limit reached (for a streaming query: before the stream opens)',
   403: 'The API key lacks the scope, or is limited to other datastores',
-  404: 'No such resource for this key (another owner\'s id answers the same)',
+  404: "No such resource for this key (another owner's id answers the same)",
   405: 'Method not allowed on this path (see the Allow header)',
   409: 'Conflict, e.g. the datastore was embedded with another model (embedding_mismatch)',
   413: 'Body or file too large',
@@ -56,7 +56,8 @@ export function buildOpenApiDocument(routes: readonly Route[], basePath: string,
     info: {
       title: info.title,
       version: info.version,
-      description: 'ragdesk: agents, datastores and datasources over HTTP (described route by route in docs/api.md). Every route needs `Authorization: Bearer <API key>` unless marked otherwise.',
+      description:
+        'ragdesk: agents, datastores and datasources over HTTP (described route by route in docs/api.md). Every route needs `Authorization: Bearer <API key>` unless marked otherwise.',
     },
     jsonSchemaDialect: 'https://json-schema.org/draft/2020-12/schema',
     servers: [{ url: '/' }],
@@ -69,15 +70,32 @@ export function buildOpenApiDocument(routes: readonly Route[], basePath: string,
     paths,
     components: {
       schemas,
-      securitySchemes: { bearer: { type: 'http', scheme: 'bearer', description: 'An API key (`rdk_...`) created with `ragdesk keys create` or `ragdesk.keys.create()`' } },
+      securitySchemes: {
+        bearer: {
+          type: 'http',
+          scheme: 'bearer',
+          description: 'An API key (`rdk_...`) created with `ragdesk keys create` or `ragdesk.keys.create()`',
+        },
+      },
     },
   };
 }
 
 function operation(route: Route): JsonObject {
   const parameters = [
-    ...[...route.path.matchAll(/\{(\w+)\}/g)].map((match) => ({ name: match[1], in: 'path', required: true, schema: { type: 'string', minLength: 1, maxLength: 200 } })),
-    ...(route.queryParameters ?? []).map((query) => ({ name: query.name, in: 'query', required: query.required, description: query.description, schema: { type: 'string' } })),
+    ...[...route.path.matchAll(/\{(\w+)\}/g)].map((match) => ({
+      name: match[1],
+      in: 'path',
+      required: true,
+      schema: { type: 'string', minLength: 1, maxLength: 200 },
+    })),
+    ...(route.queryParameters ?? []).map((query) => ({
+      name: query.name,
+      in: 'query',
+      required: query.required,
+      description: query.description,
+      schema: { type: 'string' },
+    })),
   ];
   const scope = typeof route.auth === 'object' ? route.auth.scope : null;
   return {
@@ -105,17 +123,27 @@ function requestBody(body: NonNullable<Route['body']>): JsonObject {
 }
 
 function responses(route: Route): JsonObject {
-  const success = route.response === 'raw'
-    ? { description: 'The OpenAPI document', content: { 'application/json': { schema: { type: 'object' } } } }
-    : {
-        description: 'Success',
-        content: {
-          'application/json': { schema: route.response.endsWith('[]') ? { type: 'array', items: ref(route.response.slice(0, -2)) } : ref(route.response) },
-          ...(route.streams
-            ? { 'text/event-stream': { schema: { type: 'string', description: 'SSE: `event: answer` deltas, one `event: endpoint_response`, then `data: [DONE]` (data URI-encoded)' } } }
-            : {}),
-        },
-      };
+  const success =
+    route.response === 'raw'
+      ? { description: 'The OpenAPI document', content: { 'application/json': { schema: { type: 'object' } } } }
+      : {
+          description: 'Success',
+          content: {
+            'application/json': {
+              schema: route.response.endsWith('[]') ? { type: 'array', items: ref(route.response.slice(0, -2)) } : ref(route.response),
+            },
+            ...(route.streams
+              ? {
+                  'text/event-stream': {
+                    schema: {
+                      type: 'string',
+                      description: 'SSE: `event: answer` deltas, one `event: endpoint_response`, then `data: [DONE]` (data URI-encoded)',
+                    },
+                  },
+                }
+              : {}),
+          },
+        };
   const statuses = new Set(route.errors);
   if (route.auth !== 'none') [401, 429].forEach((status) => statuses.add(status));
   if (typeof route.auth === 'object') statuses.add(403);
@@ -123,7 +151,10 @@ function responses(route: Route): JsonObject {
   for (const status of [...statuses].sort()) {
     result[String(status)] = { description: STATUS_TEXT[status] ?? 'Error', content: { 'application/json': { schema: ref('Error') } } };
   }
-  result.default = { description: 'Any other error (405, 5xx with a request id)', content: { 'application/json': { schema: ref('Error') } } };
+  result.default = {
+    description: 'Any other error (405, 5xx with a request id)',
+    content: { 'application/json': { schema: ref('Error') } },
+  };
   return result;
 }
 
@@ -147,7 +178,10 @@ function componentSchemas(routes: readonly Route[], io: 'input'): Record<string,
   const generated = generate(registry, io);
   for (const name of multipart) {
     const schema = generated[name] as { properties?: JsonObject; required?: string[] };
-    schema.properties = { file: { type: 'string', contentMediaType: 'application/octet-stream', description: 'The file; its type is sniffed from its bytes' }, ...schema.properties };
+    schema.properties = {
+      file: { type: 'string', contentMediaType: 'application/octet-stream', description: 'The file; its type is sniffed from its bytes' },
+      ...schema.properties,
+    };
     schema.required = ['file', ...(schema.required ?? [])];
   }
   return generated;

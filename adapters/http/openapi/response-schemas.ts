@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { schemas, type AgentResponse, type DatasourceRecord, type DatastoreRecord, type DocumentFragment } from '../../../src/index.js';
+import { schemas, type AgentResponse, type DatastoreRecord, type DocumentFragment } from '../../../src/index.js';
 import type { AgentWire, DatasourceWire } from '../wire.js';
 
 /**
@@ -122,7 +122,7 @@ export const documentUpdateResponseSchema = z.object({ id: z.string() });
 
 type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 // Each line fails to compile when the response type and its schema disagree.
-export const DRIFT_CHECKS: [
+const _DRIFT_CHECKS: [
   Same<z.output<typeof agentResponseSchema>, AgentWire>,
   Same<z.output<typeof datastoreResponseSchema>, DatastoreRecord>,
   Same<z.output<typeof datasourceResponseSchema>, DatasourceWire>,

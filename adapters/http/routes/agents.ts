@@ -119,7 +119,11 @@ export const agentRoutes: Route[] = [
       const body = (await readJsonObject(context.request, context.options.maxJsonBytes)) as AgentQueryInput;
       // Anyone but the owner is a visitor: no per-query settings beyond the agent's allowOverrides.
       const caller = context.principal !== null && context.principal.ownerId === agent.ownerId ? 'owner' : 'visitor';
-      const options = { signal: context.request.signal, caller, ...(context.principal ? { ownerId: context.principal.ownerId } : {}) } as const;
+      const options = {
+        signal: context.request.signal,
+        caller,
+        ...(context.principal ? { ownerId: context.principal.ownerId } : {}),
+      } as const;
       if (body.streaming === true) {
         const events = await context.ragdesk.agents.openStream(agent.id, body, options);
         return agentStream(events, context.request.signal, context.reportBug);
@@ -142,7 +146,10 @@ async function queryableAgent(context: OperationContext, id: string) {
   });
   if (principal === null) {
     if (agent?.visibility === 'public') return agent;
-    throw new RagdeskError('unauthorized', 'Missing API key: send "Authorization: Bearer <API key>" (only public agents answer without one)');
+    throw new RagdeskError(
+      'unauthorized',
+      'Missing API key: send "Authorization: Bearer <API key>" (only public agents answer without one)',
+    );
   }
   if (agent && agent.ownerId === principal.ownerId) {
     requireScope(principal, 'query');

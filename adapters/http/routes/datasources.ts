@@ -17,7 +17,12 @@ export const datasourceRoutes: Route[] = [
       'Form B: JSON for `web_page` (`config.source_url`) and `web_site` (`config.sitemap` or `config.source_url`). The sync runs in the background: poll the datasource status.',
     tag: 'datasources',
     auth: { scope: 'write' },
-    body: { json: webDatasourceBodySchema, name: 'WebDatasourceCreateRequest', multipart: fileFormFieldsSchema, multipartName: 'FileDatasourceForm' },
+    body: {
+      json: webDatasourceBodySchema,
+      name: 'WebDatasourceCreateRequest',
+      multipart: fileFormFieldsSchema,
+      multipartName: 'FileDatasourceForm',
+    },
     response: 'Datasource',
     errors: [400, 404, 413, 415],
     async run(context) {
@@ -57,7 +62,9 @@ export const datasourceRoutes: Route[] = [
       }
       const datastores = await context.ragdesk.datastores.list({ ownerId: principal.ownerId });
       const lists = await Promise.all(
-        datastores.filter((datastore) => allowsDatastore(principal, datastore.id)).map((datastore) => context.ragdesk.datasources.list(datastore.id)),
+        datastores
+          .filter((datastore) => allowsDatastore(principal, datastore.id))
+          .map((datastore) => context.ragdesk.datasources.list(datastore.id)),
       );
       return json(lists.flat().map(datasourceToWire));
     },

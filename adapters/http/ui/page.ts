@@ -3,7 +3,13 @@
  * base path follow the handler's options; the page carries no inline script or style, so the
  * content security policy can forbid both.
  */
-export function consolePage(facts: { uiBase: string; apiBase: string; maxFileBytes: number; script: string; styles: readonly string[] }): string {
+export function consolePage(facts: {
+  uiBase: string;
+  apiBase: string;
+  maxFileBytes: number;
+  script: string;
+  styles: readonly string[];
+}): string {
   const { uiBase, apiBase, maxFileBytes, script, styles } = facts;
   const links = styles.map((href) => `<link rel="stylesheet" href="${attr(uiBase + href)}">`).join('\n    ');
   return `<!doctype html>

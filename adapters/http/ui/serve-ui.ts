@@ -45,9 +45,14 @@ export class UiServer {
   private readonly pageGzip: Buffer;
   private readonly pageEtag: string;
 
-  constructor(options: UiOptions, private readonly apiBase: string, maxFileBytes: number) {
+  constructor(
+    options: UiOptions,
+    private readonly apiBase: string,
+    maxFileBytes: number,
+  ) {
     const base = (options.basePath ?? '/').replace(/\/+$/, '');
-    if (base !== '' && !base.startsWith('/')) throw new TypeError(`ui.basePath must start with "/", got ${JSON.stringify(options.basePath)}`);
+    if (base !== '' && !base.startsWith('/'))
+      throw new TypeError(`ui.basePath must start with "/", got ${JSON.stringify(options.basePath)}`);
     this.base = `${base}/`;
     this.assets = new UiAssets(options.assetDir ?? defaultAssetDir());
     const { script, styles } = this.assets.manifest;
@@ -100,8 +105,18 @@ export class UiServer {
     header: (name: string) => string | undefined,
     file: { body: Buffer; gzipped: Buffer | null; etag: string; headers: Record<string, string> },
   ): UiAnswer {
-    const headers: Record<string, string> = { ...file.headers, etag: file.etag, 'x-content-type-options': 'nosniff', vary: 'Accept-Encoding' };
-    if (header('if-none-match')?.split(/\s*,\s*/).includes(file.etag)) return { status: 304, headers, body: null };
+    const headers: Record<string, string> = {
+      ...file.headers,
+      etag: file.etag,
+      'x-content-type-options': 'nosniff',
+      vary: 'Accept-Encoding',
+    };
+    if (
+      header('if-none-match')
+        ?.split(/\s*,\s*/)
+        .includes(file.etag)
+    )
+      return { status: 304, headers, body: null };
     const gzip = file.gzipped !== null && /\bgzip\b/.test(header('accept-encoding') ?? '');
     const body = gzip ? (file.gzipped as Buffer) : file.body;
     if (gzip) headers['content-encoding'] = 'gzip';
@@ -125,7 +140,11 @@ export class UiServer {
 
   /** fetch side: the Response, or null when the request is not the console's. */
   serveFetch(request: Request): Response | null {
-    const answer = this.answer(request.method.toUpperCase(), new URL(request.url).pathname, (name) => request.headers.get(name) ?? undefined);
+    const answer = this.answer(
+      request.method.toUpperCase(),
+      new URL(request.url).pathname,
+      (name) => request.headers.get(name) ?? undefined,
+    );
     if (!answer) return null;
     return new Response(answer.body === null ? null : new Uint8Array(answer.body), { status: answer.status, headers: answer.headers });
   }

@@ -19,6 +19,7 @@ import { createRagdesk, type Ragdesk } from '../src/index.js';
 import type { Embeddings } from '../src/ports/embeddings.js';
 import { seededRandom } from '../src/testing/random.js';
 import { flags, latencySummary } from './lib/report.js';
+import { gaussian, normalise } from './lib/synthetic.js';
 
 const args = flags(process.argv.slice(2));
 const COUNT = Number(args.get('chunks') ?? 10_000);
@@ -39,19 +40,6 @@ const setup = seededRandom(7);
 const VOCABULARY = Array.from({ length: 20_000 }, (_, i) => `w${i.toString(36)}x${Math.floor(setup() * 1e6).toString(36)}`);
 const CENTERS = Array.from({ length: CLUSTERS }, () => normalise(Float32Array.from({ length: DIMENSIONS }, () => gaussian(setup))));
 const TOPICS = CENTERS.map(() => Array.from({ length: 60 }, () => VOCABULARY[Math.floor(setup() * VOCABULARY.length)] as string));
-
-function gaussian(random: () => number): number {
-  const u = Math.max(random(), 1e-12);
-  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * random());
-}
-
-function normalise(vector: Float32Array): Float32Array {
-  let norm = 0;
-  for (const value of vector) norm += value * value;
-  norm = Math.sqrt(norm) || 1;
-  for (let i = 0; i < vector.length; i++) vector[i] = (vector[i] as number) / norm;
-  return vector;
-}
 
 function words(random: () => number, cluster: number, count: number): string {
   const topic = TOPICS[cluster] as string[];

@@ -4,12 +4,14 @@ import type { Embeddings } from '../../src/ports/embeddings.js';
 /** The same seeded PRNG as the conformance suites: reproducible benchmark data. */
 export const seeded = seededRandom;
 
-function gaussian(random: () => number): number {
+/** A standard normal sample (Box-Muller) from a uniform PRNG. */
+export function gaussian(random: () => number): number {
   const u = Math.max(random(), 1e-12);
   return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * random());
 }
 
-function normalise(vector: Float32Array): Float32Array {
+/** Scales a vector to unit length in place (a zero vector stays zero). */
+export function normalise(vector: Float32Array): Float32Array {
   let norm = 0;
   for (const value of vector) norm += value * value;
   norm = Math.sqrt(norm) || 1;

@@ -175,16 +175,31 @@ describe('the reference chat client against ragdesk serve --demo --cors', () => 
 
     // PDF and Office files are parsed by the file loaders, each in its own part.
     const documents = checkTurn(
-      await sendChatMessage(endpoint, {
-        streaming: true, query: 'Summarise these', visitorId: first.visitorId, conversationId: first.conversationId, channel: 'website',
-        attachments: [
-          { name: 'report.pdf', url: `${filesOrigin}/uploads/report.pdf`, size: FIXTURES['sample.pdf']!.byteLength, mimeType: 'application/pdf' },
-          {
-            name: 'letter.docx', url: `${filesOrigin}/uploads/letter.docx`, size: FIXTURES['sample.docx']!.byteLength,
-            mimeType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-          },
-        ],
-      }, PAGE),
+      await sendChatMessage(
+        endpoint,
+        {
+          streaming: true,
+          query: 'Summarise these',
+          visitorId: first.visitorId,
+          conversationId: first.conversationId,
+          channel: 'website',
+          attachments: [
+            {
+              name: 'report.pdf',
+              url: `${filesOrigin}/uploads/report.pdf`,
+              size: FIXTURES['sample.pdf']!.byteLength,
+              mimeType: 'application/pdf',
+            },
+            {
+              name: 'letter.docx',
+              url: `${filesOrigin}/uploads/letter.docx`,
+              size: FIXTURES['sample.docx']!.byteLength,
+              mimeType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+            },
+          ],
+        },
+        PAGE,
+      ),
     );
     expect(documents.warnings.filter((warning) => warning.includes('attachment'))).toEqual([]);
     const withDocuments = chat.requests.at(-1)!.messages.at(-1)!.content;

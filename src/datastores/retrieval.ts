@@ -7,6 +7,7 @@ import { assertDimensions } from './embed-chunks.js';
 import { toFragment, type DocumentFragment } from './fragment.js';
 import { fuseByScore } from './score-fusion.js';
 import type { RetrievalMode } from './schemas.js';
+import { cosineSimilarity } from '../util/cosine.js';
 
 /** Candidates each retriever contributes to the fusion; deeper lists barely change the top 10. */
 const FUSION_POOL = 50;
@@ -158,7 +159,7 @@ async function hydrate(context: RagdeskContext, hits: readonly ScoredId[], raw: 
     const chunk = byId.get(hit.id);
     if (!chunk) continue;
     const vectorScore = raw.vector.get(hit.id) ?? null;
-    const similarity = vectorScore ?? (raw.queryVector && chunk.vector?.length ? cosine(raw.queryVector, chunk.vector) : 0);
+    const similarity = vectorScore ?? (raw.queryVector && chunk.vector?.length ? cosineSimilarity(raw.queryVector, chunk.vector) : 0);
     fragments.push(
       toFragment(chunk, datasources.get(chunk.datasourceId), {
         score: toUnitScale(similarity),
@@ -169,21 +170,6 @@ async function hydrate(context: RagdeskContext, hits: readonly ScoredId[], raw: 
     );
   }
   return fragments;
-}
-
-/** Cosine similarity; stored and query vectors are normally unit length already, but need not be. */
-function cosine(a: Float32Array, b: Float32Array): number {
-  let dot = 0;
-  let normA = 0;
-  let normB = 0;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i] as number;
-    const y = (b[i] as number) ?? 0;
-    dot += x * y;
-    normA += x * x;
-    normB += y * y;
-  }
-  return normA === 0 || normB === 0 ? 0 : dot / Math.sqrt(normA * normB);
 }
 
 /** The reported `score`: the query-chunk cosine similarity, clamped to 0..1 (negative similarity means unrelated). */

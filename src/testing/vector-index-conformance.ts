@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { isRagdeskError } from '../errors.js';
 import type { IndexCollection, IndexEntry, IndexSource, RetrievalFilter, ScoredId, VectorIndex } from '../ports/index.js';
 import { clusteredVectors } from './random.js';
+import { cosineSimilarity } from '../util/cosine.js';
 
 /**
  * How the suite gets instances of the adapter under test. Every test starts with `create()` and
@@ -83,20 +84,6 @@ function makeQueries(count: number, seed = 7, dimensions = DIMENSIONS): Float32A
   return clusteredVectors({ count: 4000 + count, dimensions, clusters: 20, seed }).slice(4000);
 }
 
-function cosine(a: Float32Array, b: Float32Array): number {
-  let dot = 0;
-  let na = 0;
-  let nb = 0;
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i] as number;
-    const y = b[i] as number;
-    dot += x * y;
-    na += x * x;
-    nb += y * y;
-  }
-  return na === 0 || nb === 0 ? 0 : dot / Math.sqrt(na * nb);
-}
-
 function matches(entry: IndexEntry, filter: RetrievalFilter | undefined): boolean {
   const datasources = filter?.datasourceIds ?? [];
   const customIds = filter?.customIds ?? [];
@@ -109,7 +96,7 @@ function matches(entry: IndexEntry, filter: RetrievalFilter | undefined): boolea
 /** Ground truth: exact cosine over every matching entry. */
 function bruteForce(entries: Iterable<IndexEntry>, vector: Float32Array, topK: number, filter?: RetrievalFilter): ScoredId[] {
   const hits: ScoredId[] = [];
-  for (const entry of entries) if (matches(entry, filter)) hits.push({ id: entry.id, score: cosine(vector, entry.vector) });
+  for (const entry of entries) if (matches(entry, filter)) hits.push({ id: entry.id, score: cosineSimilarity(vector, entry.vector) });
   return hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : 1)).slice(0, topK);
 }
 
@@ -210,7 +197,7 @@ export function describeVectorIndexConformance(name: string, harness: VectorInde
       for (const vector of queries) {
         const hits = await index.query(DATASTORE, { vector, topK: 10 });
         total += recall(hits, bruteForce(entries, vector, 10));
-        for (const hit of hits) expect(hit.score).toBeCloseTo(cosine(vector, (exact.get(hit.id) as IndexEntry).vector), 3);
+        for (const hit of hits) expect(hit.score).toBeCloseTo(cosineSimilarity(vector, (exact.get(hit.id) as IndexEntry).vector), 3);
       }
       expect(total / queries.length).toBeGreaterThanOrEqual(0.9);
     });

@@ -1,0 +1,17 @@
+/**
+ * Cosine similarity of two vectors. Stored and query vectors are normally unit length already, but
+ * need not be; a zero vector is similar to nothing (0), and a shorter `b` counts as zero-padded.
+ */
+export function cosineSimilarity(a: Float32Array, b: Float32Array): number {
+  let dot = 0;
+  let normA = 0;
+  let normB = 0;
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i] as number;
+    const y = b[i] ?? 0;
+    dot += x * y;
+    normA += x * x;
+    normB += y * y;
+  }
+  return normA === 0 || normB === 0 ? 0 : dot / Math.sqrt(normA * normB);
+}

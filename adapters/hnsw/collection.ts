@@ -49,7 +49,12 @@ export class Collection {
   pendingChanges = 0;
   dirty = false;
 
-  private readonly labelsById = new Map<string, number>();
+  /**
+   * Id → label, built on first need (a mutation): a query only maps labels to ids, and filling it
+   * for 100k entries was a large part of loading a collection (see docs/design-notes.md).
+   */
+  private labelMap: Map<string, number> | undefined = new Map();
+  private liveCount = 0;
   /** Per label: its id (undefined once removed), datasource number and custom id number (-1: none). */
   private idOfLabel: (string | undefined)[] = [];
   private sourceOfLabel = new Int32Array(0);
@@ -69,40 +74,74 @@ export class Collection {
     return new Collection(identity, graph);
   }
 
-  /** Loads a verified binary and the header's maps; throws when the two disagree. */
+  /**
+   * Loads a verified binary and the header's maps; throws when the two disagree. hnswlib reads the
+   * binary on libuv's thread pool, and the header's maps are filled on this thread meanwhile.
+   */
   static async load(identity: CollectionIdentity, header: IndexHeader, binaryPath: string): Promise<Collection> {
     const graph = new hnswlib.HierarchicalNSW('cosine', identity.dimensions);
-    await graph.readIndex(binaryPath, true);
+    const reading = graph.readIndex(binaryPath, true);
     const collection = new Collection(identity, graph);
-    const { ids, labels, datasources, customIds } = header.entries;
+    try {
+      collection.trackHeader(header);
+    } finally {
+      // The graph must not be touched, nor dropped, while the pool thread fills it.
+      await reading;
+    }
     // Labels are below nextLabel (checked when the header was parsed): one byte per label.
     const present = new Uint8Array(header.nextLabel);
     for (const label of graph.getIdsList()) if (label < present.length) present[label] = 1;
-    collection.reserve(header.nextLabel);
-    const sourceNumbers = header.datasourceIds.map((id) => collection.datasources.intern(id));
-    const tenantNumbers = header.customIds.map((id) => collection.customIds.intern(id));
-    ids.forEach((id, i) => {
-      const label = labels[i] as number;
-      const customIdIndex = customIds[i] as number;
-      if (present[label] !== 1 || collection.labelsById.has(id) || collection.idOfLabel[label] !== undefined) {
-        throw new Error(`header entry ${JSON.stringify(id)} does not match the binary`);
+    for (let label = 0; label < header.nextLabel; label++) {
+      if (collection.idOfLabel[label] !== undefined && present[label] !== 1) {
+        throw new Error(`header entry ${JSON.stringify(collection.idOfLabel[label])} is not in the binary`);
       }
-      collection.trackNumbers(
-        label,
-        id,
-        sourceNumbers[datasources[i] as number] as number,
-        customIdIndex < 0 ? -1 : (tenantNumbers[customIdIndex] as number),
-      );
-    });
-    if (graph.getCurrentCount() < ids.length) throw new Error('binary holds fewer points than the header');
-    collection.nextLabel = header.nextLabel;
-    collection.sequence = header.sequence;
-    collection.generation = header.generation;
+    }
+    if (graph.getCurrentCount() < collection.count) throw new Error('binary holds fewer points than the header');
     return collection;
   }
 
+  /** The header's entries and counters, without the id → label map (built on first need). */
+  private trackHeader(header: IndexHeader): void {
+    const { ids, labels, datasources, customIds } = header.entries;
+    this.reserve(header.nextLabel);
+    this.idOfLabel = new Array<string | undefined>(header.nextLabel);
+    this.labelMap = undefined;
+    // The header's tables are distinct names (see toHeaderContent): its indexes are the numbers.
+    this.datasources.adopt(header.datasourceIds);
+    this.customIds.adopt(header.customIds);
+    for (let i = 0; i < ids.length; i++) {
+      const label = labels[i] as number;
+      if (this.idOfLabel[label] !== undefined) throw new Error(`header entries repeat label ${label}`);
+      this.trackNumbers(label, ids[i] as string, datasources[i] as number, customIds[i] as number);
+    }
+    this.nextLabel = header.nextLabel;
+    this.sequence = header.sequence;
+    this.generation = header.generation;
+  }
+
+  /**
+   * The id → label map, built from the labels when first needed. A header naming one id twice
+   * (never written by this code; a hand-edited file) keeps the id's first label and deletes the others.
+   */
+  private get labelsById(): Map<string, number> {
+    if (this.labelMap !== undefined) return this.labelMap;
+    const map = new Map<string, number>();
+    this.labelMap = map;
+    for (let label = 0; label < this.nextLabel; label++) {
+      const id = this.idOfLabel[label];
+      if (id === undefined) continue;
+      if (!map.has(id)) {
+        map.set(id, label);
+        continue;
+      }
+      this.graph.markDelete(label);
+      this.untrackLabel(label);
+    }
+    return map;
+  }
+
   get count(): number {
-    return this.labelsById.size;
+    return this.liveCount;
   }
 
   info(label: number): LabelInfo | undefined {
@@ -168,7 +207,7 @@ export class Collection {
       }
       if (this.nextLabel >= MAX_LABEL) throw new Error('label space exhausted; reopen the index to rebuild it');
       const label = this.nextLabel++;
-      const hasFreeSlot = this.graph.getCurrentCount() > this.labelsById.size;
+      const hasFreeSlot = this.graph.getCurrentCount() > this.liveCount;
       if (!hasFreeSlot && this.graph.getCurrentCount() >= this.graph.getMaxElements()) {
         this.graph.resizeIndex(Math.max(1, this.graph.getMaxElements()) * 2);
       }
@@ -198,7 +237,9 @@ export class Collection {
     const sourceIndex = new Map<number, number>();
     const tenantIndex = new Map<number, number>();
     const entries = { ids: [] as string[], labels: [] as number[], datasources: [] as number[], customIds: [] as number[] };
-    for (const [id, label] of this.labelsById) {
+    for (let label = 0; label < this.nextLabel; label++) {
+      const id = this.idOfLabel[label];
+      if (id === undefined) continue;
       const source = this.sourceOfLabel[label] as number;
       let at = sourceIndex.get(source);
       if (at === undefined) sourceIndex.set(source, (at = datasourceIds.push(this.datasources.name(source)) - 1));
@@ -247,8 +288,9 @@ export class Collection {
 
   private trackNumbers(label: number, id: string, source: number, tenant: number): void {
     this.reserve(label + 1);
-    this.labelsById.set(id, label);
+    this.labelMap?.set(id, label);
     this.idOfLabel[label] = id;
+    this.liveCount += 1;
     this.sourceOfLabel[label] = source;
     this.tenantOfLabel[label] = tenant;
     this.datasources.add(source, 1);
@@ -259,7 +301,13 @@ export class Collection {
     const id = this.idOfLabel[label];
     if (id === undefined) return;
     this.labelsById.delete(id);
+    this.untrackLabel(label);
+  }
+
+  /** Forgets a label's entry and counts (not its map entry: see `untrack`). */
+  private untrackLabel(label: number): void {
     this.idOfLabel[label] = undefined;
+    this.liveCount -= 1;
     this.datasources.add(this.sourceOfLabel[label] as number, -1);
     const tenant = this.tenantOfLabel[label] as number;
     if (tenant >= 0) this.customIds.add(tenant, -1);
@@ -271,22 +319,45 @@ export class Collection {
  * forgotten (its name no longer resolves to it), so removed datasources do not accumulate in the map.
  */
 class Interner {
-  private readonly numbers = new Map<string, number>();
-  private readonly names: string[] = [];
-  private readonly counts: number[] = [];
+  /**
+   * Built on first lookup: a loaded header brings every name (100k at one datasource per document)
+   * and a query without filters never looks one up.
+   */
+  private numbers: Map<string, number> | undefined = new Map();
+  private names: string[] = [];
+  private counts: number[] = [];
+
+  /** Takes `names` (distinct) as the numbers 0..n-1, each with count 0, into an empty interner. */
+  adopt(names: string[]): void {
+    this.names = names;
+    this.counts = new Array<number>(names.length).fill(0);
+    this.numbers = undefined;
+  }
+
+  private lookup(): Map<string, number> {
+    if (this.numbers === undefined) {
+      const numbers = new Map<string, number>();
+      this.names.forEach((name, number) => {
+        if ((this.counts[number] as number) > 0 && !numbers.has(name)) numbers.set(name, number);
+      });
+      this.numbers = numbers;
+    }
+    return this.numbers;
+  }
 
   intern(name: string): number {
-    let number = this.numbers.get(name);
+    const numbers = this.lookup();
+    let number = numbers.get(name);
     if (number === undefined) {
       number = this.names.push(name) - 1;
       this.counts.push(0);
-      this.numbers.set(name, number);
+      numbers.set(name, number);
     }
     return number;
   }
 
   numberOf(name: string): number {
-    return this.numbers.get(name) ?? -1;
+    return this.lookup().get(name) ?? -1;
   }
 
   name(number: number): string {
@@ -301,7 +372,7 @@ class Interner {
     const count = (this.counts[number] as number) + delta;
     this.counts[number] = count;
     if (count === 0) {
-      this.numbers.delete(this.names[number] as string);
+      this.numbers?.delete(this.names[number] as string);
       this.names[number] = '';
     }
   }

@@ -28,13 +28,23 @@ export async function loadOrBuild(
     return build(identity, directory, source, settings, 'model_changed');
   }
   if (header.sequence !== (await source.sequence())) return build(identity, directory, source, settings, 'stale');
-  let state: Collection;
+  let binary: string;
   try {
-    state = await Collection.load(identity, header, await verifiedBinary(directory, header));
+    binary = await verifiedBinary(directory, header);
   } catch {
     return build(identity, directory, source, settings, 'corrupt');
   }
-  await removeOtherFiles(directory, header.binary.file);
+  // Leftovers of a crash go while the binary loads (nothing else writes here during an open, and
+  // the removal never rejects); it is over before a rebuild writes new files.
+  const removing = removeOtherFiles(directory, header.binary.file);
+  let state: Collection;
+  try {
+    state = await Collection.load(identity, header, binary);
+  } catch {
+    await removing;
+    return build(identity, directory, source, settings, 'corrupt');
+  }
+  await removing;
   return { state, result: { rebuilt: false } };
 }
 

@@ -72,7 +72,9 @@ export function collectionDirectory(root: string, datastoreId: string): string {
 export async function readHeader(directory: string): Promise<HeaderRead> {
   let text: string;
   try {
-    text = await readFile(join(directory, HEADER_FILE), 'utf8');
+    // Bytes, then one decode: readFile's 'utf8' decodes chunk by chunk through a StringDecoder,
+    // which cost more than the JSON.parse of a 100k-entry header.
+    text = (await readFile(join(directory, HEADER_FILE))).toString('utf8');
   } catch (error) {
     if (isNotFound(error)) return { ok: false, reason: 'missing', detail: 'no header file' };
     return { ok: false, reason: 'corrupt', detail: `header unreadable: ${String(error)}` };

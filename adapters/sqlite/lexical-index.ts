@@ -63,6 +63,9 @@ export interface LexicalIndexState {
   words: string[];
   termStarts: Int32Array;
   postings: Int32Array;
+  /** Per term: largest tf and shortest document among its pairs (MaxScore's bounds). */
+  maxTf: Int32Array;
+  minLength: Int32Array;
 }
 
 export class LexicalIndex {
@@ -91,15 +94,19 @@ export class LexicalIndex {
   private arenaUsed = 0;
   private arenaFree = 0;
   private addCalls = 0;
-  private readonly slotById = new Map<string, number>();
+  /**
+   * Id → slot, built on first need (`has`, writes): a search never reads it, and filling it for
+   * every document was the largest part of loading a snapshot after the postings (see `fromState`).
+   */
+  private slotMap: Map<string, number> | undefined = new Map();
   private ids: (string | undefined)[] = [];
   /** Tokens per slot; DEAD for a removed document. */
   private lengths = new Int32Array(256);
   /** Interned datasource id and custom id (-1: none) per slot, for filters. */
   private sources = new Int32Array(256);
   private tenants = new Int32Array(256);
-  private readonly sourceNumbers = new Map<string, number>();
-  private readonly tenantNumbers = new Map<string, number>();
+  private sourceNumbers = new NameTable();
+  private tenantNumbers = new NameTable();
   private slots = 0;
   private live = 0;
   private totalLength = 0;
@@ -108,6 +115,15 @@ export class LexicalIndex {
   private epoch = 0;
 
   constructor(private readonly parameters: Bm25Parameters = DEFAULT_BM25) {}
+
+  private get slotById(): Map<string, number> {
+    if (this.slotMap === undefined) {
+      const map = new Map<string, number>();
+      for (let slot = 0; slot < this.slots; slot++) if (this.lengths[slot] !== DEAD) map.set(this.ids[slot] as string, slot);
+      this.slotMap = map;
+    }
+    return this.slotMap;
+  }
 
   /** Live documents. */
   get size(): number {
@@ -186,8 +202,8 @@ export class LexicalIndex {
     this.reserve(this.slots);
     this.ids[slot] = chunk.id;
     this.lengths[slot] = 0;
-    this.sources[slot] = intern(this.sourceNumbers, chunk.datasourceId);
-    this.tenants[slot] = chunk.customId === null ? -1 : intern(this.tenantNumbers, chunk.customId);
+    this.sources[slot] = this.sourceNumbers.intern(chunk.datasourceId);
+    this.tenants[slot] = chunk.customId === null ? -1 : this.tenantNumbers.intern(chunk.customId);
     this.slotById.set(chunk.id, slot);
     this.live += 1;
     return slot;
@@ -324,7 +340,7 @@ export class LexicalIndex {
   retag(id: string, customId: string | null): boolean {
     const slot = this.slotById.get(id);
     if (slot === undefined) return false;
-    this.tenants[slot] = customId === null ? -1 : intern(this.tenantNumbers, customId);
+    this.tenants[slot] = customId === null ? -1 : this.tenantNumbers.intern(customId);
     return true;
   }
 
@@ -344,6 +360,8 @@ export class LexicalIndex {
     };
     const words: string[] = [];
     const starts: number[] = [0];
+    const maxTfs: number[] = [];
+    const minLengths: number[] = [];
     let total = 0;
     for (let term = 0; term < this.termCount; term++) total += Math.max(0, this.pairCount[term] as number);
     const postings = new Int32Array(total * 2);
@@ -354,27 +372,37 @@ export class LexicalIndex {
       if (size <= 0) continue;
       const begin = at;
       const start = this.blockStart[term] as number;
+      let maxTf = 0;
+      let minLength = MAX_LENGTH;
       for (let p = start; p < start + size * 2; p += 2) {
         const slot = mapping[arena[p] as number] as number;
         if (slot === DEAD) continue;
+        const tf = arena[p + 1] as number;
         postings[at * 2] = slot;
-        postings[at * 2 + 1] = arena[p + 1] as number;
+        postings[at * 2 + 1] = tf;
         at += 1;
+        if (tf > maxTf) maxTf = tf;
+        const length = this.lengths[arena[p] as number] as number;
+        if (length < minLength) minLength = length;
       }
       if (at === begin) continue;
       words.push(this.words[term] as string);
       starts.push(at);
+      maxTfs.push(maxTf);
+      minLengths.push(minLength);
     }
     return {
       ids,
       lengths: pick(this.lengths),
       sources: pick(this.sources),
       tenants: pick(this.tenants),
-      sourceIds: [...this.sourceNumbers.keys()],
-      tenantIds: [...this.tenantNumbers.keys()],
+      sourceIds: this.sourceNumbers.names.slice(),
+      tenantIds: this.tenantNumbers.names.slice(),
       words,
       termStarts: Int32Array.from(starts),
       postings: postings.subarray(0, at * 2),
+      maxTf: Int32Array.from(maxTfs),
+      minLength: Int32Array.from(minLengths),
     };
   }
 
@@ -389,35 +417,31 @@ export class LexicalIndex {
     index.lengths.set(state.lengths.subarray(0, count));
     index.sources.set(state.sources.subarray(0, count));
     index.tenants.set(state.tenants.subarray(0, count));
-    index.ids = state.ids.slice();
-    state.ids.forEach((id, slot) => {
-      index.slotById.set(id, slot);
-      index.totalLength += state.lengths[slot] as number;
-    });
+    index.ids = state.ids;
+    index.slotMap = undefined;
+    for (let slot = 0; slot < count; slot++) index.totalLength += state.lengths[slot] as number;
     index.slots = count;
     index.live = count;
-    state.sourceIds.forEach((id, number) => index.sourceNumbers.set(id, number));
-    state.tenantIds.forEach((id, number) => index.tenantNumbers.set(id, number));
+    index.sourceNumbers = new NameTable(state.sourceIds);
+    index.tenantNumbers = new NameTable(state.tenantIds);
     index.arena = state.postings;
     index.arenaUsed = state.postings.length;
-    index.reserveTerms(state.words.length);
-    const { postings, lengths } = state;
-    state.words.forEach((word, t) => {
-      const begin = state.termStarts[t] as number;
-      const end = state.termStarts[t + 1] as number;
-      let maxTf = 0;
-      let minLength = MAX_LENGTH;
-      for (let p = begin * 2; p < end * 2; p += 2) {
-        const tf = postings[p + 1] as number;
-        if (tf > maxTf) maxTf = tf;
-        const length = lengths[postings[p] as number] as number;
-        if (length < minLength) minLength = length;
-      }
-      const term = index.newTerm(word, begin * 2, end - begin);
-      index.maxTf[term] = maxTf;
-      index.minLength[term] = minLength;
-      index.termNumbers.set(word, term);
-    });
+    const terms = state.words.length;
+    index.reserveTerms(terms);
+    index.termCount = terms;
+    index.words = state.words;
+    const { termStarts } = state;
+    index.maxTf.set(state.maxTf);
+    index.minLength.set(state.minLength);
+    for (let term = 0; term < terms; term++) {
+      const begin = termStarts[term] as number;
+      const pairs = (termStarts[term + 1] as number) - begin;
+      index.blockStart[term] = begin * 2;
+      index.blockPairs[term] = pairs;
+      index.pairCount[term] = pairs;
+      index.df[term] = pairs;
+      index.termNumbers.set(state.words[term] as string, term);
+    }
     return index;
   }
 
@@ -638,21 +662,44 @@ export class LexicalIndex {
   }
 }
 
-function intern(numbers: Map<string, number>, value: string): number {
-  let number = numbers.get(value);
-  if (number === undefined) {
-    number = numbers.size;
-    numbers.set(value, number);
+/**
+ * Distinct strings numbered in order of first use (never forgotten). The string → number map is
+ * built on first lookup: a loaded snapshot brings every datasource id (100k at one datasource per
+ * document) and a search without filters never looks one up.
+ */
+class NameTable {
+  private numbers: Map<string, number> | undefined;
+
+  constructor(readonly names: string[] = []) {
+    this.numbers = names.length === 0 ? new Map() : undefined;
   }
-  return number;
+
+  numberOf(name: string): number | undefined {
+    return this.lookup().get(name);
+  }
+
+  intern(name: string): number {
+    const numbers = this.lookup();
+    let number = numbers.get(name);
+    if (number === undefined) {
+      number = this.names.push(name) - 1;
+      numbers.set(name, number);
+    }
+    return number;
+  }
+
+  private lookup(): Map<string, number> {
+    this.numbers ??= new Map(this.names.map((name, number) => [name, number]));
+    return this.numbers;
+  }
 }
 
 /** `true`: no restriction (absent or empty list); `false`: no listed value is known. */
-function numbersOf(numbers: Map<string, number>, values: readonly string[] | undefined): Set<number> | boolean {
+function numbersOf(numbers: NameTable, values: readonly string[] | undefined): Set<number> | boolean {
   if (values === undefined || values.length === 0) return true;
   const found = new Set<number>();
   for (const value of values) {
-    const number = numbers.get(value);
+    const number = numbers.numberOf(value);
     if (number !== undefined) found.add(number);
   }
   return found.size === 0 ? false : found;

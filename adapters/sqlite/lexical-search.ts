@@ -1,8 +1,9 @@
+import { RagdeskError } from '../../src/errors.js';
 import type { ChunkRecord, ScoredId } from '../../src/ports/records.js';
 import type { TextSearchRequest } from '../../src/ports/store.js';
 import { inTransaction, type SqliteDatabase } from './database.js';
-import { DEFAULT_BM25, LexicalIndex, type IndexedChunk } from './lexical-index.js';
-import { decodeSnapshot, encodeSnapshot } from './lexical-snapshot.js';
+import { DEFAULT_BM25, LexicalIndex, type IndexedChunk, type LexicalIndexState } from './lexical-index.js';
+import { decodeSnapshot, encodeSnapshot, isCurrentFormat } from './lexical-snapshot.js';
 import { analyseText, queryStems } from './lexical-terms.js';
 
 /** Options of the SQLite store's lexical search. */
@@ -93,17 +94,15 @@ export function lexicalSearch(db: SqliteDatabase, options: LexicalSearchOptions)
    * later pages or removed from the index by that write.
    */
   async function build(datastoreId: string, entry: Entry): Promise<void> {
+    const building = () => !closed && entries.get(datastoreId) === entry && entry.state === 'building';
+    // Read at once, before any yield: writes from now on are applied to `entry` (see `apply`).
+    entry.sequence = sequenceOf(datastoreId) ?? 0;
+    if (await loadSnapshot(datastoreId, entry, building)) return;
     let cursor: { hash: string; pk: number } = { hash: '', pk: -1 };
-    let first = true;
     for (;;) {
       const started = performance.now();
       do {
-        if (closed || entries.get(datastoreId) !== entry || entry.state !== 'building') return;
-        if (first) {
-          entry.sequence = sequenceOf(datastoreId) ?? 0;
-          first = false;
-          if (loadSnapshot(datastoreId, entry)) return;
-        }
+        if (!building()) return;
         const rows = selectPage.all(datastoreId, cursor.hash, cursor.pk, BUILD_PAGE_ROWS) as ChunkTextRow[];
         for (const row of rows) {
           if (entry.index.has(row.id)) continue;
@@ -118,25 +117,39 @@ export function lexicalSearch(db: SqliteDatabase, options: LexicalSearchOptions)
         }
         cursor = { hash: last.hash, pk: last.pk };
       } while (performance.now() - started < BUILD_SLICE_MS);
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      await yieldToLoop();
     }
   }
 
   /**
    * Takes the saved snapshot when it was saved at `entry.sequence` (the current one); a snapshot of
-   * an older sequence is deleted, it can never become current again.
+   * an older sequence is deleted, it can never become current again. Reading the row, decoding its
+   * header and building the index are three steps with a yield before each (tens of ms each at
+   * 100k chunks): the other loads of a first query (the vector index's file, whose read runs on
+   * libuv's pool once started) get the thread in between. A write that lands meanwhile moves
+   * `entry.sequence` past the snapshot, which is then dropped for the rows, as a stale one is.
+   * True when the entry is done (loaded, or no longer wanted).
    */
-  function loadSnapshot(datastoreId: string, entry: Entry): boolean {
-    const row = selectSnapshot.get(datastoreId) as { chunk_sequence: number; data: Buffer } | undefined;
+  async function loadSnapshot(datastoreId: string, entry: Entry, building: () => boolean): Promise<boolean> {
+    const sequence = entry.sequence;
+    const current = () => building() && entry.sequence === sequence;
+    await yieldToLoop();
+    if (!building()) return true;
+    const row = current() ? (selectSnapshot.get(datastoreId) as { chunk_sequence: number; data: Buffer } | undefined) : undefined;
     if (row === undefined) return false;
-    const state = row.chunk_sequence === entry.sequence ? decodeSnapshot(row.data) : null;
-    if (state === null) {
-      deleteSnapshot.run(datastoreId);
-      return false;
+    let state: LexicalIndexState | null = null;
+    if (row.chunk_sequence === sequence) {
+      await yieldToLoop();
+      state = current() ? decodeSnapshot(row.data) : null;
+      if (state !== null) await yieldToLoop();
+    }
+    if (state === null || !current()) {
+      if (!closed) deleteSnapshot.run(datastoreId);
+      return !building();
     }
     entry.index = LexicalIndex.fromState(state, bm25);
     entry.state = 'ready';
-    entry.unsaved = false;
+    entry.unsaved = !isCurrentFormat(row.data);
     return true;
   }
 
@@ -168,8 +181,10 @@ export function lexicalSearch(db: SqliteDatabase, options: LexicalSearchOptions)
   /** The datastore's index, current with the database; null when the datastore is unknown. */
   async function current(datastoreId: string): Promise<LexicalIndex | null> {
     for (let round = 0; ; round++) {
+      // A search that waited for a load while the store closed: the connection is gone.
+      if (closed) throw new RagdeskError('closed', 'the SQLite store is closed');
       const sequence = sequenceOf(datastoreId);
-      if (sequence === undefined || closed) return null;
+      if (sequence === undefined) return null;
       let entry = entries.get(datastoreId);
       if (entry?.state === 'ready' && entry.sequence === sequence) return entry.index;
       // Rebuilt once already and another connection wrote again meanwhile: a process that keeps
@@ -256,6 +271,10 @@ export function lexicalSearch(db: SqliteDatabase, options: LexicalSearchOptions)
       entries.clear();
     },
   };
+}
+
+function yieldToLoop(): Promise<void> {
+  return new Promise<void>((resolve) => setImmediate(resolve));
 }
 
 interface ChunkTextRow {

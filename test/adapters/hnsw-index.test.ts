@@ -209,6 +209,31 @@ describe('hnswIndex (hnsw-specific behaviour)', () => {
     }
   });
 
+  it('after loading, filters, updates and removals find entries through the maps built on first need', async () => {
+    const source = new Source();
+    const index = make();
+    await index.open(COLLECTION, source);
+    const all = entries(400);
+    await index.upsert(DATASTORE, all, source.put(all));
+    await index.close();
+
+    const reopened = make();
+    expect(await reopened.open(COLLECTION, source)).toEqual({ rebuilt: false });
+    expect(await reopened.count(DATASTORE)).toBe(400);
+    const rare = all.filter((entry) => entry.datasourceId === 'rare').map((entry) => entry.id);
+    const hits = await reopened.query(DATASTORE, { vector: all[1]!.vector, topK: 50, filter: { datasourceIds: ['rare'] } });
+    expect(hits.map((hit) => hit.id).sort()).toEqual([...rare].sort());
+    // An existing id gets a new vector: replaced in place, not added twice.
+    const moved = { ...all[7]!, vector: all[300]!.vector };
+    await reopened.upsert(DATASTORE, [moved], source.put([moved]));
+    expect(await reopened.count(DATASTORE)).toBe(400);
+    const near = await reopened.query(DATASTORE, { vector: all[300]!.vector, topK: 2 });
+    expect(near.map((hit) => hit.id).sort()).toEqual([all[7]!.id, all[300]!.id].sort());
+    await reopened.remove(DATASTORE, rare, source.delete(rare));
+    expect(await reopened.count(DATASTORE)).toBe(400 - rare.length);
+    expect(await reopened.query(DATASTORE, { vector: all[1]!.vector, topK: 5, filter: { datasourceIds: ['rare'] } })).toEqual([]);
+  });
+
   it('still returns every match when the graph walk is forced for a selective filter', async () => {
     const source = new Source();
     const index = make({ exactSearchThreshold: 0, efSearch: 10 });

@@ -27,6 +27,33 @@ function plantWord(bytes: Buffer, word: string): Buffer {
   return encodeSnapshot(index.exportState());
 }
 
+/** The same state in the first snapshot format: no term bounds (loading computes them). */
+function firstFormat(bytes: Buffer): Buffer {
+  const state = decodeSnapshot(bytes);
+  if (state === null) throw new Error('not a snapshot');
+  const json = Buffer.from(
+    JSON.stringify({
+      ids: state.ids,
+      sourceIds: state.sourceIds,
+      tenantIds: state.tenantIds,
+      words: state.words,
+      postingInts: state.postings.length,
+    }),
+  );
+  const start = Math.ceil((8 + json.length) / 4) * 4;
+  const arrays = [state.lengths, state.sources, state.tenants, state.termStarts, state.postings];
+  const out = Buffer.alloc(start + arrays.reduce((sum, array) => sum + array.byteLength, 0));
+  out.writeUInt32LE(1, 0);
+  out.writeUInt32LE(json.length, 4);
+  json.copy(out, 8);
+  let at = start;
+  for (const array of arrays) {
+    out.set(new Uint8Array(array.buffer, array.byteOffset, array.byteLength), at);
+    at += array.byteLength;
+  }
+  return out;
+}
+
 interface Doc extends IndexedChunk {
   text: AnalysedText;
 }
@@ -386,5 +413,58 @@ describe('sqliteStore lexical index and the rows', () => {
     await reopened.close();
     sql('UPDATE lexical_snapshots SET data = ?', Buffer.from('not a snapshot'));
     await expectMatchesRows(open());
+  });
+
+  /** A datastore of 60 chunks whose snapshot (with a planted word) is saved; the store is closed. */
+  async function savedWithPlantedWord(): Promise<{ source: ReturnType<typeof makeDatasource>; planted: Buffer }> {
+    const first = open();
+    await first.createDatastore(datastore);
+    const source = makeDatasource(datastore);
+    await first.createDatasource(source);
+    await first.replaceChunks(source.id, makeChunks(source, samplePassages(60, 8)));
+    await first.searchText({ datastoreId: datastore.id, query: 'telescope', topK: 1 });
+    await first.close();
+    const planted = plantWord(sql<{ data: Buffer }>('SELECT data FROM lexical_snapshots')[0]!.data, 'zzplanted');
+    sql('UPDATE lexical_snapshots SET data = ?', planted);
+    return { source, planted };
+  }
+
+  it('loads a snapshot of the first format and rewrites it in the current one on close', async () => {
+    const { planted } = await savedWithPlantedWord();
+    sql('UPDATE lexical_snapshots SET data = ?', firstFormat(planted));
+    const store = open();
+    expect(await store.searchText({ datastoreId: datastore.id, query: 'zzplanted', topK: 1 })).toEqual([
+      { id: 'planted', score: expect.any(Number) },
+    ]);
+    const [converted] = await Promise.all(QUERIES.map((query) => store.searchText({ datastoreId: datastore.id, query, topK: 20 })));
+    await store.close();
+    const saved = sql<{ data: Buffer }>('SELECT data FROM lexical_snapshots')[0]!.data;
+    expect(saved.readUInt32LE(0)).toBe(2);
+    const again = open();
+    expectSameHits(await again.searchText({ datastoreId: datastore.id, query: QUERIES[0]!, topK: 20 }), converted!, 'reloaded');
+  });
+
+  it('a search waits for a snapshot still loading; a write landing meanwhile drops it for the rows', async () => {
+    const { source } = await savedWithPlantedWord();
+    const store = open();
+    // The load yields before reading the snapshot: the write below lands during it.
+    const searching = store.searchText({ datastoreId: datastore.id, query: 'zzplanted telescope', topK: 5 });
+    await store.replaceChunks(source.id, (await store.listChunks(source.id)).slice(0, 50));
+    const hits = await searching;
+    expect(hits.length).toBeGreaterThan(0);
+    expect(hits.some((hit) => hit.id === 'planted')).toBe(false);
+    await expectMatchesRows(store);
+  });
+
+  it('closing while a snapshot loads refuses the waiting search and keeps the snapshot', async () => {
+    await savedWithPlantedWord();
+    const store = open();
+    const searching = store.searchText({ datastoreId: datastore.id, query: 'zzplanted', topK: 1 }).catch((error: unknown) => error);
+    await store.close();
+    expect(await searching).toMatchObject({ code: 'closed' });
+    const reopened = open();
+    expect(await reopened.searchText({ datastoreId: datastore.id, query: 'zzplanted', topK: 1 })).toEqual([
+      { id: 'planted', score: expect.any(Number) },
+    ]);
   });
 });

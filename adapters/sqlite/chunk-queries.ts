@@ -1,12 +1,20 @@
 import { notFound } from '../../src/errors.js';
 import { assertChunkBatch, chunkOwnedElsewhere } from '../../src/util/chunk-batch.js';
-import type { ChunkRecord, DatasourceRecord, Metadata } from '../../src/ports/records.js';
+import type { ChunkRecord, DatasourceRecord, DatasourceRef, Metadata } from '../../src/ports/records.js';
 import type { ChunkChange, DatasourcePatch } from '../../src/ports/store.js';
 import { inTransaction, type SqliteDatabase } from './database.js';
 import { idListReader } from './id-list-reader.js';
 import type { PreviousChunk } from './lexical-search.js';
 import type { RecordQueries } from './record-queries.js';
-import { CHUNK_COLUMNS, chunkValues, toChunkRecord, vectorFromBlob, type ChunkRow } from './row-mapping.js';
+import {
+  CHUNK_COLUMNS,
+  chunkValues,
+  DATASOURCE_REF_COLUMNS,
+  datasourceRefFromValues,
+  toChunkRecord,
+  vectorFromBlob,
+  type ChunkRow,
+} from './row-mapping.js';
 
 /** Positions of the columns in {@link CHUNK_COLUMNS}, for statements read in raw (array) mode. */
 const AT = Object.fromEntries(CHUNK_COLUMNS.split(',').map((column, i) => [column.trim(), i])) as Record<keyof ChunkRow, number>;
@@ -63,10 +71,18 @@ export function chunkQueries(db: SqliteDatabase, records: RecordQueries) {
   const selectSequence = db.prepare('SELECT chunk_sequence FROM datastores WHERE id = ?');
   // The vector is the last column: the same list without it keeps every other position.
   if (AT.vector !== CHUNK_COLUMNS.split(',').length - 1) throw new Error('CHUNK_COLUMNS must end with vector');
+  const textColumns = CHUNK_COLUMNS.slice(0, CHUNK_COLUMNS.lastIndexOf(','));
   const byIds = {
     vectors: idListReader(db, `SELECT ${CHUNK_COLUMNS} FROM chunks WHERE id IN`),
-    texts: idListReader(db, `SELECT ${CHUNK_COLUMNS.slice(0, CHUNK_COLUMNS.lastIndexOf(','))} FROM chunks WHERE id IN`),
+    texts: idListReader(db, `SELECT ${textColumns} FROM chunks WHERE id IN`),
   };
+  // The text columns, then the datasource's citation columns after them (see getHits).
+  const hitsByIds = idListReader(
+    db,
+    `SELECT ${qualified('c', textColumns)}, ${qualified('d', DATASOURCE_REF_COLUMNS)}
+     FROM chunks c JOIN datasources d ON d.id = c.datasource_id WHERE c.id IN`,
+  );
+  const refAt = textColumns.split(',').length;
   const selectByDatasource = db.prepare(`SELECT ${CHUNK_COLUMNS} FROM chunks WHERE datasource_id = ? ORDER BY position, pk`);
   // Keyset pages over the (datastore_id, hash) index, whose entries end with the pk: a stable
   // total order without OFFSET and without a third index on chunks.
@@ -156,6 +172,23 @@ export function chunkQueries(db: SqliteDatabase, records: RecordQueries) {
       });
     },
 
+    /** `getChunks(ids, false)` plus the citation fields of their datasources, in one statement. */
+    getHits(ids: readonly string[]) {
+      if (ids.length === 0) return { chunks: [], datasources: [] };
+      const rows = hitsByIds([...new Set(ids)]);
+      const byId = new Map(rows.map((row) => [row[AT.id] as string, row]));
+      const datasources = new Map<string, DatasourceRef>();
+      for (const row of rows) {
+        const id = row[refAt] as string;
+        if (!datasources.has(id)) datasources.set(id, datasourceRefFromValues(row.slice(refAt)));
+      }
+      const chunks = ids.flatMap((id) => {
+        const row = byId.get(id);
+        return row === undefined ? [] : [chunkFromValues(row, false)];
+      });
+      return { chunks, datasources: [...datasources.values()] };
+    },
+
     listChunks(datasourceId: string): ChunkRecord[] {
       return (selectByDatasource.all(datasourceId) as ChunkRow[]).map(toChunkRecord);
     },
@@ -189,4 +222,12 @@ export function chunkQueries(db: SqliteDatabase, records: RecordQueries) {
       return row?.chunk_sequence ?? 0;
     },
   };
+}
+
+/** `a, b` as `t.a, t.b`. */
+function qualified(table: string, columns: string): string {
+  return columns
+    .split(',')
+    .map((column) => `${table}.${column.trim()}`)
+    .join(', ');
 }

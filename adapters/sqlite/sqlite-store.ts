@@ -122,6 +122,7 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
         return { removedIds: change.removedIds, addedIds: change.addedIds, sequence: change.sequence };
       }),
     getChunks: (ids, readOptions = {}) => run('getChunks', () => chunks.getChunks(ids, readOptions.vectors !== false)),
+    getChunkHits: (ids) => run('getChunkHits', () => chunks.getHits(ids)),
     listChunks: (datasourceId) => run('listChunks', () => chunks.listChunks(datasourceId)),
     countChunks: (datastoreId) => run('countChunks', () => chunks.countChunks(datastoreId)),
     findVectorsByHash: (datastoreId, hashes, dimensions) =>

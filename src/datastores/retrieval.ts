@@ -1,6 +1,6 @@
 import type { RagdeskContext } from '../context.js';
 import { RagdeskError } from '../errors.js';
-import type { DatastoreRecord, RetrievalFilter, ScoredId } from '../ports/records.js';
+import type { ChunkRecord, DatasourceRef, DatastoreRecord, RetrievalFilter, ScoredId } from '../ports/records.js';
 import { readDatasourceRefs } from './datasource-refs.js';
 import type { FiltersInput } from '../validation.js';
 import { assertDimensions } from './embed-chunks.js';
@@ -143,16 +143,12 @@ async function hydrate(context: RagdeskContext, hits: readonly ScoredId[], raw: 
   if (hits.length === 0) return [];
   // Stored vectors are read only when a hit lacks the vector side's similarity (lexical-only hits).
   const needVectors = raw.queryVector !== null && hits.some((hit) => !raw.vector.has(hit.id));
-  const chunks = await context.store.getChunks(
+  const { chunks, datasources } = await readHits(
+    context,
     hits.map((hit) => hit.id),
-    { vectors: needVectors },
+    needVectors,
   );
   const byId = new Map(chunks.map((chunk) => [chunk.id, chunk]));
-  // One round trip for all the hits' datasources (one per hit cost 0.17 ms for ten at 10k chunks).
-  const datasources = await readDatasourceRefs(
-    context.store,
-    chunks.map((chunk) => chunk.datasourceId),
-  );
   const fragments: DocumentFragment[] = [];
   for (const hit of hits) {
     // A hit the store no longer has was deleted after the index answered: skip it, never invent it.
@@ -170,6 +166,26 @@ async function hydrate(context: RagdeskContext, hits: readonly ScoredId[], raw: 
     );
   }
   return fragments;
+}
+
+/** The hits' chunks and their datasources: one read when the store joins them, else two. */
+async function readHits(
+  context: RagdeskContext,
+  ids: readonly string[],
+  vectors: boolean,
+): Promise<{ chunks: ChunkRecord[]; datasources: ReadonlyMap<string, DatasourceRef> }> {
+  const { store } = context;
+  if (!vectors && store.getChunkHits) {
+    const hits = await store.getChunkHits(ids);
+    return { chunks: hits.chunks, datasources: new Map(hits.datasources.map((ref) => [ref.id, ref])) };
+  }
+  const chunks = await store.getChunks(ids, { vectors });
+  // One round trip for all the hits' datasources (one per hit cost 0.17 ms for ten at 10k chunks).
+  const datasources = await readDatasourceRefs(
+    store,
+    chunks.map((chunk) => chunk.datasourceId),
+  );
+  return { chunks, datasources };
 }
 
 /** The reported `score`: the query-chunk cosine similarity, clamped to 0..1 (negative similarity means unrelated). */

@@ -142,6 +142,12 @@ export interface Store {
    * vectors was a measurable share of a query.
    */
   getChunks(ids: readonly string[], options?: { vectors?: boolean }): Promise<ChunkRecord[]>;
+  /**
+   * Optional: `getChunks(ids, { vectors: false })` and the citation fields of those chunks'
+   * datasources (distinct, any order) in one read. Search hits use it when present: on SQLite at
+   * 100k chunks, one joined statement instead of two cut a fifth of the row-fetch time of a query.
+   */
+  getChunkHits?(ids: readonly string[]): Promise<{ chunks: ChunkRecord[]; datasources: DatasourceRef[] }>;
   /** Chunks of one datasource ordered by `position`. */
   listChunks(datasourceId: string): Promise<ChunkRecord[]>;
   /** Every chunk of a datastore, in batches, for rebuilding an index. Order is stable but unspecified. */

@@ -134,6 +134,31 @@ export function describeChunkConformance(context: StoreSuiteContext): void {
       expect(await store().getChunks([chunks[1]!.id], { vectors: true })).toEqual([chunks[1]]);
     });
 
+    it('reads hits with their datasources in one call (getChunkHits, when the store has it)', async (context) => {
+      const hitsOf = store().getChunkHits?.bind(store());
+      if (!hitsOf) {
+        context.skip();
+        return;
+      }
+      const other = makeDatasource(datastore, { name: 'other', config: { source_url: 'https://example.com/o' } });
+      await store().createDatasource(other);
+      const chunks = makeChunks(source, samplePassages(3, 21), { metadata: { section: 'C' } });
+      const elsewhere = makeChunks(other, samplePassages(2, 22));
+      await store().replaceChunks(source.id, chunks);
+      await store().replaceChunks(other.id, elsewhere);
+      const wanted = [elsewhere[1]!.id, 'unknown', chunks[2]!.id, chunks[0]!.id];
+      const read = await hitsOf(wanted);
+      const expected = await store().getChunks(wanted, { vectors: false });
+      expect(read.chunks.map((chunk) => ({ ...chunk, vector: null }))).toEqual(expected.map((chunk) => ({ ...chunk, vector: null })));
+      const refs = await store().getDatasources([source.id, other.id]);
+      expect(sorted(read.datasources.map((ref) => ref.id))).toEqual(sorted([source.id, other.id]));
+      for (const ref of read.datasources) {
+        const record = refs.find((candidate) => candidate.id === ref.id)!;
+        expect(ref).toEqual({ id: record.id, type: record.type, name: record.name, config: record.config, metadata: record.metadata });
+      }
+      expect(await hitsOf([])).toEqual({ chunks: [], datasources: [] });
+    });
+
     it('keeps every field of a chunk, and vectors bit for bit', async () => {
       const special = new Float32Array([0, -0, 1 / 3, -1e-45, 3.4028234663852886e38, -3.4028234663852886e38, Math.PI, 1e-38]);
       const chunk = makeChunk(source, 0, 'Special values survive.', {

@@ -95,8 +95,8 @@ export class LexicalIndex {
   private arenaFree = 0;
   private addCalls = 0;
   /**
-   * Id → slot, built on first need (`has`, writes): a search never reads it, and filling it for
-   * every document was the largest part of loading a snapshot after the postings (see `fromState`).
+   * Id → slot, built on first need (`has`, writes): a search never reads it, so loading a snapshot
+   * (see `fromState`) does not fill it for every document.
    */
   private slotMap: Map<string, number> | undefined = new Map();
   private ids: (string | undefined)[] = [];

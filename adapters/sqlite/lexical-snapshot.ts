@@ -8,8 +8,8 @@
  * sources, tenants (one per document), term starts (words + 1), then (format 2) each term's largest
  * tf and shortest document (words each), then the postings (pairs). The arrays are views on the
  * bytes as read, not copies, and format 2 carries the bounds so loading never walks the postings
- * (at 100k chunks that walk was a quarter of loading; see docs/design-notes.md). Format 1 is still
- * read: its bounds are computed once.
+ * (at 100k chunks, building the index from a snapshot went from 0.33-0.46 s to 0.10-0.21 s of
+ * CPU; see docs/design-notes.md). Format 1 is still read: its bounds are computed once.
  */
 import type { LexicalIndexState } from './lexical-index.js';
 

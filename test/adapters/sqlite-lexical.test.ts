@@ -27,31 +27,15 @@ function plantWord(bytes: Buffer, word: string): Buffer {
   return encodeSnapshot(index.exportState());
 }
 
-/** The same state in the first snapshot format: no term bounds (loading computes them). */
+/** The same snapshot in the first format: format 1, and without the two arrays of term bounds. */
 function firstFormat(bytes: Buffer): Buffer {
   const state = decodeSnapshot(bytes);
   if (state === null) throw new Error('not a snapshot');
-  const json = Buffer.from(
-    JSON.stringify({
-      ids: state.ids,
-      sourceIds: state.sourceIds,
-      tenantIds: state.tenantIds,
-      words: state.words,
-      postingInts: state.postings.length,
-    }),
-  );
-  const start = Math.ceil((8 + json.length) / 4) * 4;
-  const arrays = [state.lengths, state.sources, state.tenants, state.termStarts, state.postings];
-  const out = Buffer.alloc(start + arrays.reduce((sum, array) => sum + array.byteLength, 0));
-  out.writeUInt32LE(1, 0);
-  out.writeUInt32LE(json.length, 4);
-  json.copy(out, 8);
-  let at = start;
-  for (const array of arrays) {
-    out.set(new Uint8Array(array.buffer, array.byteOffset, array.byteLength), at);
-    at += array.byteLength;
-  }
-  return out;
+  const arraysStart = Math.ceil((8 + bytes.readUInt32LE(4)) / 4) * 4;
+  const boundsStart = arraysStart + (state.ids.length * 3 + state.words.length + 1) * 4;
+  const head = Buffer.from(bytes.subarray(0, boundsStart));
+  head.writeUInt32LE(1, 0);
+  return Buffer.concat([head, bytes.subarray(boundsStart + state.words.length * 8)]);
 }
 
 interface Doc extends IndexedChunk {

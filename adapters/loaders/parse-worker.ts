@@ -2,7 +2,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { serialize } from 'node:v8';
 import { RagdeskError } from '../../src/errors.js';
-import { serveWorkerTasks, workerInput } from '../../src/util/worker-tasks.js';
+import { serveWorkerTasks, workerInput } from '../kit/worker-tasks.js';
 import { fileLoaders, type FileLoaderOptions } from './file-loaders.js';
 import { loaderFor } from './load-file.js';
 

@@ -1,7 +1,7 @@
 import { RagdeskError } from '../../src/errors.js';
 import type { ChunkRecord } from '../../src/ports/records.js';
 import type { Store } from '../../src/ports/store.js';
-import { choiceOption } from '../../src/util/option-checks.js';
+import { choiceOption } from '../kit/option-checks.js';
 import { agentQueries } from './agent-queries.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { chunkQueries } from './chunk-queries.js';

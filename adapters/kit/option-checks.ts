@@ -1,4 +1,4 @@
-import { RagdeskError } from '../errors.js';
+import { RagdeskError } from '../../src/errors.js';
 
 /**
  * Adapter options checked at construction, refused with `invalid_request` naming the option as the

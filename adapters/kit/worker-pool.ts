@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
-import { RagdeskError, type RagdeskErrorCode } from '../errors.js';
+import { RagdeskError, type RagdeskErrorCode } from '../../src/errors.js';
 import { choiceOption, integerOption } from './option-checks.js';
 import { startRunner, type Isolation, type TaskRunner } from './task-runner.js';
 import type { SerializedError } from './worker-tasks.js';

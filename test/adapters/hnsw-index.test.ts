@@ -257,6 +257,7 @@ async function transpileAdapter(): Promise<string> {
   const sources = [
     ...(await readdir(join(ROOT, 'adapters/hnsw'))).filter((name) => name.endsWith('.ts')).map((name) => `adapters/hnsw/${name}`),
     'src/errors.ts',
+    'src/util/keyed-mutex.ts',
   ];
   for (const file of sources) {
     const { outputText } = ts.transpileModule(await readFile(join(ROOT, file), 'utf8'), {

@@ -7,7 +7,7 @@ import { CollectionHandle, type SerialQueue } from './handle.js';
 import { build, type Loaded, loadOrBuild } from './loading.js';
 import { type HnswIndexOptions, resolveOptions } from './options.js';
 import { collectionDirectory, removeCollectionDirectory } from './persistence.js';
-import { checkCollection, checkEntries, checkIds, checkSequence, checkTopK, checkVector } from './validation.js';
+import { checkCollection, checkEntries, checkIds, checkSequence, checkTopK, checkVector } from '../kit/vector-index-input.js';
 
 /**
  * Longest stretch of vector inserts between two yields to the event loop. Time, not a count: one

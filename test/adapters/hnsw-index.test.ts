@@ -265,12 +265,9 @@ async function transpileAdapter(): Promise<string> {
   const work = await mkdtemp(join(tmpdir(), 'ragdesk-hnsw-child-'));
   await symlink(join(ROOT, 'node_modules'), join(work, 'node_modules'), 'dir');
   await writeFile(join(work, 'package.json'), '{"type":"module"}');
-  const sources = [
-    ...(await readdir(join(ROOT, 'adapters/hnsw'))).filter((name) => name.endsWith('.ts')).map((name) => `adapters/hnsw/${name}`),
-    'src/errors.ts',
-    'src/util/keyed-mutex.ts',
-    'adapters/kit/option-checks.ts',
-  ];
+  const folder = async (path: string) =>
+    (await readdir(join(ROOT, path))).filter((name) => name.endsWith('.ts')).map((name) => `${path}/${name}`);
+  const sources = [...(await folder('adapters/hnsw')), ...(await folder('adapters/kit')), 'src/errors.ts', 'src/util/keyed-mutex.ts'];
   for (const file of sources) {
     const { outputText } = ts.transpileModule(await readFile(join(ROOT, file), 'utf8'), {
       compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true },

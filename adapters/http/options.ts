@@ -1,4 +1,4 @@
-import type { ApiKeyScope } from '../../src/ports/agent-records.js';
+import type { ApiKeyScope } from '../../src/ports/agent-key-usage-records.js';
 import { integerOption, optionError } from '../kit/option-checks.js';
 import { CorsPolicy, type CorsOptions } from './cors.js';
 import type { UiOptions } from './ui/serve-ui.js';

@@ -1,4 +1,4 @@
-import type { SpecModelName } from '../ports/agent-records.js';
+import type { SpecModelName } from '../ports/agent-key-usage-records.js';
 
 /**
  * Context windows of the API model names as OpenAI documented them, used when the chat adapter does

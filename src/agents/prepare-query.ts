@@ -1,7 +1,7 @@
 import type { RagdeskContext } from '../context.js';
 import { RagdeskError } from '../errors.js';
 import { cl100kTokenizer, type Tokenizer } from '../ingest/tokenizer.js';
-import type { AgentRecord, ConversationRecord, SourceEntry } from '../ports/agent-records.js';
+import type { AgentRecord, ConversationRecord, SourceEntry } from '../ports/agent-key-usage-records.js';
 import type { ChatModel, ChatRequest, GroundingPassage } from '../ports/chat-model.js';
 import type { DatasourceRef } from '../ports/records.js';
 import { readDatasourceRefs } from '../datastores/datasource-refs.js';

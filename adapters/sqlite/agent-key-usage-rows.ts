@@ -6,7 +6,7 @@ import type {
   MessageRecord,
   MessageUsage,
   SourceEntry,
-} from '../../src/ports/agent-records.js';
+} from '../../src/ports/agent-key-usage-records.js';
 import type { SqliteValue } from './database.js';
 
 /**

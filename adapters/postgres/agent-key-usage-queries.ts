@@ -1,6 +1,12 @@
 import type pg from 'pg';
 import { invalidRequest, notFound } from '../../src/errors.js';
-import type { AgentRecord, ApiKeyRecord, ConversationRecord, MessageRecord, UsageConsumption } from '../../src/ports/agent-records.js';
+import type {
+  AgentRecord,
+  ApiKeyRecord,
+  ConversationRecord,
+  MessageRecord,
+  UsageConsumption,
+} from '../../src/ports/agent-key-usage-records.js';
 import type { AgentPatch, ApiKeyPatch } from '../../src/ports/store.js';
 import { inTransaction, selectRow, selectRows, sqlState } from './connection.js';
 import { conflict } from './record-queries.js';
@@ -20,7 +26,7 @@ import {
   type ApiKeyRow,
   type ConversationRow,
   type MessageRow,
-} from './agent-rows.js';
+} from './agent-key-usage-rows.js';
 import { columnList, placeholders } from './row-mapping.js';
 
 /** Keys an agent patch may not change (AgentPatch omits them; JavaScript callers may not). */

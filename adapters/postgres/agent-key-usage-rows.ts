@@ -6,7 +6,7 @@ import type {
   MessageRecord,
   MessageUsage,
   SourceEntry,
-} from '../../src/ports/agent-records.js';
+} from '../../src/ports/agent-key-usage-records.js';
 
 /** Conversions between agent-side records and rows. Column lists here and in the statements must agree. */
 

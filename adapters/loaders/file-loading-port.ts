@@ -6,8 +6,8 @@ import { deserialize } from 'node:v8';
 import type { FileLoading, LoadedDocument } from '../../src/ports/loader.js';
 import { choiceOption, integerOption } from '../kit/option-checks.js';
 import { DEFAULT_WORKER_HEAP_MB, workerEntry, workerPool, type WorkerPoolOptions } from '../kit/worker-pool.js';
-import { fileLoaders, type FileLoaderOptions } from './file-loaders.js';
-import { checkFile, loadFile } from './load-file.js';
+import { fileLoaders, type FileLoaderOptions } from './builtin-loaders.js';
+import { checkFile, loadFile } from './load-by-type.js';
 import type { ParseFileMessage } from './parse-worker.js';
 
 /** Default `parseTimeoutMs`: see docs/security.md for the measurement it comes from. */

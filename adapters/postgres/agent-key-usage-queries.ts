@@ -16,6 +16,7 @@ import {
   API_KEY_COLUMNS,
   apiKeyValues,
   CONVERSATION_COLUMNS,
+  conversationValues,
   MESSAGE_COLUMNS,
   messageValues,
   toAgentRecord,
@@ -101,14 +102,7 @@ export function agentQueries(pool: pg.Pool, s: string) {
         const inserted = await pool.query(
           `INSERT INTO ${s}.conversations (${CONVERSATION_SELECT})
            SELECT $1, id, $3, $4, $5, $6 FROM ${s}.agents WHERE id = $2`,
-          [
-            record.id,
-            record.agentId,
-            record.visitorId,
-            record.createdAt,
-            record.updatedAt,
-            record.contact ? JSON.stringify(record.contact) : null,
-          ],
+          conversationValues(record),
         );
         if (inserted.rowCount === 0) throw notFound('agent', record.agentId);
       } catch (error) {

@@ -1,68 +1,25 @@
-import type {
-  AgentRecord,
-  ApiKeyRecord,
-  ApiKeyScope,
-  ConversationRecord,
-  MessageRecord,
-  MessageUsage,
-  SourceEntry,
-} from '../../src/ports/agent-key-usage-records.js';
+import type { AgentRecord, ApiKeyRecord, ConversationRecord, MessageRecord } from '../../src/ports/agent-key-usage-records.js';
+import {
+  agentRow,
+  apiKeyRow,
+  ARRAY_LISTS,
+  conversationRow,
+  messageRow,
+  toAgentRecord as agentRecordOf,
+  toApiKeyRecord as apiKeyRecordOf,
+  type AgentRow as SqlAgentRow,
+  type ApiKeyRow as SqlApiKeyRow,
+} from '../kit/agent-key-usage-rows.js';
+import { valuesIn } from '../kit/record-rows.js';
 
-/** Conversions between agent-side records and rows. Column lists here and in the statements must agree. */
+/**
+ * Agent, conversation, message and API key rows of the Postgres store: the kit's shared mapping,
+ * with lists as `text[]`. Column lists here and in the statements must agree.
+ */
 
-export interface AgentRow {
-  id: string;
-  owner_id: string | null;
-  name: string;
-  description: string;
-  model_name: string;
-  temperature: number;
-  visibility: string;
-  system_prompt: string | null;
-  user_prompt: string | null;
-  prompt_type: string | null;
-  prompt_template: string | null;
-  datastore_ids: string[];
-  allow_overrides: string[];
-  created_at: string;
-  updated_at: string;
-  handle: string | null;
-  settings: string | null;
-}
-
-export interface ConversationRow {
-  id: string;
-  agent_id: string;
-  visitor_id: string;
-  created_at: string;
-  updated_at: string;
-  contact: string | null;
-}
-
-export interface MessageRow {
-  id: string;
-  conversation_id: string;
-  role: string;
-  text: string;
-  sources: string;
-  usage: string | null;
-  model: string | null;
-  visitor_id: string;
-  created_at: string;
-}
-
-export interface ApiKeyRow {
-  id: string;
-  owner_id: string;
-  name: string;
-  hash: string;
-  prefix: string;
-  scopes: string[];
-  datastore_ids: string[] | null;
-  created_at: string;
-  last_used_at: string | null;
-  revoked_at: string | null;
-}
+export { toConversationRecord, toMessageRecord, type ConversationRow, type MessageRow } from '../kit/agent-key-usage-rows.js';
+export type AgentRow = SqlAgentRow<string[]>;
+export type ApiKeyRow = SqlApiKeyRow<string[]>;
 
 export const AGENT_COLUMNS = [
   'id',
@@ -101,118 +58,14 @@ export const API_KEY_COLUMNS = [
   'revoked_at',
 ] as const;
 
-export function toAgentRecord(row: AgentRow): AgentRecord {
-  return {
-    id: row.id,
-    ownerId: row.owner_id,
-    name: row.name,
-    description: row.description,
-    modelName: row.model_name as AgentRecord['modelName'],
-    temperature: row.temperature,
-    visibility: row.visibility as AgentRecord['visibility'],
-    systemPrompt: row.system_prompt,
-    userPrompt: row.user_prompt,
-    promptType: row.prompt_type as AgentRecord['promptType'],
-    promptTemplate: row.prompt_template,
-    datastoreIds: row.datastore_ids,
-    allowOverrides: row.allow_overrides as AgentRecord['allowOverrides'],
-    handle: row.handle ?? null,
-    settings: row.settings ? (JSON.parse(row.settings) as AgentRecord['settings']) : {},
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
+export const toAgentRecord = (row: AgentRow): AgentRecord => agentRecordOf(row, ARRAY_LISTS);
+export const toApiKeyRecord = (row: ApiKeyRow): ApiKeyRecord => apiKeyRecordOf(row, ARRAY_LISTS);
 
 /** Values in {@link AGENT_COLUMNS} order. */
-export function agentValues(record: AgentRecord): unknown[] {
-  return [
-    record.id,
-    record.ownerId ?? null,
-    record.name,
-    record.description,
-    record.modelName,
-    record.temperature,
-    record.visibility,
-    record.systemPrompt,
-    record.userPrompt,
-    record.promptType,
-    record.promptTemplate,
-    [...record.datastoreIds],
-    record.createdAt,
-    record.updatedAt,
-    [...(record.allowOverrides ?? [])],
-    record.handle ?? null,
-    JSON.stringify(record.settings ?? {}),
-  ];
-}
-
-export function toConversationRecord(row: ConversationRow): ConversationRecord {
-  return {
-    id: row.id,
-    agentId: row.agent_id,
-    visitorId: row.visitor_id,
-    ...(row.contact ? { contact: JSON.parse(row.contact) as ConversationRecord['contact'] } : {}),
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
-
-export function toMessageRecord(row: MessageRow): MessageRecord {
-  return {
-    id: row.id,
-    conversationId: row.conversation_id,
-    role: row.role as MessageRecord['role'],
-    text: row.text,
-    sources: JSON.parse(row.sources) as SourceEntry[],
-    usage: row.usage === null ? null : (JSON.parse(row.usage) as MessageUsage),
-    model: row.model,
-    visitorId: row.visitor_id,
-    createdAt: row.created_at,
-  };
-}
-
+export const agentValues = (record: AgentRecord): unknown[] => valuesIn(AGENT_COLUMNS, agentRow(record, ARRAY_LISTS));
+/** Values in {@link CONVERSATION_COLUMNS} order. */
+export const conversationValues = (record: ConversationRecord): unknown[] => valuesIn(CONVERSATION_COLUMNS, conversationRow(record));
 /** Values in {@link MESSAGE_COLUMNS} order. */
-export function messageValues(message: MessageRecord): unknown[] {
-  return [
-    message.id,
-    message.conversationId,
-    message.role,
-    message.text,
-    JSON.stringify(message.sources ?? []),
-    message.usage === null || message.usage === undefined ? null : JSON.stringify(message.usage),
-    message.model,
-    message.visitorId,
-    message.createdAt,
-  ];
-}
-
-export function toApiKeyRecord(row: ApiKeyRow): ApiKeyRecord {
-  return {
-    id: row.id,
-    ownerId: row.owner_id,
-    name: row.name,
-    hash: row.hash,
-    prefix: row.prefix,
-    scopes: row.scopes as ApiKeyScope[],
-    datastoreIds: row.datastore_ids,
-    createdAt: row.created_at,
-    lastUsedAt: row.last_used_at,
-    revokedAt: row.revoked_at,
-  };
-}
-
+export const messageValues = (message: MessageRecord): unknown[] => valuesIn(MESSAGE_COLUMNS, messageRow(message));
 /** Values in {@link API_KEY_COLUMNS} order. */
-export function apiKeyValues(record: ApiKeyRecord): unknown[] {
-  return [
-    record.id,
-    record.ownerId,
-    record.name,
-    record.hash,
-    record.prefix,
-    [...record.scopes],
-    record.datastoreIds === null ? null : [...record.datastoreIds],
-    record.createdAt,
-    record.lastUsedAt,
-    record.revokedAt,
-  ];
-}
+export const apiKeyValues = (record: ApiKeyRecord): unknown[] => valuesIn(API_KEY_COLUMNS, apiKeyRow(record, ARRAY_LISTS));

@@ -11,5 +11,8 @@ export const MODEL_CONTEXT_WINDOWS: Record<SpecModelName, number> = {
   gpt_4_32k: 32_768,
 };
 
-/** @deprecated Renamed `MODEL_CONTEXT_WINDOWS` (2026-11-25); this alias will be removed. */
+/**
+ * @deprecated Renamed `MODEL_CONTEXT_WINDOWS` (2026-11-25); this alias will be removed.
+ * @alias
+ */
 export const SPEC_MODEL_WINDOWS = MODEL_CONTEXT_WINDOWS;

@@ -24,7 +24,7 @@ export { DatasourceService } from './datasources/datasource-service.js';
 export type { DatasourceCreateInput } from './datasources/schemas.js';
 export type { UsageLimits } from './datasources/usage-limits.js';
 export type { JobRunnerOptions } from './datasources/job-runner.js';
-export type { RetryPolicy } from './datasources/run-sync-job.js';
+export type { RetryPolicy } from './ports/retry-policy.js';
 export { DatasourceEvents, type StatusEventPayload, type ProgressEventPayload } from './datasources/events.js';
 export { AgentService, type AgentCallOptions } from './agents/agent-service.js';
 export type { Agent, AgentResponse, AgentStreamEvent } from './agents/agent.js';
@@ -34,7 +34,7 @@ export { DEFAULT_PRICES, type ModelPrice } from './agents/pricing.js';
 export type { QueryLimit } from './agents/usage-policy.js';
 export type { PromptBudgetOptions } from './agents/budget.js';
 export { DEFAULT_SYSTEM_PROMPT, DEFAULT_USER_PROMPT, PROMPT_PRESETS } from './agents/prompt-presets.js';
-export { SPEC_MODEL_WINDOWS } from './agents/model-windows.js';
+export { MODEL_CONTEXT_WINDOWS, SPEC_MODEL_WINDOWS } from './agents/model-windows.js';
 export { OVERRIDABLE_FIELDS, MAX_VISITOR_CONTEXT_CHARS, type AgentCaller } from './agents/override-policy.js';
 export {
   ApiKeyService,

@@ -7,7 +7,7 @@ import { ROOT, staleBuildReason } from './reliability/compiled.js';
 /**
  * Builds `dist/` when it is missing or older than a source. The parser threads run the compiled
  * worker (Node 20 cannot start a `.ts` worker), and so do the child-process tests; a stale build
- * would test old code. (The parse pool always takes `dist/`, even with `RAGDESK_TEST_DIST` set.) CI builds before testing, so there this finds nothing to do.
+ * would test old code. (Worker URLs in the sources point at `dist/`, even with `RAGDESK_TEST_DIST` set: see test/helpers/compiled-workers.ts.) CI builds before testing, so there this finds nothing to do.
  */
 export default function setup(): void {
   const reason = staleBuildReason(['adapters/loaders/parse-worker.js'], join(ROOT, 'dist'));

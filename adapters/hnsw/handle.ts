@@ -1,7 +1,15 @@
 import { RagdeskError } from '../../src/errors.js';
 import type { Collection } from './collection.js';
 import { writeGeneration } from './persistence.js';
-import type { SerialQueue } from './serial-queue.js';
+
+/**
+ * A collection's turn in the index's `KeyedMutex`. The background flush writes the graph from a
+ * native worker thread; a mutation (or a resize, which reallocates) during that write would corrupt
+ * the file or crash, so every mutation and flush of a collection runs through it.
+ */
+export interface SerialQueue {
+  run<T>(task: () => T | Promise<T>): Promise<T>;
+}
 
 export interface FlushPolicy {
   flushAfterMs: number;

@@ -1,13 +1,13 @@
 import { notFound, RagdeskError } from '../../src/errors.js';
+import { KeyedMutex } from '../../src/util/keyed-mutex.js';
 import type { IndexCollection, IndexEntry, IndexSource, OpenResult, VectorIndex } from '../../src/ports/index.js';
 import type { CollectionIdentity } from './collection.js';
 import { search } from './filtered-search.js';
-import { CollectionHandle } from './handle.js';
+import { CollectionHandle, type SerialQueue } from './handle.js';
 import { build, type Loaded, loadOrBuild } from './loading.js';
 import { type HnswIndexOptions, resolveOptions } from './options.js';
 import { collectionDirectory, removeCollectionDirectory } from './persistence.js';
-import { SerialQueue } from './serial-queue.js';
-import { checkCollection, checkEntries, checkIds, checkSequence, checkTopK, checkVector } from './validation.js';
+import { checkCollection, checkEntries, checkIds, checkSequence, checkTopK, checkVector } from '../kit/vector-index-input.js';
 
 /**
  * Longest stretch of vector inserts between two yields to the event loop. Time, not a count: one
@@ -29,13 +29,11 @@ export function hnswIndex(options: HnswIndexOptions): VectorIndex {
   const collections = new Map<string, CollectionHandle>();
   // One queue per datastore orders open, mutations, flushes and drop; it outlives the collection.
   // Queries are synchronous reads and skip it.
-  const queues = new Map<string, SerialQueue>();
+  const mutex = new KeyedMutex();
   let closing: Promise<void> | undefined;
 
   function queueOf(datastoreId: string): SerialQueue {
-    let queue = queues.get(datastoreId);
-    if (!queue) queues.set(datastoreId, (queue = new SerialQueue()));
-    return queue;
+    return { run: (task) => mutex.run(datastoreId, task) };
   }
 
   function live(): void {

@@ -2,7 +2,7 @@ import type { IndexSource, OpenResult } from '../../src/ports/index.js';
 import { Collection, type CollectionIdentity, type GraphSettings } from './collection.js';
 import { writeState } from './handle.js';
 import { readHeader, removeOtherFiles, verifiedBinary } from './persistence.js';
-import { checkEntries } from './validation.js';
+import { checkEntries } from '../kit/vector-index-input.js';
 
 export interface Loaded {
   state: Collection;

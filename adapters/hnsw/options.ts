@@ -1,4 +1,6 @@
-import { invalidRequest } from '../../src/errors.js';
+import { integerOption, numberOption, optionError } from '../kit/option-checks.js';
+
+const OWNER = 'hnswIndex';
 
 export interface HnswIndexOptions {
   /** Directory holding one sub-directory per datastore; created when missing. */
@@ -38,29 +40,19 @@ export interface HnswIndexOptions {
 export type ResolvedOptions = Required<Omit<HnswIndexOptions, 'exactSearchThreshold'>> & Pick<HnswIndexOptions, 'exactSearchThreshold'>;
 
 export function resolveOptions(options: HnswIndexOptions): ResolvedOptions {
-  if (typeof options?.dir !== 'string' || options.dir === '') {
-    throw invalidRequest('hnswIndex: `dir` is required', [{ path: 'dir', message: 'required' }]);
-  }
-  const resolved: ResolvedOptions = {
+  if (typeof options?.dir !== 'string' || options.dir === '') throw optionError(OWNER, 'dir', 'is required', options?.dir);
+  // Graph sizes are 32-bit in hnswlib.
+  const graphSize = (name: 'm' | 'efConstruction' | 'efSearch' | 'initialCapacity', fallback: number) =>
+    integerOption(OWNER, name, options[name], fallback, 1, 0xffff_ffff);
+  const nonNegative = { min: 0, infinite: true };
+  return {
     dir: options.dir,
-    m: options.m ?? 16,
-    efConstruction: options.efConstruction ?? 200,
-    efSearch: options.efSearch ?? 100,
-    initialCapacity: options.initialCapacity ?? 1024,
-    flushAfterMs: options.flushAfterMs ?? 5000,
-    flushAfterChanges: options.flushAfterChanges ?? Number.POSITIVE_INFINITY,
-    exactSearchThreshold: options.exactSearchThreshold,
+    m: graphSize('m', 16),
+    efConstruction: graphSize('efConstruction', 200),
+    efSearch: graphSize('efSearch', 100),
+    initialCapacity: graphSize('initialCapacity', 1024),
+    flushAfterMs: numberOption(OWNER, 'flushAfterMs', options.flushAfterMs, 5000, nonNegative),
+    flushAfterChanges: numberOption(OWNER, 'flushAfterChanges', options.flushAfterChanges, Number.POSITIVE_INFINITY, nonNegative),
+    exactSearchThreshold: numberOption(OWNER, 'exactSearchThreshold', options.exactSearchThreshold, undefined, nonNegative),
   };
-  for (const key of ['m', 'efConstruction', 'efSearch', 'initialCapacity'] as const) {
-    if (!Number.isInteger(resolved[key]) || resolved[key] < 1 || resolved[key] > 0xffff_ffff) {
-      throw invalidRequest(`hnswIndex: \`${key}\` must be a positive integer`, [{ path: key, message: String(resolved[key]) }]);
-    }
-  }
-  for (const key of ['flushAfterMs', 'flushAfterChanges', 'exactSearchThreshold'] as const) {
-    const value = resolved[key];
-    if (value !== undefined && (typeof value !== 'number' || Number.isNaN(value) || value < 0)) {
-      throw invalidRequest(`hnswIndex: \`${key}\` must be a non-negative number`, [{ path: key, message: String(resolved[key]) }]);
-    }
-  }
-  return resolved;
 }

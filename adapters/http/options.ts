@@ -1,4 +1,5 @@
-import type { ApiKeyScope } from '../../src/ports/agent-records.js';
+import type { ApiKeyScope } from '../../src/ports/agent-key-usage-records.js';
+import { integerOption, optionError } from '../kit/option-checks.js';
 import { CorsPolicy, type CorsOptions } from './cors.js';
 import type { UiOptions } from './ui/serve-ui.js';
 
@@ -69,23 +70,18 @@ const stderrLogger: HttpLogger = {
   },
 };
 
+const OWNER = 'createHttpHandler';
+
 export function resolveOptions(options: HttpHandlerOptions): ResolvedOptions {
   const basePath = (options.basePath ?? '/api').replace(/\/+$/, '');
-  if (basePath !== '' && !basePath.startsWith('/'))
-    throw new TypeError(`basePath must start with "/", got ${JSON.stringify(options.basePath)}`);
+  if (basePath !== '' && !basePath.startsWith('/')) throw optionError(OWNER, 'basePath', 'must start with "/"', options.basePath);
   return {
     basePath,
-    maxJsonBytes: positive(options.maxJsonBytes, 10 * 1024 * 1024, 'maxJsonBytes'),
-    maxFileBytes: positive(options.maxFileBytes, 50 * 1024 * 1024, 'maxFileBytes'),
+    maxJsonBytes: integerOption(OWNER, 'maxJsonBytes', options.maxJsonBytes, 10 * 1024 * 1024),
+    maxFileBytes: integerOption(OWNER, 'maxFileBytes', options.maxFileBytes, 50 * 1024 * 1024),
     apiKeys: options.apiKeys ?? [],
     rateLimiter: options.rateLimiter,
     logger: options.logger ?? stderrLogger,
     cors: options.cors === undefined ? undefined : new CorsPolicy(options.cors),
   };
-}
-
-function positive(value: number | undefined, fallback: number, name: string): number {
-  if (value === undefined) return fallback;
-  if (!Number.isInteger(value) || value < 1) throw new TypeError(`${name} must be a positive integer, got ${String(value)}`);
-  return value;
 }

@@ -1,4 +1,7 @@
+import { numberOption, optionError } from '../kit/option-checks.js';
 import type { RateDecision, RateLimiter } from './options.js';
+
+const OWNER = 'tokenBucketLimiter';
 
 export interface TokenBucketOptions {
   /** Sustained requests per second per caller. */
@@ -16,10 +19,9 @@ export interface TokenBucketOptions {
  * a load balancer give each instance its share, or pass your own `RateLimiter` backed by a shared store.
  */
 export function tokenBucketLimiter(options: TokenBucketOptions): RateLimiter {
-  const rate = options.ratePerSecond;
-  if (!(rate > 0) || !Number.isFinite(rate)) throw new TypeError('ratePerSecond must be a positive number');
-  const burst = options.burst ?? Math.max(1, Math.ceil(rate));
-  if (!(burst >= 1)) throw new TypeError('burst must be at least 1');
+  const rate = numberOption(OWNER, 'ratePerSecond', options.ratePerSecond, undefined, { exclusive: true });
+  if (rate === undefined) throw optionError(OWNER, 'ratePerSecond', 'is required', rate);
+  const burst = numberOption(OWNER, 'burst', options.burst, Math.max(1, Math.ceil(rate)), { min: 1, infinite: true });
   const maxCallers = options.maxCallers ?? 10_000;
   const now = options.now ?? (() => performance.now());
   const buckets = new Map<string, { tokens: number; at: number }>();

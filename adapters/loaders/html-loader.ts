@@ -1,6 +1,6 @@
 import { parseHTML } from 'linkedom';
 import type { LoadInput, LoadedDocument, Loader } from '../../src/ports/loader.js';
-import { DEFAULT_MARKUP_LIMITS, measureMarkup } from '../../src/util/markup-shape.js';
+import { DEFAULT_MARKUP_LIMITS, measureMarkup } from '../kit/markup-shape.js';
 import { payloadTooLarge } from './loader-errors.js';
 import { MIME } from './mime-types.js';
 import { removeBoilerplate } from './html-boilerplate.js';
@@ -46,7 +46,7 @@ export function extractHtml(html: string): { title: string | undefined; text: st
 
 /**
  * Refuses markup that would nest deeper or build more nodes than linkedom handles safely (its parser
- * is quadratic in depth; each node costs ~350 bytes of heap): see `src/util/markup-shape.ts`.
+ * is quadratic in depth; each node costs ~350 bytes of heap): see `adapters/kit/markup-shape.ts`.
  */
 function assertParsableMarkup(source: string): void {
   const { maxDepth, maxNodes } = DEFAULT_MARKUP_LIMITS;

@@ -6,9 +6,9 @@ export {
   DEFAULT_MAX_PAGES,
   type FileLoaderOptions,
   type FileLoaderList,
-} from './file-loaders.js';
-export { loadFile, type LoadFileInput } from './load-file.js';
+} from './builtin-loaders.js';
+export { loadFile, type LoadFileInput } from './load-by-type.js';
 export { detectMimeType, type DetectOptions } from './detect-mime.js';
 export { MIME, SUPPORTED_MIME_TYPES, isSupportedMimeType, type SupportedMimeType } from './mime-types.js';
 export { extractHtml } from './html-loader.js';
-export { fileLoading, type FileLoadingOptions } from './file-loading.js';
+export { fileLoading, type FileLoadingOptions } from './file-loading-port.js';

@@ -2,13 +2,13 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { serialize } from 'node:v8';
 import { RagdeskError } from '../../src/errors.js';
-import { serveWorkerTasks, workerInput } from '../../src/util/worker-tasks.js';
-import { fileLoaders, type FileLoaderOptions } from './file-loaders.js';
-import { loaderFor } from './load-file.js';
+import { serveWorkerTasks, workerInput } from '../kit/worker-tasks.js';
+import { fileLoaders, type FileLoaderOptions } from './builtin-loaders.js';
+import { loaderFor } from './load-by-type.js';
 
 export interface ParseFileMessage {
   id: number;
-  /** The file, or `bytesPath`: a file to read it from (large files skip the channel, see file-loading.ts). */
+  /** The file, or `bytesPath`: a file to read it from (large files skip the channel, see file-loading-port.ts). */
   bytes?: Uint8Array;
   bytesPath?: string;
   /** When set, the document is written here (V8-serialized) and the answer is `{ writtenTo }`. */

@@ -1,4 +1,4 @@
-import { invalidRequest, notFound, RagdeskError } from '../../src/errors.js';
+import { notFound, RagdeskError } from '../../src/errors.js';
 import type {
   IndexCollection,
   IndexEntry,
@@ -9,6 +9,7 @@ import type {
   ScoredId,
   VectorIndex,
 } from '../../src/ports/index.js';
+import { checkEntries, checkTopK, checkVector } from '../kit/vector-index-input.js';
 
 /**
  * Options of {@link exactIndex}. None today: the index is exact and in memory, so there is nothing
@@ -138,32 +139,4 @@ function dot(a: Float64Array, b: Float64Array): number {
   let sum = 0;
   for (let i = 0; i < a.length; i++) sum += (a[i] as number) * (b[i] as number);
   return sum;
-}
-
-function checkEntries(entries: readonly IndexEntry[], dimensions: number): void {
-  entries.forEach((entry, i) => {
-    if (typeof entry.id !== 'string' || entry.id === '') {
-      throw invalidRequest('entry id must be a non-empty string', [{ path: `entries.${i}.id`, message: 'required' }]);
-    }
-    checkVector(entry.vector, dimensions, `entries.${i}.vector`);
-  });
-}
-
-function checkVector(vector: ArrayLike<number>, dimensions: number, path: string): void {
-  if (vector.length !== dimensions) {
-    throw invalidRequest(`vector has ${vector.length} dimensions, the collection has ${dimensions}`, [
-      { path, message: `expected ${dimensions} dimensions, got ${vector.length}` },
-    ]);
-  }
-  for (let i = 0; i < vector.length; i++) {
-    if (!Number.isFinite(vector[i])) {
-      throw invalidRequest('vector components must be finite numbers', [{ path: `${path}.${i}`, message: 'not finite' }]);
-    }
-  }
-}
-
-function checkTopK(topK: number): void {
-  if (!Number.isInteger(topK) || topK < 0) {
-    throw invalidRequest('topK must be a non-negative integer', [{ path: 'topK', message: String(topK) }]);
-  }
 }

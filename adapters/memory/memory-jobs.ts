@@ -1,4 +1,4 @@
-import { claimPatch } from '../../src/util/job-claim.js';
+import { claimPatch } from '../kit/job-claim.js';
 import { invalidRequest, notFound } from '../../src/errors.js';
 import type { DatasourceRecord, DatasourceStatus, JobRecord, JobStatus, StatusEvent } from '../../src/ports/records.js';
 import type { JobClaim, JobPatch, StoredFile } from '../../src/ports/store.js';

@@ -2,7 +2,7 @@ import { notFound, RagdeskError } from '../../src/errors.js';
 import type { ChunkRecord, DatasourceRecord, DatastoreRecord, ScoredId } from '../../src/ports/records.js';
 import type { ChunkChange, DatasourcePatch, DatastorePatch, Store, TextSearchRequest } from '../../src/ports/store.js';
 import { conflict, copyChunk, copyDatasource, oldestFirst, patchDatasource, validateChunks } from './record-copies.js';
-import { memoryAgents } from './memory-agents.js';
+import { memoryAgents } from './memory-agents-keys-usage.js';
 import { memoryJobs } from './memory-jobs.js';
 import { TextPostings } from './text-postings.js';
 

@@ -1,5 +1,5 @@
 import { RagdeskError } from '../../src/errors.js';
-import { assertChunkBatch, chunkOwnedElsewhere } from '../../src/util/chunk-batch.js';
+import { assertChunkBatch, chunkOwnedElsewhere } from '../kit/chunk-batch.js';
 import type { ChunkRecord, DatasourceRecord } from '../../src/ports/records.js';
 import type { DatasourcePatch } from '../../src/ports/store.js';
 

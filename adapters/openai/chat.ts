@@ -1,4 +1,4 @@
-import type { SpecModelName } from '../../src/ports/agent-records.js';
+import type { SpecModelName } from '../../src/ports/agent-key-usage-records.js';
 import type { ChatModel, ChatRequest, ChatResult, ChatStreamPart } from '../../src/ports/chat-model.js';
 import { z } from 'zod';
 import { callWithRetries } from './call.js';

@@ -1,7 +1,7 @@
 import OpenAI, { type ClientOptions } from 'openai';
 import { z } from 'zod';
 import { RagdeskError } from '../../src/errors.js';
-import { DEFAULT_RETRY, type RetryOptions, type RetryPolicy } from './retry.js';
+import { callRetryPolicy, type CallRetryPolicy, type RetryOptions } from './retry.js';
 
 /** How the adapters reach a server; shared by `openaiChat` and `openaiEmbeddings`. */
 export interface OpenAIConnectionOptions {
@@ -30,7 +30,7 @@ export interface OpenAIConnectionOptions {
 export interface Connection {
   client: OpenAI;
   timeoutMs: number;
-  retry: RetryPolicy;
+  retry: CallRetryPolicy;
 }
 
 const DEFAULT_TIMEOUT_MS = 120_000;
@@ -65,7 +65,7 @@ export function connect(options: OpenAIConnectionOptions, what: string): Connect
   return {
     client: client ?? newClient(options, what),
     timeoutMs: options.timeoutMs ?? DEFAULT_TIMEOUT_MS,
-    retry: { ...DEFAULT_RETRY, ...options.retry, maxRetries: options.maxRetries ?? DEFAULT_RETRY.maxRetries },
+    retry: callRetryPolicy(options.maxRetries, options.retry),
   };
 }
 

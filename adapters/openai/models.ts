@@ -1,4 +1,4 @@
-import type { SpecModelName } from '../../src/ports/agent-records.js';
+import type { SpecModelName } from '../../src/ports/agent-key-usage-records.js';
 
 /** A model id as the upstream server names it, and how many tokens its context window holds. */
 export interface ModelEntry {

@@ -1,6 +1,6 @@
 import type pg from 'pg';
 import { notFound } from '../../src/errors.js';
-import { assertChunkBatch, chunkOwnedElsewhere } from '../../src/util/chunk-batch.js';
+import { assertChunkBatch, chunkOwnedElsewhere } from '../kit/chunk-batch.js';
 import type { ChunkRecord, DatasourceRecord } from '../../src/ports/records.js';
 import type { ChunkChange, DatasourcePatch } from '../../src/ports/store.js';
 import { inTransaction, selectRow, selectRows, type Queryable } from './connection.js';

@@ -1,6 +1,7 @@
 import { invalidRequest, notFound, RagdeskError } from '../../src/errors.js';
 import type { ScoredId } from '../../src/ports/records.js';
 import type { IndexCollection, IndexEntry, IndexQuery, IndexSource, OpenResult, VectorIndex } from '../../src/ports/vector-index.js';
+import { checkEntries, checkVector } from '../kit/vector-index-input.js';
 import {
   inTransaction,
   openPool,
@@ -161,7 +162,7 @@ export async function createPostgresIndex(
     upsert: (datastoreId: string, entries: readonly IndexEntry[], _sequence: number) =>
       run('upsert', async () => {
         const { dimensions } = collectionOf(datastoreId);
-        assertEntries(entries, dimensions);
+        checkEntries(entries, dimensions);
       }),
 
     remove: (datastoreId: string, _ids: readonly string[], _sequence: number) =>
@@ -172,7 +173,7 @@ export async function createPostgresIndex(
     query: (datastoreId: string, query: IndexQuery) =>
       run('query', async () => {
         const collection = collectionOf(datastoreId);
-        assertVector(query.vector, collection.dimensions, 'vector');
+        checkVector(query.vector, collection.dimensions, 'vector');
         const topK = Math.floor(query.topK);
         if (!(topK > 0)) return [];
         const hits = await nearest(datastoreId, collection, { ...query, topK }, false);
@@ -253,22 +254,4 @@ function assertDimensions(dimensions: number): void {
       { path: 'dimensions', message: `got ${String(dimensions)}` },
     ]);
   }
-}
-
-function assertVector(vector: Float32Array, dimensions: number, path: string): void {
-  if (!(vector instanceof Float32Array) || vector.length !== dimensions) {
-    throw invalidRequest(`vectors of this collection have ${dimensions} dimensions`, [
-      {
-        path,
-        message: `expected a Float32Array of length ${dimensions}, got ${vector instanceof Float32Array ? vector.length : typeof vector}`,
-      },
-    ]);
-  }
-  for (const value of vector) {
-    if (!Number.isFinite(value)) throw invalidRequest('vectors must hold finite numbers', [{ path, message: 'NaN or infinite value' }]);
-  }
-}
-
-function assertEntries(entries: readonly IndexEntry[], dimensions: number): void {
-  entries.forEach((entry, i) => assertVector(entry.vector, dimensions, `entries.${i}.vector`));
 }

@@ -1,7 +1,7 @@
 import { RagdeskError } from '../../src/errors.js';
 import type { ChunkRecord } from '../../src/ports/records.js';
 import type { Store } from '../../src/ports/store.js';
-import { agentQueries } from './agent-queries.js';
+import { agentQueries } from './agent-key-usage-queries.js';
 import { chunkQueries } from './chunk-queries.js';
 import { openPool, quoteIdentifier, translateError, type PoolHandle, type PostgresConnectionOptions } from './connection.js';
 import { jobQueries } from './job-queries.js';

@@ -1,50 +1,11 @@
-import type { ChunkRecord, DatasourceRecord, DatastoreRecord, JobRecord, JobStatus, Metadata } from '../../src/ports/records.js';
+import type { ChunkRecord, DatasourceRecord, DatastoreRecord, JobRecord, JobStatus } from '../../src/ports/records.js';
+import { datasourceRow, datastoreRow, toChunkRecord as chunkRecordOf, valuesIn, type ChunkRowFields } from '../kit/record-rows.js';
+
+export { toDatasourceRecord, toDatastoreRecord, type DatasourceRow, type DatastoreRow } from '../kit/record-rows.js';
 
 /** Conversions between records and rows. Column lists here and in the statements must agree. */
 
-export interface DatastoreRow {
-  id: string;
-  owner_id: string | null;
-  name: string;
-  description: string;
-  embedding_model: string;
-  embedding_dimensions: number;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface DatasourceRow {
-  id: string;
-  datastore_id: string;
-  type: string;
-  name: string;
-  status: string;
-  group_id: string | null;
-  custom_id: string | null;
-  config: string;
-  metadata: string;
-  error: string | null;
-  content_hash: string | null;
-  nb_chunks: number;
-  nb_tokens: string | number;
-  text_size: string | number;
-  created_at: string;
-  updated_at: string;
-  last_synch: string | null;
-}
-
-export interface ChunkRow {
-  id: string;
-  datastore_id: string;
-  datasource_id: string;
-  custom_id: string | null;
-  position: number;
-  token_count: number;
-  char_offset: number;
-  page_number: number | null;
-  hash: string;
-  metadata: string;
-  text: string;
+export interface ChunkRow extends ChunkRowFields {
   /** `real[]`, parsed by the driver into numbers. */
   embedding: number[];
 }
@@ -144,96 +105,6 @@ export function assignments(columns: readonly string[], skip: number, from = 1):
     .join(', ');
 }
 
-export function toDatastoreRecord(row: DatastoreRow): DatastoreRecord {
-  return {
-    id: row.id,
-    ownerId: row.owner_id,
-    name: row.name,
-    description: row.description,
-    embeddingModel: row.embedding_model,
-    embeddingDimensions: row.embedding_dimensions,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
-
-/** Values in {@link DATASTORE_COLUMNS} order. */
-export function datastoreValues(record: DatastoreRecord): unknown[] {
-  return [
-    record.id,
-    record.ownerId ?? null,
-    record.name,
-    record.description,
-    record.embeddingModel,
-    record.embeddingDimensions,
-    record.createdAt,
-    record.updatedAt,
-  ];
-}
-
-export function toDatasourceRecord(row: DatasourceRow): DatasourceRecord {
-  return {
-    id: row.id,
-    datastoreId: row.datastore_id,
-    type: row.type as DatasourceRecord['type'],
-    name: row.name,
-    status: row.status as DatasourceRecord['status'],
-    groupId: row.group_id,
-    customId: row.custom_id,
-    config: JSON.parse(row.config) as Record<string, unknown>,
-    metadata: JSON.parse(row.metadata) as Metadata,
-    error: row.error,
-    contentHash: row.content_hash,
-    nbChunks: row.nb_chunks,
-    // bigint columns arrive as strings from the driver.
-    nbTokens: Number(row.nb_tokens),
-    textSize: Number(row.text_size),
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    lastSynch: row.last_synch,
-  };
-}
-
-/** Values in {@link DATASOURCE_COLUMNS} order. */
-export function datasourceValues(record: DatasourceRecord): unknown[] {
-  return [
-    record.id,
-    record.datastoreId,
-    record.type,
-    record.name,
-    record.status,
-    record.groupId,
-    record.customId,
-    JSON.stringify(record.config ?? {}),
-    JSON.stringify(record.metadata ?? {}),
-    record.error,
-    record.contentHash,
-    record.nbChunks,
-    record.nbTokens,
-    record.textSize,
-    record.createdAt,
-    record.updatedAt,
-    record.lastSynch,
-  ];
-}
-
-export function toChunkRecord(row: ChunkRow): ChunkRecord {
-  return {
-    id: row.id,
-    datastoreId: row.datastore_id,
-    datasourceId: row.datasource_id,
-    customId: row.custom_id,
-    position: row.position,
-    text: row.text,
-    tokenCount: row.token_count,
-    charOffset: row.char_offset,
-    hash: row.hash,
-    pageNumber: row.page_number,
-    metadata: JSON.parse(row.metadata) as Metadata,
-    vector: Float32Array.from(row.embedding),
-  };
-}
-
 /**
  * A Float32Array as a Postgres `real[]` literal. Each float printed as its (double) shortest
  * decimal parses back, through `float4in`'s correct rounding, to the very same float; `-0`, which
@@ -283,3 +154,10 @@ export function jobValues(job: JobRecord): unknown[] {
     job.updatedAt,
   ];
 }
+
+/** Values in {@link DATASTORE_COLUMNS} order. */
+export const datastoreValues = (record: DatastoreRecord): unknown[] => valuesIn(DATASTORE_COLUMNS, datastoreRow(record));
+/** Values in {@link DATASOURCE_COLUMNS} order. */
+export const datasourceValues = (record: DatasourceRecord): unknown[] => valuesIn(DATASOURCE_COLUMNS, datasourceRow(record));
+
+export const toChunkRecord = (row: ChunkRow): ChunkRecord => chunkRecordOf(row, Float32Array.from(row.embedding));

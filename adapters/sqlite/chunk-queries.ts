@@ -1,5 +1,5 @@
 import { notFound } from '../../src/errors.js';
-import { assertChunkBatch, chunkOwnedElsewhere } from '../../src/util/chunk-batch.js';
+import { assertChunkBatch, chunkOwnedElsewhere } from '../kit/chunk-batch.js';
 import type { ChunkRecord, DatasourceRecord, DatasourceRef, Metadata } from '../../src/ports/records.js';
 import type { ChunkChange, DatasourcePatch } from '../../src/ports/store.js';
 import { inTransaction, type SqliteDatabase } from './database.js';

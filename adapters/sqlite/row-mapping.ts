@@ -1,51 +1,21 @@
 import type { ChunkRecord, DatasourceRecord, DatasourceRef, DatastoreRecord, Metadata } from '../../src/ports/records.js';
+import {
+  columnNames,
+  datasourceRow,
+  datastoreRow,
+  toChunkRecord as chunkRecordOf,
+  valuesIn,
+  type ChunkRowFields,
+  type DatasourceRow,
+  type DatastoreRow,
+} from '../kit/record-rows.js';
 import type { SqliteValue } from './database.js';
+
+export { toDatasourceRecord, toDatastoreRecord, type DatasourceRow, type DatastoreRow } from '../kit/record-rows.js';
 
 /** Conversions between records and rows. Column lists here and in the statements must agree. */
 
-export interface DatastoreRow {
-  id: string;
-  owner_id: string | null;
-  name: string;
-  description: string;
-  embedding_model: string;
-  embedding_dimensions: number;
-  created_at: string;
-  updated_at: string;
-}
-
-export interface DatasourceRow {
-  id: string;
-  datastore_id: string;
-  type: string;
-  name: string;
-  status: string;
-  group_id: string | null;
-  custom_id: string | null;
-  config: string;
-  metadata: string;
-  error: string | null;
-  content_hash: string | null;
-  nb_chunks: number;
-  nb_tokens: number;
-  text_size: number;
-  created_at: string;
-  updated_at: string;
-  last_synch: string | null;
-}
-
-export interface ChunkRow {
-  id: string;
-  datastore_id: string;
-  datasource_id: string;
-  custom_id: string | null;
-  position: number;
-  token_count: number;
-  char_offset: number;
-  page_number: number | null;
-  hash: string;
-  metadata: string;
-  text: string;
+export interface ChunkRow extends ChunkRowFields {
   vector: Buffer;
 }
 
@@ -59,55 +29,6 @@ export const DATASOURCE_COLUMNS =
 
 export const CHUNK_COLUMNS =
   'id, datastore_id, datasource_id, custom_id, position, token_count, char_offset, page_number, ' + 'hash, metadata, text, vector';
-
-export function toDatastoreRecord(row: DatastoreRow): DatastoreRecord {
-  return {
-    id: row.id,
-    ownerId: row.owner_id,
-    name: row.name,
-    description: row.description,
-    embeddingModel: row.embedding_model,
-    embeddingDimensions: row.embedding_dimensions,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
-
-/** Values in {@link DATASTORE_COLUMNS} order. */
-export function datastoreValues(record: DatastoreRecord): SqliteValue[] {
-  return [
-    record.id,
-    record.name,
-    record.description,
-    record.embeddingModel,
-    record.embeddingDimensions,
-    record.createdAt,
-    record.updatedAt,
-    record.ownerId ?? null,
-  ];
-}
-
-export function toDatasourceRecord(row: DatasourceRow): DatasourceRecord {
-  return {
-    id: row.id,
-    datastoreId: row.datastore_id,
-    type: row.type as DatasourceRecord['type'],
-    name: row.name,
-    status: row.status as DatasourceRecord['status'],
-    groupId: row.group_id,
-    customId: row.custom_id,
-    config: JSON.parse(row.config) as Record<string, unknown>,
-    metadata: JSON.parse(row.metadata) as Metadata,
-    error: row.error,
-    contentHash: row.content_hash,
-    nbChunks: row.nb_chunks,
-    nbTokens: row.nb_tokens,
-    textSize: row.text_size,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-    lastSynch: row.last_synch,
-  };
-}
 
 /**
  * A datasource from a raw row of {@link DATASOURCE_COLUMNS}, by position: hydrating search hits
@@ -150,46 +71,6 @@ export function datasourceRefFromValues(values: readonly unknown[]): DatasourceR
   };
 }
 
-/** Values in {@link DATASOURCE_COLUMNS} order. */
-export function datasourceValues(record: DatasourceRecord): SqliteValue[] {
-  return [
-    record.id,
-    record.datastoreId,
-    record.type,
-    record.name,
-    record.status,
-    record.groupId,
-    record.customId,
-    JSON.stringify(record.config ?? {}),
-    JSON.stringify(record.metadata ?? {}),
-    record.error,
-    record.contentHash,
-    record.nbChunks,
-    record.nbTokens,
-    record.textSize,
-    record.createdAt,
-    record.updatedAt,
-    record.lastSynch,
-  ];
-}
-
-export function toChunkRecord(row: ChunkRow): ChunkRecord {
-  return {
-    id: row.id,
-    datastoreId: row.datastore_id,
-    datasourceId: row.datasource_id,
-    customId: row.custom_id,
-    position: row.position,
-    text: row.text,
-    tokenCount: row.token_count,
-    charOffset: row.char_offset,
-    hash: row.hash,
-    pageNumber: row.page_number,
-    metadata: JSON.parse(row.metadata) as Metadata,
-    vector: vectorFromBlob(row.vector),
-  };
-}
-
 /** Values in {@link CHUNK_COLUMNS} order. */
 export function chunkValues(chunk: ChunkRecord): SqliteValue[] {
   return [
@@ -227,3 +108,13 @@ export function vectorFromBlob(blob: Buffer | Uint8Array): Float32Array {
   new Uint8Array(vector.buffer).set(blob.subarray(0, vector.byteLength));
   return vector;
 }
+
+const DATASTORE_NAMES = columnNames<DatastoreRow>(DATASTORE_COLUMNS);
+const DATASOURCE_NAMES = columnNames<DatasourceRow>(DATASOURCE_COLUMNS);
+
+/** Values in {@link DATASTORE_COLUMNS} order. */
+export const datastoreValues = (record: DatastoreRecord) => valuesIn(DATASTORE_NAMES, datastoreRow(record)) as SqliteValue[];
+/** Values in {@link DATASOURCE_COLUMNS} order. */
+export const datasourceValues = (record: DatasourceRecord) => valuesIn(DATASOURCE_NAMES, datasourceRow(record)) as SqliteValue[];
+
+export const toChunkRecord = (row: ChunkRow): ChunkRecord => chunkRecordOf(row, vectorFromBlob(row.vector));

@@ -1,8 +1,8 @@
 import { RagdeskError } from '../../src/errors.js';
 import type { ChunkRecord } from '../../src/ports/records.js';
 import type { Store } from '../../src/ports/store.js';
-import { choiceOption } from '../../src/util/option-checks.js';
-import { agentQueries } from './agent-queries.js';
+import { choiceOption } from '../kit/option-checks.js';
+import { agentQueries } from './agent-key-usage-queries.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { chunkQueries } from './chunk-queries.js';
 import { configureConnection, DEFAULT_BUSY_TIMEOUT_MS, openDatabase, translateError, type SqliteDatabase } from './database.js';

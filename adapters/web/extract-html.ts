@@ -4,7 +4,7 @@
  */
 import { parseHTML } from 'linkedom';
 import { RagdeskError } from '../../src/errors.js';
-import { DEFAULT_MARKUP_LIMITS, measureMarkup } from '../../src/util/markup-shape.js';
+import { DEFAULT_MARKUP_LIMITS, measureMarkup } from '../kit/markup-shape.js';
 import { inlineText, visibleText, type DomElement } from './html-text.js';
 
 export interface ExtractedHtml {
@@ -124,7 +124,7 @@ export function extractHtml(html: string, pageUrl: string): ExtractedHtml {
 
 /**
  * Refuses a page that would nest deeper or build more nodes than linkedom handles safely (its parser
- * is quadratic in depth; each node costs ~350 bytes of heap): see `src/util/markup-shape.ts`.
+ * is quadratic in depth; each node costs ~350 bytes of heap): see `adapters/kit/markup-shape.ts`.
  */
 function assertParsableMarkup(markup: string, url: string): void {
   const { maxDepth, maxNodes } = DEFAULT_MARKUP_LIMITS;

@@ -1,5 +1,5 @@
 /** Extraction thread of `webLoader({ parser: 'worker' })`: linkedom, off the main thread. */
-import { serveWorkerTasks } from '../../src/util/worker-tasks.js';
+import { serveWorkerTasks } from '../kit/worker-tasks.js';
 import { extractHtml } from './extract-html.js';
 
 export interface ExtractPageMessage {

@@ -1,5 +1,5 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
-import { choiceOption, integerOption } from '../../src/util/option-checks.js';
+import { choiceOption, integerOption } from '../kit/option-checks.js';
 
 /** One resolved address of a host name. */
 export interface ResolvedAddress {

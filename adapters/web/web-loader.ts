@@ -1,6 +1,6 @@
 /** `webLoader()`: the `WebLoader` port over node:http(s) with an SSRF guard, limits and robots.txt. */
 import type { SiteCrawlOptions, WebLoader } from '../../src/ports/web-loader.js';
-import { compiledWorkerEntry, workerPool } from '../../src/util/worker-pool.js';
+import { workerEntry, workerPool } from '../kit/worker-pool.js';
 import { crawlSite } from './crawl-site.js';
 import { fetchResource, type FetchContext } from './fetch-resource.js';
 import { hostLimiter } from './host-limiter.js';
@@ -18,7 +18,7 @@ export function webLoader(options: WebLoaderOptions = {}): WebLoader {
   const pool =
     resolved.parser === 'worker'
       ? workerPool({
-          entry: compiledWorkerEntry(import.meta.url, 'extract-worker.js'),
+          entry: workerEntry(new URL('./extract-worker.js', import.meta.url)),
           timeoutMs: resolved.parseTimeoutMs,
           threads: resolved.parserThreads,
         })

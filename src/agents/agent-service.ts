@@ -1,6 +1,6 @@
 import type { RagdeskContext } from '../context.js';
 import { notFound, RagdeskError } from '../errors.js';
-import type { AgentRecord } from '../ports/agent-records.js';
+import type { AgentRecord } from '../ports/agent-key-usage-records.js';
 import type { ChatModel, ChatStreamPart } from '../ports/chat-model.js';
 import { SurrogateJoiner, toWellFormed } from '../text/well-formed.js';
 import { newId, nowIso } from '../util/ids.js';

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import type { AgentRecord, AgentSettings } from '../ports/agent-records.js';
+import type { AgentRecord, AgentSettings } from '../ports/agent-key-usage-records.js';
 
 /**
  * The reference service's agent fields, accepted on agent create and update. `handle` is stored on

@@ -1,4 +1,4 @@
-import type { AgentRecord, MessageUsage, SourceEntry } from '../ports/agent-records.js';
+import type { AgentRecord, MessageUsage, SourceEntry } from '../ports/agent-key-usage-records.js';
 
 /** An agent as the library returns it: the The API's "Agent" fields plus its datastores and timestamps. */
 export type Agent = AgentRecord;

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { RagdeskError } from '../errors.js';
-import type { ConversationContact } from '../ports/agent-records.js';
+import type { ConversationContact } from '../ports/agent-key-usage-records.js';
 import { filtersSchema, idSchema } from '../validation.js';
 
 /**

@@ -12,7 +12,7 @@
  */
 import type { RagdeskContext } from '../context.js';
 import { RagdeskError } from '../errors.js';
-import type { AgentRecord, ConversationRecord } from '../ports/agent-records.js';
+import type { AgentRecord, ConversationRecord } from '../ports/agent-key-usage-records.js';
 import { newId, nowIso } from '../util/ids.js';
 import type { AgentCaller } from './override-policy.js';
 

@@ -1,6 +1,6 @@
 import type { RagdeskContext } from '../context.js';
 import { RagdeskError } from '../errors.js';
-import type { MessageRecord } from '../ports/agent-records.js';
+import type { MessageRecord } from '../ports/agent-key-usage-records.js';
 import type { ChatModel, ChatUsage, FinishReason } from '../ports/chat-model.js';
 import { newId, nowIso } from '../util/ids.js';
 import type { AgentOptions } from './agent-options.js';

@@ -1,5 +1,5 @@
 import type { Tokenizer } from '../ingest/tokenizer.js';
-import type { MessageRecord } from '../ports/agent-records.js';
+import type { MessageRecord } from '../ports/agent-key-usage-records.js';
 import type { ChatMessage } from '../ports/chat-model.js';
 import type { Store } from '../ports/store.js';
 import { MESSAGE_OVERHEAD_TOKENS, takeWithinBudget } from './budget.js';

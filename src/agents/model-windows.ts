@@ -1,12 +1,18 @@
-import type { SpecModelName } from '../ports/agent-records.js';
+import type { SpecModelName } from '../ports/agent-key-usage-records.js';
 
 /**
  * Context windows of the API model names as OpenAI documented them, used when the chat adapter does
  * not say (`ChatModel.resolveModel`). They only bound prompt budgets; a larger real window is fine.
  */
-export const SPEC_MODEL_WINDOWS: Record<SpecModelName, number> = {
+export const MODEL_CONTEXT_WINDOWS: Record<SpecModelName, number> = {
   gpt_3_5_turbo: 16_385,
   gpt_3_5_turbo_16k: 16_385,
   gpt_4: 8_192,
   gpt_4_32k: 32_768,
 };
+
+/**
+ * @deprecated Renamed `MODEL_CONTEXT_WINDOWS` (2026-11-25); this alias will be removed.
+ * @alias
+ */
+export const SPEC_MODEL_WINDOWS = MODEL_CONTEXT_WINDOWS;

@@ -6,7 +6,7 @@
  */
 import { z } from 'zod';
 import { RagdeskError } from '../errors.js';
-import type { AgentRecord, OverridableField } from '../ports/agent-records.js';
+import type { AgentRecord, OverridableField } from '../ports/agent-key-usage-records.js';
 
 /** The query fields that change how the agent answers, rather than what is asked. */
 export const OVERRIDABLE_FIELDS = [

@@ -1,7 +1,7 @@
 import type { RagdeskContext } from '../context.js';
 import { RagdeskError } from '../errors.js';
 import { cl100kTokenizer, type Tokenizer } from '../ingest/tokenizer.js';
-import type { AgentRecord, ConversationRecord, SourceEntry } from '../ports/agent-records.js';
+import type { AgentRecord, ConversationRecord, SourceEntry } from '../ports/agent-key-usage-records.js';
 import type { ChatModel, ChatRequest, GroundingPassage } from '../ports/chat-model.js';
 import type { DatasourceRef } from '../ports/records.js';
 import { readDatasourceRefs } from '../datastores/datasource-refs.js';
@@ -10,7 +10,7 @@ import { retrieveForAgent } from './agent-retrieval.js';
 import { resolveConversation } from './conversation-access.js';
 import { MESSAGE_OVERHEAD_TOKENS, splitBudget, takeWithinBudget, truncateToTokens } from './budget.js';
 import { loadMemory } from './memory.js';
-import { SPEC_MODEL_WINDOWS } from './model-windows.js';
+import { MODEL_CONTEXT_WINDOWS } from './model-windows.js';
 import { assembleMessages, fillUserPrompt, formatPassage, resolvePrompts } from './prompt.js';
 import type { AgentQuery } from './schemas.js';
 import { buildSources } from './sources.js';
@@ -61,7 +61,7 @@ export async function prepareQuery(
   const modelName = query.modelName ?? agent.modelName;
   const resolved = chat.resolveModel?.(modelName);
   const modelId = resolved?.id ?? modelName;
-  const window = resolved?.contextWindow ?? SPEC_MODEL_WINDOWS[modelName];
+  const window = resolved?.contextWindow ?? MODEL_CONTEXT_WINDOWS[modelName];
 
   const { fragments, missingDatastoreIds } = await retrieveForAgent(
     context,

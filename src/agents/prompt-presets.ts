@@ -1,4 +1,4 @@
-import type { PromptType } from '../ports/agent-records.js';
+import type { PromptType } from '../ports/agent-key-usage-records.js';
 
 /**
  * The prompts an agent uses when it sets none, and the two deprecated presets of the API. `{query}` and

@@ -1,5 +1,5 @@
 import type { ChatMessage } from '../ports/chat-model.js';
-import type { AgentRecord } from '../ports/agent-records.js';
+import type { AgentRecord } from '../ports/agent-key-usage-records.js';
 import { DEFAULT_SYSTEM_PROMPT, DEFAULT_USER_PROMPT, PROMPT_PRESETS } from './prompt-presets.js';
 import type { AgentQuery } from './schemas.js';
 

@@ -1,5 +1,5 @@
 import type { DocumentFragment } from '../datastores/fragment.js';
-import type { SourceEntry } from '../ports/agent-records.js';
+import type { SourceEntry } from '../ports/agent-key-usage-records.js';
 import type { DatasourceRef } from '../ports/records.js';
 
 /**

@@ -1,5 +1,5 @@
 import { notFound } from '../errors.js';
-import type { ApiKeyRecord } from '../ports/agent-records.js';
+import type { ApiKeyRecord } from '../ports/agent-key-usage-records.js';
 import type { Store } from '../ports/store.js';
 import { newId, nowIso } from '../util/ids.js';
 import { idSchema, parseInput } from '../validation.js';

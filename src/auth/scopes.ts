@@ -1,4 +1,4 @@
-import type { ApiKeyScope } from '../ports/agent-records.js';
+import type { ApiKeyScope } from '../ports/agent-key-usage-records.js';
 
 /** The part of a key that decides what it may do. */
 export interface KeyGrant {

@@ -1,9 +1,10 @@
 import PQueue from 'p-queue';
 import type { RagdeskContext } from '../context.js';
 import type { JobRecord } from '../ports/records.js';
+import type { RetryPolicy } from '../ports/retry-policy.js';
 import { newId, nowIso } from '../util/ids.js';
 import type { DatasourceEvents } from './events.js';
-import { runSyncJob, type RetryPolicy, type StopReason } from './run-sync-job.js';
+import { runSyncJob, type StopReason } from './run-sync-job.js';
 
 interface RunningJob {
   controller: AbortController;

@@ -1,16 +1,10 @@
 import type { RagdeskContext } from '../context.js';
 import { isRagdeskError } from '../errors.js';
 import type { DatasourceStatus, JobRecord } from '../ports/records.js';
+import type { RetryPolicy } from '../ports/retry-policy.js';
 import { nowIso } from '../util/ids.js';
 import type { DatasourceEvents } from './events.js';
 import { syncContent } from './sync-content.js';
-
-export interface RetryPolicy {
-  /** Attempts before a transient failure becomes `error` (default 4). */
-  maxAttempts: number;
-  /** First retry delay; doubles per attempt (default 1000 ms). */
-  baseDelayMs: number;
-}
 
 /** Why a running job was stopped from outside. */
 export type StopReason = 'shutdown' | 'deleted';

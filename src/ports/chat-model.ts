@@ -1,4 +1,4 @@
-import type { SpecModelName } from './agent-records.js';
+import type { SpecModelName } from './agent-key-usage-records.js';
 
 /** One message of a chat exchange. */
 export interface ChatMessage {

@@ -5,4 +5,4 @@ export type * from './embeddings.js';
 export type * from './chat-model.js';
 export type * from './loader.js';
 export type * from './web-loader.js';
-export type * from './agent-records.js';
+export type * from './agent-key-usage-records.js';

@@ -10,7 +10,7 @@ import type {
   ScoredId,
   StatusEvent,
 } from './records.js';
-import type { AgentRecord, ApiKeyRecord, ConversationRecord, MessageRecord, UsageConsumption } from './agent-records.js';
+import type { AgentRecord, ApiKeyRecord, ConversationRecord, MessageRecord, UsageConsumption } from './agent-key-usage-records.js';
 
 /** Fields of a datastore that may change after creation. */
 export type DatastorePatch = Partial<

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { isRagdeskError } from '../errors.js';
-import type { SpecModelName } from '../ports/agent-records.js';
+import type { SpecModelName } from '../ports/agent-key-usage-records.js';
 import type { ChatGrounding, ChatMessage, ChatModel, ChatRequest, ChatStreamPart, ChatUsage } from '../ports/chat-model.js';
 
 /** How the suite gets the chat model under test, and what that model promises. */

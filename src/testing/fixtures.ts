@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import type { ChunkRecord, DatasourceRecord, DatastoreRecord, JobRecord } from '../ports/records.js';
-import type { AgentRecord, ApiKeyRecord, ConversationRecord, MessageRecord } from '../ports/agent-records.js';
+import type { AgentRecord, ApiKeyRecord, ConversationRecord, MessageRecord } from '../ports/agent-key-usage-records.js';
 import { seededRandom } from './random.js';
 
 /** Timestamp `seconds` after a fixed epoch, so `createdAt` ordering is under the test's control. */

@@ -1,6 +1,6 @@
 /** Agent part of the Store conformance suite: agents, conversations, messages, API keys, usage, owners. */
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { AgentRecord, ConversationRecord, MessageRecord } from '../ports/agent-records.js';
+import type { AgentRecord, ConversationRecord, MessageRecord } from '../ports/agent-key-usage-records.js';
 import type { AgentPatch, ApiKeyPatch } from '../ports/store.js';
 import { isoAt, makeAgent, makeApiKey, makeConversation, makeDatastore, makeMessage } from './fixtures.js';
 import { expectCode, type StoreSuiteContext } from './store-harness.js';

@@ -340,6 +340,23 @@ export function describeVectorIndexConformance(name: string, harness: VectorInde
       await expectCode(index.query(DATASTORE, { vector: new Float32Array(DIMENSIONS - 1), topK: 3 }), 'invalid_request');
     });
 
+    it('rejects a non-finite component, an empty id and a vector that is not a Float32Array with invalid_request', async () => {
+      await index.open(collection(), source);
+      const [entry] = makeEntries(1, { prefix: 'odd' }) as [IndexEntry];
+      const poisoned = new Float32Array(entry.vector);
+      poisoned[1] = Number.NaN;
+      const plain = Array.from(entry.vector) as unknown as Float32Array;
+      for (const bad of [
+        { ...entry, vector: poisoned },
+        { ...entry, id: '' },
+        { ...entry, vector: plain },
+      ]) {
+        await expectCode(index.upsert(DATASTORE, [bad], source.current + 1), 'invalid_request');
+      }
+      await expectCode(index.query(DATASTORE, { vector: poisoned, topK: 3 }), 'invalid_request');
+      await expectCode(index.query(DATASTORE, { vector: plain, topK: 3 }), 'invalid_request');
+    });
+
     it('rejects calls for a collection that is not open with not_found', async () => {
       const vector = new Float32Array(DIMENSIONS).fill(1);
       await expectCode(index.query('never-opened', { vector, topK: 1 }), 'not_found');

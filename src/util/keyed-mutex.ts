@@ -1,11 +1,13 @@
 /**
- * Runs async work one at a time per key. Writes to one datastore must reach the store and the
- * vector index in the same order, or the index would record a sequence it does not reflect.
+ * Runs work one at a time per key; a failed task does not block the ones queued after it. Writes to
+ * one datastore must reach the store and the vector index in the same order, or the index would
+ * record a sequence it does not reflect; the HNSW index orders each collection's mutations and
+ * flushes the same way.
  */
 export class KeyedMutex {
   private readonly tails = new Map<string, Promise<unknown>>();
 
-  run<T>(key: string, work: () => Promise<T>): Promise<T> {
+  run<T>(key: string, work: () => T | Promise<T>): Promise<T> {
     const previous = this.tails.get(key) ?? Promise.resolve();
     const result = previous.then(work, work);
     const tail = result.then(

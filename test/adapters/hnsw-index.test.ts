@@ -40,6 +40,17 @@ describe('hnswIndex (hnsw-specific behaviour)', () => {
       binary: { file: string };
     };
 
+  it('refuses a bad option with invalid_request naming it', () => {
+    const refusal = (path: string): unknown =>
+      expect.objectContaining({ code: 'invalid_request', details: { issues: [expect.objectContaining({ path })] } });
+    expect(() => hnswIndex({ dir: '' })).toThrow(refusal('dir'));
+    expect(() => hnswIndex({ dir, m: 0 })).toThrow(refusal('m'));
+    expect(() => hnswIndex({ dir, efSearch: 2 ** 32 })).toThrow(refusal('efSearch'));
+    expect(() => hnswIndex({ dir, flushAfterMs: -1 })).toThrow(refusal('flushAfterMs'));
+    expect(() => hnswIndex({ dir, exactSearchThreshold: Number.NaN })).toThrow(refusal('exactSearchThreshold'));
+    expect(hnswIndex({ dir, flushAfterMs: Number.POSITIVE_INFINITY })).toBeDefined();
+  });
+
   beforeEach(async () => {
     dir = await mkdtemp(join(tmpdir(), 'ragdesk-hnsw-test-'));
     directory = collectionDirectory(dir, DATASTORE);
@@ -279,10 +290,9 @@ async function transpileAdapter(): Promise<string> {
   const work = await mkdtemp(join(tmpdir(), 'ragdesk-hnsw-child-'));
   await symlink(join(ROOT, 'node_modules'), join(work, 'node_modules'), 'dir');
   await writeFile(join(work, 'package.json'), '{"type":"module"}');
-  const sources = [
-    ...(await readdir(join(ROOT, 'adapters/hnsw'))).filter((name) => name.endsWith('.ts')).map((name) => `adapters/hnsw/${name}`),
-    'src/errors.ts',
-  ];
+  const folder = async (path: string) =>
+    (await readdir(join(ROOT, path))).filter((name) => name.endsWith('.ts')).map((name) => `${path}/${name}`);
+  const sources = [...(await folder('adapters/hnsw')), ...(await folder('adapters/kit')), 'src/errors.ts', 'src/util/keyed-mutex.ts'];
   for (const file of sources) {
     const { outputText } = ts.transpileModule(await readFile(join(ROOT, file), 'utf8'), {
       compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true },

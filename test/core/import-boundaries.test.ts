@@ -12,7 +12,13 @@ const WIRING = ['adapters/node.ts', 'adapters/backup.ts', 'adapters/cli/'];
  * shared so that an adapter counting tokens itself (OpenAI-compatible servers that report no usage)
  * counts exactly as the core's budgets do.
  */
-const SHARED_FOR_ADAPTERS = ['src/ports/', 'src/errors.ts', 'src/text/', 'src/util/', 'src/ingest/tokenizer.ts'];
+const SHARED_CORE = ['src/ports/', 'src/errors.ts', 'src/text/', 'src/util/', 'src/ingest/tokenizer.ts'];
+/**
+ * The adapter kit: helpers only adapters use (worker pool, option checks, shared row mapping). Any
+ * adapter may import it; it imports only the shared core and Node, never another adapter.
+ */
+const KIT = 'adapters/kit/';
+const SHARED_FOR_ADAPTERS = [...SHARED_CORE, KIT];
 /**
  * Adapters that sit on top of the whole library rather than under one port (the HTTP adapter serves
  * it): they may use its public barrel, exactly what a user of `ragdesk` imports, and nothing deeper.
@@ -69,8 +75,24 @@ describe('import boundaries (DESIGN.md section 1)', () => {
     expect(violations).toEqual([]);
   });
 
+  it('the adapter kit imports only the shared core, itself and Node built-ins', () => {
+    const violations: string[] = [];
+    for (const file of sourceFiles(KIT)) {
+      for (const specifier of importsOf(file)) {
+        if (!specifier.startsWith('.')) {
+          if (!specifier.startsWith('node:')) violations.push(`${file} -> ${specifier}`);
+          continue;
+        }
+        const target = resolveLocal(file, specifier);
+        if (!target.startsWith(KIT) && !SHARED_CORE.some((shared) => target.startsWith(shared))) violations.push(`${file} -> ${target}`);
+      }
+    }
+    expect(violations).toEqual([]);
+  });
+
   it('finds the files it checks', () => {
     expect(sourceFiles('src').length).toBeGreaterThan(10);
     expect(sourceFiles('adapters').length).toBeGreaterThan(5);
+    expect(sourceFiles(KIT).length).toBeGreaterThan(5);
   });
 });

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { isRagdeskError } from '../../src/errors.js';
-import { workerExecArgv, workerPool } from '../../src/util/worker-pool.js';
+import { workerEntry, workerExecArgv, workerPool } from '../../adapters/kit/worker-pool.js';
 import { DIST } from '../reliability/compiled.js';
 
 const scratch = mkdtempSync(join(tmpdir(), 'ragdesk-pool-'));
@@ -16,7 +16,7 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
  */
 function hostileEntry(): string {
   const path = join(scratch, 'hostile-worker.mjs');
-  const tasks = pathToFileURL(join(DIST, 'src/util/worker-tasks.js')).href;
+  const tasks = pathToFileURL(join(DIST, 'adapters/kit/worker-tasks.js')).href;
   writeFileSync(
     path,
     `import { serveWorkerTasks } from ${JSON.stringify(tasks)};
@@ -105,6 +105,14 @@ describe('worker pool', () => {
     } finally {
       await pool.close();
     }
+  });
+
+  it('finds a worker module beside the module naming it, and refuses a missing one as invalid_adapter', () => {
+    const entry = hostileEntry();
+    expect(workerEntry(new URL('./hostile-worker.mjs', pathToFileURL(join(scratch, 'starter.js'))))).toBe(entry);
+    expect(() => workerEntry(new URL('./missing-worker.js', pathToFileURL(join(scratch, 'starter.js'))))).toThrow(
+      expect.objectContaining({ code: 'invalid_adapter' }),
+    );
   });
 
   it('drops the eval options a thread started from a file refuses, with their values', () => {

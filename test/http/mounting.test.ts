@@ -72,6 +72,14 @@ describe('mounting variants', () => {
     }
   });
 
+  it('refuses a bad basePath or body limit with invalid_request naming the option', () => {
+    const refusal = (path: string): unknown =>
+      expect.objectContaining({ code: 'invalid_request', details: { issues: [expect.objectContaining({ path })] } });
+    expect(() => createHttpHandler(fixture.ragdesk, { basePath: 'api' })).toThrow(refusal('basePath'));
+    expect(() => createHttpHandler(fixture.ragdesk, { maxJsonBytes: 0 })).toThrow(refusal('maxJsonBytes'));
+    expect(() => createHttpHandler(fixture.ragdesk, { maxFileBytes: 1.5 })).toThrow(refusal('maxFileBytes'));
+  });
+
   it('a basePath mounts elsewhere; outside it node:http gets a JSON 404', async () => {
     const handler = fixture.watch(createHttpHandler(fixture.ragdesk, { basePath: '/v2/rag' }));
     const server = await listen(createServer(handler));

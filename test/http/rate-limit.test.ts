@@ -20,6 +20,15 @@ describe('tokenBucketLimiter', () => {
     now += 10_000;
     expect([1, 2, 3, 4].map(() => take('a').allowed)).toEqual([true, true, true, false]);
   });
+
+  it('refuses a bad rate or burst with invalid_request naming the option', () => {
+    const refusal = (path: string): unknown =>
+      expect.objectContaining({ code: 'invalid_request', details: { issues: [expect.objectContaining({ path })] } });
+    expect(() => tokenBucketLimiter({ ratePerSecond: 0 })).toThrow(refusal('ratePerSecond'));
+    expect(() => tokenBucketLimiter({ ratePerSecond: Number.POSITIVE_INFINITY })).toThrow(refusal('ratePerSecond'));
+    expect(() => tokenBucketLimiter({} as { ratePerSecond: number })).toThrow(refusal('ratePerSecond'));
+    expect(() => tokenBucketLimiter({ ratePerSecond: 1, burst: 0.5 })).toThrow(refusal('burst'));
+  });
 });
 
 describe('rate limiting over HTTP', () => {

@@ -13,7 +13,7 @@ import { localEmbeddings } from '../../adapters/local/index.js';
 import { exactIndex, memoryStore } from '../../adapters/memory/index.js';
 import { webLoader } from '../../adapters/web/index.js';
 import { createRagdesk } from '../../src/index.js';
-import { DEFAULT_MARKUP_LIMITS, measureMarkup } from '../../src/util/markup-shape.js';
+import { DEFAULT_MARKUP_LIMITS, measureMarkup } from '../../adapters/kit/markup-shape.js';
 import { startHttpServer, type TestHttpServer } from '../helpers/http-server.js';
 import { failure, utf8 } from './helpers.js';
 

@@ -1,5 +1,5 @@
-import { invalidRequest, RagdeskError, type FieldIssue } from '../errors.js';
-import type { ChunkRecord, DatasourceRecord } from '../ports/records.js';
+import { invalidRequest, RagdeskError, type FieldIssue } from '../../src/errors.js';
+import type { ChunkRecord, DatasourceRecord } from '../../src/ports/records.js';
 
 /**
  * The `replaceChunks` contract checks every Store adapter makes before writing: each chunk names

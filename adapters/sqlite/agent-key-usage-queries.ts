@@ -1,5 +1,11 @@
 import { invalidRequest, notFound } from '../../src/errors.js';
-import type { AgentRecord, ApiKeyRecord, ConversationRecord, MessageRecord, UsageConsumption } from '../../src/ports/agent-records.js';
+import type {
+  AgentRecord,
+  ApiKeyRecord,
+  ConversationRecord,
+  MessageRecord,
+  UsageConsumption,
+} from '../../src/ports/agent-key-usage-records.js';
 import type { AgentPatch, ApiKeyPatch } from '../../src/ports/store.js';
 import {
   AGENT_COLUMNS,
@@ -20,7 +26,7 @@ import {
   type ApiKeyRow,
   type ConversationRow,
   type MessageRow,
-} from './agent-rows.js';
+} from './agent-key-usage-rows.js';
 import { inTransaction, type SqliteDatabase } from './database.js';
 import { conflict } from './record-queries.js';
 

@@ -1,6 +1,12 @@
 import type pg from 'pg';
 import { invalidRequest, notFound } from '../../src/errors.js';
-import type { AgentRecord, ApiKeyRecord, ConversationRecord, MessageRecord, UsageConsumption } from '../../src/ports/agent-records.js';
+import type {
+  AgentRecord,
+  ApiKeyRecord,
+  ConversationRecord,
+  MessageRecord,
+  UsageConsumption,
+} from '../../src/ports/agent-key-usage-records.js';
 import type { AgentPatch, ApiKeyPatch } from '../../src/ports/store.js';
 import { inTransaction, selectRow, selectRows, sqlState } from './connection.js';
 import { conflict } from './record-queries.js';
@@ -10,6 +16,7 @@ import {
   API_KEY_COLUMNS,
   apiKeyValues,
   CONVERSATION_COLUMNS,
+  conversationValues,
   MESSAGE_COLUMNS,
   messageValues,
   toAgentRecord,
@@ -20,7 +27,7 @@ import {
   type ApiKeyRow,
   type ConversationRow,
   type MessageRow,
-} from './agent-rows.js';
+} from './agent-key-usage-rows.js';
 import { columnList, placeholders } from './row-mapping.js';
 
 /** Keys an agent patch may not change (AgentPatch omits them; JavaScript callers may not). */
@@ -95,14 +102,7 @@ export function agentQueries(pool: pg.Pool, s: string) {
         const inserted = await pool.query(
           `INSERT INTO ${s}.conversations (${CONVERSATION_SELECT})
            SELECT $1, id, $3, $4, $5, $6 FROM ${s}.agents WHERE id = $2`,
-          [
-            record.id,
-            record.agentId,
-            record.visitorId,
-            record.createdAt,
-            record.updatedAt,
-            record.contact ? JSON.stringify(record.contact) : null,
-          ],
+          conversationValues(record),
         );
         if (inserted.rowCount === 0) throw notFound('agent', record.agentId);
       } catch (error) {

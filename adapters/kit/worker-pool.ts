@@ -1,8 +1,7 @@
 import { existsSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
-import { RagdeskError, type RagdeskErrorCode } from '../errors.js';
+import { RagdeskError, type RagdeskErrorCode } from '../../src/errors.js';
 import { choiceOption, integerOption } from './option-checks.js';
 import { startRunner, type Isolation, type TaskRunner } from './task-runner.js';
 import type { SerializedError } from './worker-tasks.js';
@@ -15,7 +14,7 @@ import type { SerializedError } from './worker-tasks.js';
  */
 
 export interface WorkerPoolOptions {
-  /** Compiled worker module (see `compiledWorkerEntry`); it serves tasks with `serveWorkerTasks`. */
+  /** Compiled worker module (see `workerEntry`); it serves tasks with `serveWorkerTasks`. */
   entry: string;
   /** Passed to every thread as `workerData` (structured-cloned). */
   workerData?: unknown;
@@ -256,24 +255,19 @@ export function workerPool(options: WorkerPoolOptions): WorkerPool {
   };
 }
 
-const REPOSITORY_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-
 /**
- * The compiled worker module `fileName` beside the module at `moduleUrl`. From the TypeScript
- * sources (this repository's tests: Node 20 cannot start a `.ts` worker) it is the one `npm run
- * build` wrote to `dist/`. Throws `invalid_adapter` when neither exists, so a missing build fails
- * where the pool is configured, not at the first upload.
+ * The worker module at `url`, given beside the module that starts the pool:
+ * `workerEntry(new URL('./parse-worker.js', import.meta.url))`. The URL is the compiled file's
+ * (Node 20 cannot start a `.ts` worker); this repository's tests run the TypeScript sources, and
+ * vitest.config.ts points such URLs at the build in `dist/`. Throws `invalid_adapter` when the file
+ * is missing, so a broken install fails where the pool is configured, not at the first upload.
  */
-export function compiledWorkerEntry(moduleUrl: string, fileName: string): string {
-  const here = fileURLToPath(moduleUrl);
-  const candidates = [join(dirname(here), fileName)];
-  if (here.endsWith('.ts')) candidates.push(join(REPOSITORY_ROOT, 'dist', relative(REPOSITORY_ROOT, dirname(here)), fileName));
-  const found = candidates.find((path) => existsSync(path));
-  if (found) return found;
+export function workerEntry(url: URL): string {
+  const path = fileURLToPath(url);
+  if (existsSync(path)) return path;
   throw new RagdeskError(
     'invalid_adapter',
-    `The worker thread's code is missing (looked for ${candidates.join(' and ')}` +
-      `${here.endsWith('.ts') ? '; run `npm run build`' : ''}); pass \`parser: 'main'\` to parse on the main thread instead`,
+    `The worker thread's code is missing (looked for ${path}); pass \`parser: 'main'\` to parse on the main thread instead`,
   );
 }
 

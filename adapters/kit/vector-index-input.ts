@@ -1,6 +1,11 @@
 import { invalidRequest } from '../../src/errors.js';
 import type { IndexCollection, IndexEntry } from '../../src/ports/index.js';
 
+/**
+ * What a `VectorIndex` is given, checked the same way by every index (HNSW, pgvector, the exact
+ * in-memory one): a bad call fails with `invalid_request` naming the field, whichever index runs.
+ */
+
 /** Checked before anything is applied, so a bad batch leaves the collection untouched. */
 export function checkEntries(entries: readonly IndexEntry[], dimensions: number): void {
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- `as unknown` keeps Array.isArray from narrowing the readonly array to any[] for the rest of the function
@@ -19,12 +24,19 @@ export function checkEntries(entries: readonly IndexEntry[], dimensions: number)
   });
 }
 
-/** NaN or Infinity would poison every distance computed against the point, so they are refused. */
-export function checkVector(vector: ArrayLike<number> | undefined, dimensions: number, path: string): void {
-  const length = vector?.length;
-  if (vector === undefined || length !== dimensions) {
-    throw invalidRequest(`vector has ${String(length)} dimensions, the collection has ${dimensions}`, [
-      { path, message: `expected ${dimensions} dimensions, got ${String(length)}` },
+/**
+ * A `Float32Array` of the collection's length (what the port promises; pgvector's text form and
+ * hnswlib's copy rely on it). NaN or Infinity would poison every distance computed against the
+ * point, so they are refused.
+ */
+export function checkVector(vector: Float32Array | undefined, dimensions: number, path: string): void {
+  if (!(vector instanceof Float32Array)) {
+    throw invalidRequest('vector must be a Float32Array', [{ path, message: `expected a Float32Array, got ${typeof vector}` }]);
+  }
+  const length = vector.length;
+  if (length !== dimensions) {
+    throw invalidRequest(`vector has ${length} dimensions, the collection has ${dimensions}`, [
+      { path, message: `expected ${dimensions} dimensions, got ${length}` },
     ]);
   }
   for (let i = 0; i < dimensions; i++) {

@@ -1,6 +1,6 @@
 import { deserialize } from 'node:v8';
 import { parentPort, workerData } from 'node:worker_threads';
-import { RagdeskError } from '../errors.js';
+import { RagdeskError } from '../../src/errors.js';
 import { WORKER_DATA_ENV } from './task-runner.js';
 
 /** An error crossing the thread boundary: a `RagdeskError`'s fields, or a plain error's message. */

@@ -1,5 +1,11 @@
 import { invalidRequest, notFound } from '../../src/errors.js';
-import type { AgentRecord, ApiKeyRecord, ConversationRecord, MessageRecord, UsageConsumption } from '../../src/ports/agent-records.js';
+import type {
+  AgentRecord,
+  ApiKeyRecord,
+  ConversationRecord,
+  MessageRecord,
+  UsageConsumption,
+} from '../../src/ports/agent-key-usage-records.js';
 import type { AgentPatch, ApiKeyPatch } from '../../src/ports/store.js';
 import { conflict, oldestFirst } from './record-copies.js';
 

@@ -1,5 +1,5 @@
-import type { JobRecord } from '../ports/records.js';
-import type { JobClaim, JobPatch } from '../ports/store.js';
+import type { JobRecord } from '../../src/ports/records.js';
+import type { JobClaim, JobPatch } from '../../src/ports/store.js';
 
 /** What a successful `claimJob` writes (the port's contract): running, leased to the claimant, one more attempt. */
 export function claimPatch(job: JobRecord, claim: JobClaim): JobPatch {

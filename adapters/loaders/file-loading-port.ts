@@ -4,10 +4,10 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { deserialize } from 'node:v8';
 import type { FileLoading, LoadedDocument } from '../../src/ports/loader.js';
-import { choiceOption, integerOption } from '../../src/util/option-checks.js';
-import { compiledWorkerEntry, DEFAULT_WORKER_HEAP_MB, workerPool, type WorkerPoolOptions } from '../../src/util/worker-pool.js';
-import { fileLoaders, type FileLoaderOptions } from './file-loaders.js';
-import { checkFile, loadFile } from './load-file.js';
+import { choiceOption, integerOption } from '../kit/option-checks.js';
+import { DEFAULT_WORKER_HEAP_MB, workerEntry, workerPool, type WorkerPoolOptions } from '../kit/worker-pool.js';
+import { fileLoaders, type FileLoaderOptions } from './builtin-loaders.js';
+import { checkFile, loadFile } from './load-by-type.js';
 import type { ParseFileMessage } from './parse-worker.js';
 
 /** Default `parseTimeoutMs`: see docs/security.md for the measurement it comes from. */
@@ -61,7 +61,7 @@ export function fileLoading(options: FileLoadingOptions = {}): FileLoading {
   // Checked under the names the caller used; the pool's own names would point at nothing they wrote.
   const isolation = choiceOption<'process' | 'thread'>('fileLoading', 'parserIsolation', parserIsolation, ['process', 'thread'], 'process');
   const pool = workerPool({
-    entry: compiledWorkerEntry(import.meta.url, 'parse-worker.js'),
+    entry: workerEntry(new URL('./parse-worker.js', import.meta.url)),
     workerData: loaderOptions,
     isolation,
     threads: integerOption('fileLoading', 'parserThreads', parserThreads, defaultParserThreads()),

@@ -1,6 +1,6 @@
 import type { LoadedDocument, Loader } from '../../src/ports/loader.js';
 import { detectMimeType } from './detect-mime.js';
-import { DEFAULT_MAX_BYTES, MAX_BYTES, type FileLoaderList } from './file-loaders.js';
+import { DEFAULT_MAX_BYTES, MAX_BYTES, type FileLoaderList } from './builtin-loaders.js';
 import { payloadTooLarge, unsupportedMediaType } from './loader-errors.js';
 
 export interface LoadFileInput {

@@ -7,6 +7,7 @@ import type { DatastoreStore } from './store/datastore-store.js';
 import type { JobStore } from './store/job-store.js';
 import type { TextSearchStore } from './store/text-search-store.js';
 import type { UsageStore } from './store/usage-store.js';
+import type { SpecificationVersion } from './specification.js';
 
 export type { DatastorePatch, DatastoreStore } from './store/datastore-store.js';
 export type { DatasourcePatch, DatasourceStore, StoredFile } from './store/datasource-store.js';
@@ -18,10 +19,12 @@ export type { ConversationStore } from './store/conversation-store.js';
 export type { ApiKeyPatch, ApiKeyStore } from './store/api-key-store.js';
 export type { UsageStore } from './store/usage-store.js';
 
-/** What every Store has besides its records: a name and `close`. */
+/** What every Store has besides its records: a name, the contract version, and `close`. */
 export interface StoreLifecycle {
   /** Adapter name for logs and errors, e.g. `sqlite`. */
   readonly name: string;
+  /** The port contract this adapter implements; `createRagdesk` accepts only `'v1'`. */
+  readonly specificationVersion: SpecificationVersion;
   /** Releases connections and file handles. Further calls throw `closed`. Idempotent. */
   close(): Promise<void>;
 }

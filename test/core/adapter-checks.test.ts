@@ -11,7 +11,7 @@ import { localAnswerer, localEmbeddings } from '../../adapters/local/index.js';
 import { exactIndex, memoryStore } from '../../adapters/memory/index.js';
 import { sqliteStore } from '../../adapters/sqlite/index.js';
 import { webLoader } from '../../adapters/web/index.js';
-import { createRagdesk, RagdeskError, type RagdeskOptions } from '../../src/index.js';
+import { createRagdesk, migrateStore, RagdeskError, type RagdeskOptions } from '../../src/index.js';
 import { tempDir } from '../helpers/setups.js';
 
 type Port = 'store' | 'index' | 'embeddings' | 'chat' | 'files' | 'web';
@@ -138,5 +138,53 @@ describe('optional methods', () => {
     const options = realAdapters();
     const error = await creationError({ ...options, store: { ...options.store, getDatasourceRefs: 'yes' } as never });
     expect(error).toMatchObject({ code: 'invalid_adapter', details: { port: 'store', malformed: ['getDatasourceRefs'] } });
+  });
+});
+
+describe('port specification versions', () => {
+  const ports: Port[] = ['store', 'index', 'embeddings', 'chat', 'files', 'web'];
+
+  it('every adapter shipped here declares v1', () => {
+    const options = realAdapters();
+    for (const port of ports) expect((options[port] as { specificationVersion?: unknown }).specificationVersion, port).toBe('v1');
+  });
+
+  it.each(ports)('a %s adapter without specificationVersion is refused, naming the port and the version expected', async (port) => {
+    const options = realAdapters();
+    const error = await creationError({ ...options, [port]: without(options[port] as object, 'specificationVersion') });
+    expect(error).toMatchObject({ code: 'invalid_adapter', details: { port, found: null, expected: 'v1' } });
+    expect((error as Error).message).toMatch(new RegExp(`^${port} adapter declares no specificationVersion; this ragdesk expects 'v1'`));
+  });
+
+  it.each(ports)('a %s adapter for another version is refused, naming both versions', async (port) => {
+    const options = realAdapters();
+    const error = await creationError({ ...options, [port]: { ...(options[port] as object), specificationVersion: 'v2' } });
+    expect(error).toMatchObject({ code: 'invalid_adapter', details: { port, found: 'v2', expected: 'v1' } });
+    expect((error as Error).message).toBe(`${port} adapter implements port specification 'v2'; this ragdesk expects 'v1'`);
+  });
+
+  it('a version that is not a string is reported by its type', async () => {
+    const options = realAdapters();
+    const error = await creationError({ ...options, index: { ...options.index, specificationVersion: 1 } as never });
+    expect(error).toMatchObject({ code: 'invalid_adapter', details: { port: 'index', found: 'a number', expected: 'v1' } });
+  });
+});
+
+describe('migrateStore checks both stores as createRagdesk does', () => {
+  it('refuses a target store written for another version before reading anything', async () => {
+    const from = memoryStore();
+    const to = memoryStore();
+    cleanups.push(
+      () => from.close(),
+      () => to.close(),
+    );
+    await expect(migrateStore({ from, to: { ...to, specificationVersion: 'v2' } as never })).rejects.toMatchObject({
+      code: 'invalid_adapter',
+      details: { port: 'to', found: 'v2', expected: 'v1' },
+    });
+    await expect(migrateStore({ from: without(from, 'listJobs'), to })).rejects.toMatchObject({
+      code: 'invalid_adapter',
+      details: { port: 'from', missing: ['listJobs'] },
+    });
   });
 });

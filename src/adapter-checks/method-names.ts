@@ -9,7 +9,7 @@ type OptionalKey<T> = { [K in keyof T]-?: T extends Record<K, T[K]> ? never : K 
 /** Methods every adapter of port `T` must have. */
 export type RequiredMethodName<T> = Exclude<MethodName<T>, OptionalKey<T>> & string;
 /** Methods an adapter of port `T` may leave out; the core calls them only when present. */
-export type OptionalMethodName<T> = Extract<MethodName<T>, OptionalKey<T>> & string;
+type OptionalMethodName<T> = Extract<MethodName<T>, OptionalKey<T>> & string;
 
 /** What `createRagdesk` checks of one port, both lists exhaustive by type. */
 export interface PortMethods<T> {

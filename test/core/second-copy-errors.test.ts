@@ -6,8 +6,6 @@
  * package.json, the way npm installs a nested copy, and loaded as a separate module graph.
  */
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -23,6 +21,7 @@ import {
   type Store,
   type VectorIndex,
 } from '../../src/index.js';
+import { startServer, type RunningServer } from '../http/servers.js';
 import { DIST, ROOT } from '../reliability/compiled.js';
 
 type Core = typeof import('../../src/index.js');
@@ -82,8 +81,7 @@ describe('the second copy', () => {
 
 describe("the second copy's adapters under this copy's core and HTTP handler", () => {
   let ragdesk: Ragdesk;
-  let server: Server;
-  let origin: string;
+  let server: RunningServer;
   let key: string;
 
   beforeAll(async () => {
@@ -100,19 +98,16 @@ describe("the second copy's adapters under this copy's core and HTTP handler", (
     };
     ragdesk = createRagdesk({ store, index, embeddings: localEmbeddings() });
     key = (await ragdesk.keys.create({ ownerId: 'acme', scopes: ['admin'] })).key;
-    server = createServer(createHttpHandler(ragdesk, { logger: { error: () => undefined } }));
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    server = await startServer('node:http', createHttpHandler(ragdesk, { logger: { error: () => undefined } }));
   });
 
   afterAll(async () => {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await server.close();
     await ragdesk.close();
   });
 
   async function call(method: string, path: string, body: unknown): Promise<{ status: number; body: unknown }> {
-    const response = await fetch(`${origin}${path}`, {
+    const response = await fetch(`${server.origin}${path}`, {
       method,
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
       body: JSON.stringify(body),

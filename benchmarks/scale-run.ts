@@ -72,6 +72,7 @@ const queryVectors = new Map(queries.map((query) => [query.text, query.vector]))
 
 const embeddings: Embeddings = {
   model: `synthetic-${DIMENSIONS}`,
+  specificationVersion: 'v1',
   dimensions: DIMENSIONS,
   maxBatchSize: 4096,
   async embed(texts) {

@@ -56,6 +56,13 @@ export interface RagdeskErrorOptions {
   retryable?: boolean;
 }
 
+/**
+ * Marks every RagdeskError. `Symbol.for` gives the same symbol to every copy of this module in a
+ * process, so an error made by another copy of ragdesk (an adapter built against another version in
+ * the same node_modules) is recognised, where `instanceof` compares classes and would not.
+ */
+const MARKER: unique symbol = Symbol.for('ragdesk.error');
+
 export class RagdeskError extends Error {
   readonly code: RagdeskErrorCode;
   readonly status: number;
@@ -69,6 +76,20 @@ export class RagdeskError extends Error {
     this.status = options.status ?? DEFAULT_STATUS[code];
     this.details = options.details;
     this.retryable = options.retryable ?? false;
+    // Not enumerable: it stays out of spreads, JSON and test equality.
+    Object.defineProperty(this, MARKER, { value: true });
+  }
+
+  /**
+   * True for a RagdeskError from any copy of ragdesk loaded in the process. Use it instead of
+   * `instanceof RagdeskError`, which is false for errors thrown by an adapter that carries its own copy
+   * of the package: their `conflict` would answer 500 instead of 409. An error of a newer copy may
+   * carry a code this one does not list; its `status` is still its own.
+   */
+  static isInstance(value: unknown): value is RagdeskError {
+    if (typeof value !== 'object' || value === null) return false;
+    const candidate = value as { [MARKER]?: unknown; code?: unknown; status?: unknown };
+    return candidate[MARKER] === true && typeof candidate.code === 'string' && typeof candidate.status === 'number';
   }
 
   /** The JSON body shape of errors: `{ error: { code, message, details? } }`. */
@@ -83,8 +104,9 @@ export class RagdeskError extends Error {
   }
 }
 
+/** Same as `RagdeskError.isInstance`: recognises errors of every copy of ragdesk in the process. */
 export function isRagdeskError(value: unknown): value is RagdeskError {
-  return value instanceof RagdeskError;
+  return RagdeskError.isInstance(value);
 }
 
 export function notFound(kind: string, id: string): RagdeskError {

@@ -5,6 +5,15 @@ import { AgentService } from './agents/agent-service.js';
 import { resolveAgentOptions, type AgentOptionsInput } from './agents/agent-options.js';
 import { ApiKeyService, type ApiKeyServiceOptions } from './auth/api-keys.js';
 import { RagdeskError } from './errors.js';
+import { assertAdapter } from './adapter-checks/assert-adapter.js';
+import {
+  CHAT_MODEL_METHODS,
+  EMBEDDINGS_METHODS,
+  FILE_LOADING_METHODS,
+  VECTOR_INDEX_METHODS,
+  WEB_LOADER_METHODS,
+} from './adapter-checks/port-methods.js';
+import { STORE_METHODS } from './adapter-checks/store-methods.js';
 import type { ChatModel } from './ports/chat-model.js';
 import type { Embeddings } from './ports/embeddings.js';
 import type { FileLoading } from './ports/loader.js';
@@ -48,59 +57,11 @@ export interface Ragdesk {
   close(): Promise<void>;
 }
 
-const STORE_METHODS = [
-  'transitionDatasource',
-  'listStatusEvents',
-  'putDatasourceFile',
-  'getDatasourceFile',
-  'createJob',
-  'getJob',
-  'listJobs',
-  'claimJob',
-  'updateJob',
-  'createDatastore',
-  'getDatastore',
-  'listDatastores',
-  'updateDatastore',
-  'deleteDatastore',
-  'createDatasource',
-  'getDatasource',
-  'listDatasources',
-  'updateDatasource',
-  'deleteDatasource',
-  'replaceChunks',
-  'getChunks',
-  'listChunks',
-  'iterateChunks',
-  'countChunks',
-  'findVectorsByHash',
-  'chunkSequence',
-  'searchText',
-  'close',
-  'createAgent',
-  'getAgent',
-  'listAgents',
-  'updateAgent',
-  'deleteAgent',
-  'createConversation',
-  'getConversation',
-  'listConversations',
-  'appendMessages',
-  'listMessages',
-  'createApiKey',
-  'getApiKey',
-  'findApiKeyByHash',
-  'listApiKeys',
-  'updateApiKey',
-  'consumeUsage',
-] as const;
-const INDEX_METHODS = ['open', 'upsert', 'remove', 'query', 'count', 'flush', 'drop', 'close'] as const;
-
 /** Composition root: checks the adapters fit their ports, then wires the services. No globals. */
 export function createRagdesk(options: RagdeskOptions): Ragdesk {
   assertAdapter('store', options.store, STORE_METHODS);
-  assertAdapter('index', options.index, INDEX_METHODS);
-  assertAdapter('embeddings', options.embeddings, ['embed']);
+  assertAdapter('index', options.index, VECTOR_INDEX_METHODS);
+  assertAdapter('embeddings', options.embeddings, EMBEDDINGS_METHODS);
   const { dimensions, maxBatchSize, model } = options.embeddings;
   if (!Number.isInteger(dimensions) || dimensions < 1) {
     throw new RagdeskError('invalid_adapter', `embeddings.dimensions must be a positive integer, got ${String(dimensions)}`);
@@ -109,11 +70,11 @@ export function createRagdesk(options: RagdeskOptions): Ragdesk {
     throw new RagdeskError('invalid_adapter', `embeddings.maxBatchSize must be a positive integer, got ${String(maxBatchSize)}`);
   }
   if (typeof model !== 'string' || !model) throw new RagdeskError('invalid_adapter', 'embeddings.model must be a non-empty string');
-  if (options.chat) assertAdapter('chat', options.chat, ['generate', 'stream']);
+  if (options.chat) assertAdapter('chat', options.chat, CHAT_MODEL_METHODS);
 
   const chunking = resolveChunking(options.chunking);
-  if (options.web) assertAdapter('web', options.web, ['loadPage', 'crawlSite']);
-  if (options.files) assertAdapter('files', options.files, ['inspect', 'load']);
+  if (options.web) assertAdapter('web', options.web, WEB_LOADER_METHODS);
+  if (options.files) assertAdapter('files', options.files, FILE_LOADING_METHODS);
   const context = new RagdeskContext(options.store, options.index, options.embeddings, chunking, options.files, options.web, options.usage);
   const datasources = new DatasourceService(context, options.jobs);
   // After the sync runner's closer: no sync is left to need a parser thread.
@@ -148,15 +109,4 @@ function resolveChunking(input: Partial<ChunkingOptions> | undefined): ChunkingO
     throw new RagdeskError('invalid_request', `chunking.overlap must be an integer from 0 to under half of chunkSize, got ${overlap}`);
   }
   return { chunkSize, overlap, ...(input?.tokenizer ? { tokenizer: input.tokenizer } : {}) };
-}
-
-function assertAdapter(port: string, adapter: unknown, methods: readonly string[]): void {
-  if (typeof adapter !== 'object' || adapter === null) {
-    throw new RagdeskError('invalid_adapter', `${port} adapter is missing`);
-  }
-  const record = adapter as Record<string, unknown>;
-  const missing = methods.filter((method) => typeof record[method] !== 'function');
-  if (missing.length > 0) {
-    throw new RagdeskError('invalid_adapter', `${port} adapter lacks ${missing.join(', ')}`, { details: { port, missing } });
-  }
 }

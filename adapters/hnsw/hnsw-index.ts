@@ -64,6 +64,7 @@ export function hnswIndex(options: HnswIndexOptions): VectorIndex {
 
   return {
     name: 'hnsw',
+    specificationVersion: 'v1',
 
     async open(collection: IndexCollection, source: IndexSource): Promise<OpenResult> {
       live();

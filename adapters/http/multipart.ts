@@ -104,7 +104,7 @@ export async function readMultipart(request: HttpRequest, maxFileBytes: number):
     await closed;
   } catch (error) {
     if (failure) throw failure;
-    if (error instanceof RagdeskError) throw error;
+    if (RagdeskError.isInstance(error)) throw error;
     throw new RagdeskError('invalid_request', `Malformed multipart body: ${(error as Error).message}`);
   }
   if (failure) throw failure;

@@ -71,7 +71,7 @@ function reply(port: Port, message: WorkerReply): void {
 }
 
 function serializeError(error: unknown): SerializedError {
-  if (error instanceof RagdeskError) {
+  if (RagdeskError.isInstance(error)) {
     return {
       code: error.code,
       status: error.status,

@@ -14,6 +14,7 @@ export interface CsvOptions {
 export function csvLoader(options: CsvOptions = {}): Loader {
   return {
     name: 'csv',
+    specificationVersion: 'v1',
     mimeTypes: [MIME.csv],
     async load(input: LoadInput): Promise<LoadedDocument> {
       const text = readText(input).replace(/^\uFEFF/, '');

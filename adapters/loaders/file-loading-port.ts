@@ -56,7 +56,7 @@ export function fileLoading(options: FileLoadingOptions = {}): FileLoading {
   const loaders = fileLoaders(loaderOptions);
   const inspect: FileLoading['inspect'] = (file) => ({ mimeType: checkFile(loaders, file).mimeType });
   if (choiceOption('fileLoading', 'parser', parser, ['worker', 'main'], 'worker') === 'main') {
-    return { inspect, load: (file) => loadFile(loaders, file) };
+    return { specificationVersion: 'v1', inspect, load: (file) => loadFile(loaders, file) };
   }
   // Checked under the names the caller used; the pool's own names would point at nothing they wrote.
   const isolation = choiceOption<'process' | 'thread'>('fileLoading', 'parserIsolation', parserIsolation, ['process', 'thread'], 'process');
@@ -70,6 +70,7 @@ export function fileLoading(options: FileLoadingOptions = {}): FileLoading {
     maxMemoryMb: integerOption('fileLoading', 'parserMaxMemoryMb', parserMaxMemoryMb, DEFAULT_PARSER_MEMORY_MB),
   });
   return {
+    specificationVersion: 'v1',
     inspect,
     load: async (file) => {
       // Size and type are checked here, so a refused file never reaches a thread.

@@ -14,6 +14,7 @@ import { readText } from './text-loaders.js';
 export function htmlLoader(): Loader {
   return {
     name: 'html',
+    specificationVersion: 'v1',
     mimeTypes: [MIME.html],
     async load(input: LoadInput): Promise<LoadedDocument> {
       const { title, text } = extractHtml(readText(input));

@@ -10,6 +10,7 @@ import { describe, readText } from './text-loaders.js';
 export function jsonLoader(): Loader {
   return {
     name: 'json',
+    specificationVersion: 'v1',
     mimeTypes: [MIME.json],
     async load(input: LoadInput): Promise<LoadedDocument> {
       let value: unknown;

@@ -2,7 +2,7 @@ import { RagdeskError } from '../../src/errors.js';
 
 /** A file of a supported type whose content cannot be read (corrupt, truncated, encrypted). */
 export function couldNotParse(what: string, mimeType: string, cause: unknown): RagdeskError {
-  if (cause instanceof RagdeskError) return cause;
+  if (RagdeskError.isInstance(cause)) return cause;
   const reason = cause instanceof Error ? cause.message.replace(/^\[OfficeParser\]:\s*/, '') : String(cause);
   return new RagdeskError('invalid_request', `could not parse ${what}: ${reason}`, {
     cause,

@@ -31,6 +31,7 @@ let officeparser: Promise<{ OfficeParser: typeof OfficeParserClass }> | undefine
 export function officeLoader(limits: OfficeLoaderLimits): Loader {
   return {
     name: 'officeparser',
+    specificationVersion: 'v1',
     mimeTypes: [MIME.pdf, MIME.docx, MIME.pptx, MIME.xlsx],
     async load(input: LoadInput): Promise<LoadedDocument> {
       const fileType = FILE_TYPES[input.mimeType];

@@ -20,6 +20,7 @@ export function describe(input: LoadInput): string {
 export function plainTextLoader(): Loader {
   return {
     name: 'text',
+    specificationVersion: 'v1',
     mimeTypes: [MIME.text, MIME.markdown],
     async load(input: LoadInput): Promise<LoadedDocument> {
       const text = readText(input);

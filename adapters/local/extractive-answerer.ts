@@ -56,6 +56,7 @@ export function localAnswerer(options: LocalAnswererOptions = {}): ChatModel {
 
   return {
     name: 'local:extractive',
+    specificationVersion: 'v1',
     async generate(request): Promise<ChatResult> {
       throwIfAborted(request.signal);
       const { text, usage } = answer(request);

@@ -66,6 +66,7 @@ export function localEmbeddings(options: LocalEmbeddingsOptions = {}): Embedding
   }
   return {
     model: `${VERSION}-${dimensions}`,
+    specificationVersion: 'v1',
     dimensions,
     maxBatchSize: MAX_BATCH_SIZE,
     // Its features are words and character n-grams: it ranks like bm25, only less well, so an equal

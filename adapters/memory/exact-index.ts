@@ -63,6 +63,7 @@ export function exactIndex(_options: ExactIndexOptions = {}): VectorIndex {
 
   return {
     name: 'exact',
+    specificationVersion: 'v1',
 
     async open(collection: IndexCollection, source: IndexSource): Promise<OpenResult> {
       live();

@@ -78,6 +78,7 @@ export function memoryStore(_options: MemoryStoreOptions = {}): Store {
 
   return {
     name: 'memory',
+    specificationVersion: 'v1',
 
     async createDatastore(record) {
       open();

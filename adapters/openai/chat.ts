@@ -47,6 +47,7 @@ export function openaiChat(options: OpenAIChatOptions = {}): ChatModel {
 
   return {
     name,
+    specificationVersion: 'v1',
     resolveModel: (specName) => ({ ...table[specName] }),
 
     async generate(request: ChatRequest): Promise<ChatResult> {

@@ -63,6 +63,7 @@ export function openaiEmbeddings(options: OpenAIEmbeddingsOptions = {}): Embeddi
 
   return {
     model,
+    specificationVersion: 'v1',
     dimensions,
     maxBatchSize,
     ...(fusionWeight === undefined ? {} : { fusionWeight }),

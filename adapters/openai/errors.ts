@@ -14,7 +14,7 @@ import { abortedError, retryAfterMs } from './retry.js';
  * `requestId`), never request content or keys.
  */
 export function toRagdeskError(error: unknown, attempt: Attempt, callerSignal: AbortSignal | undefined, what: string): RagdeskError {
-  if (error instanceof RagdeskError) return error;
+  if (RagdeskError.isInstance(error)) return error;
   if (attempt.callerAborted && callerSignal) return abortedError(callerSignal, error);
   if (attempt.timedOut || error instanceof APIConnectionTimeoutError) {
     return new RagdeskError('upstream_timeout', `${what}: the server did not answer in time`, { cause: error, retryable: true });

@@ -132,7 +132,7 @@ const NETWORK_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'ETIMEDOUT', 'EPIPE
  * `invalid_request`; everything else is `internal`, retryable when the server was unreachable.
  */
 export function translateError(error: unknown, action: string): RagdeskError {
-  if (error instanceof RagdeskError) return error;
+  if (RagdeskError.isInstance(error)) return error;
   const code = sqlState(error);
   const message = error instanceof Error ? error.message : String(error);
   if (code === '23505') return new RagdeskError('conflict', `${action}: ${message}`, { cause: error });

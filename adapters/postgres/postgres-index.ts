@@ -140,6 +140,7 @@ export async function createPostgresIndex(
 
   return {
     name: 'pgvector',
+    specificationVersion: 'v1',
 
     open: (collection: IndexCollection, _source: IndexSource): Promise<OpenResult> =>
       run('open', async () => {

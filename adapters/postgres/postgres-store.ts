@@ -78,6 +78,7 @@ export async function createPostgresStore(
 
   return {
     name: 'postgres',
+    specificationVersion: 'v1',
 
     createDatastore: (record) => run('createDatastore', () => records.createDatastore(record)),
     getDatastore: (id) => run('getDatastore', () => records.getDatastore(id)),

@@ -84,7 +84,7 @@ const RETRYABLE_PREFIXES = ['SQLITE_BUSY', 'SQLITE_LOCKED'];
  * constraint is a `conflict`; anything else is `internal`, with the driver error as `cause`.
  */
 export function translateError(error: unknown, action: string): RagdeskError {
-  if (error instanceof RagdeskError) return error;
+  if (RagdeskError.isInstance(error)) return error;
   const code = driverCode(error);
   const message = error instanceof Error ? error.message : String(error);
   if (code === 'SQLITE_CONSTRAINT_UNIQUE' || code === 'SQLITE_CONSTRAINT_PRIMARYKEY') {

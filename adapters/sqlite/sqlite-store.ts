@@ -81,6 +81,7 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
 
   return {
     name: 'sqlite',
+    specificationVersion: 'v1',
 
     createDatastore: (record) => run('createDatastore', () => records.createDatastore(record)),
     getDatastore: (id) => run('getDatastore', () => records.getDatastore(id)),

@@ -39,7 +39,7 @@ export function tooLargeError(url: string, maxBytes: number): RagdeskError {
 
 /** Connection-level failures (refused, reset, TLS) are worth retrying; the rest are not. */
 export function transportError(url: string, error: unknown): RagdeskError {
-  if (error instanceof RagdeskError) return error;
+  if (RagdeskError.isInstance(error)) return error;
   const code = (error as { code?: string }).code ?? 'unknown';
   const tls = /^(ERR_TLS|CERT_|UNABLE_TO|DEPTH_ZERO|SELF_SIGNED|ERR_SSL)/.test(code);
   const message = error instanceof Error ? error.message : String(error);

@@ -52,7 +52,7 @@ export async function readBody(response: IncomingMessage, url: string, maxBytes:
       collect(source as AsyncIterable<Buffer>, chunks),
     );
   } catch (error) {
-    if (error instanceof RagdeskError) throw error;
+    if (RagdeskError.isInstance(error)) throw error;
     const code = (error as { code?: string }).code ?? '';
     if (code.startsWith('Z_') || code.startsWith('ERR_BROTLI') || code === 'ERR__ERROR_FORMAT_PADDING_1') {
       throw new RagdeskError('upstream_failed', `${url} sent a body that could not be decoded`, {

@@ -32,6 +32,7 @@ export function webLoader(options: WebLoaderOptions = {}): WebLoader {
   const load = (url: string, signal?: AbortSignal) => loadWebPage(context, extract, url, signal);
   return {
     name: 'web',
+    specificationVersion: 'v1',
     loadPage: async (url, loadOptions) => {
       if (loadOptions?.ignoreRobots !== true) await assertRobotsAllow(context, url, loadOptions?.signal);
       return load(url, loadOptions?.signal);

@@ -75,6 +75,7 @@ export function syntheticCorpus(options: {
 export function precomputedEmbeddings(model: string, dimensions: number, table: Map<string, Float32Array>): Embeddings {
   return {
     model,
+    specificationVersion: 'v1',
     dimensions,
     maxBatchSize: 4096,
     async embed(texts) {

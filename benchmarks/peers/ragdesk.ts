@@ -26,6 +26,7 @@ function countChunks(path: string): number {
 function embeddingsPort(embedder: TextEmbedder): Embeddings {
   return {
     model: embedder.model,
+    specificationVersion: 'v1',
     dimensions: embedder.dimensions,
     maxBatchSize: 256,
     ...(embedder.fusionWeight === undefined ? {} : { fusionWeight: embedder.fusionWeight }),

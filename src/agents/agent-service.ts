@@ -266,12 +266,12 @@ function abortError(signal: AbortSignal, cause?: unknown): RagdeskError {
 
 function isClosing(signal: AbortSignal | undefined): boolean {
   const reason: unknown = signal?.aborted ? signal.reason : undefined;
-  return reason instanceof RagdeskError && reason.code === 'closed';
+  return RagdeskError.isInstance(reason) && reason.code === 'closed';
 }
 
 function asModelError(error: unknown, signal: AbortSignal | undefined): RagdeskError {
   if (isClosing(signal)) return abortError(signal as AbortSignal, error);
-  if (error instanceof RagdeskError) return error;
+  if (RagdeskError.isInstance(error)) return error;
   if (signal?.aborted) return abortError(signal, error);
   const message = error instanceof Error ? error.message : String(error);
   return new RagdeskError('upstream_failed', `Chat model failed: ${message}`, { cause: error });

@@ -84,7 +84,7 @@ async function createConversationOnce(context: RagdeskContext, prepared: Prepare
   try {
     await context.store.createConversation(prepared.conversation);
   } catch (error) {
-    if (!(error instanceof RagdeskError && error.code === 'conflict')) throw error;
+    if (!(RagdeskError.isInstance(error) && error.code === 'conflict')) throw error;
     const existing = await context.store.getConversation(prepared.conversation.id);
     if (existing?.agentId !== prepared.agent.id) throw error;
   }

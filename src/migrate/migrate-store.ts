@@ -1,3 +1,5 @@
+import { assertAdapter } from '../adapter-checks/assert-adapter.js';
+import { STORE_METHODS } from '../adapter-checks/store-methods.js';
 import { RagdeskError } from '../errors.js';
 import type { DatasourceRecord, DatastoreRecord, StatusEvent } from '../ports/records.js';
 import type { DatasourcePatch, Store } from '../ports/store.js';
@@ -54,6 +56,8 @@ export interface MigrationReport {
  */
 export async function migrateStore(options: MigrateStoreOptions): Promise<MigrationReport> {
   const { from, to } = options;
+  assertAdapter('from', from, STORE_METHODS);
+  assertAdapter('to', to, STORE_METHODS);
   const messageBatch = Math.max(1, Math.floor(options.messageBatch ?? 500));
   const report: MigrationReport = {
     datastores: 0,

@@ -1,4 +1,5 @@
 import type { SpecModelName } from './agent-key-usage-records.js';
+import type { SpecificationVersion } from './specification.js';
 
 /** One message of a chat exchange. */
 export interface ChatMessage {
@@ -64,6 +65,8 @@ export type ChatStreamPart =
 export interface ChatModel {
   /** Adapter name plus default model, for labelling responses, e.g. `openai:gpt-4o-mini`. */
   readonly name: string;
+  /** The port contract this adapter implements; `createRagdesk` accepts only `'v1'`. */
+  readonly specificationVersion: SpecificationVersion;
   generate(request: ChatRequest): Promise<ChatResult>;
   /** Async iterable of deltas then one finish part. Aborting `signal` stops the upstream call. */
   stream(request: ChatRequest): AsyncIterable<ChatStreamPart>;

@@ -1,3 +1,5 @@
+import type { SpecificationVersion } from './specification.js';
+
 /** What the text is for: some models embed queries and documents differently. */
 export type EmbeddingPurpose = 'document' | 'query';
 
@@ -22,6 +24,8 @@ export interface EmbeddingResult {
  * vectors stay comparable with new query vectors.
  */
 export interface Embeddings {
+  /** The port contract this adapter implements; `createRagdesk` accepts only `'v1'`. */
+  readonly specificationVersion: SpecificationVersion;
   /** Stable model id recorded with every datastore, e.g. `local-hash-v1` or `text-embedding-3-small`. */
   readonly model: string;
   readonly dimensions: number;

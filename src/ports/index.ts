@@ -6,3 +6,4 @@ export type * from './chat-model.js';
 export type * from './loader.js';
 export type * from './web-loader.js';
 export type * from './agent-key-usage-records.js';
+export type * from './specification.js';

@@ -1,3 +1,5 @@
+import type { SpecificationVersion } from './specification.js';
+
 /** A piece of loaded text with the place it came from, so chunks can cite a page or slide. */
 export interface LoadedSection {
   text: string;
@@ -33,6 +35,8 @@ export interface LoadInput {
 /** Parses one family of file formats into text sections. */
 export interface Loader {
   readonly name: string;
+  /** The port contract this loader implements (`'v1'`). */
+  readonly specificationVersion: SpecificationVersion;
   /** Mime types this loader reads. */
   readonly mimeTypes: readonly string[];
   load(input: LoadInput): Promise<LoadedDocument>;
@@ -49,6 +53,8 @@ export interface FileInput {
  * How `file` datasources are read: checks before anything is stored, parses when the sync runs.
  */
 export interface FileLoading {
+  /** The port contract this adapter implements; `createRagdesk` accepts only `'v1'`. */
+  readonly specificationVersion: SpecificationVersion;
   /**
    * Validates size and type without parsing; returns the detected mime type. Throws
    * `payload_too_large` or `unsupported_media_type`.

@@ -1,4 +1,5 @@
 import type { RetrievalFilter, ScoredId } from './records.js';
+import type { SpecificationVersion } from './specification.js';
 
 /** One vector with the attributes filters need. */
 export interface IndexEntry {
@@ -52,6 +53,8 @@ export interface IndexQuery {
 export interface VectorIndex {
   /** Adapter name, e.g. `hnsw`. */
   readonly name: string;
+  /** The port contract this adapter implements; `createRagdesk` accepts only `'v1'`. */
+  readonly specificationVersion: SpecificationVersion;
   /** Loads or builds the collection; must be called before other calls for that datastore. Idempotent. */
   open(collection: IndexCollection, source: IndexSource): Promise<OpenResult>;
   /** Adds or replaces entries, then records `sequence` as the store state the index reflects. */

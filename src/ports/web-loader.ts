@@ -1,4 +1,5 @@
 import type { LoadedDocument } from './loader.js';
+import type { SpecificationVersion } from './specification.js';
 
 /** A fetched and extracted web page. */
 export interface WebPage {
@@ -56,6 +57,8 @@ export interface SiteCrawlOptions {
  */
 export interface WebLoader {
   readonly name: string;
+  /** The port contract this adapter implements; `createRagdesk` accepts only `'v1'`. */
+  readonly specificationVersion: SpecificationVersion;
   /**
    * Fetches and extracts one page. Throws a `RagdeskError` with a stable code on failure. Follows
    * robots.txt like a crawl (a disallowed page is `forbidden`) unless `ignoreRobots` is true (a page

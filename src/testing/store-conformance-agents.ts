@@ -1,4 +1,7 @@
-/** Agent part of the Store conformance suite: agents, conversations, messages, API keys, usage, owners. */
+/**
+ * Agent part of the Store conformance suite: `AgentStore`, `ConversationStore`, `ApiKeyStore`, `UsageStore`,
+ * and datastore owners (`DatastoreStore.listDatastores({ ownerId })`).
+ */
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { AgentRecord, ConversationRecord, MessageRecord } from '../ports/agent-key-usage-records.js';
 import type { AgentPatch, ApiKeyPatch } from '../ports/store.js';

@@ -1,4 +1,4 @@
-/** Chunk part of the Store conformance suite: replace, reads, vectors, sequences, cascades. */
+/** Chunk part of the Store conformance suite (`ChunkStore`): replace, reads, vectors, sequences, cascades. */
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ChunkRecord, DatasourceRecord, DatastoreRecord } from '../ports/records.js';
 import { makeChunk, makeChunks, makeDatasource, makeDatastore } from './fixtures.js';

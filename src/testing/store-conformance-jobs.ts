@@ -1,4 +1,7 @@
-/** Datasource pipeline part of the Store conformance suite: status history, transitions, files, jobs. */
+/**
+ * Datasource pipeline part of the Store conformance suite: status history, transitions and files
+ * (`DatasourceStore`), and `JobStore`.
+ */
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { DatasourceRecord, DatastoreRecord, JobRecord } from '../ports/records.js';
 import type { JobPatch } from '../ports/store.js';

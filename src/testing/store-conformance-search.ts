@@ -1,4 +1,4 @@
-/** Search, persistence and lifecycle part of the Store conformance suite. */
+/** Search (`TextSearchStore`), persistence and lifecycle (`StoreLifecycle.close`) part of the Store conformance suite. */
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ChunkRecord, DatasourceRecord, DatastoreRecord } from '../ports/records.js';
 import type { Store } from '../ports/store.js';

@@ -4,6 +4,11 @@
  * adapter tests, it can also check what the adapter wrote with the adapter's own queries.
  *
  *   describeStoreConformance('sqlite', { create: async () => sqliteStore({ path: fresh() }), ... });
+ *
+ * Its parts follow the parts of the `Store` port: records (`DatastoreStore`, `DatasourceStore`), chunks
+ * (`ChunkStore`), search and lifecycle (`TextSearchStore`, `close`), the datasource pipeline
+ * (`DatasourceStore` status and files, `JobStore`) and agents (`AgentStore`, `ConversationStore`,
+ * `ApiKeyStore`, `UsageStore`).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DatasourceRecord } from '../ports/records.js';
@@ -56,6 +61,7 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
   });
 }
 
+/** Record part: `DatastoreStore` and the record methods of `DatasourceStore`. */
 function describeRecordConformance(context: StoreSuiteContext): void {
   const store = () => context.store();
 

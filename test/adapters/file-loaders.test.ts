@@ -155,6 +155,7 @@ describe('refusals happen before parsing', () => {
   const spy = (): Loader & { calls: number } => {
     const loader = {
       name: 'spy',
+      specificationVersion: 'v1' as const,
       mimeTypes: Object.values(MIME),
       calls: 0,
       async load() {

@@ -37,7 +37,7 @@ async function failureOf(promise: Promise<unknown>): Promise<RagdeskError> {
     () => undefined,
     (error: unknown) => error,
   );
-  if (!(outcome instanceof RagdeskError)) throw new Error(`expected a RagdeskError, got ${String(outcome)}`);
+  if (!RagdeskError.isInstance(outcome)) throw new Error(`expected a RagdeskError, got ${String(outcome)}`);
   return outcome;
 }
 

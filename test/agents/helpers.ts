@@ -11,6 +11,7 @@ export function recordingChat(inner: ChatModel): ChatModel & { requests: ChatReq
   const requests: ChatRequest[] = [];
   return {
     name: inner.name,
+    specificationVersion: 'v1',
     requests,
     ...(inner.resolveModel ? { resolveModel: inner.resolveModel.bind(inner) } : {}),
     generate(request) {

@@ -112,6 +112,7 @@ describe('streamed answers cut anywhere equal the non-streaming answer (local Op
 function recut(inner: ChatModel, positions: () => readonly number[]): ChatModel {
   return {
     name: inner.name,
+    specificationVersion: 'v1',
     generate: (request) => inner.generate(request),
     async *stream(request): AsyncIterable<ChatStreamPart> {
       let text = '';

@@ -51,6 +51,7 @@ interface Doc {
  */
 class StoreMirroredIndex implements VectorIndex {
   readonly name: string;
+  readonly specificationVersion = 'v1';
   private readonly docs = new Map<string, Doc>();
   /** chunk id -> document, per datastore */
   private readonly homes = new Map<string, Map<string, string>>();

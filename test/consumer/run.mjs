@@ -189,7 +189,7 @@ export async function main(dataDir: string): Promise<number> {
     return (first?.length ?? 0) + document.sections.length;
   } catch (error) {
     if (isRagdeskError(error)) return error.status;
-    throw error instanceof RagdeskError ? error : new Error(String(error));
+    throw RagdeskError.isInstance(error) ? error : new Error(String(error));
   } finally {
     await ragdesk.close();
   }

@@ -43,6 +43,7 @@ export function countingEmbeddings(inner: Embeddings): Embeddings & { texts: str
   const texts: string[] = [];
   return {
     model: inner.model,
+    specificationVersion: 'v1',
     dimensions: inner.dimensions,
     maxBatchSize: inner.maxBatchSize,
     texts,

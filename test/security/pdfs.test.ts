@@ -68,7 +68,7 @@ describe('malformed PDFs', () => {
     };
     for (const [name, text] of Object.entries(cases)) {
       const result = await outcome(pdf(text));
-      if (result instanceof RagdeskError) expect(result.code, name).toBe('invalid_request');
+      if (RagdeskError.isInstance(result)) expect(result.code, name).toBe('invalid_request');
       else expect(result.sections.length, name).toBeLessThanOrEqual(1);
     }
   }, 30_000);

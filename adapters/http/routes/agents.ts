@@ -141,7 +141,7 @@ export const agentRoutes: Route[] = [
 async function queryableAgent(context: OperationContext, id: string) {
   const { principal, ragdesk } = context;
   const agent = await agentByIdOrHandle(ragdesk, id).catch((error: unknown) => {
-    if (error instanceof RagdeskError && error.code === 'not_found') return null;
+    if (RagdeskError.isInstance(error) && error.code === 'not_found') return null;
     throw error;
   });
   if (principal === null) {

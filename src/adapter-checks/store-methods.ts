@@ -1,0 +1,103 @@
+import type {
+  AgentStore,
+  ApiKeyStore,
+  ChunkStore,
+  ConversationStore,
+  DatasourceStore,
+  DatastoreStore,
+  JobStore,
+  Store,
+  StoreLifecycle,
+  TextSearchStore,
+  UsageStore,
+} from '../ports/store.js';
+import type { PortMethods, RequiredMethodName } from './method-names.js';
+
+const LIFECYCLE: Record<RequiredMethodName<StoreLifecycle>, true> = { close: true };
+
+const DATASTORES: Record<RequiredMethodName<DatastoreStore>, true> = {
+  createDatastore: true,
+  getDatastore: true,
+  listDatastores: true,
+  updateDatastore: true,
+  deleteDatastore: true,
+};
+
+const DATASOURCES: Record<RequiredMethodName<DatasourceStore>, true> = {
+  createDatasource: true,
+  getDatasource: true,
+  getDatasources: true,
+  listDatasources: true,
+  updateDatasource: true,
+  transitionDatasource: true,
+  listStatusEvents: true,
+  deleteDatasource: true,
+  putDatasourceFile: true,
+  getDatasourceFile: true,
+};
+
+const CHUNKS: Record<RequiredMethodName<ChunkStore>, true> = {
+  replaceChunks: true,
+  getChunks: true,
+  listChunks: true,
+  iterateChunks: true,
+  countChunks: true,
+  findVectorsByHash: true,
+  chunkSequence: true,
+};
+
+const TEXT_SEARCH: Record<RequiredMethodName<TextSearchStore>, true> = { searchText: true };
+
+const JOBS: Record<RequiredMethodName<JobStore>, true> = {
+  createJob: true,
+  getJob: true,
+  listJobs: true,
+  claimJob: true,
+  updateJob: true,
+};
+
+const AGENTS: Record<RequiredMethodName<AgentStore>, true> = {
+  createAgent: true,
+  getAgent: true,
+  listAgents: true,
+  updateAgent: true,
+  deleteAgent: true,
+};
+
+const CONVERSATIONS: Record<RequiredMethodName<ConversationStore>, true> = {
+  createConversation: true,
+  getConversation: true,
+  listConversations: true,
+  appendMessages: true,
+  listMessages: true,
+};
+
+const API_KEYS: Record<RequiredMethodName<ApiKeyStore>, true> = {
+  createApiKey: true,
+  getApiKey: true,
+  findApiKeyByHash: true,
+  listApiKeys: true,
+  updateApiKey: true,
+};
+
+const USAGE: Record<RequiredMethodName<UsageStore>, true> = { consumeUsage: true };
+
+/**
+ * The Store's methods, part by part. The whole is typed against `Store` too, so a part added to the
+ * port without its list here does not compile either.
+ */
+export const STORE_METHODS: PortMethods<Store> = {
+  required: {
+    ...LIFECYCLE,
+    ...DATASTORES,
+    ...DATASOURCES,
+    ...CHUNKS,
+    ...TEXT_SEARCH,
+    ...JOBS,
+    ...AGENTS,
+    ...CONVERSATIONS,
+    ...API_KEYS,
+    ...USAGE,
+  },
+  optional: { getDatasourceRefs: true, getChunkHits: true },
+};

@@ -10,5 +10,5 @@ export {
 export { loadFile, type LoadFileInput } from './load-by-type.js';
 export { detectMimeType, type DetectOptions } from './detect-mime.js';
 export { MIME, SUPPORTED_MIME_TYPES, isSupportedMimeType, type SupportedMimeType } from './mime-types.js';
-export { extractHtml } from './html-loader.js';
+export { extractHtml, type ExtractedHtml, type ExtractHtmlOptions } from './html/extract-html.js';
 export { fileLoading, type FileLoadingOptions } from './file-loading-port.js';

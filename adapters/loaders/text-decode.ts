@@ -1,3 +1,5 @@
+import { decodeWindows1252 } from '../kit/windows-1252.js';
+
 /**
  * Decides whether bytes are text and decodes them. UTF-8 (with or without BOM) and UTF-16 with a BOM
  * are read as such; other bytes without NULs and with few control characters are read as Shift_JIS
@@ -15,7 +17,7 @@ export function decodeText(bytes: Uint8Array): string | undefined {
     const japanese = decodeStrict('shift_jis', bytes);
     if (japanese !== undefined) return japanese;
   }
-  return new TextDecoder('windows-1252').decode(bytes);
+  return decodeWindows1252(bytes);
 }
 
 /** Controls other than tab, line feed, form feed, carriage return and escape mark binary data. */

@@ -1,6 +1,6 @@
 /** Extraction thread of `webLoader({ parser: 'worker' })`: linkedom, off the main thread. */
 import { serveWorkerTasks } from '../kit/worker-tasks.js';
-import { extractHtml } from './extract-html.js';
+import { extractHtml } from '../loaders/html/extract-html.js';
 
 export interface ExtractPageMessage {
   id: number;
@@ -8,4 +8,4 @@ export interface ExtractPageMessage {
   pageUrl: string;
 }
 
-serveWorkerTasks<ExtractPageMessage>(async (message) => extractHtml(message.html, message.pageUrl));
+serveWorkerTasks<ExtractPageMessage>(async (message) => extractHtml(message.html, { pageUrl: message.pageUrl }));

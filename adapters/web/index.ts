@@ -2,6 +2,5 @@
 export { webLoader } from './web-loader.js';
 export { DEFAULT_USER_AGENT, type ResolvedAddress, type WebLoaderOptions } from './options.js';
 export { isPrivateAddress, blockedRange } from './ip-ranges.js';
-export { extractHtml, type ExtractedHtml } from './extract-html.js';
 export { parseRobots, type RobotsRules } from './robots.js';
 export { parseSitemap, type ParsedSitemap } from './sitemap.js';

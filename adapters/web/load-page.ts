@@ -2,7 +2,7 @@
 import { RagdeskError } from '../../src/errors.js';
 import type { LoadedDocument } from '../../src/ports/loader.js';
 import type { WebPage } from '../../src/ports/web-loader.js';
-import type { ExtractedHtml } from './extract-html.js';
+import type { ExtractedHtml } from '../loaders/html/extract-html.js';
 import { fetchResource, type FetchContext } from './fetch-resource.js';
 import { decodeText, isHtmlType, sniffPageType } from './media-types.js';
 
@@ -19,12 +19,13 @@ export async function loadWebPage(context: FetchContext, extract: PageExtractor,
   }
   const html = isHtmlType(mime);
   const text = decodeText(fetched.body, fetched.mediaType.charset, html);
-  const metadata = { url: fetched.finalUrl };
+  const metadata: Record<string, string> = { url: fetched.finalUrl };
   if (!html) {
     const document: LoadedDocument = { sections: [{ text: text.trim() }], mimeType: 'text/plain', metadata };
     return { url, finalUrl: fetched.finalUrl, document, links: [] };
   }
   const extracted = await extract(text, fetched.finalUrl, signal);
+  if (extracted.description) metadata.description = extracted.description;
   const document: LoadedDocument = {
     sections: [{ text: extracted.text }],
     mimeType: 'text/html',

@@ -1,4 +1,6 @@
 /** Which content types each kind of resource accepts, and how bytes become text. */
+import { decodeWindows1252 } from '../kit/windows-1252.js';
+
 export type ResourceKind = 'page' | 'sitemap' | 'robots' | 'file';
 
 export interface MediaType {
@@ -65,5 +67,7 @@ export function decodeText(bytes: Uint8Array, charset: string | undefined, html:
     const head = Buffer.from(bytes.subarray(0, 2048)).toString('latin1');
     label = supportedLabel(/<meta[^>]+charset\s*=\s*["']?([\w-]+)/i.exec(head)?.[1]);
   }
+  // `iso-8859-1` and `latin1` are Windows-1252 too (WHATWG), which Node's decoder gets wrong.
+  if (label === 'windows-1252') return decodeWindows1252(bytes);
   return new TextDecoder(label ?? 'utf-8').decode(bytes);
 }

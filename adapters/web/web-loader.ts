@@ -4,7 +4,7 @@ import { workerEntry, workerPool } from '../kit/worker-pool.js';
 import { crawlSite } from './crawl-site.js';
 import { fetchResource, type FetchContext } from './fetch-resource.js';
 import { hostLimiter } from './host-limiter.js';
-import { extractHtml, type ExtractedHtml } from './extract-html.js';
+import { extractHtml, type ExtractedHtml } from '../loaders/html/extract-html.js';
 import type { ExtractPageMessage } from './extract-worker.js';
 import { loadWebPage, type PageExtractor } from './load-page.js';
 import { resolveOptions, type WebLoaderOptions } from './options.js';
@@ -28,7 +28,7 @@ export function webLoader(options: WebLoaderOptions = {}): WebLoader {
         const message: Omit<ExtractPageMessage, 'id'> = { html, pageUrl };
         return (await pool.run({ message, subject: pageUrl, mimeType: 'text/html', ...(signal ? { signal } : {}) })) as ExtractedHtml;
       }
-    : async (html, pageUrl) => extractHtml(html, pageUrl);
+    : async (html, pageUrl) => extractHtml(html, { pageUrl });
   const load = (url: string, signal?: AbortSignal) => loadWebPage(context, extract, url, signal);
   return {
     name: 'web',

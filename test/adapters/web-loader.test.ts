@@ -1,41 +1,15 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { extractHtml } from '../../adapters/loaders/index.js';
 import { parseRobots, parseSitemap, webLoader } from '../../adapters/web/index.js';
+import { ARTICLE_PAGE } from '../../benchmarks/lib/html-pages.js';
 import { RagdeskError } from '../../src/errors.js';
 import type { WebLoader, WebPage, WebPageFailure } from '../../src/ports/web-loader.js';
 import { startHttpServer, type TestHttpServer } from '../helpers/http-server.js';
 
 const html = (title: string, body: string): string =>
   `<!doctype html><html><head><title>${title}</title></head><body>${body}</body></html>`;
-
-const ARTICLE_PAGE = `<!doctype html><html><head><title>Tide Tables Explained</title>
-<style>.x { color: red }</style><script>var tracking = "SCRIPT-TEXT";</script></head>
-<body>
-  <header><div class="logo">HEADER-TEXT</div></header>
-  <nav><a href="/about">NAV-TEXT About</a> <a href="/docs#top">Docs</a></nav>
-  <div id="cookie-consent">COOKIE-TEXT We use cookies</div>
-  <div class="layout has-sidebar">
-    <aside>ASIDE-TEXT</aside>
-    <main>
-      <article>
-        <header><h1>How tides work</h1></header>
-        <p>The moon pulls the <b>ocean</b> toward it.</p>
-        <p style="display: none">HIDDEN-STYLE-TEXT</p>
-        <div hidden>HIDDEN-ATTR-TEXT</div>
-        <div aria-hidden="true">ARIA-HIDDEN-TEXT</div>
-        <h2>Spring tides</h2>
-        <ul><li>New moon</li><li>Full moon</li></ul>
-        <pre>line one
-  line two</pre>
-        <div class="share-buttons">SHARE-TEXT</div>
-        <noscript>NOSCRIPT-TEXT</noscript>
-      </article>
-    </main>
-  </div>
-  <footer>FOOTER-TEXT Copyright</footer>
-  <a href="https://other.example/">external</a>
-</body></html>`;
 
 describe('webLoader: pages', () => {
   let server: TestHttpServer;
@@ -118,6 +92,8 @@ describe('webLoader: pages', () => {
     for (const absent of ['SCRIPT', 'HEADER-TEXT', 'NAV-TEXT', 'COOKIE', 'ASIDE', 'HIDDEN', 'SHARE', 'NOSCRIPT', 'FOOTER', 'color: red']) {
       expect(text).not.toContain(absent);
     }
+    // One extractor for fetched pages and uploaded files: the same page gives the same text.
+    expect(text).toBe(extractHtml(ARTICLE_PAGE).text);
     // Links come from the whole page (navigation included), same origin only, without fragments.
     expect(page.links).toEqual([`${server.origin}/about`, `${server.origin}/docs`]);
   });

@@ -55,7 +55,7 @@ function toArray<T>(list: ArrayLike<T>): T[] {
   return Array.from(list);
 }
 
-function collectLinks(document: DomDocument, pageUrl: URL): string[] {
+function collectLinks(document: DomDocument, pageUrl: URL, maxLinks: number): string[] {
   const baseHref = document.querySelector('base[href]')?.getAttribute('href');
   let base = pageUrl;
   try {
@@ -65,6 +65,7 @@ function collectLinks(document: DomDocument, pageUrl: URL): string[] {
   }
   const links = new Set<string>();
   for (const anchor of toArray(document.querySelectorAll('a[href]'))) {
+    if (links.size >= maxLinks) break;
     let url: URL;
     try {
       url = new URL(anchor.getAttribute('href') ?? '', base);
@@ -110,13 +111,14 @@ function contentRoot(document: DomDocument): DomElement {
   return document.body ?? document.documentElement;
 }
 
-export function extractHtml(html: string, pageUrl: string): ExtractedHtml {
+/** `maxLinks`: links kept, the first in document order (see `WebLoaderOptions.maxLinksPerPage`). */
+export function extractHtml(html: string, pageUrl: string, maxLinks = Number.POSITIVE_INFINITY): ExtractedHtml {
   const markup = /<html[\s>]/i.test(html) ? html : `<html><body>${html}</body></html>`;
   assertParsableMarkup(markup, pageUrl);
   // linkedom types its document with the DOM lib, which this project does not load: our own shape.
   const { document } = parseHTML(markup) as unknown as { document: DomDocument };
   const title = inlineText(document.querySelector('title')) || inlineText(document.querySelector('h1'));
-  const links = collectLinks(document, new URL(pageUrl));
+  const links = collectLinks(document, new URL(pageUrl), maxLinks);
   removeChrome(document);
   const text = visibleText(contentRoot(document));
   return { ...(title ? { title } : {}), text, links };

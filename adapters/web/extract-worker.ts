@@ -6,6 +6,7 @@ export interface ExtractPageMessage {
   id: number;
   html: string;
   pageUrl: string;
+  maxLinks: number;
 }
 
-serveWorkerTasks<ExtractPageMessage>(async (message) => extractHtml(message.html, message.pageUrl));
+serveWorkerTasks<ExtractPageMessage>(async (message) => extractHtml(message.html, message.pageUrl, message.maxLinks));

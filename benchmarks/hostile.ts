@@ -114,9 +114,11 @@ async function startServer(options: HostileOptions, dataDir: string): Promise<Ru
   // From dist/benchmarks the build is one folder up; from the TypeScript sources (the CI test) it is dist/.
   const dist = options.serverDist ?? (HERE.includes(`${sep}dist${sep}`) ? join(HERE, '..') : join(HERE, '..', 'dist'));
   const script = join(dist, 'benchmarks', 'lib', 'hostile-server.js');
+  // RAGDESK_HOSTILE_NODE_ARGS passes flags to the server's node (e.g. `--cpu-prof --cpu-prof-dir=/tmp/p`).
+  const nodeArgs = (process.env.RAGDESK_HOSTILE_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
   const child = spawn(
     process.execPath,
-    [script, dataDir, API_KEY, JSON.stringify(options.usage ?? {}), JSON.stringify(options.files ?? {})],
+    [...nodeArgs, script, dataDir, API_KEY, JSON.stringify(options.usage ?? {}), JSON.stringify(options.files ?? {})],
     {
       stdio: ['ignore', 'pipe', 'pipe'],
     },

@@ -1,11 +1,11 @@
 import { claimPatch } from '../kit/job-claim.js';
 import { invalidRequest, notFound } from '../../src/errors.js';
 import type { JobRecord, JobStatus } from '../../src/ports/records.js';
-import type { JobClaim, JobPatch, StoredFile } from '../../src/ports/store.js';
+import type { JobClaim, JobPatch } from '../../src/ports/store.js';
 import { inTransaction, type SqliteDatabase } from './database.js';
 import { conflict, type RecordQueries } from './record-queries.js';
 
-/** Uploaded files and sync jobs of datasources. Statements are prepared once. */
+/** Sync jobs of datasources (their uploaded files: stored-files.ts). Statements are prepared once. */
 
 interface JobRow {
   id: string;
@@ -63,12 +63,6 @@ function jobValues(job: JobRecord): unknown[] {
 }
 
 export function jobQueries(db: SqliteDatabase, records: RecordQueries) {
-  const upsertFile = db.prepare(
-    `INSERT INTO datasource_files (datasource_id, mime_type, file_name, bytes) VALUES (?, ?, ?, ?)
-     ON CONFLICT (datasource_id) DO UPDATE SET mime_type = excluded.mime_type,
-       file_name = excluded.file_name, bytes = excluded.bytes`,
-  );
-  const selectFile = db.prepare('SELECT mime_type, file_name, bytes FROM datasource_files WHERE datasource_id = ?');
   const insertJob = db.prepare(
     `INSERT INTO jobs (${JOB_COLUMNS}) VALUES (${JOB_COLUMNS.split(',')
       .map(() => '?')
@@ -111,24 +105,6 @@ export function jobQueries(db: SqliteDatabase, records: RecordQueries) {
   }
 
   return {
-    putDatasourceFile(datasourceId: string, file: StoredFile): void {
-      inTransaction(db, () => {
-        if (records.getDatasource(datasourceId) === null) throw notFound('datasource', datasourceId);
-        upsertFile.run(
-          datasourceId,
-          file.mimeType,
-          file.fileName,
-          Buffer.from(file.bytes.buffer, file.bytes.byteOffset, file.bytes.byteLength),
-        );
-      });
-    },
-
-    getDatasourceFile(datasourceId: string): StoredFile | null {
-      const row = selectFile.get(datasourceId) as { mime_type: string; file_name: string | null; bytes: Buffer } | undefined;
-      // A plain Uint8Array copy: the driver's Buffer may share a pool with other values.
-      return row === undefined ? null : { mimeType: row.mime_type, fileName: row.file_name, bytes: new Uint8Array(row.bytes) };
-    },
-
     createJob(job: JobRecord): void {
       inTransaction(db, () => {
         if (selectJob.get(job.id) !== undefined) throw conflict('job', job.id);

@@ -254,6 +254,22 @@ const MIGRATIONS: readonly string[] = [
   CREATE INDEX IF NOT EXISTS datasources_unsettled ON datasources (datastore_id, created_at)
     WHERE status IN ('pending', 'running');
   `,
+  // 9: uploads stored in parts of 1 MiB, each written and read in a short transaction of its own
+  // (stored-files.ts), so a 50 MB upload never holds the event loop for the whole copy. A file row
+  // names the generation of its parts; `bytes` stays empty for them. Rows written before keep their
+  // bytes in `bytes` with generation NULL.
+  `
+  CREATE TABLE datasource_file_parts (
+    pk INTEGER PRIMARY KEY,
+    datasource_id TEXT NOT NULL REFERENCES datasources (id) ON DELETE CASCADE,
+    generation INTEGER NOT NULL,
+    part INTEGER NOT NULL,
+    bytes BLOB NOT NULL
+  );
+  CREATE UNIQUE INDEX datasource_file_parts_key ON datasource_file_parts (datasource_id, generation, part);
+  ALTER TABLE datasource_files ADD COLUMN generation INTEGER;
+  ALTER TABLE datasource_files ADD COLUMN byte_length INTEGER;
+  `,
 ];
 
 /** The schema version this code writes. */

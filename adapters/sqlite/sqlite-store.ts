@@ -10,6 +10,7 @@ import { DEFAULT_LEXICAL_OPTIONS, lexicalSearch, type LexicalSearchOptions } fro
 import { jobQueries } from './job-queries.js';
 import { recordQueries } from './record-queries.js';
 import { migrate } from './schema.js';
+import { storedFiles } from './stored-files.js';
 
 interface CommonOptions {
   /** Milliseconds a write waits for another connection's lock. Default 5000. */
@@ -46,7 +47,8 @@ const DEFAULT_BATCH_SIZE = 1_000;
  * The `Store` port on SQLite (better-sqlite3): records, chunks with their vectors, status history,
  * uploaded files and sync jobs, in one file, plus bm25 search from an in-memory index per
  * datastore (see lexical-search.ts). Every method is one synchronous transaction, so it is atomic
- * and never interleaves with another call of this process.
+ * and never interleaves with another call of this process; uploaded files are the exception, copied
+ * in parts over several turns and made visible by one last short transaction (stored-files.ts).
  */
 export function sqliteStore(options: SqliteStoreOptions): Store {
   const checkpoints = choiceOption('sqliteStore', 'checkpoints', options.checkpoints, ['worker', 'inline'], 'worker');
@@ -63,6 +65,11 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
   const chunks = chunkQueries(db, records);
   const jobs = jobQueries(db, records);
   const agents = agentQueries(db);
+  // Every step of a file read or write: refuses after close, counts for the checkpointer.
+  const files = storedFiles(db, records, () => {
+    if (closed) throw closedError();
+    checkpointer?.noteWrite();
+  });
   const lexical = lexicalSearch(db, { ...DEFAULT_LEXICAL_OPTIONS, ...options.lexical });
   const checkpointer = ownsDatabase && checkpoints === 'worker' ? checkpointerFor(db, options.path) : null;
   let closed = false;
@@ -77,6 +84,14 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     } catch (error) {
       return Promise.reject(translateError(error, action));
     }
+  }
+
+  /** Like `run` for an operation made of several steps (each step checks for close itself). */
+  function runSteps<T>(action: string, operation: () => Promise<T>): Promise<T> {
+    if (closed) return Promise.reject(closedError());
+    return operation().catch((error: unknown) => {
+      throw translateError(error, action);
+    });
   }
 
   return {
@@ -141,8 +156,9 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
       }
     },
 
-    putDatasourceFile: (datasourceId, file) => run('putDatasourceFile', () => jobs.putDatasourceFile(datasourceId, file)),
-    getDatasourceFile: (datasourceId) => run('getDatasourceFile', () => jobs.getDatasourceFile(datasourceId)),
+    // In parts over several turns of the event loop (stored-files.ts), not one synchronous call.
+    putDatasourceFile: (datasourceId, file) => runSteps('putDatasourceFile', () => files.put(datasourceId, file)),
+    getDatasourceFile: (datasourceId) => runSteps('getDatasourceFile', () => files.get(datasourceId)),
     createJob: (job) => run('createJob', () => jobs.createJob(job)),
     getJob: (id) => run('getJob', () => jobs.getJob(id)),
     listJobs: (filter) => run('listJobs', () => jobs.listJobs(filter)),

@@ -6,6 +6,9 @@ export interface ExtractPageMessage {
   id: number;
   html: string;
   pageUrl: string;
+  maxLinks: number;
 }
 
-serveWorkerTasks<ExtractPageMessage>(async (message) => extractHtml(message.html, { pageUrl: message.pageUrl }));
+serveWorkerTasks<ExtractPageMessage>(async (message) =>
+  extractHtml(message.html, { pageUrl: message.pageUrl, maxLinks: message.maxLinks }),
+);

@@ -21,14 +21,16 @@ export function webLoader(options: WebLoaderOptions = {}): WebLoader {
           entry: workerEntry(new URL('./extract-worker.js', import.meta.url)),
           timeoutMs: resolved.parseTimeoutMs,
           threads: resolved.parserThreads,
+          isolation: resolved.parserIsolation,
+          ...(resolved.parserIsolation === 'process' ? { maxMemoryMb: resolved.parserMaxMemoryMb } : {}),
         })
       : undefined;
   const extract: PageExtractor = pool
     ? async (html, pageUrl, signal) => {
-        const message: Omit<ExtractPageMessage, 'id'> = { html, pageUrl };
+        const message: Omit<ExtractPageMessage, 'id'> = { html, pageUrl, maxLinks: resolved.maxLinksPerPage };
         return (await pool.run({ message, subject: pageUrl, mimeType: 'text/html', ...(signal ? { signal } : {}) })) as ExtractedHtml;
       }
-    : async (html, pageUrl) => extractHtml(html, { pageUrl });
+    : async (html, pageUrl) => extractHtml(html, { pageUrl, maxLinks: resolved.maxLinksPerPage });
   const load = (url: string, signal?: AbortSignal) => loadWebPage(context, extract, url, signal);
   return {
     name: 'web',

@@ -98,8 +98,27 @@ describe('crawl frontier bounded by maxPages', () => {
     }
   });
 
-  it('refuses a bad crawlUrlsPerPage', () => {
+  it('keeps the first maxLinksPerPage links of a page, on the parser thread and on the main thread', async () => {
+    for (const parser of ['worker', 'main'] as const) {
+      const loader = webLoader({ allowPrivateNetwork: true, maxLinksPerPage: 25, parser });
+      try {
+        const page = await loader.loadPage(`${links.origin}/`);
+        expect(page.links).toEqual(Array.from({ length: 25 }, (_, i) => `${links.origin}/${i}`));
+      } finally {
+        await loader.close?.();
+      }
+    }
+    const unbounded = webLoader({ allowPrivateNetwork: true });
+    try {
+      expect((await unbounded.loadPage(`${links.origin}/`)).links).toHaveLength(LINKS_PER_PAGE);
+    } finally {
+      await unbounded.close?.();
+    }
+  });
+
+  it('refuses a bad crawlUrlsPerPage or maxLinksPerPage', () => {
     expect(() => webLoader({ crawlUrlsPerPage: 0 })).toThrow(RagdeskError);
+    expect(() => webLoader({ maxLinksPerPage: -1 })).toThrow(RagdeskError);
   });
 });
 

@@ -188,6 +188,10 @@ function addLegacyFullText(db: Database.Database, version: number): void {
   );
 }
 
+/** Undoes migration 9 (uploads stored in parts), to make a file of an earlier version. */
+const WITHOUT_FILE_PARTS =
+  'DROP TABLE datasource_file_parts; ALTER TABLE datasource_files DROP COLUMN generation; ALTER TABLE datasource_files DROP COLUMN byte_length;';
+
 describe('sqliteStore datasource pipeline', () => {
   /** Tables, indexes and triggers as SQLite stores them, to compare two files' schemas. */
   const schemaOf = (file: string) => {
@@ -208,7 +212,7 @@ describe('sqliteStore datasource pipeline', () => {
     db.exec(`
       DROP TABLE usage_counters; DROP TABLE api_keys; DROP TABLE messages; DROP TABLE conversations; DROP TABLE agents;
       DROP INDEX datastores_owner; ALTER TABLE datastores DROP COLUMN owner_id;
-      DROP TABLE jobs; DROP TABLE status_events; DROP TABLE datasource_files;
+      DROP TABLE jobs; DROP TABLE status_events; DROP TABLE datasource_file_parts; DROP TABLE datasource_files;
       PRAGMA user_version = 1;
     `);
     addLegacyFullText(db, 1);
@@ -258,6 +262,7 @@ describe('sqliteStore datasource pipeline', () => {
       DROP TABLE usage_counters; DROP TABLE api_keys; DROP TABLE messages; DROP TABLE conversations; DROP TABLE agents;
       DROP INDEX datastores_owner;
       ALTER TABLE datastores DROP COLUMN owner_id;
+      ${WITHOUT_FILE_PARTS}
       PRAGMA user_version = 3;
     `);
     addLegacyFullText(db, 3);
@@ -325,6 +330,7 @@ describe('sqliteStore datasource pipeline', () => {
     );
     addLegacyFullText(db, 4);
     db.exec('ALTER TABLE agents DROP COLUMN allow_overrides'); // added by migration 6
+    db.exec(WITHOUT_FILE_PARTS);
     db.pragma('user_version = 4');
     db.close();
     expect(schemaOf(path).map((row) => (row as { name: string }).name)).toContain('chunks_fts');

@@ -29,6 +29,11 @@ export interface ExtractedHtml {
 export interface ExtractHtmlOptions {
   /** Where the page came from: resolves links and names the page in errors. */
   pageUrl?: string;
+  /**
+   * Links kept with `pageUrl`, the first in document order (a page of 220,000 links would
+   * otherwise hold them all; the web loader passes its `maxLinksPerPage`). Default: all.
+   */
+  maxLinks?: number;
 }
 
 export function extractHtml(html: string, options: ExtractHtmlOptions = {}): ExtractedHtml {
@@ -45,7 +50,7 @@ export function extractHtmlWith(html: string, options: ExtractHtmlOptions, rules
   const { document } = parseHTML(markup) as unknown as { document: DomDocument };
   const title = inlineText(document.querySelector('title')) || (rules.titleFromHeading ? inlineText(document.querySelector('h1')) : '');
   const description = metaContent(document);
-  const links = pageUrl === undefined ? [] : pageLinks(document, new URL(pageUrl));
+  const links = pageUrl === undefined ? [] : pageLinks(document, new URL(pageUrl), options.maxLinks ?? Number.POSITIVE_INFINITY);
   removeBoilerplate(document, rules);
   const text = visibleText(rules.contentRoot ? contentRoot(document) : bodyOf(document), rules);
   return { ...(title ? { title } : {}), ...(description ? { description } : {}), text, links };

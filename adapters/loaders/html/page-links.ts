@@ -2,9 +2,9 @@ import type { DomDocument } from './dom.js';
 
 /**
  * Same-origin http(s) links of the whole page (navigation included: menus are how a crawler finds
- * pages), resolved against `<base href>` or the page URL, without fragment, deduplicated, in order.
+ * pages), at most `maxLinks` of them, resolved against `<base href>` or the page URL, without fragment, deduplicated, in order.
  */
-export function pageLinks(document: DomDocument, pageUrl: URL): string[] {
+export function pageLinks(document: DomDocument, pageUrl: URL, maxLinks: number): string[] {
   const baseHref = document.querySelector('base[href]')?.getAttribute('href');
   let base = pageUrl;
   try {
@@ -14,6 +14,7 @@ export function pageLinks(document: DomDocument, pageUrl: URL): string[] {
   }
   const links = new Set<string>();
   for (const anchor of Array.from(document.querySelectorAll('a[href]'))) {
+    if (links.size >= maxLinks) break;
     let url: URL;
     try {
       url = new URL(anchor.getAttribute('href') ?? '', base);

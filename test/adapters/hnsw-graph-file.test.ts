@@ -1,4 +1,5 @@
-import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import hnswlib from 'hnswlib-node';
@@ -104,6 +105,49 @@ describe('hnsw index file without the store-held vectors', () => {
     while ((await other.sequence()) < (await source.sequence())) other.delete([]);
     const third = hnswIndex({ dir, flushAfterMs: Number.POSITIVE_INFINITY });
     expect(await third.open(COLLECTION, other)).toEqual({ rebuilt: true, reason: 'corrupt' });
+    await third.close();
+  });
+
+  it('loads a folder written by the previous format (hnswlib’s whole file) and rewrites it without the vectors', async () => {
+    const source = new Source();
+    const all = entries(300);
+    const index = hnswIndex({ dir, flushAfterMs: Number.POSITIVE_INFINITY });
+    await index.open(COLLECTION, source);
+    await index.upsert(DATASTORE, all, source.put(all));
+    await index.close();
+    // The previous format: version 1, the binary is hnswlib's own file, no stamp.
+    const directory = collectionDirectory(dir, DATASTORE);
+    const headerPath = join(directory, HEADER_FILE);
+    const header = JSON.parse(await readFile(headerPath, 'utf8')) as { binary: { file: string } };
+    const linksPath = join(directory, header.binary.file);
+    const wholePath = join(directory, 'index.9.0badc0de.bin');
+    const { entries: persisted } = JSON.parse(await readFile(headerPath, 'utf8')) as { entries: { ids: string[]; labels: number[] } };
+    const labelById = new Map(persisted.ids.map((id, i) => [id, persisted.labels[i] as number]));
+    await restoreFullFile(linksPath, wholePath, DIMENSIONS, (id) => labelById.get(id), source.entries());
+    await rm(linksPath);
+    const whole = await readFile(wholePath);
+    const binary = { file: 'index.9.0badc0de.bin', bytes: whole.length, sha256: createHash('sha256').update(whole).digest('hex') };
+    await writeFile(
+      headerPath,
+      JSON.stringify({
+        ...JSON.parse(await readFile(headerPath, 'utf8')),
+        version: 1,
+        binary,
+      }),
+    );
+
+    const reopened = hnswIndex({ dir, flushAfterMs: Number.POSITIVE_INFINITY });
+    expect(await reopened.open(COLLECTION, source)).toEqual({ rebuilt: false });
+    const [best] = await reopened.query(DATASTORE, { vector: (all[42] as IndexEntry).vector, topK: 1 });
+    expect(best?.id).toBe('c42');
+    const more = entries(10, 5).map((entry) => ({ ...entry, id: `more${entry.id}` }));
+    await reopened.upsert(DATASTORE, more, source.put(more));
+    await reopened.close();
+    const rewritten = JSON.parse(await readFile(headerPath, 'utf8')) as { version: number; binary: { file: string } };
+    expect(rewritten.version).toBe(2);
+    expect((await stat(join(directory, rewritten.binary.file))).size).toBeLessThan(whole.length - 300 * DIMENSIONS * 4 + 4096);
+    const third = hnswIndex({ dir, flushAfterMs: Number.POSITIVE_INFINITY });
+    expect(await third.open(COLLECTION, source)).toEqual({ rebuilt: false });
     await third.close();
   });
 });

@@ -8,6 +8,7 @@
  * Memory is anonymous RSS (RssAnon of /proc/self/status): SQLite's memory map of its file is file
  * cache, not the process's memory, and is reported apart (RssFile).
  */
+import Database from 'better-sqlite3';
 import hnswlib from 'hnswlib-node';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -155,6 +156,29 @@ function folderMiB(path: string): number {
   return bytes / 2 ** 20;
 }
 
+/**
+ * MiB per table and index of the SQLite file, from the dbstat virtual table (pages in use, free
+ * pages apart): what the folder holds besides the vector index, measured rather than guessed.
+ */
+function sqliteBreakdown(path: string): Record<string, number> {
+  const db = new Database(path, { readonly: true });
+  try {
+    const rows = db.prepare('SELECT name, sum(pgsize) AS bytes FROM dbstat GROUP BY name ORDER BY bytes DESC').all() as {
+      name: string;
+      bytes: number;
+    }[];
+    const breakdown = Object.fromEntries(rows.map((row) => [row.name, row.bytes / 2 ** 20]));
+    const { freelist_count: free, page_size: size } = {
+      ...(db.prepare('PRAGMA freelist_count').get() as { freelist_count: number }),
+      ...(db.prepare('PRAGMA page_size').get() as { page_size: number }),
+    };
+    breakdown['(free pages)'] = (free * size) / 2 ** 20;
+    return breakdown;
+  } finally {
+    db.close();
+  }
+}
+
 // ---- the run --------------------------------------------------------------------------------
 const open = (): Ragdesk =>
   createRagdesk({
@@ -203,6 +227,13 @@ async function main(): Promise<void> {
   settle();
   const diskMiB = folderMiB(dir);
   const indexMiB = folderMiB(join(dir, 'indexes'));
+  const sqliteMiB = sqliteBreakdown(join(dir, 'ragdesk.db'));
+  console.log(`[scale ${COUNT}] disk: ${diskMiB.toFixed(1)} MiB, index ${indexMiB.toFixed(1)}, SQLite by table/index (MiB):`);
+  console.log(
+    Object.entries(sqliteMiB)
+      .map(([name, mib]) => `  ${name}: ${mib.toFixed(2)}`)
+      .join('\n'),
+  );
   mark('closed');
 
   // Reopen: the first hybrid query pays for whatever loading remains.
@@ -292,7 +323,7 @@ async function main(): Promise<void> {
       peakRssMiB: Math.round(status().hwm),
       stages,
     },
-    disk: { folderMiB: diskMiB, indexMiB, textMiB: textBytes / 2 ** 20 },
+    disk: { folderMiB: diskMiB, indexMiB, textMiB: textBytes / 2 ** 20, sqliteMiB },
     reopen: { firstHybridMs: reopen.seconds * 1000, peakAnonMiB: reopen.peakAnonMiB, closeMs },
     latencyMs: { vector, lexical, hybrid },
     recallAt10: recall,

@@ -1,5 +1,7 @@
+import { rm } from 'node:fs/promises';
 import { RagdeskError } from '../../src/errors.js';
 import type { Collection } from './collection.js';
+import { writeLinksFile } from './graph-file.js';
 import { writeGeneration } from './persistence.js';
 
 /**
@@ -24,7 +26,14 @@ export async function writeState(state: Collection, directory: string): Promise<
   const generation = state.generation + 1;
   try {
     await writeGeneration(directory, state.toHeaderContent(generation), async (path) => {
-      await state.graph.writeIndex(path);
+      // hnswlib writes its whole file; the store already holds the live vectors (graph-file.ts).
+      const full = `${path}.full.tmp`;
+      try {
+        await state.graph.writeIndex(full);
+        await writeLinksFile(full, path, state.identity.dimensions);
+      } finally {
+        await rm(full, { force: true });
+      }
     });
   } catch (error) {
     throw new RagdeskError('internal', `failed to write the hnsw index of ${state.identity.datastoreId}`, {

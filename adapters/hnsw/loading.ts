@@ -1,7 +1,9 @@
+import { rm } from 'node:fs/promises';
 import type { IndexSource, OpenResult } from '../../src/ports/index.js';
 import { Collection, type CollectionIdentity, type GraphSettings } from './collection.js';
 import { writeState } from './handle.js';
-import { readHeader, removeOtherFiles, verifiedBinary } from './persistence.js';
+import { restoreFullFile } from './graph-file.js';
+import { type IndexHeader, readHeader, removeOtherFiles, verifiedBinary } from './persistence.js';
 import { checkEntries } from '../kit/vector-index-input.js';
 
 export interface Loaded {
@@ -39,13 +41,35 @@ export async function loadOrBuild(
   const removing = removeOtherFiles(directory, header.binary.file);
   let state: Collection;
   try {
-    state = await Collection.load(identity, header, binary);
+    // A links-only binary is restored into a temporary file in this folder: the removal must be
+    // over before that file exists.
+    if (header.version !== 1) await removing;
+    state = await loadCollection(identity, header, binary, source);
   } catch {
     await removing;
     return build(identity, directory, source, settings, 'corrupt');
   }
   await removing;
   return { state, result: { rebuilt: false } };
+}
+
+/**
+ * Loads a verified binary. A links-only binary (version 2) gets the live vectors back from the
+ * source first, in a temporary full file: the header's sequence matched the source's, so the
+ * source holds exactly the vectors the graph was built with.
+ */
+async function loadCollection(identity: CollectionIdentity, header: IndexHeader, binary: string, source: IndexSource): Promise<Collection> {
+  if (header.version === 1) return Collection.load(identity, header, binary);
+  const { ids, labels } = header.entries;
+  const labelById = new Map<string, number>();
+  ids.forEach((id, i) => labelById.set(id, labels[i] as number));
+  const full = `${binary}.full.tmp`;
+  try {
+    await restoreFullFile(binary, full, identity.dimensions, (id) => labelById.get(id), source.entries());
+    return await Collection.load(identity, header, full);
+  } finally {
+    await rm(full, { force: true });
+  }
 }
 
 /** Builds from the source and writes at once: a rebuild costs far more than a write. */

@@ -25,7 +25,11 @@ import { join } from 'node:path';
 
 export const HEADER_FILE = 'header.json';
 const FORMAT = 'ragdesk-hnsw';
-const FORMAT_VERSION = 1;
+/**
+ * 2: the binary is hnswlib's file without the live elements' vectors (graph-file.ts), which the
+ * store holds; 1: hnswlib's own file, still read.
+ */
+const FORMAT_VERSION = 2;
 
 /** The id → label map and filter attributes, as parallel arrays (compact for 100k entries). */
 interface PersistedEntries {
@@ -39,7 +43,7 @@ interface PersistedEntries {
 
 export interface IndexHeader {
   format: typeof FORMAT;
-  version: typeof FORMAT_VERSION;
+  version: 1 | typeof FORMAT_VERSION;
   datastoreId: string;
   model: string;
   dimensions: number;
@@ -202,7 +206,7 @@ function parseHeader(value: unknown): IndexHeader {
     if (!condition) throw new Error(what);
   };
   check(typeof value === 'object' && value !== null, 'not an object');
-  check(header.format === FORMAT && header.version === FORMAT_VERSION, 'unknown format or version');
+  check(header.format === FORMAT && (header.version === 1 || header.version === FORMAT_VERSION), 'unknown format or version');
   check(typeof header.datastoreId === 'string' && typeof header.model === 'string', 'datastoreId/model');
   for (const key of ['dimensions', 'generation', 'nextLabel'] as const) {
     check(Number.isSafeInteger(header[key]) && header[key] >= 0, key);

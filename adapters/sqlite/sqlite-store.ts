@@ -1,11 +1,18 @@
 import { RagdeskError } from '../../src/errors.js';
 import type { ChunkRecord } from '../../src/ports/records.js';
-import type { Store } from '../../src/ports/store.js';
+import type { NewDocument, Store } from '../../src/ports/store.js';
 import { choiceOption } from '../kit/option-checks.js';
 import { agentQueries } from './agent-key-usage-queries.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
 import { chunkQueries } from './chunk-queries.js';
-import { configureConnection, DEFAULT_BUSY_TIMEOUT_MS, openDatabase, translateError, type SqliteDatabase } from './database.js';
+import {
+  configureConnection,
+  DEFAULT_BUSY_TIMEOUT_MS,
+  inTransaction,
+  openDatabase,
+  translateError,
+  type SqliteDatabase,
+} from './database.js';
 import { DEFAULT_LEXICAL_OPTIONS, lexicalSearch, type LexicalSearchOptions } from './lexical-search.js';
 import { jobQueries } from './job-queries.js';
 import { recordQueries } from './record-queries.js';
@@ -136,6 +143,28 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
           lexical.apply({ datastoreId: change.datastoreId, sequence: change.sequence, previous: change.previous, next: incoming });
         }
         return { removedIds: change.removedIds, addedIds: change.addedIds, sequence: change.sequence };
+      }),
+    createDocuments: (documents) =>
+      run('createDocuments', () => {
+        const tracks = (datastoreId: string) => lexical.tracks(datastoreId);
+        const changes = inTransaction(db, () =>
+          documents.map((document) => {
+            records.createDatasource(document.datasource);
+            return chunks.replaceChunks(document.datasource.id, document.chunks, document.patch, tracks);
+          }),
+        );
+        // Committed: the lexical index follows in the same synchronous step, document by document.
+        changes.forEach((change, i) => {
+          if (change.previous !== null) {
+            const next = (documents[i] as NewDocument).chunks;
+            lexical.apply({ datastoreId: change.datastoreId, sequence: change.sequence, previous: change.previous, next });
+          }
+        });
+        return {
+          removedIds: changes.flatMap((change) => change.removedIds),
+          addedIds: changes.flatMap((change) => change.addedIds),
+          sequence: changes.reduce((last, change) => Math.max(last, change.sequence), 0),
+        };
       }),
     getChunks: (ids, readOptions = {}) => run('getChunks', () => chunks.getChunks(ids, readOptions.vectors !== false)),
     getChunkHits: (ids) => run('getChunkHits', () => chunks.getHits(ids)),

@@ -63,8 +63,99 @@ export async function writeDocuments(context: RagdeskContext, datastore: Datasto
 
   await context.ensureIndex(datastore);
   await context.writes.run(datastore.id, async () => {
-    for (const item of prepared) await commit(context, datastore, item, vectors);
+    for (let next = 0; next < prepared.length;) {
+      const group = newDocumentGroup(context, prepared, next);
+      if (group.length > 1) await commitNew(context, datastore, group, vectors);
+      else await commit(context, datastore, prepared[next] as PreparedWrite, vectors);
+      next += Math.max(1, group.length);
+    }
   });
+}
+
+/**
+ * New documents committed together (`Store.createDocuments`): one store transaction and one index
+ * call for many small documents instead of two transactions, an index call and three event-loop
+ * turns each. Bounded so one synchronous transaction stays a short stall (~0.2 ms of SQLite work
+ * per one-chunk document here).
+ */
+const GROUP_DOCUMENTS = 64;
+const GROUP_CHUNKS = 256;
+
+/** The run of new documents starting at `start` that fits one group (empty when the store cannot). */
+function newDocumentGroup(context: RagdeskContext, prepared: readonly PreparedWrite[], start: number): PreparedWrite[] {
+  if (context.store.createDocuments === undefined) return [];
+  const group: PreparedWrite[] = [];
+  let chunks = 0;
+  for (let i = start; i < prepared.length && group.length < GROUP_DOCUMENTS; i++) {
+    const item = prepared[i] as PreparedWrite;
+    if (!item.write.isNew || (group.length > 0 && chunks + item.chunks.length > GROUP_CHUNKS)) break;
+    group.push(item);
+    chunks += item.chunks.length;
+  }
+  return group;
+}
+
+/** What `replaceChunks` records on a document once its chunks are stored. */
+function syncedPatch(item: PreparedWrite, chunkCount: number, now: string): DatasourcePatch {
+  return {
+    ...item.write.patch,
+    status: 'synched',
+    error: null,
+    contentHash: item.contentHash,
+    nbChunks: chunkCount,
+    nbTokens: item.tokens,
+    textSize: item.textSize,
+    lastSynch: now,
+    updatedAt: now,
+  };
+}
+
+function withVectors(item: PreparedWrite, vectors: ReadonlyMap<string, Float32Array>): ChunkRecord[] {
+  return item.chunks.map((chunk) => ({ ...chunk, vector: vectors.get(chunk.hash) as Float32Array }));
+}
+
+function indexEntries(records: readonly ChunkRecord[], added: ReadonlySet<string>) {
+  return records
+    .filter((record) => added.has(record.id))
+    .map((record) => ({ id: record.id, vector: record.vector, datasourceId: record.datasourceId, customId: record.customId }));
+}
+
+/**
+ * A group of new documents in one store step, then one index upsert. When the step fails nothing
+ * was written, and the documents go one by one instead: the error then comes from the document
+ * that causes it, with the ones before it stored, exactly as without grouping.
+ */
+async function commitNew(
+  context: RagdeskContext,
+  datastore: DatastoreRecord,
+  group: readonly PreparedWrite[],
+  vectors: ReadonlyMap<string, Float32Array>,
+): Promise<void> {
+  const createDocuments = context.store.createDocuments?.bind(context.store);
+  if (createDocuments === undefined) throw new Error('the store cannot create documents together');
+  const now = nowIso();
+  const records = group.map((item) => withVectors(item, vectors));
+  await nextTurn();
+  let change: Awaited<ReturnType<typeof createDocuments>>;
+  try {
+    change = await createDocuments(
+      group.map((item, i) => ({
+        datasource: { ...item.write.datasource, status: 'running', updatedAt: now },
+        chunks: records[i] as ChunkRecord[],
+        patch: syncedPatch(item, (records[i] as ChunkRecord[]).length, now),
+      })),
+    );
+  } catch {
+    for (const item of group) await commit(context, datastore, item, vectors);
+    return;
+  }
+  await nextTurn();
+  const added = new Set(change.addedIds);
+  await context.index.upsert(
+    datastore.id,
+    records.flatMap((chunks) => indexEntries(chunks, added)),
+    change.sequence,
+  );
 }
 
 async function prepare(context: RagdeskContext, write: DocumentWrite): Promise<PreparedWrite> {
@@ -139,43 +230,20 @@ async function commit(
   }
   if (isNew) await store.createDatasource({ ...datasource, status: 'running', updatedAt: now });
   await nextTurn();
-  const records: ChunkRecord[] = item.chunks.map((chunk) => ({
-    ...chunk,
-    vector: vectors.get(chunk.hash) as Float32Array,
-  }));
-  const change = await store
-    .replaceChunks(datasource.id, records, {
-      ...patch,
-      status: 'synched',
-      error: null,
-      contentHash: item.contentHash,
-      nbChunks: records.length,
-      nbTokens: item.tokens,
-      textSize: item.textSize,
-      lastSynch: now,
-      updatedAt: now,
-    })
-    .catch(async (error: unknown) => {
-      // A new document whose chunks could not be stored must not stay `running` with no chunks:
-      // nobody holds its id yet, and nothing would ever finish it. Best effort; a crash here is
-      // what `settleInterrupted` handles at the next start.
-      if (isNew) {
-        const removed = await store.deleteDatasource(datasource.id).catch(() => null);
-        if (removed) await index.remove(datastore.id, [], removed.sequence).catch(() => undefined);
-      }
-      throw error;
-    });
+  const records = withVectors(item, vectors);
+  const change = await store.replaceChunks(datasource.id, records, syncedPatch(item, records.length, now)).catch(async (error: unknown) => {
+    // A new document whose chunks could not be stored must not stay `running` with no chunks:
+    // nobody holds its id yet, and nothing would ever finish it. Best effort; a crash here is
+    // what `settleInterrupted` handles at the next start.
+    if (isNew) {
+      const removed = await store.deleteDatasource(datasource.id).catch(() => null);
+      if (removed) await index.remove(datastore.id, [], removed.sequence).catch(() => undefined);
+    }
+    throw error;
+  });
   await nextTurn();
   if (change.removedIds.length > 0) await index.remove(datastore.id, change.removedIds, change.sequence);
-  const added = new Set(change.addedIds);
-  const entries = records
-    .filter((record) => added.has(record.id))
-    .map((record) => ({
-      id: record.id,
-      vector: record.vector,
-      datasourceId: record.datasourceId,
-      customId: record.customId,
-    }));
+  const entries = indexEntries(records, new Set(change.addedIds));
   if (entries.length > 0 || change.removedIds.length === 0) {
     await index.upsert(datastore.id, entries, change.sequence);
   }

@@ -1,5 +1,12 @@
-import type { ChunkRecord, DatasourceRef } from '../records.js';
+import type { ChunkRecord, DatasourceRecord, DatasourceRef } from '../records.js';
 import type { DatasourcePatch } from './datasource-store.js';
+
+/** One new document for `ChunkStore.createDocuments`. */
+export interface NewDocument {
+  datasource: DatasourceRecord;
+  chunks: readonly ChunkRecord[];
+  patch: DatasourcePatch;
+}
 
 /** What `replaceChunks` and `deleteDatasource` changed, so the caller can update the vector index. */
 export interface ChunkChange {
@@ -21,6 +28,14 @@ export interface ChunkStore {
    * is unknown and `invalid_request` when a chunk names another datasource or datastore.
    */
   replaceChunks(datasourceId: string, chunks: readonly ChunkRecord[], datasourcePatch?: DatasourcePatch): Promise<ChunkChange>;
+  /**
+   * Optional: several new documents in one atomic step, each as `createDatasource(datasource)`
+   * followed by `replaceChunks(datasource.id, chunks, patch)` (same status events, same errors),
+   * all or nothing. Returns the union of the changes, with the sequence after the last one. An
+   * upsert of many small documents otherwise pays a transaction per call: SQLite spent ~1 ms per
+   * one-chunk document on them. Without it the core makes the two calls per document.
+   */
+  createDocuments?(documents: readonly NewDocument[]): Promise<ChunkChange>;
   /**
    * The chunks with these ids, in the order of `ids`; unknown ids are skipped. With
    * `{ vectors: false }` the adapter may leave each `vector` empty (length 0) instead of reading

@@ -1,0 +1,153 @@
+import { createHash } from 'node:crypto';
+import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import hnswlib from 'hnswlib-node';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { restoreFullFile, writeLinksFile } from '../../adapters/hnsw/graph-file.js';
+import { hnswIndex } from '../../adapters/hnsw/index.js';
+import { collectionDirectory, HEADER_FILE } from '../../adapters/hnsw/persistence.js';
+import type { IndexCollection, IndexEntry } from '../../src/ports/index.js';
+import { clusteredVectors } from '../../src/testing/random.js';
+import { InMemoryIndexSource as Source } from '../../src/testing/vector-index-conformance.js';
+
+const DIMENSIONS = 128;
+const DATASTORE = 'ds-graph';
+const COLLECTION: IndexCollection = { datastoreId: DATASTORE, dimensions: DIMENSIONS, model: 'model-a' };
+
+/** Not unit length: the restored bytes must be what hnswlib's cosine space stored (normalised). */
+function entries(count: number, seed = 3): IndexEntry[] {
+  return clusteredVectors({ count, dimensions: DIMENSIONS, clusters: 6, seed }).map((vector, i) => ({
+    id: `c${i}`,
+    vector: vector.map((value) => value * (1 + (i % 7))),
+    datasourceId: 'ds',
+    customId: null,
+  }));
+}
+
+describe('hnsw index file without the store-held vectors', () => {
+  let dir: string;
+
+  beforeEach(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'ragdesk-graph-file-'));
+  });
+
+  afterEach(async () => {
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('writes the file without live vectors and restores hnswlib’s file byte for byte', async () => {
+    const all = entries(300);
+    const graph = new hnswlib.HierarchicalNSW('cosine', DIMENSIONS);
+    graph.initIndex(400, 8, 50, 100, true);
+    all.forEach((entry, label) => graph.addPoint(Array.from(entry.vector), label, false));
+    // Deleted elements keep their vectors in the file: the store no longer has them.
+    const deleted = new Set([4, 70, 299]);
+    for (const label of deleted) graph.markDelete(label);
+    const live = (label: number) => !deleted.has(label);
+    const full = join(dir, 'full.bin');
+    await graph.writeIndex(full);
+    const links = join(dir, 'links.bin');
+    await writeLinksFile(full, links, DIMENSIONS);
+    expect((await stat(full)).size - (await stat(links)).size).toBe((all.length - deleted.size) * DIMENSIONS * 4);
+
+    const restored = join(dir, 'restored.bin');
+    const liveEntries = all.filter((_, label) => live(label));
+    // In another order than the file's, in two batches.
+    const batches = [liveEntries.slice(150).reverse(), liveEntries.slice(0, 150)];
+    const labelOf = (id: string) => Number(id.slice(1));
+    await restoreFullFile(
+      links,
+      restored,
+      DIMENSIONS,
+      labelOf,
+      (async function* () {
+        yield* batches;
+      })(),
+    );
+    expect((await readFile(restored)).equals(await readFile(full))).toBe(true);
+
+    // A source missing a vector, or holding one the file has no live element for, does not match.
+    const missing = (async function* () {
+      yield liveEntries.slice(1);
+    })();
+    await expect(restoreFullFile(links, restored, DIMENSIONS, labelOf, missing)).rejects.toThrow(/vectors for/);
+    const extra = (async function* () {
+      yield [...liveEntries, all[4] as IndexEntry];
+    })();
+    await expect(restoreFullFile(links, restored, DIMENSIONS, labelOf, extra)).rejects.toThrow(/not a live element/);
+  });
+
+  it('keeps each vector once on disk, reloads from the source, and rebuilds when the source disagrees', async () => {
+    const source = new Source();
+    const all = entries(500);
+    const index = hnswIndex({ dir, flushAfterMs: Number.POSITIVE_INFINITY });
+    await index.open(COLLECTION, source);
+    await index.upsert(DATASTORE, all, source.put(all));
+    await index.remove(DATASTORE, ['c1', 'c2'], source.delete(['c1', 'c2']));
+    await index.close();
+    const directory = collectionDirectory(dir, DATASTORE);
+    const header = JSON.parse(await readFile(join(directory, HEADER_FILE), 'utf8')) as { version: number; binary: { file: string } };
+    expect(header.version).toBe(2);
+    // Links and labels only: far less than the 498 live vectors alone.
+    expect((await stat(join(directory, header.binary.file))).size).toBeLessThan(498 * DIMENSIONS * 4);
+
+    const reopened = hnswIndex({ dir, flushAfterMs: Number.POSITIVE_INFINITY });
+    expect(await reopened.open(COLLECTION, source)).toEqual({ rebuilt: false });
+    const [best] = await reopened.query(DATASTORE, { vector: (all[9] as IndexEntry).vector, topK: 1 });
+    expect(best?.id).toBe('c9');
+    expect(best?.score).toBeCloseTo(1, 5);
+    await reopened.close();
+
+    // Same sequence, other vectors than the file's live elements: not a pair, so rebuilt.
+    const other = new Source();
+    other.put(entries(498, 11));
+    while ((await other.sequence()) < (await source.sequence())) other.delete([]);
+    const third = hnswIndex({ dir, flushAfterMs: Number.POSITIVE_INFINITY });
+    expect(await third.open(COLLECTION, other)).toEqual({ rebuilt: true, reason: 'corrupt' });
+    await third.close();
+  });
+
+  it('loads a folder written by the previous format (hnswlib’s whole file) and rewrites it without the vectors', async () => {
+    const source = new Source();
+    const all = entries(300);
+    const index = hnswIndex({ dir, flushAfterMs: Number.POSITIVE_INFINITY });
+    await index.open(COLLECTION, source);
+    await index.upsert(DATASTORE, all, source.put(all));
+    await index.close();
+    // The previous format: version 1, the binary is hnswlib's own file, no stamp.
+    const directory = collectionDirectory(dir, DATASTORE);
+    const headerPath = join(directory, HEADER_FILE);
+    const header = JSON.parse(await readFile(headerPath, 'utf8')) as { binary: { file: string } };
+    const linksPath = join(directory, header.binary.file);
+    const wholePath = join(directory, 'index.9.0badc0de.bin');
+    const { entries: persisted } = JSON.parse(await readFile(headerPath, 'utf8')) as { entries: { ids: string[]; labels: number[] } };
+    const labelById = new Map(persisted.ids.map((id, i) => [id, persisted.labels[i] as number]));
+    await restoreFullFile(linksPath, wholePath, DIMENSIONS, (id) => labelById.get(id), source.entries());
+    await rm(linksPath);
+    const whole = await readFile(wholePath);
+    const binary = { file: 'index.9.0badc0de.bin', bytes: whole.length, sha256: createHash('sha256').update(whole).digest('hex') };
+    await writeFile(
+      headerPath,
+      JSON.stringify({
+        ...JSON.parse(await readFile(headerPath, 'utf8')),
+        version: 1,
+        binary,
+      }),
+    );
+
+    const reopened = hnswIndex({ dir, flushAfterMs: Number.POSITIVE_INFINITY });
+    expect(await reopened.open(COLLECTION, source)).toEqual({ rebuilt: false });
+    const [best] = await reopened.query(DATASTORE, { vector: (all[42] as IndexEntry).vector, topK: 1 });
+    expect(best?.id).toBe('c42');
+    const more = entries(10, 5).map((entry) => ({ ...entry, id: `more${entry.id}` }));
+    await reopened.upsert(DATASTORE, more, source.put(more));
+    await reopened.close();
+    const rewritten = JSON.parse(await readFile(headerPath, 'utf8')) as { version: number; binary: { file: string } };
+    expect(rewritten.version).toBe(2);
+    expect((await stat(join(directory, rewritten.binary.file))).size).toBeLessThan(whole.length - 300 * DIMENSIONS * 4 + 4096);
+    const third = hnswIndex({ dir, flushAfterMs: Number.POSITIVE_INFINITY });
+    expect(await third.open(COLLECTION, source)).toEqual({ rebuilt: false });
+    await third.close();
+  });
+});

@@ -1,6 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
+import { RagdeskError } from '../../src/errors.js';
 import { createHttpHandler, type ConfiguredApiKey, type CorsOptions } from '../http/index.js';
 import type { OpenRagdeskOptions, OpenedRagdesk } from '../node.js';
 import { seedDemo, type DemoSeed } from './demo-seed.js';
@@ -120,7 +121,8 @@ export async function startService(
       handler = createHttpHandler(ragdesk, { apiKeys, ui: options.ui, ...(cors ? { cors } : {}) });
     } catch (error) {
       // A malformed origin: said at start, not discovered later in a browser console.
-      if (error instanceof TypeError && error.message.startsWith('cors')) throw new UsageError(`${corsSource}: ${error.message}`);
+      if (RagdeskError.isInstance(error) && error.code === 'invalid_request' && error.message.startsWith('cors'))
+        throw new UsageError(`${corsSource}: ${error.message}`);
       throw error;
     }
     const demo = options.demo ? await seedDemo(ragdesk, options.ownerId, options.packageRoot) : null;

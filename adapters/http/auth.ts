@@ -2,6 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import { RagdeskError, hasScope, allowsDatastore, type ApiKeyScope, type Ragdesk } from '../../src/index.js';
 import type { ConfiguredApiKey } from './options.js';
 import type { HttpRequest } from './types.js';
+import { optionError } from '../kit/option-checks.js';
 
 /** Who is calling: the owner and grant of a verified API key. */
 export interface Principal {
@@ -25,7 +26,8 @@ export class Authenticator {
     configured: readonly ConfiguredApiKey[],
   ) {
     this.configured = configured.map((entry, index) => {
-      if (typeof entry.key !== 'string' || entry.key.length < 16) throw new TypeError('Configured API keys must be at least 16 characters');
+      if (typeof entry.key !== 'string' || entry.key.length < 16)
+        throw optionError('createHttpHandler', `keys[${index}].key`, 'must be a string of at least 16 characters', describeKey(entry.key));
       return {
         digest: digest(entry.key),
         principal: {
@@ -86,4 +88,9 @@ export function requireDatastoreAccess(principal: Principal, datastoreId: string
   if (!allowsDatastore(principal, datastoreId)) {
     throw new RagdeskError('forbidden', `This API key is limited to other datastores`, { details: { datastoreId } });
   }
+}
+
+/** What a refused configured key was, without echoing a secret into logs. */
+function describeKey(key: unknown): string {
+  return typeof key === 'string' ? `a string of ${key.length} characters` : typeof key;
 }

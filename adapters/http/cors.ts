@@ -1,5 +1,6 @@
 import { RagdeskError } from '../../src/index.js';
 import type { HttpRequest, HttpResult } from './types.js';
+import { optionError } from '../kit/option-checks.js';
 
 /**
  * Cross-origin access for browsers (off unless configured). The API authenticates with a Bearer
@@ -41,7 +42,7 @@ export class CorsPolicy {
     this.wildcard = origins === '*';
     this.credentials = options.credentials ?? false;
     if (this.wildcard && this.credentials)
-      throw new TypeError('cors: credentials cannot be combined with origins "*" (browsers refuse it)');
+      throw optionError('cors', 'credentials', 'cannot be combined with origins "*" (browsers refuse it)', options.credentials);
     if (typeof origins === 'function') {
       this.allows = (origin) => ORIGIN.test(origin) && origins(origin) === true;
     } else if (origins === '*') {
@@ -51,19 +52,18 @@ export class CorsPolicy {
         (origins as readonly string[]).map((origin) => {
           const normalised = String(origin).toLowerCase().replace(/\/$/, '');
           if (!ORIGIN.test(normalised))
-            throw new TypeError(`cors: ${JSON.stringify(origin)} is not an origin (scheme://host[:port], no path)`);
+            throw optionError('cors', 'origins', 'must list origins (scheme://host[:port], no path)', JSON.stringify(origin));
           return normalised;
         }),
       );
       this.allows = (origin) => set.has(origin);
     } else {
-      throw new TypeError('cors.origins must be "*", a list of origins, or a function');
+      throw optionError('cors', 'origins', 'must be "*", a list of origins, or a function', JSON.stringify(origins));
     }
     this.allowedHeaders = headerList(options.allowedHeaders ?? DEFAULT_ALLOWED, 'allowedHeaders');
     this.exposedHeaders = headerList(options.exposedHeaders ?? DEFAULT_EXPOSED, 'exposedHeaders');
     const maxAge = options.maxAgeSeconds ?? 600;
-    if (!Number.isInteger(maxAge) || maxAge < 0)
-      throw new TypeError(`cors.maxAgeSeconds must be a non-negative integer, got ${String(maxAge)}`);
+    if (!Number.isInteger(maxAge) || maxAge < 0) throw optionError('cors', 'maxAgeSeconds', 'must be a non-negative integer', maxAge);
     this.maxAge = String(maxAge);
   }
 
@@ -126,7 +126,7 @@ export class CorsPolicy {
 
 function headerList(names: readonly string[], option: string): string {
   for (const name of names) {
-    if (!HEADER_NAME.test(name)) throw new TypeError(`cors.${option}: ${JSON.stringify(name)} is not a header name`);
+    if (!HEADER_NAME.test(name)) throw optionError('cors', option, 'must list header names', JSON.stringify(name));
   }
   return names.map((name) => name.toLowerCase()).join(', ');
 }

@@ -5,6 +5,7 @@ import { jsonLoader } from './json-loader.js';
 import { officeLoader } from './office-loader.js';
 import { DEFAULT_MAX_TABLE_COLUMNS } from './table-text.js';
 import { plainTextLoader } from './text-loaders.js';
+import { numberOption } from '../kit/option-checks.js';
 
 export interface FileLoaderOptions {
   /** Files larger than this are refused by `loadFile` before parsing (default 50 MB). */
@@ -57,7 +58,5 @@ export function fileLoaders(options: FileLoaderOptions = {}): FileLoaderList {
 }
 
 function positive(value: number | undefined, fallback: number, name: string): number {
-  if (value === undefined) return fallback;
-  if (!Number.isFinite(value) || value <= 0) throw new TypeError(`${name} must be a positive number`);
-  return value;
+  return numberOption('fileLoaders', name, value, fallback, { min: 0, exclusive: true });
 }

@@ -190,7 +190,7 @@ describe('refusals happen before parsing', () => {
     const result = await failure(loadFile([loader], { bytes: file('sample.csv'), maxBytes: 100 }));
     expect(result.code).toBe('payload_too_large');
     expect(loader.calls).toBe(0);
-    expect(() => fileLoaders({ maxBytes: 0 })).toThrow(TypeError);
+    expect(() => fileLoaders({ maxBytes: 0 })).toThrow(/fileLoaders option maxBytes must be a finite number > 0/);
   });
 
   it('documents with more pages than maxPages get payload_too_large', async () => {

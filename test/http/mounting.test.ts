@@ -72,12 +72,18 @@ describe('mounting variants', () => {
     }
   });
 
-  it('refuses a bad basePath or body limit with invalid_request naming the option', () => {
+  it('refuses a bad basePath, body limit, CORS origin, console path or configured key with invalid_request naming the option', () => {
     const refusal = (path: string): unknown =>
       expect.objectContaining({ code: 'invalid_request', details: { issues: [expect.objectContaining({ path })] } });
     expect(() => createHttpHandler(fixture.ragdesk, { basePath: 'api' })).toThrow(refusal('basePath'));
     expect(() => createHttpHandler(fixture.ragdesk, { maxJsonBytes: 0 })).toThrow(refusal('maxJsonBytes'));
     expect(() => createHttpHandler(fixture.ragdesk, { maxFileBytes: 1.5 })).toThrow(refusal('maxFileBytes'));
+    expect(() => createHttpHandler(fixture.ragdesk, { cors: { origins: ['app.example.com'] } })).toThrow(refusal('origins'));
+    expect(() => createHttpHandler(fixture.ragdesk, { ui: { basePath: 'console' } })).toThrow(refusal('basePath'));
+    // A configured key too short to be a secret: refused without echoing it.
+    const keyed = () => createHttpHandler(fixture.ragdesk, { apiKeys: [{ key: 'short-secret', ownerId: 'alice' }] });
+    expect(keyed).toThrow(refusal('keys[0].key'));
+    expect(keyed).not.toThrow(/short-secret/);
   });
 
   it('a basePath mounts elsewhere; outside it node:http gets a JSON 404', async () => {

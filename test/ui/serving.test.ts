@@ -139,7 +139,7 @@ describe('serving the web console (createHttpHandler ui option)', () => {
   });
 
   it('refuses a bad basePath and a missing build', () => {
-    expect(() => createHttpHandler(fixture.ragdesk, { ui: { basePath: 'console' } })).toThrow(/basePath/);
+    expect(() => createHttpHandler(fixture.ragdesk, { ui: { basePath: 'console' } })).toThrow(/ui option basePath must start with/);
     expect(() => createHttpHandler(fixture.ragdesk, { ui: { assetDir: join(ROOT, 'test') } })).toThrow(/npm run build/);
   });
 });

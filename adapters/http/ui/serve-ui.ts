@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { UiAssets, defaultAssetDir, etagOf } from './assets.js';
 import { consolePage } from './page.js';
+import { optionError } from '../../kit/option-checks.js';
 
 /** `createHttpHandler(ragdesk, { ui: true | { basePath } })`. */
 export interface UiOptions {
@@ -51,8 +52,7 @@ export class UiServer {
     maxFileBytes: number,
   ) {
     const base = (options.basePath ?? '/').replace(/\/+$/, '');
-    if (base !== '' && !base.startsWith('/'))
-      throw new TypeError(`ui.basePath must start with "/", got ${JSON.stringify(options.basePath)}`);
+    if (base !== '' && !base.startsWith('/')) throw optionError('ui', 'basePath', 'must start with "/"', JSON.stringify(options.basePath));
     this.base = `${base}/`;
     this.assets = new UiAssets(options.assetDir ?? defaultAssetDir());
     const { script, styles } = this.assets.manifest;

@@ -104,7 +104,10 @@ export class RagdeskError extends Error {
   }
 }
 
-/** Same as `RagdeskError.isInstance`: recognises errors of every copy of ragdesk in the process. */
+/**
+ * Same as `RagdeskError.isInstance` (recognises errors of every copy of ragdesk in the process).
+ * @deprecated since 2026-11-25: use `RagdeskError.isInstance`, the one spelling the package uses.
+ */
 export function isRagdeskError(value: unknown): value is RagdeskError {
   return RagdeskError.isInstance(value);
 }

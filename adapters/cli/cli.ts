@@ -1,5 +1,5 @@
 import { parseArgs } from 'node:util';
-import { isRagdeskError } from '../../src/index.js';
+import { RagdeskError } from '../../src/index.js';
 import { BACKUP_USAGE, runBackup, runRestore } from './backup-command.js';
 import { runDemo } from './demo.js';
 import { EVAL_USAGE, runEval } from './eval-command.js';
@@ -85,7 +85,7 @@ export async function runCli(argv: string[], io: CliIo, packageRoot: string): Pr
       io.stderr(`ragdesk: ${error.message}\n\n${USAGE}`);
       return 2;
     }
-    if (isRagdeskError(error)) io.stderr(`ragdesk: ${error.code}: ${error.message}\n`);
+    if (RagdeskError.isInstance(error)) io.stderr(`ragdesk: ${error.code}: ${error.message}\n`);
     else io.stderr(`ragdesk: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
     return 1;
   }

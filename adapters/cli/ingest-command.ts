@@ -1,7 +1,7 @@
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
-import { isRagdeskError, type DatasourceRecord, type Ragdesk } from '../../src/index.js';
+import { RagdeskError, type DatasourceRecord, type Ragdesk } from '../../src/index.js';
 import { UsageError, type CliIo } from './io.js';
 import { withData } from './open-data.js';
 import { ProgressBar } from './progress.js';
@@ -72,7 +72,7 @@ export async function runIngest(args: string[], io: CliIo): Promise<number> {
             }),
           );
         } catch (error) {
-          if (!isRagdeskError(error)) throw error;
+          if (!RagdeskError.isInstance(error)) throw error;
           failed++;
           io.stderr(`skip ${name}: ${error.code}: ${error.message}\n`);
         }

@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { isRagdeskError, migrateStore, type MigrationProgress } from '../../src/index.js';
+import { RagdeskError, migrateStore, type MigrationProgress } from '../../src/index.js';
 import type { Store } from '../../src/ports/store.js';
 import type { VectorIndex } from '../../src/ports/vector-index.js';
 import { loadPg } from '../postgres/pg-module.js';
@@ -89,7 +89,9 @@ export async function runMigrateCommand(args: string[], io: CliIo = processIo): 
     }
     return 0;
   } catch (error) {
-    io.stderr(`\nragdesk: ${isRagdeskError(error) ? `${error.code}: ` : ''}${error instanceof Error ? error.message : String(error)}\n`);
+    io.stderr(
+      `\nragdesk: ${RagdeskError.isInstance(error) ? `${error.code}: ` : ''}${error instanceof Error ? error.message : String(error)}\n`,
+    );
     return 1;
   } finally {
     await target?.index.close();

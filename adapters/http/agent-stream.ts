@@ -1,4 +1,4 @@
-import { isRagdeskError, type AgentStreamEvent } from '../../src/index.js';
+import { RagdeskError, type AgentStreamEvent } from '../../src/index.js';
 import { DONE_FRAME, SSE_HEADERS, errorFrame, eventFrame } from './sse.js';
 import type { StreamResult } from './types.js';
 
@@ -29,8 +29,8 @@ async function* frames(
     }
   } catch (error) {
     if (signal.aborted) return;
-    if (!isRagdeskError(error) || error.status >= 500) reportBug(error);
-    yield errorFrame(isRagdeskError(error) ? error.code : 'internal');
+    if (!RagdeskError.isInstance(error) || error.status >= 500) reportBug(error);
+    yield errorFrame(RagdeskError.isInstance(error) ? error.code : 'internal');
     return;
   }
   yield DONE_FRAME;

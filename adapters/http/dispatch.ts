@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { RagdeskError, isRagdeskError, type Ragdesk } from '../../src/index.js';
+import { RagdeskError, type Ragdesk } from '../../src/index.js';
 import { Authenticator, requirePrincipal, requireScope, type Principal } from './auth.js';
 import { errorResult, logError } from './errors.js';
 import type { OperationContext, Route } from './operation.js';
@@ -115,7 +115,7 @@ export class Dispatcher {
     try {
       return await this.authenticator.identify(request);
     } catch (error) {
-      if (isRagdeskError(error) && error.code === 'unauthorized') await this.limitRate(request, null);
+      if (RagdeskError.isInstance(error) && error.code === 'unauthorized') await this.limitRate(request, null);
       throw error;
     }
   }

@@ -1,4 +1,4 @@
-import { RagdeskError, isRagdeskError } from '../../src/index.js';
+import { RagdeskError } from '../../src/index.js';
 import type { HttpLogger } from './options.js';
 import type { JsonResult } from './types.js';
 
@@ -8,7 +8,7 @@ import type { JsonResult } from './types.js';
  * internals in the body.
  */
 export function errorResult(error: unknown, requestId: string, logger: HttpLogger, where: string): JsonResult {
-  if (isRagdeskError(error)) {
+  if (RagdeskError.isInstance(error)) {
     if (error.status >= 500) logError(logger, error, requestId, where);
     // Messages quote what the client sent (an id, a field); a key pasted in the wrong place must
     // not come back out of the API.
@@ -48,7 +48,7 @@ export function logError(logger: HttpLogger, error: unknown, requestId: string, 
       redactSecrets({
         requestId,
         route: where,
-        code: isRagdeskError(error) ? error.code : 'internal',
+        code: RagdeskError.isInstance(error) ? error.code : 'internal',
         error: error instanceof Error ? (error.stack ?? error.message) : String(error),
       }),
     );

@@ -3,7 +3,7 @@
  * else a breadth-first same-origin link crawl. Pages load concurrently (the per-host limit applies)
  * but are yielded in discovery order; a page that fails is yielded as a `WebPageFailure`.
  */
-import { isRagdeskError, RagdeskError } from '../../src/errors.js';
+import { RagdeskError } from '../../src/errors.js';
 import type { SiteCrawlOptions, WebPage, WebPageFailure } from '../../src/ports/web-loader.js';
 import { parseHttpUrl, resolveAllowedAddress } from './address-policy.js';
 import { chooseSource, type Candidate, type CandidateSource } from './crawl-sources.js';
@@ -25,7 +25,7 @@ function count(name: string, value: number | undefined, fallback: number, min: n
 }
 
 function failure(url: string, error: unknown): WebPageFailure {
-  if (isRagdeskError(error)) return { url, code: error.code, message: error.message, retryable: error.retryable };
+  if (RagdeskError.isInstance(error)) return { url, code: error.code, message: error.message, retryable: error.retryable };
   return { url, code: 'internal', message: error instanceof Error ? error.message : String(error), retryable: false };
 }
 

@@ -1,5 +1,5 @@
 /** robots.txt per origin for a crawl: fetched once, with RFC 9309's answers to failures. */
-import { isRagdeskError, RagdeskError } from '../../src/errors.js';
+import { RagdeskError } from '../../src/errors.js';
 import { fetchResource, type FetchContext } from './fetch-resource.js';
 import { decodeText } from './media-types.js';
 import { ALLOW_ALL, parseRobots, type RobotsRules } from './robots.js';
@@ -20,7 +20,7 @@ async function loadRobots(context: FetchContext, origin: string, signal: AbortSi
   } catch (error) {
     signal.throwIfAborted();
     // 5xx, 429, timeouts and network errors: "unreachable", crawl nothing for now (retryable).
-    if (isRagdeskError(error) && error.retryable) {
+    if (RagdeskError.isInstance(error) && error.retryable) {
       return { isAllowed: () => false, sitemaps: [], unreachable: error };
     }
     // 4xx, odd bodies, refused addresses: "unavailable", crawl as if there were no robots.txt;

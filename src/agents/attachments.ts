@@ -1,4 +1,4 @@
-import { isRagdeskError } from '../errors.js';
+import { RagdeskError } from '../errors.js';
 import type { FileLoading, LoadedDocument } from '../ports/loader.js';
 import type { WebLoader } from '../ports/web-loader.js';
 
@@ -69,7 +69,7 @@ export async function readAttachments(
       parts.push(`FILENAME: ${name} CONTENT: ${text}`);
     } catch (error) {
       if (signal?.aborted) throw error;
-      const code = isRagdeskError(error) ? error.code : 'upstream_failed';
+      const code = RagdeskError.isInstance(error) ? error.code : 'upstream_failed';
       warnings.push(`attachment ${JSON.stringify(name)} could not be read (${code})`);
     }
   }
@@ -98,7 +98,7 @@ async function readOne(
   try {
     files.inspect(file);
   } catch (error) {
-    if (isRagdeskError(error) && error.code === 'unsupported_media_type') {
+    if (RagdeskError.isInstance(error) && error.code === 'unsupported_media_type') {
       const type = (error.details as { mimeType?: unknown } | undefined)?.mimeType;
       const named = typeof type === 'string' ? type : declared || 'unknown';
       return `attachment ${JSON.stringify(name)} was not read: no file loader reads its type (${named.slice(0, 100)})`;

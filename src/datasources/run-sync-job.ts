@@ -1,5 +1,5 @@
 import type { RagdeskContext } from '../context.js';
-import { isRagdeskError } from '../errors.js';
+import { RagdeskError } from '../errors.js';
 import type { DatasourceStatus, JobRecord } from '../ports/records.js';
 import type { RetryPolicy } from '../ports/retry-policy.js';
 import { nowIso } from '../util/ids.js';
@@ -60,17 +60,17 @@ async function settleFailure(
   const message = error instanceof Error ? error.message : String(error);
   const reason = signal.aborted ? (signal.reason as unknown) : undefined;
   if (reason === 'deleted') return;
-  const transient = reason === 'shutdown' || (isRagdeskError(error) && error.retryable && job.attempts < retry.maxAttempts);
+  const transient = reason === 'shutdown' || (RagdeskError.isInstance(error) && error.retryable && job.attempts < retry.maxAttempts);
   if (transient) {
     const delay = reason === 'shutdown' ? 0 : retry.baseDelayMs * 2 ** Math.max(0, job.attempts - 1);
-    const retryAfter = isRagdeskError(error) && typeof error.details?.retryAfterMs === 'number' ? error.details.retryAfterMs : 0;
+    const retryAfter = RagdeskError.isInstance(error) && typeof error.details?.retryAfterMs === 'number' ? error.details.retryAfterMs : 0;
     const runAt = new Date(Date.now() + Math.max(delay, retryAfter)).toISOString();
     await store.updateJob(job.id, { status: 'pending', runAt, leaseOwner: null, leaseUntil: null, lastError: message, updatedAt: now });
     await store.transitionDatasource(job.datasourceId, ['running'], { status: 'pending', error: message, updatedAt: now });
     emitStatus(events, job.datastoreId, job.datasourceId, 'running', 'pending', message);
     return;
   }
-  const status = isRagdeskError(error) && error.code === 'usage_limit' ? 'usage_limit_reached' : 'error';
+  const status = RagdeskError.isInstance(error) && error.code === 'usage_limit' ? 'usage_limit_reached' : 'error';
   await store.updateJob(job.id, { status: 'failed', leaseOwner: null, leaseUntil: null, lastError: message, updatedAt: now });
   await store.transitionDatasource(job.datasourceId, ['running'], { status, error: message, updatedAt: now });
   emitStatus(events, job.datastoreId, job.datasourceId, 'running', status, message);

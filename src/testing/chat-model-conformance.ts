@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { isRagdeskError } from '../errors.js';
+import { RagdeskError } from '../errors.js';
 import type { SpecModelName } from '../ports/agent-key-usage-records.js';
 import type { ChatGrounding, ChatMessage, ChatModel, ChatRequest, ChatStreamPart, ChatUsage } from '../ports/chat-model.js';
 
@@ -53,7 +53,7 @@ async function collect(stream: AsyncIterable<ChatStreamPart>): Promise<ChatStrea
 }
 
 function expectAborted(error: unknown): void {
-  expect(isRagdeskError(error), `expected a RagdeskError, got ${String(error)}`).toBe(true);
+  expect(RagdeskError.isInstance(error), `expected a RagdeskError, got ${String(error)}`).toBe(true);
   expect((error as { code: string }).code).toBe('aborted');
 }
 

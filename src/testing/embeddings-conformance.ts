@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { isRagdeskError } from '../errors.js';
+import { RagdeskError } from '../errors.js';
 import type { Embeddings } from '../ports/embeddings.js';
 import { samplePassages } from './sample-texts.js';
 
@@ -153,7 +153,7 @@ export function describeEmbeddingsConformance(label: string, harness: Embeddings
       );
       expect(failure, 'embed resolved despite an aborted signal').toBeDefined();
       // `aborted` RagdeskError, or the platform's AbortError from `signal.throwIfAborted()`.
-      const code = isRagdeskError(failure) ? failure.code : (failure as Error).name;
+      const code = RagdeskError.isInstance(failure) ? failure.code : (failure as Error).name;
       expect(['aborted', 'AbortError']).toContain(code);
     });
   });

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { isRagdeskError } from '../errors.js';
+import { RagdeskError } from '../errors.js';
 import type { IndexCollection, IndexEntry, IndexSource, RetrievalFilter, ScoredId, VectorIndex } from '../ports/index.js';
 import { clusteredVectors } from './random.js';
 import { cosineSimilarity } from '../util/cosine.js';
@@ -112,7 +112,7 @@ async function expectCode(promise: Promise<unknown>, code: string): Promise<void
     (caught: unknown) => caught,
   );
   expect(error, `expected a RagdeskError with code ${code}`).toBeDefined();
-  expect(isRagdeskError(error) ? error.code : error).toBe(code);
+  expect(RagdeskError.isInstance(error) ? error.code : error).toBe(code);
 }
 
 function collection(overrides: Partial<IndexCollection> = {}): IndexCollection {

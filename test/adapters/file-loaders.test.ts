@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { detectMimeType, fileLoaders, loadFile, MIME } from '../../adapters/loaders/index.js';
-import { isRagdeskError } from '../../src/errors.js';
+import { RagdeskError } from '../../src/errors.js';
 import type { Loader } from '../../src/ports/loader.js';
 import { buildFixtures, CSV_ROWS, PLANTED } from '../fixtures/make-fixtures.js';
 import { makeZip } from '../fixtures/zip-writer.js';
@@ -16,7 +16,7 @@ async function failure(promise: Promise<unknown>): Promise<{ code: string; messa
   try {
     await promise;
   } catch (error) {
-    if (isRagdeskError(error)) return { code: error.code, message: error.message };
+    if (RagdeskError.isInstance(error)) return { code: error.code, message: error.message };
     throw error;
   }
   throw new Error('expected a failure');

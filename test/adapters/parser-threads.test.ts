@@ -10,7 +10,7 @@ import { hnswIndex } from '../../adapters/hnsw/index.js';
 import { localEmbeddings } from '../../adapters/local/index.js';
 import { sqliteStore } from '../../adapters/sqlite/index.js';
 import { createRagdesk } from '../../src/index.js';
-import { isRagdeskError } from '../../src/errors.js';
+import { RagdeskError } from '../../src/errors.js';
 import { buildFixtures } from '../fixtures/make-fixtures.js';
 import { ROOT } from '../reliability/compiled.js';
 import { startHttpServer } from '../helpers/http-server.js';
@@ -31,7 +31,7 @@ async function failure(
   try {
     await promise;
   } catch (error) {
-    if (isRagdeskError(error)) return { code: error.code, details: error.details, message: error.message };
+    if (RagdeskError.isInstance(error)) return { code: error.code, details: error.details, message: error.message };
     throw error;
   }
   throw new Error('expected a failure');
@@ -138,7 +138,7 @@ describe('parser threads (fileLoading / webLoader parser: worker)', () => {
       try {
         run();
       } catch (error) {
-        return isRagdeskError(error) ? error.code : String(error);
+        return RagdeskError.isInstance(error) ? error.code : String(error);
       }
       return 'accepted';
     };

@@ -36,7 +36,10 @@ beforeAll(async () => {
   copyDir = mkdtempSync(join(ROOT, '.tmp', 'second-copy-'));
   const packageDir = join(copyDir, 'node_modules', 'ragdesk');
   cpSync(join(DIST, 'src'), join(packageDir, 'dist', 'src'), { recursive: true });
-  cpSync(join(DIST, 'adapters', 'memory'), join(packageDir, 'dist', 'adapters', 'memory'), { recursive: true });
+  // The memory adapter and the adapter kit it imports.
+  for (const adapter of ['memory', 'kit']) {
+    cpSync(join(DIST, 'adapters', adapter), join(packageDir, 'dist', 'adapters', adapter), { recursive: true });
+  }
   writeFileSync(join(packageDir, 'package.json'), JSON.stringify({ name: 'ragdesk', version: '0.0.0-second-copy', type: 'module' }));
   const load = (path: string) => import(pathToFileURL(join(packageDir, 'dist', path)).href);
   copy = { ...((await load('src/index.js')) as Core), ...((await load('adapters/memory/index.js')) as Memory) };

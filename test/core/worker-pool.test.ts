@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { isRagdeskError } from '../../src/errors.js';
+import { RagdeskError } from '../../src/errors.js';
 import { workerEntry, workerExecArgv, workerPool } from '../../adapters/kit/worker-pool.js';
 import { DIST } from '../reliability/compiled.js';
 
@@ -36,7 +36,7 @@ async function codeOf(promise: Promise<unknown>): Promise<string> {
   try {
     await promise;
   } catch (error) {
-    return isRagdeskError(error) ? `${error.code}: ${error.message}` : `plain: ${String(error)}`;
+    return RagdeskError.isInstance(error) ? `${error.code}: ${error.message}` : `plain: ${String(error)}`;
   }
   return 'resolved';
 }
@@ -81,7 +81,7 @@ describe('worker pool', () => {
         const error = await pool
           .run({ message: { kind: 'buffers' }, subject: 'the bomb', mimeType: 'application/pdf' })
           .catch((caught: unknown) => caught);
-        expect(isRagdeskError(error) && error.details).toMatchObject({ reason: 'parser_out_of_memory', maxMemoryMb: 160 });
+        expect(RagdeskError.isInstance(error) && error.details).toMatchObject({ reason: 'parser_out_of_memory', maxMemoryMb: 160 });
         // 16 MB every 5 ms: caught within a few checks, not after gigabytes.
         expect(performance.now() - started).toBeLessThan(10_000);
       } finally {

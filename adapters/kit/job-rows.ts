@@ -1,5 +1,4 @@
 import type { JobRecord, JobStatus } from '../../src/ports/records.js';
-import type { JobPatch } from '../../src/ports/store.js';
 
 /**
  * Rows of sync jobs, and their records, for the SQL stores (SQLite and Postgres share the column
@@ -24,19 +23,6 @@ export const JOB_COLUMNS = [
 
 /** id, kind, datastore_id, datasource_id: never changed by a patch. */
 export const JOB_KEY_COUNT = 4;
-
-/** Record fields a patch never changes. */
-const JOB_FIXED_KEYS = new Set(['id', 'kind', 'datastoreId', 'datasourceId', 'createdAt']);
-
-/** `current` with the patch's defined, changeable fields applied (unknown keys are ignored). */
-export function patchedJob(current: JobRecord, patch: JobPatch): JobRecord {
-  const next: JobRecord = { ...current };
-  for (const [key, value] of Object.entries(patch)) {
-    if (value === undefined || JOB_FIXED_KEYS.has(key) || !(key in next)) continue;
-    Object.assign(next, { [key]: value });
-  }
-  return next;
-}
 
 export interface JobRow {
   id: string;

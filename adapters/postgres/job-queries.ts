@@ -4,7 +4,8 @@ import type { JobRecord, JobStatus } from '../../src/ports/records.js';
 import type { JobClaim, JobPatch, StoredFile } from '../../src/ports/store.js';
 import { inTransaction, selectRow, selectRows } from './connection.js';
 import { conflict, type RecordQueries } from './record-queries.js';
-import { JOB_COLUMNS, JOB_KEY_COUNT, jobValues, patchedJob, toJobRecord, type JobRow } from '../kit/job-rows.js';
+import { patchedJob } from '../kit/record-patches.js';
+import { JOB_COLUMNS, JOB_KEY_COUNT, jobValues, toJobRecord, type JobRow } from '../kit/job-rows.js';
 import { columnList, placeholders } from './row-mapping.js';
 
 const JOB_SELECT = columnList(JOB_COLUMNS);

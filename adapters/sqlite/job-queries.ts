@@ -1,5 +1,6 @@
 import { claimPatch } from '../kit/job-claim.js';
-import { JOB_COLUMNS as JOB_COLUMN_NAMES, JOB_KEY_COUNT, jobValues, patchedJob, toJobRecord, type JobRow } from '../kit/job-rows.js';
+import { patchedJob } from '../kit/record-patches.js';
+import { JOB_COLUMNS as JOB_COLUMN_NAMES, JOB_KEY_COUNT, jobValues, toJobRecord, type JobRow } from '../kit/job-rows.js';
 import { invalidRequest, notFound } from '../../src/errors.js';
 import type { JobRecord, JobStatus } from '../../src/ports/records.js';
 import type { JobClaim, JobPatch } from '../../src/ports/store.js';

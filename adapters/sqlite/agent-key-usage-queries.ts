@@ -30,18 +30,7 @@ import {
 } from './agent-key-usage-rows.js';
 import { inTransaction, type SqliteDatabase } from './database.js';
 import { conflict } from './record-queries.js';
-
-const placeholders = (columns: string): string =>
-  columns
-    .split(',')
-    .map(() => '?')
-    .join(', ');
-const assignments = (columns: string, skip: number): string =>
-  columns
-    .split(',')
-    .slice(skip)
-    .map((column) => `${column.trim()} = ?`)
-    .join(', ');
+import { assignments, placeholders } from './row-mapping.js';
 
 /** Agents, conversations, messages, API keys and usage counters. Statements are prepared once. */
 export function agentQueries(db: SqliteDatabase) {

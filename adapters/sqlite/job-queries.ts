@@ -6,17 +6,14 @@ import type { JobRecord, JobStatus } from '../../src/ports/records.js';
 import type { JobClaim, JobPatch } from '../../src/ports/store.js';
 import { inTransaction, type SqliteDatabase } from './database.js';
 import { conflict, type RecordQueries } from './record-queries.js';
+import { assignments, placeholders } from './row-mapping.js';
 
 /** Sync jobs of datasources (their uploaded files: stored-files.ts). Statements are prepared once. */
 
 const JOB_COLUMNS = JOB_COLUMN_NAMES.join(', ');
 
 export function jobQueries(db: SqliteDatabase, records: RecordQueries) {
-  const insertJob = db.prepare(
-    `INSERT INTO jobs (${JOB_COLUMNS}) VALUES (${JOB_COLUMNS.split(',')
-      .map(() => '?')
-      .join(', ')})`,
-  );
+  const insertJob = db.prepare(`INSERT INTO jobs (${JOB_COLUMNS}) VALUES (${placeholders(JOB_COLUMNS)})`);
   const selectJob = db.prepare(`SELECT ${JOB_COLUMNS} FROM jobs WHERE id = ?`);
   const selectJobs = db.prepare(
     `SELECT ${JOB_COLUMNS} FROM jobs
@@ -24,12 +21,7 @@ export function jobQueries(db: SqliteDatabase, records: RecordQueries) {
        AND (@statuses IS NULL OR status IN (SELECT value FROM json_each(@statuses)))
      ORDER BY created_at, pk`,
   );
-  const updateJobRow = db.prepare(
-    `UPDATE jobs SET ${JOB_COLUMNS.split(',')
-      .slice(JOB_KEY_COUNT)
-      .map((c) => `${c.trim()} = ?`)
-      .join(', ')} WHERE id = ?`,
-  );
+  const updateJobRow = db.prepare(`UPDATE jobs SET ${assignments(JOB_COLUMNS, JOB_KEY_COUNT)} WHERE id = ?`);
   // A running job whose lease has run out lost its worker (crash, kill): it is due again.
   const selectDue = db.prepare(
     `SELECT ${JOB_COLUMNS} FROM jobs

@@ -6,6 +6,7 @@ import type { DatasourcePatch, DatastorePatch } from '../../src/ports/store.js';
 import { inTransaction, type SqliteDatabase } from './database.js';
 import { idListReader } from './id-list-reader.js';
 import {
+  assignments,
   DATASOURCE_COLUMNS,
   DATASOURCE_REF_COLUMNS,
   DATASTORE_COLUMNS,
@@ -13,24 +14,12 @@ import {
   datasourceRefFromValues,
   datasourceValues,
   datastoreValues,
+  placeholders,
   toDatasourceRecord,
   toDatastoreRecord,
   type DatasourceRow,
   type DatastoreRow,
 } from './row-mapping.js';
-
-const placeholders = (columns: string): string =>
-  columns
-    .split(',')
-    .map(() => '?')
-    .join(', ');
-/** `a = ?, b = ?` for the columns after the first `skip` (the keys, which never change). */
-const assignments = (columns: string, skip: number): string =>
-  columns
-    .split(',')
-    .slice(skip)
-    .map((column) => `${column.trim()} = ?`)
-    .join(', ');
 
 /** Datastore and datasource rows. Statements are prepared once, when the store opens. */
 export function recordQueries(db: SqliteDatabase) {

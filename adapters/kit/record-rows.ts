@@ -1,4 +1,4 @@
-import type { ChunkRecord, DatasourceRecord, DatastoreRecord, Metadata } from '../../src/ports/records.js';
+import type { ChunkRecord, DatasourceRecord, DatasourceStatus, DatastoreRecord, Metadata, StatusEvent } from '../../src/ports/records.js';
 
 /**
  * Rows of datastores, datasources and chunks, and their records, for the SQL stores (SQLite and
@@ -148,5 +148,24 @@ export function toChunkRecord(row: ChunkRowFields, vector: Float32Array): ChunkR
     pageNumber: row.page_number,
     metadata: JSON.parse(row.metadata) as Metadata,
     vector,
+  };
+}
+
+/** A row of a datasource's status history. */
+export interface StatusEventRow {
+  datasource_id: string;
+  from_status: string | null;
+  to_status: string;
+  at: string;
+  message: string | null;
+}
+
+export function toStatusEvent(row: StatusEventRow): StatusEvent {
+  return {
+    datasourceId: row.datasource_id,
+    from: row.from_status as DatasourceStatus | null,
+    to: row.to_status as DatasourceStatus,
+    at: row.at,
+    message: row.message,
   };
 }

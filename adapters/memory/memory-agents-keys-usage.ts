@@ -1,3 +1,4 @@
+import { patchedAgent, patchedApiKey } from '../kit/record-patches.js';
 import { invalidRequest, notFound } from '../../src/errors.js';
 import type {
   AgentRecord,
@@ -8,11 +9,6 @@ import type {
 } from '../../src/ports/agent-key-usage-records.js';
 import type { AgentPatch, ApiKeyPatch } from '../../src/ports/store.js';
 import { conflict, oldestFirst } from './record-copies.js';
-
-/** Keys an agent patch may not change (AgentPatch omits them; JavaScript callers may not). */
-const AGENT_FIXED_KEYS = new Set(['id', 'ownerId', 'createdAt']);
-/** The only keys an API key patch may change. */
-const API_KEY_PATCH_KEYS = ['name', 'lastUsedAt', 'revokedAt'] as const;
 
 /**
  * Agents, their conversations and messages, API keys and usage counters of the memory store.
@@ -57,11 +53,7 @@ export function memoryAgents() {
     updateAgent(id: string, patch: AgentPatch): AgentRecord | null {
       const current = agents.get(id);
       if (current === undefined) return null;
-      const next = structuredClone(current);
-      for (const [key, value] of Object.entries(patch)) {
-        if (value === undefined || AGENT_FIXED_KEYS.has(key) || !(key in next)) continue;
-        Object.assign(next, { [key]: structuredClone(value) });
-      }
+      const next = patchedAgent(structuredClone(current), patch, structuredClone);
       agents.set(id, next);
       return structuredClone(next);
     },
@@ -146,11 +138,7 @@ export function memoryAgents() {
     updateApiKey(id: string, patch: ApiKeyPatch): ApiKeyRecord | null {
       const current = apiKeys.get(id);
       if (current === undefined) return null;
-      const next = structuredClone(current);
-      for (const key of API_KEY_PATCH_KEYS) {
-        const value = patch[key];
-        if (value !== undefined) Object.assign(next, { [key]: value });
-      }
+      const next = patchedApiKey(structuredClone(current), patch);
       apiKeys.set(id, next);
       return structuredClone(next);
     },

@@ -1,11 +1,9 @@
 import { claimPatch } from '../kit/job-claim.js';
+import { patchedJob } from '../kit/record-patches.js';
 import { invalidRequest, notFound } from '../../src/errors.js';
 import type { DatasourceRecord, DatasourceStatus, JobRecord, JobStatus, StatusEvent } from '../../src/ports/records.js';
 import type { JobClaim, JobPatch, StoredFile } from '../../src/ports/store.js';
 import { conflict } from './record-copies.js';
-
-/** Keys a job patch may not change (JobPatch omits them; JavaScript callers may not). */
-const JOB_FIXED_KEYS = new Set(['id', 'kind', 'datastoreId', 'datasourceId', 'createdAt']);
 
 /**
  * What the memory store keeps per datasource beside its chunks: status history, uploaded file,
@@ -17,11 +15,7 @@ export function memoryJobs(findDatasource: (id: string) => DatasourceRecord | un
   const jobs = new Map<string, JobRecord>();
 
   function writeJob(current: JobRecord, patch: JobPatch): JobRecord {
-    const next: JobRecord = { ...current };
-    for (const [key, value] of Object.entries(patch)) {
-      if (value === undefined || JOB_FIXED_KEYS.has(key) || !(key in next)) continue;
-      Object.assign(next, { [key]: value });
-    }
+    const next = patchedJob(current, patch);
     jobs.set(next.id, next);
     return { ...next };
   }

@@ -1,6 +1,7 @@
 import { notFound, RagdeskError } from '../../src/errors.js';
 import type { ChunkRecord, DatasourceRecord, DatastoreRecord, ScoredId } from '../../src/ports/records.js';
 import type { ChunkChange, DatasourcePatch, DatastorePatch, Store, TextSearchRequest } from '../../src/ports/store.js';
+import { patchedDatastore } from '../kit/record-patches.js';
 import { conflict, copyChunk, copyDatasource, oldestFirst, patchDatasource, validateChunks } from './record-copies.js';
 import { memoryAgents } from './memory-agents-keys-usage.js';
 import { memoryJobs } from './memory-jobs.js';
@@ -18,8 +19,6 @@ interface DatastoreState {
   sequence: number;
   text: TextPostings;
 }
-
-const DATASTORE_PATCH_KEYS = ['name', 'description', 'embeddingModel', 'embeddingDimensions', 'updatedAt'] as const;
 
 /**
  * The Store contract held in Maps: the reference implementation the conformance suite is checked
@@ -103,11 +102,7 @@ export function memoryStore(_options: MemoryStoreOptions = {}): Store {
       open();
       const state = datastores.get(id);
       if (state === undefined) return null;
-      const next = { ...state.record };
-      for (const key of DATASTORE_PATCH_KEYS) {
-        const value = patch[key];
-        if (value !== undefined) Object.assign(next, { [key]: value });
-      }
+      const next = patchedDatastore(state.record, patch);
       state.record = next;
       return { ...next };
     },

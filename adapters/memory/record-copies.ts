@@ -1,12 +1,10 @@
 import { RagdeskError } from '../../src/errors.js';
 import { assertChunkBatch, chunkOwnedElsewhere } from '../kit/chunk-batch.js';
+import { patchedDatasource } from '../kit/record-patches.js';
 import type { ChunkRecord, DatasourceRecord } from '../../src/ports/records.js';
 import type { DatasourcePatch } from '../../src/ports/store.js';
 
 /** Record checks and copies of the memory store: what goes in or out is never shared with callers. */
-
-/** Keys a datasource patch may not change (DatasourcePatch omits them; JavaScript callers may not). */
-const DATASOURCE_FIXED_KEYS = new Set(['id', 'datastoreId', 'type', 'createdAt']);
 
 /**
  * The shared batch checks, then `conflict` when an id belongs to another datasource.
@@ -23,12 +21,7 @@ export function validateChunks(
 }
 
 export function patchDatasource(record: DatasourceRecord, patch: DatasourcePatch): DatasourceRecord {
-  const next = copyDatasource(record);
-  for (const [key, value] of Object.entries(patch)) {
-    if (value === undefined || DATASOURCE_FIXED_KEYS.has(key) || !(key in next)) continue;
-    Object.assign(next, { [key]: structuredClone(value) });
-  }
-  return next;
+  return patchedDatasource(copyDatasource(record), patch, structuredClone);
 }
 
 export function copyDatasource(record: DatasourceRecord): DatasourceRecord {

@@ -1,4 +1,5 @@
 import type pg from 'pg';
+import { API_KEY_PATCH_KEYS, patchedAgent } from '../kit/record-patches.js';
 import { invalidRequest, notFound } from '../../src/errors.js';
 import type {
   AgentRecord,
@@ -29,11 +30,6 @@ import {
   type MessageRow,
 } from './agent-key-usage-rows.js';
 import { columnList, placeholders } from './row-mapping.js';
-
-/** Keys an agent patch may not change (AgentPatch omits them; JavaScript callers may not). */
-const AGENT_FIXED_KEYS = new Set(['id', 'ownerId', 'createdAt']);
-/** The only keys an API key patch may change. */
-const API_KEY_PATCH_KEYS = ['name', 'lastUsedAt', 'revokedAt'] as const;
 
 const AGENT_SELECT = columnList(AGENT_COLUMNS);
 const CONVERSATION_SELECT = columnList(CONVERSATION_COLUMNS);
@@ -71,11 +67,7 @@ export function agentQueries(pool: pg.Pool, s: string) {
       return inTransaction(pool, async (client) => {
         const row = await selectRow<AgentRow>(client, `SELECT ${AGENT_SELECT} FROM ${s}.agents WHERE id = $1 FOR UPDATE`, [id]);
         if (row === undefined) return null;
-        const next = toAgentRecord(row);
-        for (const [key, value] of Object.entries(patch)) {
-          if (value === undefined || AGENT_FIXED_KEYS.has(key) || !(key in next)) continue;
-          Object.assign(next, { [key]: Array.isArray(value) ? [...(value as unknown[])] : value });
-        }
+        const next = patchedAgent(toAgentRecord(row), patch, (value) => (Array.isArray(value) ? [...(value as unknown[])] : value));
         // id, owner_id and created_at never change: skip them in the SET list.
         const values = agentValues(next);
         const settable = AGENT_COLUMNS.map((column, i) => ({ column, value: values[i] })).filter(

@@ -1,10 +1,11 @@
 import type pg from 'pg';
 import { notFound } from '../../src/errors.js';
 import { assertChunkBatch, chunkOwnedElsewhere } from '../kit/chunk-batch.js';
+import { patchedDatasource } from '../kit/record-patches.js';
 import type { ChunkRecord, DatasourceRecord } from '../../src/ports/records.js';
 import type { ChunkChange, DatasourcePatch } from '../../src/ports/store.js';
 import { inTransaction, selectRow, selectRows, type Queryable } from './connection.js';
-import { eventTime, mergeDatasourcePatch } from './record-queries.js';
+import { eventTime } from './record-queries.js';
 import {
   assignments,
   CHUNK_COLUMNS,
@@ -86,7 +87,7 @@ export function chunkQueries(pool: pg.Pool, s: string) {
     const values: unknown[] = [source.datastoreId, countDelta];
     const steps: string[] = [];
     if (patch !== undefined) {
-      const next = mergeDatasourcePatch(source, patch);
+      const next = patchedDatasource(source, patch);
       const fields = datasourceValues(next).slice(2);
       values.push(...fields, source.id);
       steps.push(

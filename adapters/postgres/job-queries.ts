@@ -4,12 +4,11 @@ import type { JobRecord, JobStatus } from '../../src/ports/records.js';
 import type { JobClaim, JobPatch, StoredFile } from '../../src/ports/store.js';
 import { inTransaction, selectRow, selectRows } from './connection.js';
 import { conflict, type RecordQueries } from './record-queries.js';
-import { columnList, JOB_COLUMNS, jobValues, placeholders, toJobRecord, type JobRow } from './row-mapping.js';
+import { patchedJob } from '../kit/record-patches.js';
+import { JOB_COLUMNS, JOB_KEY_COUNT, jobValues, toJobRecord, type JobRow } from '../kit/job-rows.js';
+import { columnList, placeholders } from './row-mapping.js';
 
 const JOB_SELECT = columnList(JOB_COLUMNS);
-/** id, kind, datastore_id, datasource_id: never changed by a patch. */
-const JOB_KEY_COUNT = 4;
-const JOB_FIXED_KEYS = new Set(['id', 'kind', 'datastoreId', 'datasourceId', 'createdAt']);
 const JOB_MUTABLE = JOB_COLUMNS.slice(JOB_KEY_COUNT);
 
 /** Uploaded files and sync jobs of datasources. */
@@ -104,11 +103,7 @@ export function jobQueries(pool: pg.Pool, s: string, records: RecordQueries) {
       return inTransaction(pool, async (client) => {
         const row = await selectRow<JobRow>(client, `SELECT ${JOB_SELECT} FROM ${s}.jobs WHERE id = $1 FOR UPDATE`, [id]);
         if (row === undefined) return null;
-        const next: JobRecord = { ...toJobRecord(row) };
-        for (const [key, value] of Object.entries(patch)) {
-          if (value === undefined || JOB_FIXED_KEYS.has(key) || !(key in next)) continue;
-          Object.assign(next, { [key]: value });
-        }
+        const next = patchedJob(toJobRecord(row), patch);
         const values = jobValues(next).slice(JOB_KEY_COUNT);
         await client.query(
           `UPDATE ${s}.jobs SET ${JOB_MUTABLE.map((column, i) => `${column} = $${i + 1}`).join(', ')} WHERE id = $${values.length + 1}`,

@@ -1,6 +1,6 @@
 import { RagdeskError } from '../../src/errors.js';
-import type { ChunkRecord } from '../../src/ports/records.js';
 import type { Store } from '../../src/ports/store.js';
+import { chunkPages } from '../kit/chunk-pages.js';
 import { agentQueries } from './agent-key-usage-queries.js';
 import { chunkQueries } from './chunk-queries.js';
 import { openPool, quoteIdentifier, translateError, type PoolHandle, type PostgresConnectionOptions } from './connection.js';
@@ -24,9 +24,6 @@ export type PostgresStoreOptions = PostgresConnectionOptions &
     /** Cost limits of `searchText` (see {@link LexicalSearchLimits}). */
     lexicalLimits?: Partial<LexicalSearchLimits>;
   };
-
-/** Iteration page size when the caller gives none. */
-const DEFAULT_BATCH_SIZE = 1_000;
 
 /**
  * The `Store` port on Postgres (`pg`): records, chunks with their vectors (`real[]`), full-text
@@ -123,16 +120,10 @@ export async function createPostgresStore(
       run('findVectorsByHash', () => chunks.findVectorsByHash(datastoreId, hashes, dimensions)),
     chunkSequence: (datastoreId) => run('chunkSequence', () => chunks.chunkSequence(datastoreId)),
 
-    async *iterateChunks(datastoreId, iterateOptions = {}): AsyncGenerator<ChunkRecord[]> {
-      const size = Math.max(1, Math.floor(iterateOptions.batchSize ?? DEFAULT_BATCH_SIZE) || DEFAULT_BATCH_SIZE);
-      let cursor: { hash: string; pk: string } | null = null;
-      for (;;) {
-        const page: Awaited<ReturnType<typeof chunks.page>> = await run('iterateChunks', () => chunks.page(datastoreId, cursor, size));
-        if (page.chunks.length > 0) yield page.chunks;
-        if (page.chunks.length < size) return;
-        cursor = page.cursor;
-      }
-    },
+    iterateChunks: (datastoreId, iterateOptions = {}) =>
+      chunkPages(iterateOptions.batchSize, (cursor: { hash: string; pk: string } | null, size) =>
+        run('iterateChunks', () => chunks.page(datastoreId, cursor, size)),
+      ),
 
     putDatasourceFile: (datasourceId, file) => run('putDatasourceFile', () => jobs.putDatasourceFile(datasourceId, file)),
     getDatasourceFile: (datasourceId) => run('getDatasourceFile', () => jobs.getDatasourceFile(datasourceId)),

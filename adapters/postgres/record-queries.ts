@@ -1,4 +1,6 @@
 import type pg from 'pg';
+import { DATASTORE_PATCH_KEYS, patchedDatasource } from '../kit/record-patches.js';
+import { toStatusEvent, type StatusEventRow } from '../kit/record-rows.js';
 import { notFound, RagdeskError } from '../../src/errors.js';
 import type { DatasourceRecord, DatasourceStatus, DatastoreRecord, StatusEvent } from '../../src/ports/records.js';
 import type { DatasourcePatch, DatastorePatch } from '../../src/ports/store.js';
@@ -16,10 +18,6 @@ import {
   type DatasourceRow,
   type DatastoreRow,
 } from './row-mapping.js';
-
-const DATASTORE_PATCH_KEYS = ['name', 'description', 'embeddingModel', 'embeddingDimensions', 'updatedAt'] as const;
-/** Keys a datasource patch may not change (the type omits them; JavaScript callers may not). */
-const DATASOURCE_FIXED_KEYS = new Set(['id', 'datastoreId', 'type', 'createdAt']);
 
 const DATASTORE_SELECT = columnList(DATASTORE_COLUMNS);
 const DATASOURCE_SELECT = columnList(DATASOURCE_COLUMNS);
@@ -63,7 +61,7 @@ export function recordQueries(pool: pg.Pool, s: string) {
    * `updatedAt`, else now). Call inside a transaction that locked `current`.
    */
   async function writeDatasourcePatch(db: Queryable, current: DatasourceRecord, patch: DatasourcePatch): Promise<DatasourceRecord> {
-    const next = mergeDatasourcePatch(current, patch);
+    const next = patchedDatasource(current, patch);
     const values = datasourceValues(next).slice(2);
     const row = await selectRow<DatasourceRow>(
       db,
@@ -198,40 +196,16 @@ export function recordQueries(pool: pg.Pool, s: string) {
         `SELECT datasource_id, from_status, to_status, at, message FROM ${s}.status_events WHERE datasource_id = $1 ORDER BY pk`,
         [datasourceId],
       );
-      return rows.map((row) => ({
-        datasourceId: row.datasource_id,
-        from: row.from_status as DatasourceStatus | null,
-        to: row.to_status as DatasourceStatus,
-        at: row.at,
-        message: row.message,
-      }));
+      return rows.map(toStatusEvent);
     },
   };
 }
 
 export type RecordQueries = ReturnType<typeof recordQueries>;
 
-/** The record after a patch: given fields change, absent (undefined) ones and fixed keys stay. */
-export function mergeDatasourcePatch(current: DatasourceRecord, patch: DatasourcePatch): DatasourceRecord {
-  const next: DatasourceRecord = { ...current };
-  for (const [key, value] of Object.entries(patch)) {
-    if (value === undefined || DATASOURCE_FIXED_KEYS.has(key) || !(key in next)) continue;
-    Object.assign(next, { [key]: value });
-  }
-  return next;
-}
-
 /** When a status change happened: the patch's `updatedAt`, else now. */
 export function eventTime(patch: DatasourcePatch): string {
   return patch.updatedAt ?? new Date().toISOString();
-}
-
-interface StatusEventRow {
-  datasource_id: string;
-  from_status: string | null;
-  to_status: string;
-  at: string;
-  message: string | null;
 }
 
 export function conflict(kind: string, id: string): RagdeskError {

@@ -1,4 +1,4 @@
-import type { ChunkRecord, DatasourceRecord, DatastoreRecord, JobRecord, JobStatus } from '../../src/ports/records.js';
+import type { ChunkRecord, DatasourceRecord, DatastoreRecord } from '../../src/ports/records.js';
 import { datasourceRow, datastoreRow, toChunkRecord as chunkRecordOf, valuesIn, type ChunkRowFields } from '../kit/record-rows.js';
 
 export { toDatasourceRecord, toDatastoreRecord, type DatasourceRow, type DatastoreRow } from '../kit/record-rows.js';
@@ -8,21 +8,6 @@ export { toDatasourceRecord, toDatastoreRecord, type DatasourceRow, type Datasto
 export interface ChunkRow extends ChunkRowFields {
   /** `real[]`, parsed by the driver into numbers. */
   embedding: number[];
-}
-
-export interface JobRow {
-  id: string;
-  kind: string;
-  datastore_id: string;
-  datasource_id: string;
-  status: string;
-  attempts: number;
-  run_at: string;
-  lease_owner: string | null;
-  lease_until: string | null;
-  last_error: string | null;
-  created_at: string;
-  updated_at: string;
 }
 
 // Keys come first (id; then datastore_id for datasources): updates skip them by position.
@@ -72,21 +57,6 @@ export const CHUNK_COLUMNS = [
   'embedding',
 ] as const;
 
-export const JOB_COLUMNS = [
-  'id',
-  'kind',
-  'datastore_id',
-  'datasource_id',
-  'status',
-  'attempts',
-  'run_at',
-  'lease_owner',
-  'lease_until',
-  'last_error',
-  'created_at',
-  'updated_at',
-] as const;
-
 /** `a, b, c` for a SELECT or INSERT column list, optionally prefixed by a table alias. */
 export function columnList(columns: readonly string[], alias?: string): string {
   return columns.map((column) => (alias === undefined ? column : `${alias}.${column}`)).join(', ');
@@ -118,41 +88,6 @@ export function vectorLiteral(vector: Float32Array, open = '{', close = '}'): st
     text += value === 0 && Object.is(value, -0) ? '-0' : String(value);
   }
   return text + close;
-}
-
-export function toJobRecord(row: JobRow): JobRecord {
-  return {
-    id: row.id,
-    kind: row.kind as JobRecord['kind'],
-    datastoreId: row.datastore_id,
-    datasourceId: row.datasource_id,
-    status: row.status as JobStatus,
-    attempts: row.attempts,
-    runAt: row.run_at,
-    leaseOwner: row.lease_owner,
-    leaseUntil: row.lease_until,
-    lastError: row.last_error,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
-
-/** Values in {@link JOB_COLUMNS} order. */
-export function jobValues(job: JobRecord): unknown[] {
-  return [
-    job.id,
-    job.kind,
-    job.datastoreId,
-    job.datasourceId,
-    job.status,
-    job.attempts,
-    job.runAt,
-    job.leaseOwner,
-    job.leaseUntil,
-    job.lastError,
-    job.createdAt,
-    job.updatedAt,
-  ];
 }
 
 /** Values in {@link DATASTORE_COLUMNS} order. */

@@ -1,3 +1,4 @@
+import { patchedAgent, patchedApiKey } from '../kit/record-patches.js';
 import { invalidRequest, notFound } from '../../src/errors.js';
 import type {
   AgentRecord,
@@ -29,23 +30,7 @@ import {
 } from './agent-key-usage-rows.js';
 import { inTransaction, type SqliteDatabase } from './database.js';
 import { conflict } from './record-queries.js';
-
-/** Keys an agent patch may not change (AgentPatch omits them; JavaScript callers may not). */
-const AGENT_FIXED_KEYS = new Set(['id', 'ownerId', 'createdAt']);
-/** The only keys an API key patch may change. */
-const API_KEY_PATCH_KEYS = ['name', 'lastUsedAt', 'revokedAt'] as const;
-
-const placeholders = (columns: string): string =>
-  columns
-    .split(',')
-    .map(() => '?')
-    .join(', ');
-const assignments = (columns: string, skip: number): string =>
-  columns
-    .split(',')
-    .slice(skip)
-    .map((column) => `${column.trim()} = ?`)
-    .join(', ');
+import { assignments, placeholders } from './row-mapping.js';
 
 /** Agents, conversations, messages, API keys and usage counters. Statements are prepared once. */
 export function agentQueries(db: SqliteDatabase) {
@@ -123,11 +108,7 @@ export function agentQueries(db: SqliteDatabase) {
       return inTransaction(db, () => {
         const current = getAgent(id);
         if (current === null) return null;
-        const next: AgentRecord = { ...current };
-        for (const [key, value] of Object.entries(patch)) {
-          if (value === undefined || AGENT_FIXED_KEYS.has(key) || !(key in next)) continue;
-          Object.assign(next, { [key]: value });
-        }
+        const next = patchedAgent(current, patch);
         updateAgentRow.run(...agentValues(next).slice(AGENT_KEY_COUNT), id);
         // Read back rather than return `next`, so the caller gets the copy a getter would.
         return getAgent(id);
@@ -200,11 +181,7 @@ export function agentQueries(db: SqliteDatabase) {
       return inTransaction(db, () => {
         const current = getApiKey(id);
         if (current === null) return null;
-        const next: ApiKeyRecord = { ...current };
-        for (const key of API_KEY_PATCH_KEYS) {
-          const value = patch[key];
-          if (value !== undefined) Object.assign(next, { [key]: value });
-        }
+        const next = patchedApiKey(current, patch);
         updateApiKeyRow.run(...apiKeyValues(next).slice(API_KEY_KEY_COUNT), id);
         return getApiKey(id);
       });

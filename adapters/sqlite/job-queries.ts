@@ -1,73 +1,19 @@
 import { claimPatch } from '../kit/job-claim.js';
+import { patchedJob } from '../kit/record-patches.js';
+import { JOB_COLUMNS as JOB_COLUMN_NAMES, JOB_KEY_COUNT, jobValues, toJobRecord, type JobRow } from '../kit/job-rows.js';
 import { invalidRequest, notFound } from '../../src/errors.js';
 import type { JobRecord, JobStatus } from '../../src/ports/records.js';
 import type { JobClaim, JobPatch } from '../../src/ports/store.js';
 import { inTransaction, type SqliteDatabase } from './database.js';
 import { conflict, type RecordQueries } from './record-queries.js';
+import { assignments, placeholders } from './row-mapping.js';
 
 /** Sync jobs of datasources (their uploaded files: stored-files.ts). Statements are prepared once. */
 
-interface JobRow {
-  id: string;
-  kind: string;
-  datastore_id: string;
-  datasource_id: string;
-  status: string;
-  attempts: number;
-  run_at: string;
-  lease_owner: string | null;
-  lease_until: string | null;
-  last_error: string | null;
-  created_at: string;
-  updated_at: string;
-}
-
-// Keys first (id, kind, datastore_id, datasource_id): updates skip them by position.
-const JOB_COLUMNS =
-  'id, kind, datastore_id, datasource_id, status, attempts, run_at, lease_owner, lease_until, ' + 'last_error, created_at, updated_at';
-const JOB_KEY_COUNT = 4;
-const JOB_FIXED_KEYS = new Set(['id', 'kind', 'datastoreId', 'datasourceId', 'createdAt']);
-
-function toJobRecord(row: JobRow): JobRecord {
-  return {
-    id: row.id,
-    kind: row.kind as JobRecord['kind'],
-    datastoreId: row.datastore_id,
-    datasourceId: row.datasource_id,
-    status: row.status as JobStatus,
-    attempts: row.attempts,
-    runAt: row.run_at,
-    leaseOwner: row.lease_owner,
-    leaseUntil: row.lease_until,
-    lastError: row.last_error,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
-  };
-}
-
-function jobValues(job: JobRecord): unknown[] {
-  return [
-    job.id,
-    job.kind,
-    job.datastoreId,
-    job.datasourceId,
-    job.status,
-    job.attempts,
-    job.runAt,
-    job.leaseOwner,
-    job.leaseUntil,
-    job.lastError,
-    job.createdAt,
-    job.updatedAt,
-  ];
-}
+const JOB_COLUMNS = JOB_COLUMN_NAMES.join(', ');
 
 export function jobQueries(db: SqliteDatabase, records: RecordQueries) {
-  const insertJob = db.prepare(
-    `INSERT INTO jobs (${JOB_COLUMNS}) VALUES (${JOB_COLUMNS.split(',')
-      .map(() => '?')
-      .join(', ')})`,
-  );
+  const insertJob = db.prepare(`INSERT INTO jobs (${JOB_COLUMNS}) VALUES (${placeholders(JOB_COLUMNS)})`);
   const selectJob = db.prepare(`SELECT ${JOB_COLUMNS} FROM jobs WHERE id = ?`);
   const selectJobs = db.prepare(
     `SELECT ${JOB_COLUMNS} FROM jobs
@@ -75,12 +21,7 @@ export function jobQueries(db: SqliteDatabase, records: RecordQueries) {
        AND (@statuses IS NULL OR status IN (SELECT value FROM json_each(@statuses)))
      ORDER BY created_at, pk`,
   );
-  const updateJobRow = db.prepare(
-    `UPDATE jobs SET ${JOB_COLUMNS.split(',')
-      .slice(JOB_KEY_COUNT)
-      .map((c) => `${c.trim()} = ?`)
-      .join(', ')} WHERE id = ?`,
-  );
+  const updateJobRow = db.prepare(`UPDATE jobs SET ${assignments(JOB_COLUMNS, JOB_KEY_COUNT)} WHERE id = ?`);
   // A running job whose lease has run out lost its worker (crash, kill): it is due again.
   const selectDue = db.prepare(
     `SELECT ${JOB_COLUMNS} FROM jobs
@@ -95,11 +36,7 @@ export function jobQueries(db: SqliteDatabase, records: RecordQueries) {
   }
 
   function writeJob(current: JobRecord, patch: JobPatch): JobRecord {
-    const next: JobRecord = { ...current };
-    for (const [key, value] of Object.entries(patch)) {
-      if (value === undefined || JOB_FIXED_KEYS.has(key) || !(key in next)) continue;
-      Object.assign(next, { [key]: value });
-    }
+    const next = patchedJob(current, patch);
     updateJobRow.run(...jobValues(next).slice(JOB_KEY_COUNT), current.id);
     return next;
   }

@@ -1,9 +1,12 @@
+import { patchedDatasource, patchedDatastore } from '../kit/record-patches.js';
+import { toStatusEvent, type StatusEventRow } from '../kit/record-rows.js';
 import { notFound, RagdeskError } from '../../src/errors.js';
 import type { DatasourceRecord, DatasourceRef, DatasourceStatus, DatastoreRecord, StatusEvent } from '../../src/ports/records.js';
 import type { DatasourcePatch, DatastorePatch } from '../../src/ports/store.js';
 import { inTransaction, type SqliteDatabase } from './database.js';
 import { idListReader } from './id-list-reader.js';
 import {
+  assignments,
   DATASOURCE_COLUMNS,
   DATASOURCE_REF_COLUMNS,
   DATASTORE_COLUMNS,
@@ -11,28 +14,12 @@ import {
   datasourceRefFromValues,
   datasourceValues,
   datastoreValues,
+  placeholders,
   toDatasourceRecord,
   toDatastoreRecord,
   type DatasourceRow,
   type DatastoreRow,
 } from './row-mapping.js';
-
-const DATASTORE_PATCH_KEYS = ['name', 'description', 'embeddingModel', 'embeddingDimensions', 'updatedAt'] as const;
-/** Keys a datasource patch may not change (the type omits them; JavaScript callers may not). */
-const DATASOURCE_FIXED_KEYS = new Set(['id', 'datastoreId', 'type', 'createdAt']);
-
-const placeholders = (columns: string): string =>
-  columns
-    .split(',')
-    .map(() => '?')
-    .join(', ');
-/** `a = ?, b = ?` for the columns after the first `skip` (the keys, which never change). */
-const assignments = (columns: string, skip: number): string =>
-  columns
-    .split(',')
-    .slice(skip)
-    .map((column) => `${column.trim()} = ?`)
-    .join(', ');
 
 /** Datastore and datasource rows. Statements are prepared once, when the store opens. */
 export function recordQueries(db: SqliteDatabase) {
@@ -92,11 +79,7 @@ export function recordQueries(db: SqliteDatabase) {
    * `updatedAt`, else now). Call inside a transaction that read `current`.
    */
   function writeDatasourcePatch(current: DatasourceRecord, patch: DatasourcePatch): DatasourceRecord {
-    const next: DatasourceRecord = { ...current };
-    for (const [key, value] of Object.entries(patch)) {
-      if (value === undefined || DATASOURCE_FIXED_KEYS.has(key) || !(key in next)) continue;
-      Object.assign(next, { [key]: value });
-    }
+    const next = patchedDatasource(current, patch);
     updateDatasourceRow.run(...datasourceValues(next).slice(2), current.id);
     if (next.status !== current.status) {
       appendEvent(current.id, current.status, next.status, patch.updatedAt ?? new Date().toISOString(), patch.error ?? null);
@@ -136,11 +119,7 @@ export function recordQueries(db: SqliteDatabase) {
       return inTransaction(db, () => {
         const current = getDatastore(id);
         if (current === null) return null;
-        const next: DatastoreRecord = { ...current };
-        for (const key of DATASTORE_PATCH_KEYS) {
-          const value = patch[key];
-          if (value !== undefined) Object.assign(next, { [key]: value });
-        }
+        const next = patchedDatastore(current, patch);
         updateDatastoreRow.run(...datastoreValues(next).slice(1), id);
         return next;
       });
@@ -194,26 +173,12 @@ export function recordQueries(db: SqliteDatabase) {
     },
 
     listStatusEvents(datasourceId: string): StatusEvent[] {
-      return (selectEvents.all(datasourceId) as StatusEventRow[]).map((row) => ({
-        datasourceId: row.datasource_id,
-        from: row.from_status as DatasourceStatus | null,
-        to: row.to_status as DatasourceStatus,
-        at: row.at,
-        message: row.message,
-      }));
+      return (selectEvents.all(datasourceId) as StatusEventRow[]).map(toStatusEvent);
     },
   };
 }
 
 export type RecordQueries = ReturnType<typeof recordQueries>;
-
-interface StatusEventRow {
-  datasource_id: string;
-  from_status: string | null;
-  to_status: string;
-  at: string;
-  message: string | null;
-}
 
 export function conflict(kind: string, id: string): RagdeskError {
   return new RagdeskError('conflict', `${kind} ${JSON.stringify(id)} already exists`, {

@@ -15,6 +15,21 @@ export { toDatasourceRecord, toDatastoreRecord, type DatasourceRow, type Datasto
 
 /** Conversions between records and rows. Column lists here and in the statements must agree. */
 
+/** `?, ?, ?` for a comma-separated column list. */
+export const placeholders = (columns: string): string =>
+  columns
+    .split(',')
+    .map(() => '?')
+    .join(', ');
+
+/** `a = ?, b = ?` for the columns after the first `skip` (the keys, which never change). */
+export const assignments = (columns: string, skip: number): string =>
+  columns
+    .split(',')
+    .slice(skip)
+    .map((column) => `${column.trim()} = ?`)
+    .join(', ');
+
 export interface ChunkRow extends ChunkRowFields {
   vector: Buffer;
 }

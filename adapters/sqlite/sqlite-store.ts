@@ -1,6 +1,6 @@
 import { RagdeskError } from '../../src/errors.js';
-import type { ChunkRecord } from '../../src/ports/records.js';
 import type { NewDocument, Store } from '../../src/ports/store.js';
+import { chunkPages } from '../kit/chunk-pages.js';
 import { choiceOption } from '../kit/option-checks.js';
 import { agentQueries } from './agent-key-usage-queries.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
@@ -46,9 +46,6 @@ export type SqliteStoreOptions = CommonOptions &
         path?: never;
       }
   );
-
-/** Iteration page size when the caller gives none. */
-const DEFAULT_BATCH_SIZE = 1_000;
 
 /**
  * The `Store` port on SQLite (better-sqlite3): records, chunks with their vectors, status history,
@@ -174,16 +171,10 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
       run('findVectorsByHash', () => chunks.findVectorsByHash(datastoreId, hashes, dimensions)),
     chunkSequence: (datastoreId) => run('chunkSequence', () => chunks.chunkSequence(datastoreId)),
 
-    async *iterateChunks(datastoreId, iterateOptions = {}): AsyncGenerator<ChunkRecord[]> {
-      const size = Math.max(1, Math.floor(iterateOptions.batchSize ?? DEFAULT_BATCH_SIZE) || DEFAULT_BATCH_SIZE);
-      let cursor: { hash: string; pk: number } | null = null;
-      for (;;) {
-        const page: ReturnType<typeof chunks.page> = await run('iterateChunks', () => chunks.page(datastoreId, cursor, size));
-        if (page.chunks.length > 0) yield page.chunks;
-        if (page.chunks.length < size) return;
-        cursor = page.cursor;
-      }
-    },
+    iterateChunks: (datastoreId, iterateOptions = {}) =>
+      chunkPages(iterateOptions.batchSize, (cursor: { hash: string; pk: number } | null, size) =>
+        run('iterateChunks', () => chunks.page(datastoreId, cursor, size)),
+      ),
 
     // In parts over several turns of the event loop (stored-files.ts), not one synchronous call.
     putDatasourceFile: (datasourceId, file) => runSteps('putDatasourceFile', () => files.put(datasourceId, file)),

@@ -32,7 +32,7 @@ import { createRagdesk, type Datastore, type Ragdesk } from '../src/index.js';
 import type { ChunkRecord, DatasourceRecord, Embeddings, IndexEntry, Store, VectorIndex } from '../src/index.js';
 import { samplePassages } from '../src/testing/sample-texts.js';
 import { chunkId, newId, nowIso, sha256 } from '../src/util/ids.js';
-import { loadBeir } from './beir.js';
+import { loadBeir } from '../adapters/cli/beir.js';
 import { flags, latencySummary, PACKAGE_ROOT, printTable, writeResult, type Row } from './lib/report.js';
 import { instrument, StallWatch, Timeline } from './lib/stalls.js';
 import { seeded } from './lib/synthetic.js';

@@ -660,21 +660,19 @@ async function main(): Promise<void> {
   ];
   printTable('Responsiveness during ingestion (monitorEventLoopDelay resolution 10 ms)', stallRows);
 
-  const attribution = (run: EndToEnd) =>
-    (run.longestStall?.calls ?? [])
+  // The five call kinds that overlapped a stall most, e.g. "embed (document) 84, index.query 1".
+  const topCalls = (stall: { calls: readonly { kind: string; ms: number }[] } | null | undefined) =>
+    (stall?.calls ?? [])
       .slice(0, 5)
       .map((row) => `${row.kind} ${row.ms.toFixed(0)}`)
       .join(', ');
+  const attribution = (run: EndToEnd) => topCalls(run.longestStall);
   printTable('Inside the longest stall (ms of each call kind overlapping it)', [
     { run: B2B, 'stall ms': quiet.longestStall?.ms ?? 0, calls: attribution(quiet) },
     { run: YIELD, 'stall ms': spaced.longestStall?.ms ?? 0, calls: attribution(spaced) },
     { run: BUSY, 'stall ms': busy.longestStall?.ms ?? 0, calls: attribution(busy) },
   ]);
-  const busiestCalls = (run: EndToEnd) =>
-    (run.busiestStall?.calls ?? [])
-      .slice(0, 5)
-      .map((row) => `${row.kind} ${row.ms.toFixed(0)}`)
-      .join(', ');
+  const busiestCalls = (run: EndToEnd) => topCalls(run.busiestStall);
   printTable('Inside the stall where this process used the most CPU (ms of each call kind overlapping it)', [
     { run: B2B, 'cpu ms': quiet.busiestStall?.cpuMs ?? 0, 'stall ms': quiet.busiestStall?.ms ?? 0, calls: busiestCalls(quiet) },
     { run: YIELD, 'cpu ms': spaced.busiestStall?.cpuMs ?? 0, 'stall ms': spaced.busiestStall?.ms ?? 0, calls: busiestCalls(spaced) },

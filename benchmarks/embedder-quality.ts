@@ -10,7 +10,9 @@ import { existsSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { embedText } from '../adapters/local/local-embeddings.js';
 import { DEFAULT_FEATURES, type FeatureSettings } from '../adapters/local/features.js';
-import { evaluate, loadBeir, reciprocalRankFusion, topByScore, type BeirDataset, type Ranking, type Scores } from './beir.js';
+import { loadBeir } from '../adapters/cli/beir.js';
+import { reciprocalRankFusion, RRF_K } from '../src/datastores/fusion.js';
+import { evaluate, topByScore, type BeirDataset, type Ranking, type Scores } from './beir.js';
 import { Bm25Index } from './bm25.js';
 import { flags, PACKAGE_ROOT, printTable, writeResult, type Row } from './lib/report.js';
 
@@ -20,7 +22,6 @@ interface Variant {
   features: FeatureSettings;
 }
 
-const RRF_K = 60;
 /** Each list contributes its top 100 to the fusion, as a datastore query would fetch. */
 const FUSION_DEPTH = 100;
 /** Also reported: fusion with the vector list at half weight, since the lexical list is the stronger. */
@@ -75,6 +76,11 @@ function vectorRankings(data: BeirDataset, variant: Variant): { rankings: Map<st
   return { rankings, docsPerSecond };
 }
 
+/** The top of a ranking as the fusion's input: only the rank counts, so every score is 0. */
+function topHits(ranking: Ranking = []): { id: string; score: number }[] {
+  return ranking.slice(0, FUSION_DEPTH).map((id) => ({ id, score: 0 }));
+}
+
 function fuse(
   data: BeirDataset,
   lexical: ReadonlyMap<string, Ranking>,
@@ -84,7 +90,9 @@ function fuse(
   return new Map(
     data.queries.map((query) => [
       query.id,
-      reciprocalRankFusion([lexical.get(query.id) ?? [], vector.get(query.id) ?? []], RRF_K, FUSION_DEPTH, [1, vectorWeight]),
+      reciprocalRankFusion([topHits(lexical.get(query.id)), topHits(vector.get(query.id))], { k: RRF_K, weights: [1, vectorWeight] }).map(
+        (hit) => hit.id,
+      ),
     ]),
   );
 }

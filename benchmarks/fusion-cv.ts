@@ -15,9 +15,10 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { openRagdesk } from '../adapters/node.js';
-import { ndcgAt, loadBeir, type BeirDataset } from './beir.js';
+import { loadBeir, scoreRankings, type BeirDataset } from '../adapters/cli/beir.js';
 import { indexBeirCorpus } from './lib/beir-ragdesk.js';
 import { flags, printTable, writeResult } from './lib/report.js';
+import { reciprocalRankFusion } from '../src/datastores/fusion.js';
 import { fuseByScore, type ScoredList } from '../src/datastores/score-fusion.js';
 
 interface Hit {
@@ -49,16 +50,11 @@ function documents(hits: readonly { doc: string }[]): string[] {
 }
 
 function rrf(lists: QueryLists, weight: number, k: number, depth: number): string[] {
-  const fused = new Map<string, { score: number; doc: string }>();
-  const add = (hits: readonly Hit[], w: number) =>
-    hits.slice(0, depth).forEach((hit, rank) => {
-      const entry = fused.get(hit.id) ?? { score: 0, doc: hit.doc };
-      entry.score += w / (k + rank + 1);
-      fused.set(hit.id, entry);
-    });
-  add(lists.vector, weight);
-  add(lists.lexical, 1);
-  return documents([...fused.entries()].sort((a, b) => b[1].score - a[1].score || (a[0] < b[0] ? -1 : 1)).map(([, entry]) => entry));
+  const docOf = new Map<string, string>();
+  for (const hit of [...lists.vector, ...lists.lexical]) docOf.set(hit.id, hit.doc);
+  const top = (hits: readonly Hit[]) => hits.slice(0, depth);
+  const fused = reciprocalRankFusion([top(lists.vector), top(lists.lexical)], { k, weights: [weight, 1] });
+  return documents(fused.map((hit) => ({ doc: docOf.get(hit.id)! })));
 }
 
 function byScore(lists: QueryLists, weight: number, depth: number): string[] {
@@ -141,7 +137,7 @@ async function main(): Promise<void> {
   const all = candidates();
   // nDCG@10 of every candidate on every query, computed once.
   const table = all.map((candidate) =>
-    lists.map((query) => ndcgAt(10, candidate.rank(query), dataset.qrels.get(query.id) ?? new Map<string, number>())),
+    lists.map((query) => scoreRankings(new Map([[query.id, candidate.rank(query)]]), dataset.qrels, [query.id]).ndcg10),
   );
   const indexOf = new Map(lists.map((query, i) => [query.id, i]));
   const mean = (c: number, ids: readonly string[]) =>

@@ -29,10 +29,12 @@ import { localEmbeddings } from '../adapters/local/index.js';
 import { sqliteStore } from '../adapters/sqlite/index.js';
 import { chunkSections, cleanText, type TextChunk } from '../src/ingest/index.js';
 import { createRagdesk, type Datastore, type Ragdesk } from '../src/index.js';
-import type { ChunkRecord, DatasourceRecord, Embeddings, IndexEntry, Store, VectorIndex } from '../src/index.js';
+import type { ChunkRecord, DatasourceRecord, DatastoreRecord, Embeddings, IndexEntry, Store, VectorIndex } from '../src/index.js';
+import { newDatasource } from '../src/datasources/new-datasource.js';
+import { chunkRecords } from '../src/datastores/chunk-records.js';
 import { samplePassages } from '../src/testing/sample-texts.js';
-import { chunkId, newId, nowIso, sha256 } from '../src/util/ids.js';
-import { loadBeir } from './beir.js';
+import { newId, nowIso, sha256 } from '../src/util/ids.js';
+import { loadBeir } from '../adapters/cli/beir.js';
 import { flags, latencySummary, PACKAGE_ROOT, printTable, writeResult, type Row } from './lib/report.js';
 import { instrument, StallWatch, Timeline } from './lib/stalls.js';
 import { seeded } from './lib/synthetic.js';
@@ -407,7 +409,7 @@ async function main(): Promise<void> {
   const store = sqliteStore({ path: join(dir, 'stage.db') });
   const now = nowIso();
   const datastoreId = newId();
-  await store.createDatastore({
+  const stageDatastore: DatastoreRecord = {
     id: datastoreId,
     ownerId: null,
     name: 'stage',
@@ -416,48 +418,16 @@ async function main(): Promise<void> {
     embeddingDimensions: embedder.dimensions,
     createdAt: now,
     updatedAt: now,
-  });
-  const datasources: DatasourceRecord[] = documents.map((text, i) => ({
-    id: newId(),
-    datastoreId,
-    type: 'text',
-    name: `doc-${i}`,
+  };
+  await store.createDatastore(stageDatastore);
+  const datasources: DatasourceRecord[] = documents.map((_, i) => ({
+    ...newDatasource({ datastoreId, type: 'text', name: `doc-${i}` }, now),
     status: 'running',
-    groupId: null,
-    customId: null,
-    config: {},
-    metadata: {},
-    error: null,
-    contentHash: null,
-    nbChunks: 0,
-    nbTokens: 0,
-    textSize: 0,
-    createdAt: now,
-    updatedAt: now,
-    lastSynch: null,
   }));
   for (const datasource of datasources) await store.createDatasource(datasource);
   const records: ChunkRecord[][] = pieces.map((list, d) => {
     const datasource = datasources[d] as DatasourceRecord;
-    const seen = new Map<string, number>();
-    return list.map((piece, position) => {
-      const occurrence = seen.get(piece.hash) ?? 0;
-      seen.set(piece.hash, occurrence + 1);
-      return {
-        id: chunkId(datasource.id, piece.hash, occurrence),
-        datastoreId,
-        datasourceId: datasource.id,
-        customId: null,
-        position,
-        text: piece.text,
-        tokenCount: piece.tokenCount,
-        charOffset: piece.charOffset,
-        hash: piece.hash,
-        pageNumber: piece.pageNumber,
-        metadata: {},
-        vector: vectors.get(piece.hash) as Float32Array,
-      };
-    });
+    return chunkRecords(datasource, list).map((record) => ({ ...record, vector: vectors.get(record.hash) as Float32Array }));
   });
   const sequences: number[] = [];
   const storeStage = await timedAsync(records, async (list, d) => {
@@ -480,16 +450,7 @@ async function main(): Promise<void> {
   const noCheckpointDb = new Database(join(dir, 'stage-nockpt.db'));
   const noCheckpoint = sqliteStore({ database: noCheckpointDb });
   noCheckpointDb.pragma('wal_autocheckpoint = 0');
-  await noCheckpoint.createDatastore({
-    id: datastoreId,
-    ownerId: null,
-    name: 'stage',
-    description: '',
-    embeddingModel: embedder.model,
-    embeddingDimensions: embedder.dimensions,
-    createdAt: now,
-    updatedAt: now,
-  });
+  await noCheckpoint.createDatastore(stageDatastore);
   for (const datasource of datasources) await noCheckpoint.createDatasource(datasource);
   const storeNoCheckpoint = await timedAsync(records, async (list, d) => {
     await noCheckpoint.replaceChunks((datasources[d] as DatasourceRecord).id, list, {
@@ -699,21 +660,19 @@ async function main(): Promise<void> {
   ];
   printTable('Responsiveness during ingestion (monitorEventLoopDelay resolution 10 ms)', stallRows);
 
-  const attribution = (run: EndToEnd) =>
-    (run.longestStall?.calls ?? [])
+  // The five call kinds that overlapped a stall most, e.g. "embed (document) 84, index.query 1".
+  const topCalls = (stall: { calls: readonly { kind: string; ms: number }[] } | null | undefined) =>
+    (stall?.calls ?? [])
       .slice(0, 5)
       .map((row) => `${row.kind} ${row.ms.toFixed(0)}`)
       .join(', ');
+  const attribution = (run: EndToEnd) => topCalls(run.longestStall);
   printTable('Inside the longest stall (ms of each call kind overlapping it)', [
     { run: B2B, 'stall ms': quiet.longestStall?.ms ?? 0, calls: attribution(quiet) },
     { run: YIELD, 'stall ms': spaced.longestStall?.ms ?? 0, calls: attribution(spaced) },
     { run: BUSY, 'stall ms': busy.longestStall?.ms ?? 0, calls: attribution(busy) },
   ]);
-  const busiestCalls = (run: EndToEnd) =>
-    (run.busiestStall?.calls ?? [])
-      .slice(0, 5)
-      .map((row) => `${row.kind} ${row.ms.toFixed(0)}`)
-      .join(', ');
+  const busiestCalls = (run: EndToEnd) => topCalls(run.busiestStall);
   printTable('Inside the stall where this process used the most CPU (ms of each call kind overlapping it)', [
     { run: B2B, 'cpu ms': quiet.busiestStall?.cpuMs ?? 0, 'stall ms': quiet.busiestStall?.ms ?? 0, calls: busiestCalls(quiet) },
     { run: YIELD, 'cpu ms': spaced.busiestStall?.cpuMs ?? 0, 'stall ms': spaced.busiestStall?.ms ?? 0, calls: busiestCalls(spaced) },

@@ -20,7 +20,8 @@ import type { LexicalSearchOptions } from '../adapters/sqlite/index.js';
 import type { ChunkRecord } from '../src/ports/records.js';
 import type { Store } from '../src/ports/store.js';
 import { makeDatasource, makeDatastore } from '../src/testing/fixtures.js';
-import { evaluate, loadBeir, type BeirDataset, type Ranking } from './beir.js';
+import { loadBeir } from '../adapters/cli/beir.js';
+import { evaluate, type BeirDataset, type Ranking } from './beir.js';
 import { flags, latencySummary, PACKAGE_ROOT, printTable, writeResult } from './lib/report.js';
 import { seeded } from './lib/synthetic.js';
 

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { openRagdesk } from '../adapters/node.js';
 import type { RetrievalMode } from '../src/index.js';
-import { loadBeir } from './beir.js';
+import { loadBeir } from '../adapters/cli/beir.js';
 import { indexBeirCorpus, queryBeir } from './lib/beir-ragdesk.js';
 import { flags, latencySummary, printTable, writeResult } from './lib/report.js';
 

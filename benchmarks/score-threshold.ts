@@ -13,7 +13,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { openRagdesk } from '../adapters/node.js';
-import { loadBeir } from './beir.js';
+import { loadBeir } from '../adapters/cli/beir.js';
 import { indexBeirCorpus } from './lib/beir-ragdesk.js';
 import { PACKAGE_ROOT, flags, percentile, printTable, writeResult } from './lib/report.js';
 

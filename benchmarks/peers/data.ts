@@ -4,7 +4,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { loadBeir, type BeirDataset } from '../beir.js';
+import { loadBeir, type BeirDataset } from '../../adapters/cli/beir.js';
 import type { PreparedChunk, SourceDocument, TextEmbedder } from './peer.js';
 import { sharedChunks } from './shared.js';
 

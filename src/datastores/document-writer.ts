@@ -5,8 +5,9 @@ import type { RagdeskContext } from '../context.js';
 import type { LoadedSection } from '../ports/loader.js';
 import type { ChunkRecord, DatasourceRecord, DatastoreRecord } from '../ports/records.js';
 import type { DatasourcePatch } from '../ports/store.js';
-import { chunkId, nowIso } from '../util/ids.js';
+import { nowIso } from '../util/ids.js';
 import { assertTokenBudget, documentLimits, documentTooLarge } from '../datasources/usage-limits.js';
+import { chunkRecords } from './chunk-records.js';
 import { embedChunks } from './embed-chunks.js';
 
 /** One document to make searchable: a new datasource, or new text for an existing one. */
@@ -191,25 +192,7 @@ async function prepare(context: RagdeskContext, write: DocumentWrite): Promise<P
         limit: maxChunks,
       }),
   });
-  const occurrences = new Map<string, number>();
-  const { datasource } = write;
-  const chunks = pieces.map((piece, position) => {
-    const seen = occurrences.get(piece.hash) ?? 0;
-    occurrences.set(piece.hash, seen + 1);
-    return {
-      id: chunkId(datasource.id, piece.hash, seen),
-      datastoreId: datasource.datastoreId,
-      datasourceId: datasource.id,
-      customId: datasource.customId,
-      position,
-      text: piece.text,
-      tokenCount: piece.tokenCount,
-      charOffset: piece.charOffset,
-      hash: piece.hash,
-      pageNumber: piece.pageNumber,
-      metadata: {},
-    };
-  });
+  const chunks = chunkRecords(write.datasource, pieces);
   const tokens = chunks.reduce((sum, chunk) => sum + chunk.tokenCount, 0);
   return { write, chunks, contentHash: hash.digest('hex'), textSize, tokens };
 }

@@ -3,7 +3,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { openRagdesk } from '../../adapters/node.js';
-import { loadBeir } from '../../benchmarks/beir.js';
+import { loadBeir } from '../../adapters/cli/beir.js';
 import { indexBeirCorpus, queryBeir } from '../../benchmarks/lib/beir-ragdesk.js';
 import { tempDir } from '../helpers/setups.js';
 

@@ -64,7 +64,7 @@ async function buildWorker(): Promise<string> {
   const work = await mkdtemp(join(tmpdir(), 'ragdesk-pg-workers-'));
   await symlink(join(ROOT, 'node_modules'), join(work, 'node_modules'), 'dir');
   await writeFile(join(work, 'package.json'), '{"type":"module"}');
-  const folders = ['adapters/postgres', 'src/util', 'src/text'];
+  const folders = ['adapters/postgres', 'adapters/kit', 'src/util', 'src/text'];
   const sources = ['src/errors.ts'];
   for (const folder of folders) {
     sources.push(...(await readdir(join(ROOT, folder))).filter((name) => name.endsWith('.ts')).map((name) => `${folder}/${name}`));

@@ -38,6 +38,7 @@ import { seededRandom } from '../src/testing/random.js';
 import { startOpenAIServer, type OpenAIServer } from '../test/helpers/openai-server.js';
 import { flags, latencySummary, printTable, writeResult } from './lib/report.js';
 import { Timeline, instrument } from './lib/stalls.js';
+import { loopThreadCpuMs } from './lib/thread-cpu.js';
 
 export type SoakBackend = 'openai' | 'offline';
 
@@ -198,14 +199,14 @@ async function settledMemory(gc: () => void): Promise<MemorySample> {
 /**
  * The 10 ms probe. For every gap between ticks it records the wall time, the event loop's busy time
  * (`eventLoopUtilization().active`: inside callbacks rather than waiting for I/O) and the CPU time
- * the process used. A stall ragdesk caused is busy *and* on the CPU for its whole length; a process
+ * the loop's own thread used (not V8's GC and compiler threads, see loopThreadCpuMs). A stall ragdesk caused is busy *and* on the CPU for its whole length; a process
  * preempted on a loaded machine shows wall time without CPU time.
  */
 class LoopProbe {
   private timer: NodeJS.Timeout | undefined;
   private last = 0;
   private lastElu: EventLoopUtilization | undefined;
-  private lastCpu: NodeJS.CpuUsage | undefined;
+  private lastCpu = 0;
   longestGap = 0;
   longestBusy = 0;
   /** Longest gap counted as min(busy time, CPU time): how long our own code held the loop. */
@@ -218,17 +219,17 @@ class LoopProbe {
   start(): void {
     this.last = performance.now();
     this.lastElu = performance.eventLoopUtilization();
-    this.lastCpu = process.cpuUsage();
+    this.lastCpu = loopThreadCpuMs();
     this.timer = setInterval(() => this.tick(), 10);
   }
 
   private tick(): void {
     const now = performance.now();
     const elu = performance.eventLoopUtilization();
-    const cpu = process.cpuUsage();
+    const cpu = loopThreadCpuMs();
     const gap = now - this.last;
     const busy = elu.active - this.lastElu!.active;
-    const cpuMs = (cpu.user - this.lastCpu!.user + cpu.system - this.lastCpu!.system) / 1000;
+    const cpuMs = cpu - this.lastCpu;
     const stall = Math.min(busy, cpuMs, gap);
     this.longestGap = Math.max(this.longestGap, gap);
     this.longestBusy = Math.max(this.longestBusy, busy);

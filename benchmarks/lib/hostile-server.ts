@@ -17,6 +17,7 @@ import { fileLoading, type FileLoadingOptions } from '../../adapters/loaders/ind
 import { openRagdesk } from '../../adapters/node.js';
 import { webLoader } from '../../adapters/web/index.js';
 import type { UsageLimits } from '../../src/index.js';
+import { loopThreadCpuMs } from './thread-cpu.js';
 
 const [dataDir, apiKey, usageJson, filesJson] = process.argv.slice(2);
 if (!dataDir || !apiKey) throw new Error('usage: hostile-server <data-dir> <api-key> [usage-json] [files-json]');
@@ -37,13 +38,13 @@ server.listen(0, '127.0.0.1', () => {
   process.stdout.write(`${JSON.stringify({ origin: `http://127.0.0.1:${port}`, pid: process.pid })}\n`);
 });
 let last = performance.now();
-let lastCpu = process.cpuUsage();
+let lastCpu = loopThreadCpuMs();
 let worst = { stallMs: 0, stallCpuMs: 0 };
 setInterval(() => {
   const now = performance.now();
-  const cpu = process.cpuUsage();
+  const cpu = loopThreadCpuMs();
   const gap = now - last;
-  const cpuMs = (cpu.user - lastCpu.user + cpu.system - lastCpu.system) / 1000;
+  const cpuMs = cpu - lastCpu;
   if (gap > worst.stallMs) worst = { stallMs: Math.round(gap), stallCpuMs: Math.round(cpuMs) };
   last = now;
   lastCpu = cpu;

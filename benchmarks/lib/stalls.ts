@@ -1,3 +1,5 @@
+import { loopThreadCpuMs } from './thread-cpu.js';
+
 /**
  * Event-loop stall attribution for benchmarks: a timeline of adapter calls (each one a span from call
  * to settle) and a ticker that records every gap between ticks longer than a threshold, so the
@@ -15,16 +17,11 @@ export interface Gap {
   end: number;
   ms: number;
   /**
-   * CPU time this process used during the gap (all its threads, mostly the main one here). A gap
-   * much longer than its CPU time is the OS running other processes: on a shared machine only the
-   * CPU part is the code's doing.
+   * CPU time the event-loop thread used during the gap (see loopThreadCpuMs). A gap much longer
+   * than its CPU time is the OS running other processes: on a shared machine only the CPU part is
+   * the code's doing.
    */
   cpuMs: number;
-}
-
-function cpuMsNow(): number {
-  const usage = process.cpuUsage();
-  return (usage.user + usage.system) / 1000;
 }
 
 export class Timeline {
@@ -125,7 +122,7 @@ export class StallWatch {
 
   start(): void {
     this.last = performance.now();
-    this.lastCpu = cpuMsNow();
+    this.lastCpu = loopThreadCpuMs();
     this.timer = setInterval(() => this.tick(), this.intervalMs);
   }
 
@@ -137,7 +134,7 @@ export class StallWatch {
 
   private tick(): void {
     const now = performance.now();
-    const cpu = cpuMsNow();
+    const cpu = loopThreadCpuMs();
     const ms = now - this.last;
     if (ms > this.thresholdMs + this.intervalMs) this.gaps.push({ start: this.last, end: now, ms, cpuMs: cpu - this.lastCpu });
     this.last = now;

@@ -201,7 +201,7 @@ async function prepare(context: RagdeskContext, write: DocumentWrite): Promise<P
         limit: maxChunks,
       }),
   });
-  const chunks = chunkRecords(write.datasource, pieces);
+  const chunks = await chunkRecords(write.datasource, pieces, () => slices.pause());
   const tokens = chunks.reduce((sum, chunk) => sum + chunk.tokenCount, 0);
   return { write, chunks, contentHash: hash.digest('hex'), textSize, tokens };
 }

@@ -1,14 +1,7 @@
 /**
- * The HTML tree the extractor reads: built straight from htmlparser2's callbacks, elements and text
- * only, siblings linked both ways so removing one costs O(1).
- *
- * Why not a DOM library: linkedom (which parses with the same htmlparser2) spent 3.7 s of CPU on a
- * page of 220,000 links, most of it per-node bookkeeping the extractor never reads (a WeakMap entry
- * and an event-listener map per node, attributes as nodes, a node per comment); this tree builds the
- * same elements and text from the same parser events in about a sixth of that. Comments,
- * doctypes and CDATA are never shown as text, so they are not built.
+ * The HTML tree the extractor reads (built by `parse-html.ts`): elements and text only, siblings
+ * linked both ways so removing one costs O(1), and the walks the extractor needs, all iterative.
  */
-import { Parser } from 'htmlparser2';
 
 export interface HtmlText {
   kind: 'text';
@@ -33,42 +26,15 @@ export interface HtmlElement {
 
 export type HtmlNode = HtmlElement | HtmlText;
 
-function element(name: string, attributes: Record<string, string>, parent: HtmlElement | null): HtmlElement {
+export function newElement(name: string, attributes: Record<string, string>, parent: HtmlElement | null): HtmlElement {
   return { kind: 'element', name, attributes, parent, prev: null, next: null, firstChild: null, lastChild: null };
 }
 
-function appendChild(parent: HtmlElement, child: HtmlNode): void {
+export function appendChild(parent: HtmlElement, child: HtmlNode): void {
   child.prev = parent.lastChild;
   if (parent.lastChild) parent.lastChild.next = child;
   else parent.firstChild = child;
   parent.lastChild = child;
-}
-
-/** Parses `html` with the options linkedom used (entities decoded, HTML tokenizer rules). */
-export function parseHtml(html: string): HtmlElement {
-  const document = element('', {}, null);
-  let open = document;
-  const parser = new Parser(
-    {
-      onopentag(name, attributes) {
-        const child = element(name, attributes, open);
-        appendChild(open, child);
-        open = child;
-      },
-      onclosetag() {
-        open = open.parent ?? document;
-      },
-      ontext(data) {
-        const last = open.lastChild;
-        // The parser hands text over in pieces (around entities, at buffer ends): one node per run.
-        if (last?.kind === 'text') last.data += data;
-        else appendChild(open, { kind: 'text', data, parent: open, prev: null, next: null });
-      },
-    },
-    { decodeEntities: true, lowerCaseAttributeNames: true, recognizeCDATA: false },
-  );
-  parser.end(html);
-  return document;
 }
 
 /** Takes `node` out of the tree; removing a node whose ancestor is already gone is harmless. */

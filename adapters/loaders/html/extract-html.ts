@@ -3,10 +3,10 @@
  * pages) alike: parse with htmlparser2 into a bare tree (`dom.ts`), read title, description and links, drop hidden text and page
  * chrome (`HTML_RULES`), pick `main` / a single `article` when the page has one, then walk the text.
  */
-import { DEFAULT_MARKUP_LIMITS, measureMarkup } from '../../kit/markup-shape.js';
 import { payloadTooLarge } from '../loader-errors.js';
 import { removeBoilerplate } from './boilerplate.js';
-import { childElements, eachElement, hasText, inlineText, parseHtml, type HtmlElement } from './dom.js';
+import { childElements, eachElement, hasText, inlineText, type HtmlElement } from './dom.js';
+import { DEFAULT_MARKUP_LIMITS, parseHtml } from './parse-html.js';
 import { pageLinks } from './page-links.js';
 import { HTML_RULES, type HtmlRules } from './rules.js';
 import { visibleText } from './visible-text.js';
@@ -44,8 +44,7 @@ export function extractHtmlWith(html: string, options: ExtractHtmlOptions, rules
   const { pageUrl } = options;
   // A fragment is wrapped so that its text sits in a <body> like a page's.
   const markup = /<html[\s>]/i.test(html.slice(0, 4096)) ? html : `<html><head></head><body>${html}</body></html>`;
-  assertParsableMarkup(markup, pageUrl);
-  const document = parseHtml(markup);
+  const document = parsableDocument(markup, pageUrl);
   const found = landmarks(document);
   const title = inlineText(found.title) || (rules.titleFromHeading ? inlineText(found.heading) : '');
   const description = metaContent(found.metas);
@@ -111,16 +110,16 @@ function metaContent(metas: readonly HtmlElement[]): string {
 }
 
 /**
- * Refuses markup that would nest deeper or build more nodes than the parser handles safely
- * (htmlparser2 is quadratic in depth; every node is heap): see `adapters/kit/markup-shape.ts`.
+ * The parsed page, or `payload_too_large` when it nests deeper or holds more nodes than
+ * `DEFAULT_MARKUP_LIMITS` (see `parse-html.ts`: the parse stops at the first limit passed).
  */
-function assertParsableMarkup(markup: string, pageUrl: string | undefined): void {
+function parsableDocument(markup: string, pageUrl: string | undefined): HtmlElement {
   const { maxDepth, maxNodes } = DEFAULT_MARKUP_LIMITS;
-  const shape = measureMarkup(markup, { maxDepth, maxNodes });
-  if (shape.exceeded === undefined) return;
+  const parsed = parseHtml(markup, { maxDepth, maxNodes });
+  if ('document' in parsed) return parsed.document;
   const subject = pageUrl ?? 'the HTML';
   const where = pageUrl === undefined ? {} : { url: pageUrl };
-  if (shape.exceeded === 'depth') {
+  if (parsed.exceeded === 'depth') {
     throw payloadTooLarge(`${subject} nests elements more than ${maxDepth} levels deep`, { ...where, reason: 'html_too_deep', maxDepth });
   }
   throw payloadTooLarge(`${subject} has more than ${maxNodes} HTML nodes`, { ...where, reason: 'html_too_many_nodes', maxNodes });

@@ -3,7 +3,7 @@
  * linked both ways so removing one costs O(1), and the walks the extractor needs, all iterative.
  */
 
-export interface HtmlText {
+interface HtmlText {
   kind: 'text';
   data: string;
   parent: HtmlElement | null;

@@ -29,8 +29,10 @@ export const DEFAULT_MARKUP_LIMITS: Readonly<MarkupLimits> = { maxDepth: 1024, m
 export type ParsedHtml = { document: HtmlElement } | { exceeded: 'depth' | 'nodes' };
 
 /** Thrown from a parser callback to stop the parse; never leaves `parseHtml`. */
-class LimitPassed {
-  constructor(readonly limit: 'depth' | 'nodes') {}
+class LimitPassed extends Error {
+  constructor(readonly limit: 'depth' | 'nodes') {
+    super(`markup ${limit} limit passed`);
+  }
 }
 
 /** Parses `html` (entities decoded, HTML tokenizer rules, attribute names lower-cased). */

@@ -133,6 +133,7 @@ export class RagdeskContext {
               }));
             }
           },
+          vectors: () => store.iterateChunkVectors?.(datastore.id) ?? store.iterateChunks(datastore.id),
         },
       );
     });

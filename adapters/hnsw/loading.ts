@@ -65,7 +65,7 @@ async function loadCollection(identity: CollectionIdentity, header: IndexHeader,
   ids.forEach((id, i) => labelById.set(id, labels[i] as number));
   const full = `${binary}.full.tmp`;
   try {
-    await restoreFullFile(binary, full, identity.dimensions, (id) => labelById.get(id), source.entries());
+    await restoreFullFile(binary, full, identity.dimensions, (id) => labelById.get(id), source.vectors?.() ?? source.entries());
     return await Collection.load(identity, header, full);
   } finally {
     await rm(full, { force: true });

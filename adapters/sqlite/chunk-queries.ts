@@ -13,6 +13,7 @@ import {
   datasourceRefFromValues,
   toChunkRecord,
   vectorFromBlob,
+  vectorOfOwnBlob,
   type ChunkRow,
 } from './row-mapping.js';
 
@@ -90,6 +91,16 @@ export function chunkQueries(db: SqliteDatabase, records: RecordQueries) {
     `SELECT ${CHUNK_COLUMNS}, pk FROM chunks
      WHERE datastore_id = ? AND (hash, pk) > (?, ?) ORDER BY hash, pk LIMIT ?`,
   );
+  // Ids and vectors only, in pk order: the narrow chunks_scope index finds a page's rows (a scan of
+  // chunks_datastore_hash then visits rows in random order, 2-3x slower at 20k chunks) and the rows
+  // are then read in storage order. Raw mode: no object per row.
+  const selectVectorPage = db
+    .prepare(
+      `SELECT id, vector, pk FROM chunks WHERE pk IN (
+         SELECT pk FROM chunks INDEXED BY chunks_scope WHERE datastore_id = ? AND pk > ? ORDER BY pk LIMIT ?
+       ) ORDER BY pk`,
+    )
+    .raw(true);
   const countByDatastore = db.prepare('SELECT count(*) AS count FROM chunks WHERE datastore_id = ?');
   const selectVectors = db.prepare(
     `SELECT hash, vector FROM chunks
@@ -200,6 +211,15 @@ export function chunkQueries(db: SqliteDatabase, records: RecordQueries) {
       return {
         chunks: rows.map(toChunkRecord),
         cursor: last === undefined ? null : { hash: last.hash, pk: last.pk },
+      };
+    },
+
+    /** One page of ids and vectors after the pk `cursor` (-1 for the first). */
+    vectorPage(datastoreId: string, cursor: number | null, size: number) {
+      const rows = selectVectorPage.all(datastoreId, cursor ?? -1, size) as [string, Buffer, number][];
+      return {
+        chunks: rows.map(([id, vector]) => ({ id, vector: vectorOfOwnBlob(vector) })),
+        cursor: rows.length === 0 ? null : (rows[rows.length - 1] as [string, Buffer, number])[2],
       };
     },
 

@@ -10,6 +10,12 @@ export interface IndexEntry {
   customId: string | null;
 }
 
+/** A chunk's id and vector: what an index that keeps its graph but not the vectors reloads. */
+export interface IndexVector {
+  id: string;
+  vector: Float32Array;
+}
+
 /** A collection is the index of one datastore. */
 export interface IndexCollection {
   datastoreId: string;
@@ -24,6 +30,12 @@ export interface IndexSource {
   sequence(): Promise<number>;
   /** Every entry of the datastore, in batches. */
   entries(): AsyncIterable<IndexEntry[]>;
+  /**
+   * Optional: every entry's id and vector only, in batches, the same set as `entries` (any order).
+   * An index that restores vectors into a persisted graph uses it when present: it can be read far
+   * more cheaply than whole entries.
+   */
+  vectors?(): AsyncIterable<readonly IndexVector[]>;
 }
 
 export interface OpenResult {

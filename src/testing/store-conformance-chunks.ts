@@ -215,6 +215,45 @@ export function describeChunkConformance(context: StoreSuiteContext): void {
       expect(none).toEqual([]);
     });
 
+    it('iterates the ids and vectors of a datastore exactly once (iterateChunkVectors, when the store has it)', async (context) => {
+      const vectorsOf = store().iterateChunkVectors?.bind(store());
+      if (!vectorsOf) {
+        context.skip();
+        return;
+      }
+      const other = makeDatastore({ name: 'Interleaved' });
+      const otherSource = makeDatasource(other, { name: 'interleaved.md' });
+      await store().createDatastore(other);
+      await store().createDatasource(otherSource);
+      // Rows of the two datastores interleaved in storage order, and rows replaced in place.
+      const first = makeChunks(source, samplePassages(19, 31));
+      await store().replaceChunks(source.id, first);
+      await store().replaceChunks(otherSource.id, makeChunks(otherSource, samplePassages(6, 32)));
+      const second = makeChunks(sibling, samplePassages(11, 33));
+      await store().replaceChunks(sibling.id, second);
+      const replaced = first.map((chunk, i) => (i % 3 === 0 ? { ...chunk, vector: chunk.vector.map((value) => -value) } : chunk));
+      await store().replaceChunks(source.id, replaced);
+      const mine = [...replaced, ...second];
+
+      for (const batchSize of [7, 30, undefined]) {
+        const seen: string[] = [];
+        for await (const batch of vectorsOf(datastore.id, batchSize === undefined ? undefined : { batchSize })) {
+          expect(batch.length).toBeGreaterThan(0);
+          if (batchSize !== undefined) expect(batch.length).toBeLessThanOrEqual(batchSize);
+          for (const entry of batch) {
+            expect(Object.keys(entry).sort()).toEqual(['id', 'vector']);
+            expectSameBits(entry.vector, mine.find((chunk) => chunk.id === entry.id)!.vector);
+            entry.vector[0] = 42;
+          }
+          seen.push(...batch.map((entry) => entry.id));
+        }
+        expect(sorted(seen)).toEqual(sorted(ids(mine)));
+      }
+      const none: unknown[] = [];
+      for await (const batch of vectorsOf('missing')) none.push(batch);
+      expect(none).toEqual([]);
+    });
+
     it('finds stored vectors by hash across datasources, of the asked length only', async () => {
       const text = 'The observatory maps a faint nebula.';
       const reused = makeChunk(sibling, 0, text);

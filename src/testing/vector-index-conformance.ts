@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RagdeskError } from '../errors.js';
-import type { IndexCollection, IndexEntry, IndexSource, RetrievalFilter, ScoredId, VectorIndex } from '../ports/index.js';
+import type { IndexCollection, IndexEntry, IndexSource, IndexVector, RetrievalFilter, ScoredId, VectorIndex } from '../ports/index.js';
 import { clusteredVectors } from './random.js';
 import { cosineSimilarity } from '../util/cosine.js';
 
@@ -56,6 +56,12 @@ export class InMemoryIndexSource implements IndexSource {
   async *entries(): AsyncIterable<IndexEntry[]> {
     const all = [...this.byId.values()];
     for (let i = 0; i < all.length; i += 250) yield all.slice(i, i + 250);
+  }
+
+  /** Ids and vectors only, newest first: another order and other batches than `entries`. */
+  async *vectors(): AsyncIterable<IndexVector[]> {
+    const all = [...this.byId.values()].reverse();
+    for (let i = 0; i < all.length; i += 333) yield all.slice(i, i + 333).map(({ id, vector }) => ({ id, vector }));
   }
 }
 

@@ -164,9 +164,13 @@ interface Image {
 }
 
 /** Lays the links file out as the full file; every byte but the live vectors is written here. */
-function expandLinks(links: Buffer, dimensions: number): Image {
-  if (links.length < HEADER_BYTES) throw new Error('hnswlib links file is truncated');
-  const layout = readLayout(links.subarray(0, HEADER_BYTES), dimensions);
+function expandLinks(file: Buffer, dimensions: number): Image {
+  if (file.length < HEADER_BYTES) throw new Error('hnswlib links file is truncated');
+  const layout = readLayout(file.subarray(0, HEADER_BYTES), dimensions);
+  // hnswlib's fields are 4 and 8 bytes wide: records and vectors start at multiples of 4, so the
+  // records are copied a word at a time (a typed-array copy per record cost more than the bytes).
+  if (layout.dataOffset % 4 !== 0 || layout.recordBytes % 4 !== 0) throw new Error('unexpected hnswlib file layout');
+  const links = file.byteOffset % 4 === 0 ? file : Buffer.from(file);
   const short = layout.recordBytes - layout.dataBytes;
   const sizeAt = (at: number) => (isDeleted(links, at) ? layout.recordBytes : short);
   // First where the level-0 records end (the upper levels' links follow them), to size the image.
@@ -177,28 +181,37 @@ function expandLinks(links: Buffer, dimensions: number): Image {
   }
   if (end > links.length) throw new Error('hnswlib links file is truncated');
   const levelZeroEnd = HEADER_BYTES + layout.count * layout.recordBytes;
-  if ((HEADER_BYTES + layout.dataOffset) % 4 !== 0 || layout.recordBytes % 4 !== 0) throw new Error('unexpected hnswlib file layout');
-  // Not from Buffer's shared pool (that serves only small sizes): offset 0 of its own memory.
+  // Not from Buffer's shared pool (that serves small sizes only): offset 0 of a memory of its own.
   const bytes = Buffer.allocUnsafeSlow(levelZeroEnd + (links.length - end));
-  copyBytes(links, 0, HEADER_BYTES, bytes, 0);
-  copyBytes(links, end, links.length, bytes, levelZeroEnd);
+  bytes.set(links.subarray(0, HEADER_BYTES), 0);
+  bytes.set(links.subarray(end), levelZeroEnd);
+  const from = new Int32Array(links.buffer, links.byteOffset, links.length >>> 2);
+  const to = new Int32Array(bytes.buffer, 0, bytes.length >>> 2);
   const offsets = new Float64Array(layout.count);
   const slotOfLabel = new Map<number, number>();
   for (let element = 0, at = HEADER_BYTES; element < layout.count; element++) {
     const record = HEADER_BYTES + element * layout.recordBytes;
     if (!isDeleted(links, at)) {
-      copyBytes(links, at, at + layout.dataOffset, bytes, record);
-      copyBytes(links, at + layout.dataOffset, at + short, bytes, record + layout.labelOffset);
-      const label = Number(links.readBigUInt64LE(at + layout.dataOffset));
+      copyWords(from, at, layout.dataOffset, to, record);
+      copyWords(from, at + layout.dataOffset, 8, to, record + layout.labelOffset);
+      // Two words, not readBigUInt64LE: a BigInt per element showed in the profile.
+      const label = (links.readUInt32LE(at + layout.dataOffset) as number) + links.readUInt32LE(at + layout.dataOffset + 4) * 2 ** 32;
       if (slotOfLabel.has(label)) throw new Error(`label ${label} appears twice in the index file`);
       offsets[slotOfLabel.size] = record + layout.dataOffset;
       slotOfLabel.set(label, slotOfLabel.size);
     } else {
-      copyBytes(links, at, at + layout.recordBytes, bytes, record);
+      copyWords(from, at, layout.recordBytes, to, record);
     }
     at += sizeAt(at);
   }
   return { bytes, offsets, slotOfLabel, live: slotOfLabel.size };
+}
+
+/** Copies `bytes` bytes (a multiple of 4) from byte `start` of `from` to byte `at` of `to`. */
+function copyWords(from: Int32Array, start: number, bytes: number, to: Int32Array, at: number): void {
+  const source = start >>> 2;
+  const target = at >>> 2;
+  for (let i = 0; i < bytes >>> 2; i++) to[target + i] = from[source + i] as number;
 }
 
 /** Writes into `out` at `at` what hnswlib's cosine space stores for `vector` (see the file comment). */
@@ -209,6 +222,8 @@ function normaliseInto(vector: Float32Array, out: Float32Array, at: number): voi
     sum = Math.fround(sum + Math.fround(value * value));
   }
   const norm = Math.fround(Math.sqrt(Math.abs(sum)));
-  if (norm > 0) for (let i = 0; i < vector.length; i++) out[at + i] = (vector[i] as number) / norm;
+  // x / 1 is x: vectors already of unit length (a third of a normalising embedder's, where the float
+  // sum of squares rounds to exactly 1) are copied, not divided.
+  if (norm > 0 && norm !== 1) for (let i = 0; i < vector.length; i++) out[at + i] = (vector[i] as number) / norm;
   else out.set(vector, at);
 }

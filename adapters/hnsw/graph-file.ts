@@ -170,7 +170,11 @@ function expandLinks(file: Buffer, dimensions: number): Image {
   // hnswlib's fields are 4 and 8 bytes wide: records and vectors start at multiples of 4, so the
   // records are copied a word at a time (a typed-array copy per record cost more than the bytes).
   if (layout.dataOffset % 4 !== 0 || layout.recordBytes % 4 !== 0) throw new Error('unexpected hnswlib file layout');
-  const links = file.byteOffset % 4 === 0 ? file : Buffer.from(file);
+  let links = file;
+  if (file.byteOffset % 4 !== 0) {
+    links = Buffer.allocUnsafeSlow(file.length);
+    links.set(file);
+  }
   const short = layout.recordBytes - layout.dataBytes;
   const sizeAt = (at: number) => (isDeleted(links, at) ? layout.recordBytes : short);
   // First where the level-0 records end (the upper levels' links follow them), to size the image.
@@ -195,7 +199,7 @@ function expandLinks(file: Buffer, dimensions: number): Image {
       copyWords(from, at, layout.dataOffset, to, record);
       copyWords(from, at + layout.dataOffset, 8, to, record + layout.labelOffset);
       // Two words, not readBigUInt64LE: a BigInt per element showed in the profile.
-      const label = (links.readUInt32LE(at + layout.dataOffset) as number) + links.readUInt32LE(at + layout.dataOffset + 4) * 2 ** 32;
+      const label = links.readUInt32LE(at + layout.dataOffset) + links.readUInt32LE(at + layout.dataOffset + 4) * 2 ** 32;
       if (slotOfLabel.has(label)) throw new Error(`label ${label} appears twice in the index file`);
       offsets[slotOfLabel.size] = record + layout.dataOffset;
       slotOfLabel.set(label, slotOfLabel.size);

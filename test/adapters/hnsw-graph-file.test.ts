@@ -25,6 +25,21 @@ function entries(count: number, seed = 3): IndexEntry[] {
   }));
 }
 
+/** The float32 length hnswlib's cosine space computes (a float sum of squares, its square root). */
+function floatLength(vector: Float32Array): number {
+  let sum = 0;
+  for (const value of vector) sum = Math.fround(sum + Math.fround(value * value));
+  return Math.fround(Math.sqrt(sum));
+}
+
+/** Scaled to unit length in double precision: in float32 some come out of length exactly 1, some not. */
+function unitEntries(count: number): IndexEntry[] {
+  return entries(count, 9).map((entry, i) => {
+    const length = Math.hypot(...entry.vector);
+    return { ...entry, id: `c${300 + i}`, vector: entry.vector.map((value) => value / length) };
+  });
+}
+
 describe('hnsw index file without the store-held vectors', () => {
   let dir: string;
 
@@ -37,7 +52,10 @@ describe('hnsw index file without the store-held vectors', () => {
   });
 
   it('writes the file without live vectors and restores hnswlib’s file byte for byte', async () => {
-    const all = entries(300);
+    const all = [...entries(300), ...unitEntries(40)];
+    // Both paths of the restore: divided by their length, and of length exactly 1 (copied).
+    expect(all.some((entry) => floatLength(entry.vector) === 1)).toBe(true);
+    expect(all.filter((entry) => floatLength(entry.vector) !== 1).length).toBeGreaterThan(300);
     const graph = new hnswlib.HierarchicalNSW('cosine', DIMENSIONS);
     graph.initIndex(400, 8, 50, 100, true);
     all.forEach((entry, label) => graph.addPoint(Array.from(entry.vector), label, false));

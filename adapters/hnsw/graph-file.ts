@@ -12,11 +12,11 @@
  * in each record, so the file describes itself; on load every live element must get exactly one
  * vector from the store, else the pair is rejected.
  *
- * Vectors go back as hnswlib's cosine space stored them: normalised in float32 the way the binding
- * does (a float sum of squares, its square root, one division per component), so a restored
- * file is byte for byte the file hnswlib wrote.
+ * Vectors go back as hnswlib's cosine space stored them, normalised in float32 the way the binding
+ * does (cosine-image.ts), so a restored file is byte for byte the file hnswlib wrote.
  */
 import { open, readFile, writeFile, type FileHandle } from 'node:fs/promises';
+import { cosineImage, type CosineImage } from './cosine-image.js';
 
 /** Bytes of hnswlib's file header (hnswalg.h saveIndex: 10 size_t, an int, a uint32, a double). */
 const HEADER_BYTES = 96;
@@ -132,9 +132,6 @@ export async function restoreFullFile(
   vectors: AsyncIterable<readonly { id: string; vector: Float32Array }[]>,
 ): Promise<void> {
   const image = expandLinks(await readFile(linksPath), dimensions);
-  // Every vector starts at a multiple of 4 (hnswlib's fields are 4 and 8 bytes; the image has a
-  // buffer of its own), so each is normalised straight into its place.
-  const floats = new Float32Array(image.bytes.buffer, image.bytes.byteOffset, image.bytes.byteLength >>> 2);
   const filled = new Uint8Array(image.live);
   let count = 0;
   for await (const batch of vectors) {
@@ -145,18 +142,18 @@ export async function restoreFullFile(
       if (slot === undefined || entry.vector.length !== dimensions || filled[slot] === 1) {
         throw new Error(`entry ${JSON.stringify(entry.id)} does not match the index file`);
       }
-      normaliseInto(entry.vector, floats, (image.offsets[slot] as number) >>> 2);
+      image.vectors.put(entry.vector, image.offsets[slot] as number);
       filled[slot] = 1;
       count++;
     }
   }
   if (count !== image.live) throw new Error(`the source gave ${count} vectors for ${image.live} live elements`);
-  await writeFile(fullPath, image.bytes);
+  await writeFile(fullPath, image.vectors.bytes);
 }
 
 /** hnswlib's full file with the live elements' vector bytes still to fill, and where they go. */
 interface Image {
-  bytes: Buffer;
+  vectors: CosineImage;
   /** Live elements, numbered 0.. in file order: slot → byte offset of its vector. */
   offsets: Float64Array;
   slotOfLabel: Map<number, number>;
@@ -185,12 +182,12 @@ function expandLinks(file: Buffer, dimensions: number): Image {
   }
   if (end > links.length) throw new Error('hnswlib links file is truncated');
   const levelZeroEnd = HEADER_BYTES + layout.count * layout.recordBytes;
-  // Not from Buffer's shared pool (that serves small sizes only): offset 0 of a memory of its own.
-  const bytes = Buffer.allocUnsafeSlow(levelZeroEnd + (links.length - end));
+  const vectors = cosineImage(dimensions, levelZeroEnd + (links.length - end));
+  const { bytes } = vectors;
   bytes.set(links.subarray(0, HEADER_BYTES), 0);
   bytes.set(links.subarray(end), levelZeroEnd);
   const from = new Int32Array(links.buffer, links.byteOffset, links.length >>> 2);
-  const to = new Int32Array(bytes.buffer, 0, bytes.length >>> 2);
+  const to = new Int32Array(bytes.buffer, bytes.byteOffset, bytes.length >>> 2);
   const offsets = new Float64Array(layout.count);
   const slotOfLabel = new Map<number, number>();
   for (let element = 0, at = HEADER_BYTES; element < layout.count; element++) {
@@ -208,7 +205,7 @@ function expandLinks(file: Buffer, dimensions: number): Image {
     }
     at += sizeAt(at);
   }
-  return { bytes, offsets, slotOfLabel, live: slotOfLabel.size };
+  return { vectors, offsets, slotOfLabel, live: slotOfLabel.size };
 }
 
 /** Copies `bytes` bytes (a multiple of 4) from byte `start` of `from` to byte `at` of `to`. */
@@ -216,18 +213,4 @@ function copyWords(from: Int32Array, start: number, bytes: number, to: Int32Arra
   const source = start >>> 2;
   const target = at >>> 2;
   for (let i = 0; i < bytes >>> 2; i++) to[target + i] = from[source + i] as number;
-}
-
-/** Writes into `out` at `at` what hnswlib's cosine space stores for `vector` (see the file comment). */
-function normaliseInto(vector: Float32Array, out: Float32Array, at: number): void {
-  let sum = 0;
-  for (let i = 0; i < vector.length; i++) {
-    const value = vector[i] as number;
-    sum = Math.fround(sum + Math.fround(value * value));
-  }
-  const norm = Math.fround(Math.sqrt(Math.abs(sum)));
-  // x / 1 is x: vectors already of unit length (a third of a normalising embedder's, where the float
-  // sum of squares rounds to exactly 1) are copied, not divided.
-  if (norm > 0 && norm !== 1) for (let i = 0; i < vector.length; i++) out[at + i] = (vector[i] as number) / norm;
-  else out.set(vector, at);
 }

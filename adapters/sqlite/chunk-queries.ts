@@ -2,6 +2,7 @@ import { notFound } from '../../src/errors.js';
 import { assertChunkBatch, chunkOwnedElsewhere } from '../kit/chunk-batch.js';
 import type { ChunkRecord, DatasourceRecord, DatasourceRef, Metadata } from '../../src/ports/records.js';
 import type { ChunkChange, DatasourcePatch } from '../../src/ports/store.js';
+import type { IndexVector } from '../../src/ports/vector-index.js';
 import { inTransaction, type SqliteDatabase } from './database.js';
 import { idListReader } from './id-list-reader.js';
 import type { PreviousChunk } from './lexical-search.js';
@@ -13,7 +14,6 @@ import {
   datasourceRefFromValues,
   toChunkRecord,
   vectorFromBlob,
-  vectorOfOwnBlob,
   type ChunkRow,
 } from './row-mapping.js';
 
@@ -37,6 +37,15 @@ function chunkFromValues(values: readonly unknown[], vectors: boolean): ChunkRec
     metadata: JSON.parse(values[AT.metadata] as string) as Metadata,
     vector: vectors ? vectorFromBlob(values[AT.vector] as Buffer) : NO_VECTOR,
   };
+}
+
+/**
+ * Bytes `[at, at + length)` of a page's blob as a vector: a view when aligned (the page's blob is
+ * the driver's own allocation, read by nobody else), else a copy.
+ */
+function vectorIn(blob: Buffer, at: number, length: number): Float32Array {
+  if ((blob.byteOffset + at) % 4 === 0 && length % 4 === 0) return new Float32Array(blob.buffer, blob.byteOffset + at, length / 4);
+  return vectorFromBlob(blob.subarray(at, at + length));
 }
 
 /** Upsert keeps the row (and its pk, hence its full-text rowid) when the id exists. */
@@ -91,14 +100,22 @@ export function chunkQueries(db: SqliteDatabase, records: RecordQueries) {
     `SELECT ${CHUNK_COLUMNS}, pk FROM chunks
      WHERE datastore_id = ? AND (hash, pk) > (?, ?) ORDER BY hash, pk LIMIT ?`,
   );
-  // Ids and vectors only, in pk order: the narrow chunks_scope index finds a page's rows (a scan of
-  // chunks_datastore_hash then visits rows in random order, 2-3x slower at 20k chunks) and the rows
-  // are then read in storage order. Raw mode: no object per row.
+  // Ids and vectors only, a page per statement run: the narrow chunks_scope index finds the page's
+  // rows in pk order (a scan of chunks_datastore_hash visits rows in random order, 2-3x slower at
+  // 20k chunks), then one row comes back for the page: the ids and vector lengths as JSON arrays
+  // and the vectors concatenated into one blob. A row per chunk cost a Buffer per vector, twice
+  // the wall time (GC included). group_concat reads a blob as text in the database's encoding,
+  // unchanged only in UTF-8: any other encoding keeps a row per chunk.
+  const pageRows = `SELECT id, vector, pk FROM chunks WHERE pk IN (
+    SELECT pk FROM chunks INDEXED BY chunks_scope WHERE datastore_id = ? AND pk > ? ORDER BY pk LIMIT ?
+  )`;
+  const utf8 = (db.prepare('PRAGMA encoding').get() as { encoding: string }).encoding.toUpperCase() === 'UTF-8';
   const selectVectorPage = db
     .prepare(
-      `SELECT id, vector, pk FROM chunks WHERE pk IN (
-         SELECT pk FROM chunks INDEXED BY chunks_scope WHERE datastore_id = ? AND pk > ? ORDER BY pk LIMIT ?
-       ) ORDER BY pk`,
+      utf8
+        ? `SELECT json_group_array(id), json_group_array(length(vector)), CAST(group_concat(vector, x'') AS BLOB), max(pk)
+           FROM (${pageRows})`
+        : `${pageRows} ORDER BY pk`,
     )
     .raw(true);
   const countByDatastore = db.prepare('SELECT count(*) AS count FROM chunks WHERE datastore_id = ?');
@@ -215,12 +232,23 @@ export function chunkQueries(db: SqliteDatabase, records: RecordQueries) {
     },
 
     /** One page of ids and vectors after the pk `cursor` (-1 for the first). */
-    vectorPage(datastoreId: string, cursor: number | null, size: number) {
-      const rows = selectVectorPage.all(datastoreId, cursor ?? -1, size) as [string, Buffer, number][];
-      return {
-        chunks: rows.map(([id, vector]) => ({ id, vector: vectorOfOwnBlob(vector) })),
-        cursor: rows.length === 0 ? null : (rows[rows.length - 1] as [string, Buffer, number])[2],
-      };
+    vectorPage(datastoreId: string, cursor: number | null, size: number): { chunks: IndexVector[]; cursor: number | null } {
+      const rows = selectVectorPage.all(datastoreId, cursor ?? -1, size) as unknown[][];
+      if (!utf8) {
+        const last = rows[rows.length - 1];
+        return {
+          chunks: rows.map((row) => ({ id: row[0] as string, vector: vectorFromBlob(row[1] as Buffer) })),
+          cursor: last === undefined ? null : (last[2] as number),
+        };
+      }
+      const [ids, lengths, blob, last] = rows[0] as [string, string, Buffer | null, number | null];
+      const chunks = (JSON.parse(ids) as string[]).map((id) => ({ id, vector: NO_VECTOR }));
+      let at = 0;
+      (JSON.parse(lengths) as number[]).forEach((length, i) => {
+        (chunks[i] as IndexVector).vector = vectorIn(blob as Buffer, at, length);
+        at += length;
+      });
+      return { chunks, cursor: last };
     },
 
     countChunks(datastoreId: string): number {

@@ -124,16 +124,6 @@ export function vectorFromBlob(blob: Buffer | Uint8Array): Float32Array {
   return vector;
 }
 
-/**
- * The blob as a Float32Array without a copy when the driver gave it a memory of its own (it does,
- * one allocation per value read): nothing else can then see or reuse those bytes. Any other blob
- * (a slice of a shared pool, an odd offset) is copied by {@link vectorFromBlob}.
- */
-export function vectorOfOwnBlob(blob: Buffer): Float32Array {
-  const owned = blob.byteOffset === 0 && blob.buffer.byteLength === blob.byteLength && blob.byteLength % 4 === 0;
-  return owned ? new Float32Array(blob.buffer, 0, blob.byteLength / 4) : vectorFromBlob(blob);
-}
-
 const DATASTORE_NAMES = columnNames<DatastoreRow>(DATASTORE_COLUMNS);
 const DATASOURCE_NAMES = columnNames<DatasourceRow>(DATASOURCE_COLUMNS);
 

@@ -116,6 +116,37 @@ describe('sqliteStore', () => {
     db.close();
   });
 
+  it.each(['UTF-8', 'UTF-16le'])('reads ids and vectors back bit for bit, in pages, from a %s database', async (encoding) => {
+    const db = new Database(join(dir, 'encoded.db'));
+    db.pragma(`encoding = '${encoding}'`);
+    const store = sqliteStore({ database: db });
+    const datastore = makeDatastore();
+    const source = makeDatasource(datastore);
+    await store.createDatastore(datastore);
+    await store.createDatasource(source);
+    const special = new Float32Array([0, -0, Number.NaN, 1e-45, -3.4e38, 1 / 3, 0x3f800000, 7]);
+    const chunks = makeChunks(source, samplePassages(9, 41));
+    chunks[4] = { ...(chunks[4] as (typeof chunks)[number]), vector: special };
+    await store.replaceChunks(source.id, chunks);
+    const read = new Map<string, Float32Array>();
+    for await (const batch of store.iterateChunkVectors!(datastore.id, { batchSize: 4 })) {
+      expect(batch.length).toBeLessThanOrEqual(4);
+      for (const entry of batch) read.set(entry.id, entry.vector);
+    }
+    expect(String(pragma(db, 'encoding')).toLowerCase()).toBe(encoding.toLowerCase());
+    expect([...read.keys()].sort()).toEqual(chunks.map((chunk) => chunk.id).sort());
+    for (const chunk of chunks) {
+      const vector = read.get(chunk.id) as Float32Array;
+      expect(
+        Buffer.from(vector.buffer, vector.byteOffset, vector.byteLength).equals(
+          Buffer.from(chunk.vector.buffer, chunk.vector.byteOffset, chunk.vector.byteLength),
+        ),
+      ).toBe(true);
+    }
+    await store.close();
+    db.close();
+  });
+
   it('works in memory', async () => {
     const store = open({ path: ':memory:' });
     await fill(store);

@@ -57,8 +57,9 @@ export interface ChunkStore {
   /**
    * Optional: the id and vector of every chunk of a datastore, in batches (each chunk once, any
    * order). Reopening a vector index that keeps its graph but not the vectors reads them back;
-   * with `iterateChunks` that read built every chunk's text and metadata too, 40% of reopening
-   * 20k chunks on SQLite. Without it the core uses `iterateChunks`.
+   * through `iterateChunks` that read built every chunk's text and metadata too, 40% of the CPU
+   * of reopening 20k chunks on SQLite. The vectors may be views of one buffer per batch: read
+   * them, do not keep them. Without it the core uses `iterateChunks`.
    */
   iterateChunkVectors?(datastoreId: string, options?: { batchSize?: number }): AsyncIterable<IndexVector[]>;
   countChunks(datastoreId: string): Promise<number>;

@@ -16,6 +16,7 @@
  * does (cosine-image.ts), so a restored file is byte for byte the file hnswlib wrote.
  */
 import { open, readFile, writeFile, type FileHandle } from 'node:fs/promises';
+import { releaseBuffer } from '../kit/release-buffer.js';
 import { cosineImage, type CosineImage } from './cosine-image.js';
 
 /** Bytes of hnswlib's file header (hnswalg.h saveIndex: 10 size_t, an int, a uint32, a double). */
@@ -148,7 +149,12 @@ export async function restoreFullFile(
     }
   }
   if (count !== image.live) throw new Error(`the source gave ${count} vectors for ${image.live} live elements`);
-  await writeFile(fullPath, image.vectors.bytes);
+  try {
+    await writeFile(fullPath, image.vectors.bytes);
+  } finally {
+    // The image is the size of the index (168 MB at 100,000 chunks) and hnswlib reads its own copy.
+    releaseBuffer(image.vectors.bytes);
+  }
 }
 
 /** hnswlib's full file with the live elements' vector bytes still to fill, and where they go. */

@@ -1,6 +1,7 @@
 import { RagdeskError } from '../../src/errors.js';
 import type { ChunkRecord, ScoredId } from '../../src/ports/records.js';
 import type { TextSearchRequest } from '../../src/ports/store.js';
+import { visible } from './chunk-queries.js';
 import { inTransaction, type SqliteDatabase } from './database.js';
 import { DEFAULT_BM25, LexicalIndex, type IndexedChunk, type LexicalIndexState } from './lexical-index.js';
 import { decodeSnapshot, encodeSnapshot, isCurrentFormat } from './lexical-snapshot.js';
@@ -70,8 +71,8 @@ export function lexicalSearch(db: SqliteDatabase, options: LexicalSearchOptions)
   const selectSequence = db.prepare('SELECT chunk_sequence FROM datastores WHERE id = ?');
   // Keyset pages over the (datastore_id, hash) index, as iterateChunks reads them.
   const selectPage = db.prepare(
-    `SELECT pk, id, datasource_id, custom_id, hash, text FROM chunks
-     WHERE datastore_id = ? AND (hash, pk) > (?, ?) ORDER BY hash, pk LIMIT ?`,
+    `SELECT pk, id, datasource_id, custom_id, hash, text FROM chunks c
+     WHERE datastore_id = ? AND (hash, pk) > (?, ?) AND ${visible('c')} ORDER BY hash, pk LIMIT ?`,
   );
   const selectSnapshot = db.prepare('SELECT chunk_sequence, data FROM lexical_snapshots WHERE datastore_id = ?');
   const deleteSnapshot = db.prepare('DELETE FROM lexical_snapshots WHERE datastore_id = ?');

@@ -192,6 +192,12 @@ function addLegacyFullText(db: Database.Database, version: number): void {
 const WITHOUT_FILE_PARTS =
   'DROP TABLE datasource_file_parts; ALTER TABLE datasource_files DROP COLUMN generation; ALTER TABLE datasource_files DROP COLUMN byte_length;';
 
+/** Undoes migration 10 (chunk generations): chunk ids unique again, as earlier versions had them. */
+const WITHOUT_CHUNK_GENERATIONS = `
+  DROP TABLE hidden_chunk_sets; ALTER TABLE datasources DROP COLUMN chunk_generation;
+  DROP INDEX chunks_id; DROP INDEX chunks_datasource; ALTER TABLE chunks DROP COLUMN generation;
+  CREATE UNIQUE INDEX chunks_id_before_10 ON chunks (id); CREATE INDEX chunks_datasource ON chunks (datasource_id, position);`;
+
 describe('sqliteStore datasource pipeline', () => {
   /** Tables, indexes and triggers as SQLite stores them, to compare two files' schemas. */
   const schemaOf = (file: string) => {
@@ -213,6 +219,7 @@ describe('sqliteStore datasource pipeline', () => {
       DROP TABLE usage_counters; DROP TABLE api_keys; DROP TABLE messages; DROP TABLE conversations; DROP TABLE agents;
       DROP INDEX datastores_owner; ALTER TABLE datastores DROP COLUMN owner_id;
       DROP TABLE jobs; DROP TABLE status_events; DROP TABLE datasource_file_parts; DROP TABLE datasource_files;
+      ${WITHOUT_CHUNK_GENERATIONS}
       PRAGMA user_version = 1;
     `);
     addLegacyFullText(db, 1);
@@ -263,6 +270,7 @@ describe('sqliteStore datasource pipeline', () => {
       DROP INDEX datastores_owner;
       ALTER TABLE datastores DROP COLUMN owner_id;
       ${WITHOUT_FILE_PARTS}
+      ${WITHOUT_CHUNK_GENERATIONS}
       PRAGMA user_version = 3;
     `);
     addLegacyFullText(db, 3);
@@ -331,6 +339,7 @@ describe('sqliteStore datasource pipeline', () => {
     addLegacyFullText(db, 4);
     db.exec('ALTER TABLE agents DROP COLUMN allow_overrides'); // added by migration 6
     db.exec(WITHOUT_FILE_PARTS);
+    db.exec(WITHOUT_CHUNK_GENERATIONS);
     db.pragma('user_version = 4');
     db.close();
     expect(schemaOf(path).map((row) => (row as { name: string }).name)).toContain('chunks_fts');

@@ -51,7 +51,11 @@ export function describeBigReplaceConformance(context: StoreSuiteContext): void 
       const sample = [...ids(before).slice(-20), ...ids(after).slice(-20), ...ids(after).slice(0, 5)];
       const either = (got: readonly string[], whole: (set: Set<string>) => string[]) =>
         expect([whole(oldIds), whole(newIds)]).toContainEqual(got);
-      await store().searchText({ datastoreId: datastore.id, query: OLD_WORD, topK: 5 });
+      const textOf = new Map([...before, ...after].map((chunk) => [chunk.id, chunk.text]));
+      const withWord = (set: Set<string>, word: string) => [...set].filter((id) => (textOf.get(id) ?? '').includes(word)).sort();
+      const search = async (word: string) =>
+        (await store().searchText({ datastoreId: datastore.id, query: word, topK: 3000 })).map((hit) => hit.id).sort();
+      await search(OLD_WORD);
 
       let settled = false;
       const replacing = store()
@@ -62,16 +66,19 @@ export function describeBigReplaceConformance(context: StoreSuiteContext): void 
       let observations = 0;
       while (!settled) {
         // Each read on its own: a store may answer them from different instants.
-        const [listed, got, count, hits] = await Promise.all([
+        const [listed, got, count, oldHits, newHits] = await Promise.all([
           store().listChunks(source.id),
           store().getChunks(sample, { vectors: false }),
           store().countChunks(datastore.id),
-          store().searchText({ datastoreId: datastore.id, query: `${OLD_WORD} ${NEW_WORD}`, topK: 3000 }),
+          search(OLD_WORD),
+          search(NEW_WORD),
         ]);
         either(ids(listed), (set) => (set === oldIds ? ids(before) : ids(after)));
         either(ids(got), (set) => sample.filter((id) => set.has(id)));
         expect([before.length + 3, after.length + 3]).toContain(count);
-        either(hits.map((hit) => hit.id).sort(), (set) => [...set].sort());
+        // The old set has 700 chunks with the old word; the new one 300 with it and 1,700 with the new word.
+        either(oldHits, (set) => withWord(set, OLD_WORD));
+        either(newHits, (set) => withWord(set, NEW_WORD));
         observations += 1;
         await nextTurn();
       }

@@ -122,6 +122,61 @@ describe('sqliteStore', () => {
     expect(await store.countChunks(makeDatastore().id)).toBe(20);
   });
 
+  it('ignores the rows of a hidden chunk set left by a crash, and deletes them on open', async () => {
+    await fill(open());
+    const datastore = makeDatastore();
+    const a = makeDatasource(datastore, { name: 'a.md' });
+    const store = open();
+    const visible = await store.listChunks(a.id);
+    await store.close();
+    // What a process killed half-way through a sliced replace leaves: rows of a generation that
+    // never became the datasource's, listed as hidden; their ids are those of the visible rows.
+    const db = new Database(path);
+    db.exec(`
+      INSERT INTO hidden_chunk_sets (datasource_id, generation) VALUES ('${a.id}', 77);
+      INSERT INTO chunks (id, datastore_id, datasource_id, custom_id, position, token_count, char_offset, page_number, hash,
+        metadata, text, vector, generation)
+      SELECT id, datastore_id, datasource_id, custom_id, position + 100, token_count, char_offset, page_number, hash,
+        metadata, 'half written', vector, 77 FROM chunks WHERE datasource_id = '${a.id}';
+    `);
+    db.close();
+    const reopened = open();
+    expect(await reopened.listChunks(a.id)).toEqual(visible);
+    expect(await reopened.countChunks(datastore.id)).toBe(20);
+    const check = new Database(path, { readonly: true });
+    try {
+      expect(check.prepare('SELECT count(*) AS n FROM chunks WHERE generation = 77').get()).toEqual({ n: 0 });
+      expect(check.prepare('SELECT count(*) AS n FROM hidden_chunk_sets').get()).toEqual({ n: 0 });
+    } finally {
+      check.close();
+    }
+  });
+
+  it('reads a hidden chunk set as absent while it exists', async () => {
+    const store = open();
+    await fill(store);
+    const datastore = makeDatastore();
+    const a = makeDatasource(datastore, { name: 'a.md' });
+    const visible = await store.listChunks(a.id);
+    const db = new Database(path);
+    db.exec(`
+      INSERT INTO hidden_chunk_sets (datasource_id, generation) VALUES ('${a.id}', 78);
+      INSERT INTO chunks (id, datastore_id, datasource_id, custom_id, position, token_count, char_offset, page_number, hash,
+        metadata, text, vector, generation)
+      SELECT id || '-next', datastore_id, datasource_id, custom_id, position, token_count, char_offset, page_number, hash,
+        metadata, 'half written', vector, 78 FROM chunks WHERE datasource_id = '${a.id}';
+    `);
+    db.close();
+    expect(await store.listChunks(a.id)).toEqual(visible);
+    expect(await store.countChunks(datastore.id)).toBe(20);
+    expect(await store.getChunks(visible.map((chunk) => `${chunk.id}-next`))).toEqual([]);
+    expect((await store.getChunkHits?.(visible.map((chunk) => `${chunk.id}-next`)))?.chunks).toEqual([]);
+    const pages: string[] = [];
+    for await (const page of store.iterateChunks(datastore.id)) pages.push(...page.map((chunk) => chunk.id));
+    expect(pages.sort()).toEqual(visible.map((chunk) => chunk.id).sort());
+    expect(await store.searchText({ datastoreId: datastore.id, query: 'half written', topK: 5 })).toEqual([]);
+  });
+
   it('refuses a database written by a newer schema', async () => {
     await open().close();
     const db = new Database(path);

@@ -102,8 +102,8 @@ export function chunkQueries(db: SqliteDatabase, records: RecordQueries) {
        JOIN chunks c ON c.datasource_id = h.datasource_id AND c.generation = h.generation WHERE c.datastore_id = ?) AS count`,
   );
   const selectVectors = db.prepare(
-    `SELECT hash, vector FROM chunks
-     WHERE datastore_id = ? AND hash IN (SELECT value FROM json_each(?)) AND length(vector) = ?`,
+    `SELECT hash, vector FROM chunks c
+     WHERE datastore_id = ? AND hash IN (SELECT value FROM json_each(?)) AND length(vector) = ? AND ${visible('c')}`,
   );
 
   /** The generation holding the datasource's visible rows. */
@@ -135,14 +135,16 @@ export function chunkQueries(db: SqliteDatabase, records: RecordQueries) {
     }));
   }
 
-  const countRows = db.prepare('SELECT count(*) AS count FROM chunks WHERE datasource_id = ? AND generation = ?');
+  const countRows = db.prepare(
+    'SELECT count(*) AS count FROM chunks WHERE datasource_id = ? AND generation = (SELECT chunk_generation FROM datasources WHERE id = ?)',
+  );
 
   return {
     generationOf,
     nextSequence,
     previousRows,
     /** Visible rows of the datasource. */
-    countRows: (datasourceId: string): number => (countRows.get(datasourceId, generationOf(datasourceId)) as { count: number }).count,
+    countRows: (datasourceId: string): number => (countRows.get(datasourceId, datasourceId) as { count: number }).count,
 
     /** `previousRowsOf(datastoreId)`: whether to return the rows as they were before. */
     replaceChunks(

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { chunkSectionsYielding } from '../ingest/chunker.js';
-import { cleanTextYielding } from '../ingest/text-clean.js';
+import { CLEAN_SLICE_CHARS, cleanTextYielding } from '../ingest/text-clean.js';
 import type { RagdeskContext } from '../context.js';
 import type { LoadedSection } from '../ports/loader.js';
 import type { ChunkRecord, DatasourceRecord, DatastoreRecord } from '../ports/records.js';
@@ -172,7 +172,15 @@ async function prepare(context: RagdeskContext, write: DocumentWrite): Promise<P
     );
   }
   const sections: LoadedSection[] = [];
+  // A long text yields inside cleanTextYielding; many short sections (2,000 CSV rows: 8 MB) must
+  // yield between them too, or they are all cleaned in one turn (0.55 s).
+  let cleanedThisTurn = 0;
   for (const section of raw) {
+    if (cleanedThisTurn >= CLEAN_SLICE_CHARS) {
+      await nextTurn();
+      cleanedThisTurn = 0;
+    }
+    cleanedThisTurn += section.text.length;
     const text = await cleanTextYielding(section.text, nextTurn);
     if (text) sections.push(typeof write.content === 'string' ? { text } : { ...section, text });
   }

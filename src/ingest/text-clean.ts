@@ -15,7 +15,7 @@ export function cleanText(text: string): string {
 }
 
 /** Characters cleaned per event-loop turn by {@link cleanTextYielding}: a few milliseconds of regex work. */
-const CLEAN_SLICE_CHARS = 256 * 1024;
+export const CLEAN_SLICE_CHARS = 256 * 1024;
 
 /**
  * {@link cleanText} in slices, handing the event loop back between them: seven regex passes over a

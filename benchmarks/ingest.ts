@@ -425,10 +425,12 @@ async function main(): Promise<void> {
     status: 'running',
   }));
   for (const datasource of datasources) await store.createDatasource(datasource);
-  const records: ChunkRecord[][] = pieces.map((list, d) => {
+  const records: ChunkRecord[][] = [];
+  for (const [d, list] of pieces.entries()) {
     const datasource = datasources[d] as DatasourceRecord;
-    return chunkRecords(datasource, list).map((record) => ({ ...record, vector: vectors.get(record.hash) as Float32Array }));
-  });
+    const built = await chunkRecords(datasource, list, () => Promise.resolve());
+    records.push(built.map((record) => ({ ...record, vector: vectors.get(record.hash) as Float32Array })));
+  }
   const sequences: number[] = [];
   const storeStage = await timedAsync(records, async (list, d) => {
     const change = await store.replaceChunks((datasources[d] as DatasourceRecord).id, list, {

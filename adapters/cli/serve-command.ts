@@ -7,6 +7,7 @@ import type { OpenRagdeskOptions, OpenedRagdesk } from '../node.js';
 import { seedDemo, type DemoSeed } from './demo-seed.js';
 import { UsageError, type CliIo } from './io.js';
 import { openData } from './open-data.js';
+import { cl100kTokenizer } from '../../src/ingest/tokenizer.js';
 import { DEFAULT_OWNER } from './resolve.js';
 import {
   DEFAULT_SERVER_TIMEOUTS,
@@ -126,6 +127,9 @@ export async function startService(
       throw error;
     }
     const demo = options.demo ? await seedDemo(ragdesk, options.ownerId, options.packageRoot) : null;
+    // The tokenizer's rank table loads on first use in ~150 ms of synchronous work: before the
+    // server listens, not inside the first upload while other requests wait.
+    cl100kTokenizer().count('ragdesk');
     const server = createServer(serverTimeoutOptions(options.timeouts ?? DEFAULT_SERVER_TIMEOUTS), handler);
     await listen(server, options.port, options.host);
     const { port } = server.address() as AddressInfo;

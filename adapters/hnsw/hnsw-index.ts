@@ -7,7 +7,7 @@ import { CollectionHandle, type SerialQueue } from './handle.js';
 import { build, type Loaded, loadOrBuild } from './loading.js';
 import { type HnswIndexOptions, resolveOptions } from './options.js';
 import { collectionDirectory, removeCollectionDirectory } from './persistence.js';
-import { checkCollection, checkEntries, checkIds, checkSequence, checkTopK, checkVector } from '../kit/vector-index-input.js';
+import { checkCollection, checkEntriesYielding, checkIds, checkSequence, checkTopK, checkVector } from '../kit/vector-index-input.js';
 
 /**
  * Longest stretch of vector inserts between two yields to the event loop. Time, not a count: one
@@ -86,7 +86,7 @@ export function hnswIndex(options: HnswIndexOptions): VectorIndex {
 
     async upsert(datastoreId, entries, sequence) {
       const handle = opened(datastoreId);
-      checkEntries(entries, handle.state.identity.dimensions);
+      await checkEntriesYielding(entries, handle.state.identity.dimensions);
       checkSequence(sequence);
       // addPoint is synchronous native work (milliseconds per vector at efConstruction 200), so a
       // large batch is applied in slices of at most UPSERT_SLICE_MS with a yield between them:

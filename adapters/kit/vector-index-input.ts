@@ -7,10 +7,11 @@ import type { IndexCollection, IndexEntry } from '../../src/ports/index.js';
  */
 
 /** Checked before anything is applied, so a bad batch leaves the collection untouched. */
-export function checkEntries(entries: readonly IndexEntry[], dimensions: number): void {
+export function checkEntries(entries: readonly IndexEntry[], dimensions: number, firstIndex = 0): void {
   // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- `as unknown` keeps Array.isArray from narrowing the readonly array to any[] for the rest of the function
   if (!Array.isArray(entries as unknown)) throw invalidRequest('entries must be an array', [{ path: 'entries', message: 'not an array' }]);
-  entries.forEach((entry, i) => {
+  entries.forEach((entry, at) => {
+    const i = firstIndex + at;
     if (typeof entry?.id !== 'string' || entry.id === '') {
       throw invalidRequest('entry id must be a non-empty string', [{ path: `entries.${i}.id`, message: 'required' }]);
     }
@@ -22,6 +23,23 @@ export function checkEntries(entries: readonly IndexEntry[], dimensions: number)
     }
     checkVector(entry.vector, dimensions, `entries.${i}.vector`);
   });
+}
+
+/** Entries checked between two yields of {@link checkEntriesYielding}: ~2 ms at 384 dimensions. */
+const CHECK_SLICE = 1024;
+
+/**
+ * {@link checkEntries} handing the event loop back every {@link CHECK_SLICE} entries: the 16,000
+ * vectors of one large document were one 50-85 ms turn. Still checked whole before anything is
+ * applied.
+ */
+export async function checkEntriesYielding(entries: readonly IndexEntry[], dimensions: number): Promise<void> {
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-assertion -- see checkEntries
+  if (!Array.isArray(entries as unknown) || entries.length <= CHECK_SLICE) return checkEntries(entries, dimensions);
+  for (let start = 0; start < entries.length; start += CHECK_SLICE) {
+    checkEntries(entries.slice(start, start + CHECK_SLICE), dimensions, start);
+    await new Promise<void>((resolve) => setImmediate(resolve));
+  }
 }
 
 /**

@@ -1,4 +1,4 @@
-/** Extraction thread of `webLoader({ parser: 'worker' })`: linkedom, off the main thread. */
+/** Extraction thread of `webLoader({ parser: 'worker' })`: the HTML extractor, off the main thread. */
 import { serveWorkerTasks } from '../kit/worker-tasks.js';
 import { extractHtml } from '../loaders/html/extract-html.js';
 

@@ -35,9 +35,10 @@ export interface WebLoaderOptions {
   parser?: 'worker' | 'main';
   /**
    * Where `parser: 'worker'` runs: `'process'` (default), a child process whose resident memory is
-   * capped by `parserMaxMemoryMb`, or `'thread'`, a worker thread of this process. linkedom keeps
-   * ~1 KB per node: a page of 220,000 links took 4-6 s of CPU and 270-530 MB to extract, memory a
-   * thread adds to the server's own (a crawl of such pages grew the server by 1.2-1.5 GB).
+   * capped by `parserMaxMemoryMb`, or `'thread'`, a worker thread of this process. A page of
+   * 220,000 links takes 0.5-0.7 s of CPU and ~135 MB to extract, memory a thread adds to the
+   * server's own (with linkedom, before 2026-11-26: 4-6 s and 270-530 MB per page, and a crawl of
+   * such pages grew the server by 1.2-1.5 GB).
    */
   parserIsolation?: 'process' | 'thread';
   /** Resident memory of a parser process (Linux, checked every 50 ms); past it the page fails with `parser_out_of_memory`. Default 512. */

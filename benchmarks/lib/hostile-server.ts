@@ -17,6 +17,7 @@ import { fileLoading, type FileLoadingOptions } from '../../adapters/loaders/ind
 import { openRagdesk } from '../../adapters/node.js';
 import { webLoader } from '../../adapters/web/index.js';
 import type { UsageLimits } from '../../src/index.js';
+import { cl100kTokenizer } from '../../src/ingest/tokenizer.js';
 import { loopThreadCpuMs } from './thread-cpu.js';
 
 const [dataDir, apiKey, usageJson, filesJson] = process.argv.slice(2);
@@ -32,6 +33,8 @@ const ragdesk = openRagdesk({
   web: webLoader({ allowPrivateNetwork: true }),
 });
 const handler = createHttpHandler(ragdesk, { apiKeys: [{ key: apiKey, ownerId: 'bench', scopes: ['admin'] }] });
+// As `ragdesk serve` does: the tokenizer loads before the server listens.
+cl100kTokenizer().count('ragdesk');
 const server = createServer(handler);
 server.listen(0, '127.0.0.1', () => {
   const { port } = server.address() as AddressInfo;

@@ -6,7 +6,7 @@ import type { WebPage } from '../ports/web-loader.js';
 import { nowIso } from '../util/ids.js';
 import { newDatasource } from './new-datasource.js';
 import type { DatasourceEvents } from './events.js';
-import { usageLimit } from './usage-limits.js';
+import { documentLimits, documentTooLarge, usageLimit } from './usage-limits.js';
 
 /** Default page cap of a site sync (the API leaves it open; 100 keeps a first sync short). */
 const DEFAULT_MAX_PAGES = 100;
@@ -40,6 +40,11 @@ export async function syncSite(
   const failures: string[] = [];
   let transientFailures = 0;
   const pages: WebPage[] = [];
+  // A site is one datasource to its owner: its pages share the datasource's text limit. Counted as
+  // pages arrive, so a site over it stops crawling there (100 pages of 220,000 characters were
+  // 21,600 chunks and minutes of writing, all held until the write).
+  const { maxChars } = documentLimits(context.usage);
+  let characters = 0;
 
   for await (const item of web.crawlSite({
     ...(typeof config.sitemap === 'string' ? { sitemap: config.sitemap } : {}),
@@ -58,6 +63,13 @@ export async function syncSite(
         transientFailures++;
       }
       continue;
+    }
+    for (const section of item.document.sections) characters += section.text.length;
+    if (characters > maxChars) {
+      throw documentTooLarge(
+        `the site's pages have more than ${maxChars} characters of text (${pages.length + 1} pages read), the limit (usage.maxExtractedChars)`,
+        { reason: 'too_much_text', characters, limit: maxChars, pages: pages.length + 1 },
+      );
     }
     // The crawl has queued the page's links already; kept until the write, they were most of a
     // crawl's memory (pages of 220,000 links: 1.2 GB for 100 pages).

@@ -15,9 +15,10 @@ export interface UsageLimits {
   /** Most chunk tokens one owner's datastores may hold in all. */
   maxStoredTokens?: number;
   /**
-   * Most characters of text one datasource (a file, a page, an upserted text) may extract (default
-   * 20,000,000; `Infinity` for none). More ends the sync in `error`, reason `too_much_text`, before
-   * the text is cleaned or chunked: a 49 MB text file held 1.4 GB while it was cut into 40,000 chunks.
+   * Most characters of text one datasource (a file, a page, an upserted text, or a site's pages
+   * together) may extract (default 20,000,000; `Infinity` for none). More ends the sync in `error`,
+   * reason `too_much_text`, before the text is cleaned or chunked (a site stops crawling at the page
+   * that passes it): a 49 MB text file held 1.4 GB while it was cut into 40,000 chunks.
    */
   maxExtractedChars?: number;
   /**

@@ -7,15 +7,18 @@ import { chunkId } from '../util/ids.js';
  * one id per occurrence (the hash plus how many times it was seen before), so ids stay stable
  * across re-syncs of the same text.
  */
-export function chunkRecords(
+export async function chunkRecords(
   datasource: Pick<DatasourceRecord, 'id' | 'datastoreId' | 'customId'>,
   pieces: readonly TextChunk[],
-): Omit<ChunkRecord, 'vector'>[] {
+  /** Called between records; 16,000 ids (a hash each) were one 70 ms turn. */
+  pause: () => Promise<void>,
+): Promise<Omit<ChunkRecord, 'vector'>[]> {
   const occurrences = new Map<string, number>();
-  return pieces.map((piece, position) => {
+  const records: Omit<ChunkRecord, 'vector'>[] = [];
+  for (const [position, piece] of pieces.entries()) {
     const seen = occurrences.get(piece.hash) ?? 0;
     occurrences.set(piece.hash, seen + 1);
-    return {
+    records.push({
       id: chunkId(datasource.id, piece.hash, seen),
       datastoreId: datasource.datastoreId,
       datasourceId: datasource.id,
@@ -27,6 +30,8 @@ export function chunkRecords(
       hash: piece.hash,
       pageNumber: piece.pageNumber,
       metadata: {},
-    };
-  });
+    });
+    await pause();
+  }
+  return records;
 }

@@ -14,16 +14,16 @@ export function cleanText(text: string): string {
   return cleanPiece(text).trim();
 }
 
-/** Characters cleaned per event-loop turn by {@link cleanTextYielding}: a few milliseconds of regex work. */
-export const CLEAN_SLICE_CHARS = 256 * 1024;
+/** Characters cleaned between two pause points of {@link cleanTextYielding}: about a millisecond of regex work. */
+const CLEAN_SLICE_CHARS = 64 * 1024;
 
 /**
- * {@link cleanText} in slices, handing the event loop back between them: seven regex passes over a
- * 20 MB text were one turn of a second or more. Slices are cut between two characters that no rule
+ * {@link cleanText} in slices, with a pause point between them (`pause` decides whether to hand
+ * the event loop back): seven regex passes over a 20 MB text were one turn of a second or more. Slices are cut between two characters that no rule
  * of cleanText matches (every rule matches only whitespace and control characters), so each slice
  * cleans exactly as it would inside the whole text. Same result as `cleanText(text)`.
  */
-export async function cleanTextYielding(text: string, nextTurn: () => Promise<void>): Promise<string> {
+export async function cleanTextYielding(text: string, pause: () => Promise<void>): Promise<string> {
   if (text.length <= CLEAN_SLICE_CHARS) return cleanText(text);
   const pieces: string[] = [];
   let start = 0;
@@ -32,7 +32,7 @@ export async function cleanTextYielding(text: string, nextTurn: () => Promise<vo
     while (end < text.length && !(isPlain(text.charCodeAt(end - 1)) && isPlain(text.charCodeAt(end)))) end++;
     pieces.push(cleanPiece(text.slice(start, end)));
     start = end;
-    await nextTurn();
+    await pause();
   }
   return pieces.join('').trim();
 }

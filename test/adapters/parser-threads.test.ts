@@ -19,8 +19,8 @@ const files = buildFixtures();
 const dirs: string[] = [];
 afterAll(() => dirs.forEach((dir) => rmSync(dir, { recursive: true, force: true })));
 
-/** HTML big enough that linkedom needs well over 100 ms for it on any machine (1.7 MB, 120k nodes). */
-function bigHtml(paragraphs = 40_000): Uint8Array {
+/** HTML big enough that extraction needs well over 100 ms on any machine (4.3 MB, 300k nodes: 0.3-0.5 s here). */
+function bigHtml(paragraphs = 100_000): Uint8Array {
   const body = Array.from({ length: paragraphs }, (_, i) => `<p>Paragraph ${i} about <b>topic ${i % 97}</b>.</p>`).join('\n');
   return new TextEncoder().encode(`<html><head><title>Big</title></head><body>${body}</body></html>`);
 }

@@ -314,6 +314,30 @@ describe('datasources on the embedded default', () => {
     expect((await ragdesk.datasources.waitUntilSettled(big.id)).status).toBe('usage_limit_reached');
   });
 
+  it('ends a site whose pages together pass the text limit in error at that page, with nothing stored', async () => {
+    await ragdesk.close();
+    // Each page alone is under the limit; any two together are over it.
+    ragdesk = open(temp.dir, localEmbeddings(), undefined, { maxExtractedChars: 80 });
+    const datastore = await ragdesk.datastores.create({ name: 'site text limit' });
+    const siteSource = await ragdesk.datasources.create({
+      type: 'web_site',
+      datastoreId: datastore.id,
+      config: { sitemap: `${server.origin}/sitemap.xml` },
+    });
+    const site = await ragdesk.datasources.waitUntilSettled(siteSource.id);
+    expect(site.status).toBe('error');
+    expect(site.error).toMatch(/more than 80 characters of text \(2 pages read\).*usage\.maxExtractedChars/);
+    expect((await ragdesk.datasources.list(datastore.id)).filter((ds) => ds.groupId === siteSource.id)).toEqual([]);
+    expect(await datastore.query({ query: 'ALPHASITE-11', mode: 'lexical' })).toEqual([]);
+
+    const page = await ragdesk.datasources.create({
+      type: 'web_page',
+      datastoreId: datastore.id,
+      config: { source_url: `${server.origin}/a` },
+    });
+    expect((await ragdesk.datasources.waitUntilSettled(page.id)).status).toBe('synched');
+  });
+
   it('counts stored tokens per owner: datastores of one owner share the budget, other owners have their own', async () => {
     await ragdesk.close();
     ragdesk = open(temp.dir, localEmbeddings(), undefined, { maxStoredTokens: 60 });

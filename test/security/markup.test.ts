@@ -5,7 +5,6 @@
  * crash or minutes of parsing (each test has its own timeout).
  */
 import fc from 'fast-check';
-import { parseHTML } from 'linkedom';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileLoaders, loadFile } from '../../adapters/loaders/index.js';
 import { MAX_JSON_INDENT_LEVELS, renderJson } from '../../adapters/loaders/json-loader.js';
@@ -13,7 +12,8 @@ import { localEmbeddings } from '../../adapters/local/index.js';
 import { exactIndex, memoryStore } from '../../adapters/memory/index.js';
 import { webLoader } from '../../adapters/web/index.js';
 import { createRagdesk } from '../../src/index.js';
-import { DEFAULT_MARKUP_LIMITS, measureMarkup } from '../../adapters/kit/markup-shape.js';
+import type { HtmlElement } from '../../adapters/loaders/html/dom.js';
+import { DEFAULT_MARKUP_LIMITS, parseHtml } from '../../adapters/loaders/html/parse-html.js';
 import { startHttpServer, type TestHttpServer } from '../helpers/http-server.js';
 import { failure, utf8 } from './helpers.js';
 
@@ -121,23 +121,17 @@ describe('HTML with enormous DOMs: web loader and web_page datasources', () => {
   }, 40_000);
 });
 
-describe('measureMarkup mirrors the parser linkedom uses', () => {
-  interface DomNode {
-    nodeType: number;
-    firstChild: DomNode | null;
-    nextSibling: DomNode | null;
-    attributes?: ArrayLike<unknown>;
-  }
-  const shapeOf = (root: DomNode): { depth: number; nodes: number } => {
+describe('parseHtml counts depth and nodes as the tree it builds has them', () => {
+  const shapeOf = (root: HtmlElement): { depth: number; nodes: number } => {
     let depth = 0;
     let nodes = 0;
-    const stack: Array<[DomNode, number]> = [[root, 0]];
+    const stack: Array<[HtmlElement, number]> = [[root, 0]];
     while (stack.length > 0) {
-      const [node, level] = stack.pop() as [DomNode, number];
-      for (let child = node.firstChild; child; child = child.nextSibling) {
+      const [node, level] = stack.pop() as [HtmlElement, number];
+      for (let child = node.firstChild; child; child = child.next) {
         nodes++;
-        if (child.nodeType !== 1) continue;
-        nodes += child.attributes?.length ?? 0;
+        if (child.kind !== 'element') continue;
+        nodes += Object.keys(child.attributes).length;
         depth = Math.max(depth, level + 1);
         stack.push([child, level + 1]);
       }
@@ -216,23 +210,31 @@ describe('measureMarkup mirrors the parser linkedom uses', () => {
     ),
   );
 
-  it('gives the exact depth linkedom builds and never fewer nodes, on random tag soup', () => {
+  const unlimited = { maxDepth: Number.MAX_SAFE_INTEGER, maxNodes: Number.MAX_SAFE_INTEGER };
+  const treeOf = (html: string): HtmlElement => {
+    const parsed = parseHtml(html, unlimited);
+    if (!('document' in parsed)) throw new Error('no limit can be passed');
+    return parsed.document;
+  };
+
+  it('stops exactly past the depth of the tree and never later than its node count, on random tag soup', () => {
     fc.assert(
       fc.property(fc.array(token, { maxLength: 80 }), (tokens) => {
         const html = tokens.join('');
-        const real = shapeOf((parseHTML(html) as unknown as { document: DomNode }).document);
-        const measured = measureMarkup(html, { maxDepth: Number.MAX_SAFE_INTEGER, maxNodes: Number.MAX_SAFE_INTEGER });
-        expect(measured.depth, html).toBe(real.depth);
-        expect(measured.nodes, html).toBeGreaterThanOrEqual(real.nodes);
+        const real = shapeOf(treeOf(html));
+        expect('document' in parseHtml(html, { ...unlimited, maxDepth: real.depth }), html).toBe(true);
+        if (real.depth > 0) expect(parseHtml(html, { ...unlimited, maxDepth: real.depth - 1 }), html).toEqual({ exceeded: 'depth' });
+        if (real.nodes > 0) expect(parseHtml(html, { ...unlimited, maxNodes: real.nodes - 1 }), html).toEqual({ exceeded: 'nodes' });
       }),
       { numRuns: 1500, seed: 7 },
     );
   }, 30_000);
 
   it('stops at the first limit passed', () => {
-    expect(measureMarkup(nested(10), { maxDepth: 5, maxNodes: 100 })).toEqual({ depth: 6, nodes: 6, exceeded: 'depth' });
-    expect(measureMarkup('<p>a</p><p>b</p>', { maxDepth: 5, maxNodes: 2 }).exceeded).toBe('nodes');
-    expect(measureMarkup('<script><div><div><div></script>', { maxDepth: 1, maxNodes: 10 }).exceeded).toBeUndefined();
+    expect(parseHtml(nested(10), { maxDepth: 5, maxNodes: 100 })).toEqual({ exceeded: 'depth' });
+    expect(parseHtml('<p>a</p><p>b</p>', { maxDepth: 5, maxNodes: 2 })).toEqual({ exceeded: 'nodes' });
+    expect(parseHtml('<!--a--><!--b--><!--c-->', { maxDepth: 5, maxNodes: 2 })).toEqual({ exceeded: 'nodes' });
+    expect('document' in parseHtml('<script><div><div><div></script>', { maxDepth: 1, maxNodes: 10 })).toBe(true);
   });
 });
 

@@ -1,12 +1,13 @@
 /**
- * An `innerText`-like walk over a linkedom tree: block elements on their own lines, paragraphs,
+ * An `innerText`-like walk over the parsed tree: block elements on their own lines, paragraphs,
  * headings, lists and tables separated by a blank line (so a heading starts the paragraph the
- * chunker prefers to cut before), inline whitespace collapsed, `<pre>` kept as written. linkedom's own
- * `innerText` glues some blocks together.
+ * chunker prefers to cut before), inline whitespace collapsed, `<pre>` kept as written. A DOM's own
+ * `innerText` (linkedom's) glues some blocks together.
  */
 import { tableLine } from '../table-text.js';
-import { ELEMENT_NODE, TEXT_NODE, type DomElement, type DomNode } from './dom.js';
+import { type HtmlElement, type HtmlNode } from './dom.js';
 import type { HtmlRules } from './rules.js';
+import { closest, selectAll, selectFirst } from './selector.js';
 
 type TextRules = Pick<HtmlRules, 'altText' | 'tables'>;
 
@@ -97,79 +98,79 @@ class TextBuilder {
 }
 
 /** Text of `root` in reading order, with line structure. */
-export function visibleText(root: DomNode, rules: TextRules): string {
+export function visibleText(root: HtmlNode, rules: TextRules): string {
   const out = new TextBuilder();
   walk(root, out, false, rules);
   return out.toString();
 }
 
-function walk(node: DomNode, out: TextBuilder, preformatted: boolean, rules: TextRules): void {
-  if (node.nodeType === TEXT_NODE) return out.append(node.textContent ?? '', preformatted);
-  if (node.nodeType !== ELEMENT_NODE) return;
-  const tag = node.nodeName.toLowerCase();
+function walk(node: HtmlNode, out: TextBuilder, preformatted: boolean, rules: TextRules): void {
+  if (node.kind === 'text') return out.append(node.data, preformatted);
+  const tag = node.name;
+  // Only reached on a page without <body>, walked from <html>: the head is never shown.
+  if (tag === 'head') return;
   if (tag === 'br') return out.lineBreak(1);
   if (tag === 'img') {
-    const alt = altText(node as DomElement, rules);
+    const alt = altText(node, rules);
     if (alt) out.append(` ${alt} `, false);
     return;
   }
-  if (tag === 'table' && rules.tables === 'pipes' && isDataTable(node as DomElement)) {
+  if (tag === 'table' && rules.tables === 'pipes' && isDataTable(node)) {
     out.lineBreak(2);
-    for (const line of tableLines(node as DomElement, rules)) {
+    for (const line of tableLines(node, rules)) {
       out.append(line, true);
       out.lineBreak(1);
     }
     return out.lineBreak(2);
   }
-  const breaks = PARAGRAPHS.has(tag) ? (isNestedList(node as DomElement, tag) ? 1 : 2) : LINES.has(tag) ? 1 : 0;
+  const breaks = PARAGRAPHS.has(tag) ? (isNestedList(node, tag) ? 1 : 2) : LINES.has(tag) ? 1 : 0;
   if (breaks) out.lineBreak(breaks);
   const inner = preformatted || tag === 'pre';
-  // Sibling links, not `childNodes[i]`: linkedom rebuilds `childNodes` on every access.
-  for (let child = node.firstChild; child; child = child.nextSibling) walk(child, out, inner, rules);
+  for (let child = node.firstChild; child; child = child.next) walk(child, out, inner, rules);
   if (breaks) out.lineBreak(breaks);
   else if (CELLS.has(tag)) out.append(' ', false);
 }
 
 /** A list inside a list item continues that list: its items stay on the next lines, without a gap. */
-function isNestedList(element: DomElement, tag: string): boolean {
-  return (tag === 'ul' || tag === 'ol') && element.parentElement?.tagName.toLowerCase() === 'li';
+function isNestedList(element: HtmlElement, tag: string): boolean {
+  return (tag === 'ul' || tag === 'ol') && element.parent?.name === 'li';
 }
 
-function altText(image: DomElement, rules: TextRules): string {
+function altText(image: HtmlElement, rules: TextRules): string {
   if (rules.altText === 'none') return '';
   if (rules.altText === 'not-icons' && isIcon(image)) return '';
   // An image inside a link is most often an icon or a thumbnail whose alt repeats the link's purpose.
-  if (rules.altText === 'outside-links' && image.closest('a') !== null) return '';
-  return (image.getAttribute('alt') ?? '').replace(/\s+/g, ' ').trim();
+  if (rules.altText === 'outside-links' && closest(image, 'a') !== undefined) return '';
+  return (image.attributes.alt ?? '').replace(/\s+/g, ' ').trim();
 }
 
 /** Declared at most this size in either direction: an icon (edit pencils, trend arrows, locks). */
 const ICON_PX = 32;
 
-function isIcon(image: DomElement): boolean {
+function isIcon(image: HtmlElement): boolean {
   return ['width', 'height'].some((name) => {
-    const size = Number.parseFloat(image.getAttribute(name) ?? '');
+    const size = Number.parseFloat(image.attributes[name] ?? '');
     return size > 0 && size <= ICON_PX;
   });
 }
 
 /** A table holding another table lays the page out; its cells are read as blocks, not as a grid. */
-function isDataTable(table: DomElement): boolean {
-  return table.querySelector('table') === null;
+function isDataTable(table: HtmlElement): boolean {
+  return selectFirst(table, 'table') === undefined;
 }
 
 /** Caption, then one Markdown line per row with cells; empty rows are left out. */
-function tableLines(table: DomElement, rules: TextRules): string[] {
+function tableLines(table: HtmlElement, rules: TextRules): string[] {
   const lines: string[] = [];
-  const caption = table.querySelector('caption');
+  const caption = selectFirst(table, 'caption');
   if (caption) {
     const text = cellText(caption, rules);
     if (text) lines.push(text);
   }
-  for (const row of Array.from(table.querySelectorAll('tr'))) {
+  for (const row of selectAll(table, 'tr')) {
     const cells: string[] = [];
-    for (let child = row.firstChild; child; child = child.nextSibling) {
-      if (child.nodeType === ELEMENT_NODE && CELLS.has(child.nodeName.toLowerCase())) cells.push(cellText(child, rules));
+    for (let child = row.firstChild; child; child = child.next) {
+      if (child.kind === 'element' && CELLS.has(child.name)) cells.push(cellText(child, rules));
     }
     if (cells.some((cell) => cell !== '')) lines.push(tableLine(cells));
   }
@@ -177,6 +178,6 @@ function tableLines(table: DomElement, rules: TextRules): string[] {
 }
 
 /** A cell stays on its row's line whatever blocks it holds. */
-function cellText(cell: DomNode, rules: TextRules): string {
+function cellText(cell: HtmlNode, rules: TextRules): string {
   return visibleText(cell, rules).replace(/\s+/g, ' ');
 }

@@ -92,6 +92,15 @@ describe('extractHtml: title, description, links, limits', () => {
     expect(extractHtml(html, { pageUrl: 'https://site.test/page' }).links).toEqual(['https://site.test/docs/a', 'https://site.test/b']);
   });
 
+  it('reads attribute names in any case, and a page without <body> from <html>', () => {
+    const upper = extractHtml(
+      '<HTML><HEAD><META NAME="description" CONTENT="About"></HEAD><BODY><DIV CLASS="TOC">contents</DIV><P>text <A HREF="/b">b</A></P></BODY></HTML>',
+      { pageUrl: 'https://site.test/a' },
+    );
+    expect(upper).toEqual({ description: 'About', text: 'text b', links: ['https://site.test/b'] });
+    expect(extractHtml('<html><head><title>T</title></head><p>kept</p></html>')).toEqual({ title: 'T', text: 'kept', links: [] });
+  });
+
   it('refuses markup nested too deep, naming the page when given', () => {
     const deep = `${'<div>'.repeat(2000)}x`;
     const error = (() => {

@@ -1,0 +1,18 @@
+/**
+ * Hands the event loop back once a slice of synchronous work has run. Awaiting a settled promise
+ * only queues a microtask, so a loop of small synchronous steps joined by `await`s (thousands of
+ * table sections cleaned one by one) is still one event-loop turn; a pause point that yields only
+ * when the slice is used up keeps each turn near `sliceMs` without paying a turn per step.
+ */
+export class TimeSlices {
+  private sliceStarted = performance.now();
+
+  constructor(private readonly sliceMs = 8) {}
+
+  /** Resolves at once while the slice lasts; past it, after the next check phase (`setImmediate`). */
+  async pause(): Promise<void> {
+    if (performance.now() - this.sliceStarted < this.sliceMs) return;
+    await new Promise<void>((resolve) => setImmediate(resolve));
+    this.sliceStarted = performance.now();
+  }
+}

@@ -12,6 +12,7 @@ import {
   chunkValues,
   DATASOURCE_REF_COLUMNS,
   datasourceRefFromValues,
+  placeholders,
   toChunkRecord,
   vectorFromBlob,
   type ChunkRow,
@@ -65,16 +66,18 @@ export interface ChunkChangeDetail extends ChunkChange {
 
 /** Chunk rows: the atomic replace, reads, and the lookups the vector index and embedder need. */
 export function chunkQueries(db: SqliteDatabase, records: RecordQueries) {
-  const selectIds = db.prepare('SELECT id FROM chunks WHERE datasource_id = ?');
-  const selectPrevious = db.prepare('SELECT id, text, custom_id FROM chunks WHERE datasource_id = ?');
-  const selectOwners = db.prepare('SELECT id, datasource_id FROM chunks WHERE id IN (SELECT value FROM json_each(?))');
-  const deleteChunk = db.prepare('DELETE FROM chunks WHERE id = ?');
+  // A datasource's visible rows are those of its `chunk_generation` (never a hidden one).
+  const selectGeneration = db.prepare('SELECT chunk_generation AS generation FROM datasources WHERE id = ?');
+  const selectIds = db.prepare('SELECT id FROM chunks WHERE datasource_id = ? AND generation = ?');
+  const selectPrevious = db.prepare('SELECT id, text, custom_id FROM chunks WHERE datasource_id = ? AND generation = ?');
+  const selectOwners = db.prepare(
+    `SELECT id, datasource_id FROM chunks c WHERE id IN (SELECT value FROM json_each(?)) AND ${visible('c')}`,
+  );
+  const deleteChunk = db.prepare('DELETE FROM chunks WHERE id = ? AND generation = ?');
   // The WHERE turns an id owned by another datasource into "no change", caught below.
   const upsertChunk = db.prepare(
-    `INSERT INTO chunks (${CHUNK_COLUMNS}) VALUES (${CHUNK_COLUMNS.split(',')
-      .map(() => '?')
-      .join(', ')})
-     ON CONFLICT (id) DO UPDATE SET ${UPSERT_UPDATES} WHERE chunks.datasource_id = excluded.datasource_id`,
+    `INSERT INTO chunks (${CHUNK_COLUMNS}, generation) VALUES (${placeholders(CHUNK_COLUMNS)}, ?)
+     ON CONFLICT (id, generation) DO UPDATE SET ${UPSERT_UPDATES} WHERE chunks.datasource_id = excluded.datasource_id`,
   );
   const deleteDatasourceRow = db.prepare('DELETE FROM datasources WHERE id = ?');
   const bumpSequence = db.prepare('UPDATE datastores SET chunk_sequence = chunk_sequence + 1 WHERE id = ? RETURNING chunk_sequence');
@@ -83,22 +86,30 @@ export function chunkQueries(db: SqliteDatabase, records: RecordQueries) {
   if (AT.vector !== CHUNK_COLUMNS.split(',').length - 1) throw new Error('CHUNK_COLUMNS must end with vector');
   const textColumns = CHUNK_COLUMNS.slice(0, CHUNK_COLUMNS.lastIndexOf(','));
   const byIds = {
-    vectors: idListReader(db, `SELECT ${CHUNK_COLUMNS} FROM chunks WHERE id IN`),
-    texts: idListReader(db, `SELECT ${textColumns} FROM chunks WHERE id IN`),
+    vectors: idListReader(db, `SELECT ${CHUNK_COLUMNS} FROM chunks c WHERE ${visible('c')} AND id IN`),
+    texts: idListReader(db, `SELECT ${textColumns} FROM chunks c WHERE ${visible('c')} AND id IN`),
   };
   // The text columns, then the datasource's citation columns after them (see getHits).
   const hitsByIds = idListReader(
     db,
     `SELECT ${qualified('c', textColumns)}, ${qualified('d', DATASOURCE_REF_COLUMNS)}
-     FROM chunks c JOIN datasources d ON d.id = c.datasource_id WHERE c.id IN`,
+     FROM chunks c JOIN datasources d ON d.id = c.datasource_id WHERE c.generation = d.chunk_generation AND c.id IN`,
   );
   const refAt = textColumns.split(',').length;
-  const selectByDatasource = db.prepare(`SELECT ${CHUNK_COLUMNS} FROM chunks WHERE datasource_id = ? ORDER BY position, pk`);
+  const selectByDatasource = db.prepare(
+    `SELECT ${CHUNK_COLUMNS} FROM chunks
+     WHERE datasource_id = ? AND generation = (SELECT chunk_generation FROM datasources WHERE id = ?) ORDER BY position, pk`,
+  );
   // Keyset pages over the (datastore_id, hash) index, whose entries end with the pk: a stable
   // total order without OFFSET and without a third index on chunks.
   const selectPage = db.prepare(
-    `SELECT ${CHUNK_COLUMNS}, pk FROM chunks
-     WHERE datastore_id = ? AND (hash, pk) > (?, ?) ORDER BY hash, pk LIMIT ?`,
+    `SELECT ${CHUNK_COLUMNS}, pk FROM chunks c
+     WHERE datastore_id = ? AND (hash, pk) > (?, ?) AND ${visible('c')} ORDER BY hash, pk LIMIT ?`,
+  );
+  // All rows less the hidden ones: hidden sets are few and short-lived, a test per row is not.
+  const countByDatastore = db.prepare(
+    `SELECT (SELECT count(*) FROM chunks WHERE datastore_id = ?) - (SELECT count(*) FROM hidden_chunk_sets h
+       JOIN chunks c ON c.datasource_id = h.datasource_id AND c.generation = h.generation WHERE c.datastore_id = ?) AS count`,
   );
   // Ids and vectors only, a page per statement run: the narrow chunks_scope index finds the page's
   // rows in pk order (a scan of chunks_datastore_hash visits rows in random order, 2-3x slower at
@@ -106,23 +117,32 @@ export function chunkQueries(db: SqliteDatabase, records: RecordQueries) {
   // and the vectors concatenated into one blob. A row per chunk cost a Buffer per vector, twice
   // the wall time (GC included). group_concat reads a blob as text in the database's encoding,
   // unchanged only in UTF-8: any other encoding keeps a row per chunk.
-  const pageRows = `SELECT id, vector, pk FROM chunks WHERE pk IN (
-    SELECT pk FROM chunks INDEXED BY chunks_scope WHERE datastore_id = ? AND pk > ? ORDER BY pk LIMIT ?
+  // chunks_scope has no generation column: while a hidden set exists (a big write in progress) the
+  // page is found through the table with the visibility test, else through the narrow index alone.
+  const pageRows = (hidden: boolean) => `SELECT id, vector, pk FROM chunks WHERE pk IN (
+    SELECT pk FROM chunks c INDEXED BY chunks_scope WHERE datastore_id = ? AND pk > ?${hidden ? ` AND ${visible('c')}` : ''} ORDER BY pk LIMIT ?
   )`;
   const utf8 = (db.prepare('PRAGMA encoding').get() as { encoding: string }).encoding.toUpperCase() === 'UTF-8';
-  const selectVectorPage = db
-    .prepare(
-      utf8
-        ? `SELECT json_group_array(id), json_group_array(length(vector)), CAST(group_concat(vector, x'') AS BLOB), max(pk)
-           FROM (${pageRows})`
-        : `${pageRows} ORDER BY pk`,
-    )
-    .raw(true);
-  const countByDatastore = db.prepare('SELECT count(*) AS count FROM chunks WHERE datastore_id = ?');
+  const vectorPageStatement = (hidden: boolean) =>
+    db
+      .prepare(
+        utf8
+          ? `SELECT json_group_array(id), json_group_array(length(vector)), CAST(group_concat(vector, x'') AS BLOB), max(pk)
+           FROM (${pageRows(hidden)})`
+          : `${pageRows(hidden)} ORDER BY pk`,
+      )
+      .raw(true);
+  const selectVectorPage = { narrow: vectorPageStatement(false), visible: vectorPageStatement(true) };
+  const anyHiddenSet = db.prepare('SELECT EXISTS (SELECT 1 FROM hidden_chunk_sets) AS hidden');
   const selectVectors = db.prepare(
-    `SELECT hash, vector FROM chunks
-     WHERE datastore_id = ? AND hash IN (SELECT value FROM json_each(?)) AND length(vector) = ?`,
+    `SELECT hash, vector FROM chunks c
+     WHERE datastore_id = ? AND hash IN (SELECT value FROM json_each(?)) AND length(vector) = ? AND ${visible('c')}`,
   );
+
+  /** The generation holding the datasource's visible rows. */
+  function generationOf(datasourceId: string): number {
+    return (selectGeneration.get(datasourceId) as { generation: number } | undefined)?.generation ?? 0;
+  }
 
   function nextSequence(datastoreId: string): number {
     const row = bumpSequence.get(datastoreId) as { chunk_sequence: number } | undefined;
@@ -139,16 +159,26 @@ export function chunkQueries(db: SqliteDatabase, records: RecordQueries) {
   }
 
   /** The datasource's rows with their text when `wanted` (reading text costs), else null. */
-  function previousRows(datasourceId: string, wanted: boolean): PreviousChunk[] | null {
+  function previousRows(datasourceId: string, generation: number, wanted: boolean): PreviousChunk[] | null {
     if (!wanted) return null;
-    return (selectPrevious.all(datasourceId) as { id: string; text: string; custom_id: string | null }[]).map((row) => ({
+    return (selectPrevious.all(datasourceId, generation) as { id: string; text: string; custom_id: string | null }[]).map((row) => ({
       id: row.id,
       text: row.text,
       customId: row.custom_id,
     }));
   }
 
+  const countRows = db.prepare(
+    'SELECT count(*) AS count FROM chunks WHERE datasource_id = ? AND generation = (SELECT chunk_generation FROM datasources WHERE id = ?)',
+  );
+
   return {
+    generationOf,
+    nextSequence,
+    previousRows,
+    /** Visible rows of the datasource. */
+    countRows: (datasourceId: string): number => (countRows.get(datasourceId, datasourceId) as { count: number }).count,
+
     /** `previousRowsOf(datastoreId)`: whether to return the rows as they were before. */
     replaceChunks(
       datasourceId: string,
@@ -160,15 +190,18 @@ export function chunkQueries(db: SqliteDatabase, records: RecordQueries) {
         const source = records.getDatasource(datasourceId);
         if (source === null) throw notFound('datasource', datasourceId);
         checkOwnership(source, chunks);
-        const previous = previousRows(datasourceId, previousRowsOf(source.datastoreId));
-        const existing = new Set(previous?.map((row) => row.id) ?? (selectIds.all(datasourceId) as { id: string }[]).map((row) => row.id));
+        const generation = generationOf(datasourceId);
+        const previous = previousRows(datasourceId, generation, previousRowsOf(source.datastoreId));
+        const existing = new Set(
+          previous?.map((row) => row.id) ?? (selectIds.all(datasourceId, generation) as { id: string }[]).map((row) => row.id),
+        );
         const next = new Set(chunks.map((chunk) => chunk.id));
         const removedIds = [...existing].filter((id) => !next.has(id));
         const addedIds = [...next].filter((id) => !existing.has(id));
         // Delete first: a removed row's text leaves the full-text index before new rows enter it.
-        for (const id of removedIds) deleteChunk.run(id);
+        for (const id of removedIds) deleteChunk.run(id, generation);
         for (const chunk of chunks) {
-          if (upsertChunk.run(...chunkValues(chunk)).changes === 0) {
+          if (upsertChunk.run(...chunkValues(chunk), generation).changes === 0) {
             throw chunkOwnedElsewhere(chunk.id, 'another datasource');
           }
         }
@@ -182,8 +215,9 @@ export function chunkQueries(db: SqliteDatabase, records: RecordQueries) {
       return inTransaction(db, () => {
         const source = records.getDatasource(id);
         if (source === null) return null;
-        const previous = previousRows(id, previousRowsOf(source.datastoreId));
-        const removedIds = previous?.map((row) => row.id) ?? (selectIds.all(id) as { id: string }[]).map((row) => row.id);
+        const generation = generationOf(id);
+        const previous = previousRows(id, generation, previousRowsOf(source.datastoreId));
+        const removedIds = previous?.map((row) => row.id) ?? (selectIds.all(id, generation) as { id: string }[]).map((row) => row.id);
         deleteDatasourceRow.run(id);
         return { removedIds, addedIds: [], sequence: nextSequence(source.datastoreId), datastoreId: source.datastoreId, previous };
       });
@@ -218,7 +252,7 @@ export function chunkQueries(db: SqliteDatabase, records: RecordQueries) {
     },
 
     listChunks(datasourceId: string): ChunkRecord[] {
-      return (selectByDatasource.all(datasourceId) as ChunkRow[]).map(toChunkRecord);
+      return (selectByDatasource.all(datasourceId, datasourceId) as ChunkRow[]).map(toChunkRecord);
     },
 
     /** One page after the cursor; `cursor` is the last row of the previous page. */
@@ -233,7 +267,8 @@ export function chunkQueries(db: SqliteDatabase, records: RecordQueries) {
 
     /** One page of ids and vectors after the pk `cursor` (-1 for the first). */
     vectorPage(datastoreId: string, cursor: number | null, size: number): { chunks: IndexVector[]; cursor: number | null } {
-      const rows = selectVectorPage.all(datastoreId, cursor ?? -1, size) as unknown[][];
+      const hidden = (anyHiddenSet.get() as { hidden: number }).hidden === 1;
+      const rows = (hidden ? selectVectorPage.visible : selectVectorPage.narrow).all(datastoreId, cursor ?? -1, size) as unknown[][];
       if (!utf8) {
         const last = rows[rows.length - 1];
         return {
@@ -252,7 +287,7 @@ export function chunkQueries(db: SqliteDatabase, records: RecordQueries) {
     },
 
     countChunks(datastoreId: string): number {
-      return (countByDatastore.get(datastoreId) as { count: number }).count;
+      return (countByDatastore.get(datastoreId, datastoreId) as { count: number }).count;
     },
 
     findVectorsByHash(datastoreId: string, hashes: readonly string[], dimensions: number): Map<string, Float32Array> {
@@ -271,6 +306,17 @@ export function chunkQueries(db: SqliteDatabase, records: RecordQueries) {
     },
   };
 }
+
+/**
+ * SQL true for a row of `alias` that is not in a hidden set (a generation being written, or one
+ * replaced and not yet deleted; see chunk-slices.ts). A probe of a table that is almost always
+ * empty.
+ */
+export function visible(alias: string): string {
+  return `NOT EXISTS (SELECT 1 FROM hidden_chunk_sets h WHERE h.datasource_id = ${alias}.datasource_id AND h.generation = ${alias}.generation)`;
+}
+
+export type ChunkQueries = ReturnType<typeof chunkQueries>;
 
 /** `a, b` as `t.a, t.b`. */
 function qualified(table: string, columns: string): string {

@@ -270,6 +270,45 @@ const MIGRATIONS: readonly string[] = [
   ALTER TABLE datasource_files ADD COLUMN generation INTEGER;
   ALTER TABLE datasource_files ADD COLUMN byte_length INTEGER;
   `,
+  // 10: a big document's chunks are written in slices under a new `generation` before one short
+  // transaction makes them the datasource's set (chunk-slices.ts). A datasource's rows of the
+  // generations listed in hidden_chunk_sets (being written, or replaced and not yet deleted) are
+  // invisible to reads. The same chunk id may then exist in two generations, so `id` alone is no
+  // longer unique: the table is rebuilt (SQLite cannot drop a column's UNIQUE), keeping every pk.
+  `
+  CREATE TABLE chunks_rebuilt (
+    pk INTEGER PRIMARY KEY,
+    id TEXT NOT NULL,
+    datastore_id TEXT NOT NULL,
+    datasource_id TEXT NOT NULL REFERENCES datasources (id) ON DELETE CASCADE,
+    custom_id TEXT,
+    position INTEGER NOT NULL,
+    token_count INTEGER NOT NULL,
+    char_offset INTEGER NOT NULL,
+    page_number INTEGER,
+    hash TEXT NOT NULL,
+    metadata TEXT NOT NULL,
+    text TEXT NOT NULL,
+    vector BLOB NOT NULL,
+    generation INTEGER NOT NULL DEFAULT 0
+  );
+  INSERT INTO chunks_rebuilt (pk, id, datastore_id, datasource_id, custom_id, position, token_count, char_offset,
+    page_number, hash, metadata, text, vector)
+  SELECT pk, id, datastore_id, datasource_id, custom_id, position, token_count, char_offset,
+    page_number, hash, metadata, text, vector FROM chunks;
+  DROP TABLE chunks;
+  ALTER TABLE chunks_rebuilt RENAME TO chunks;
+  CREATE UNIQUE INDEX chunks_id ON chunks (id, generation);
+  CREATE INDEX chunks_datasource ON chunks (datasource_id, generation, position);
+  CREATE INDEX chunks_datastore_hash ON chunks (datastore_id, hash);
+  CREATE INDEX chunks_scope ON chunks (pk, datastore_id, datasource_id, custom_id);
+  ALTER TABLE datasources ADD COLUMN chunk_generation INTEGER NOT NULL DEFAULT 0;
+  CREATE TABLE hidden_chunk_sets (
+    datasource_id TEXT NOT NULL REFERENCES datasources (id) ON DELETE CASCADE,
+    generation INTEGER NOT NULL,
+    PRIMARY KEY (datasource_id, generation)
+  ) WITHOUT ROWID;
+  `,
 ];
 
 /** The schema version this code writes. */

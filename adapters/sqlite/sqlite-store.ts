@@ -1,10 +1,11 @@
 import { RagdeskError } from '../../src/errors.js';
-import type { NewDocument, Store } from '../../src/ports/store.js';
+import type { ChunkChange, NewDocument, Store } from '../../src/ports/store.js';
 import { chunkPages } from '../kit/chunk-pages.js';
 import { choiceOption } from '../kit/option-checks.js';
 import { agentQueries } from './agent-key-usage-queries.js';
 import { startCheckpointer, type Checkpointer } from './checkpointer.js';
-import { chunkQueries } from './chunk-queries.js';
+import { chunkQueries, type ChunkChangeDetail } from './chunk-queries.js';
+import { chunkSlices, SLICED_ABOVE_ROWS } from './chunk-slices.js';
 import {
   configureConnection,
   DEFAULT_BUSY_TIMEOUT_MS,
@@ -51,8 +52,9 @@ export type SqliteStoreOptions = CommonOptions &
  * The `Store` port on SQLite (better-sqlite3): records, chunks with their vectors, status history,
  * uploaded files and sync jobs, in one file, plus bm25 search from an in-memory index per
  * datastore (see lexical-search.ts). Every method is one synchronous transaction, so it is atomic
- * and never interleaves with another call of this process; uploaded files are the exception, copied
- * in parts over several turns and made visible by one last short transaction (stored-files.ts).
+ * and never interleaves with another call of this process. Two are exceptions, written in parts
+ * over several turns and made visible by one last short transaction: uploaded files
+ * (stored-files.ts) and the chunks of a big document (chunk-slices.ts).
  */
 export function sqliteStore(options: SqliteStoreOptions): Store {
   const checkpoints = choiceOption('sqliteStore', 'checkpoints', options.checkpoints, ['worker', 'inline'], 'worker');
@@ -70,13 +72,30 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
   const jobs = jobQueries(db, records);
   const agents = agentQueries(db);
   // Every step of a file read or write: refuses after close, counts for the checkpointer.
-  const files = storedFiles(db, records, () => {
+  const beforeStep = () => {
     if (closed) throw closedError();
     checkpointer?.noteWrite();
-  });
+  };
+  const files = storedFiles(db, records, beforeStep);
+  const slices = chunkSlices(db, records, chunks, beforeStep);
+  try {
+    slices.removeHiddenSets();
+  } catch (error) {
+    if (ownsDatabase) db.close();
+    throw translateError(error, 'opening the SQLite store');
+  }
   const lexical = lexicalSearch(db, { ...DEFAULT_LEXICAL_OPTIONS, ...options.lexical });
   const checkpointer = ownsDatabase && checkpoints === 'worker' ? checkpointerFor(db, options.path) : null;
   let closed = false;
+
+  /** Whether a replace writes or removes enough rows to go in slices (false when unsure: `run` reports errors). */
+  function isBig(datasourceId: string, incoming: number): boolean {
+    try {
+      return incoming > SLICED_ABOVE_ROWS || chunks.countRows(datasourceId) + incoming > SLICED_ABOVE_ROWS;
+    } catch {
+      return false;
+    }
+  }
 
   /** Runs one store operation: refuses after close, gives driver errors stable codes. */
   function run<T>(action: string, operation: () => T): Promise<T> {
@@ -133,14 +152,24 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
         return { removedIds: change.removedIds, addedIds: change.addedIds, sequence: change.sequence };
       }),
 
-    replaceChunks: (datasourceId, incoming, patch) =>
-      run('replaceChunks', () => {
-        const change = chunks.replaceChunks(datasourceId, incoming, patch, (datastoreId) => lexical.tracks(datastoreId));
+    replaceChunks: (datasourceId, incoming, patch) => {
+      const tracks = (datastoreId: string) => lexical.tracks(datastoreId);
+      const follow = (change: ChunkChangeDetail) => {
         if (change.previous !== null) {
           lexical.apply({ datastoreId: change.datastoreId, sequence: change.sequence, previous: change.previous, next: incoming });
         }
-        return { removedIds: change.removedIds, addedIds: change.addedIds, sequence: change.sequence };
-      }),
+      };
+      const result = ({ removedIds, addedIds, sequence }: ChunkChange): ChunkChange => ({ removedIds, addedIds, sequence });
+      // A big document (or a big set it replaces) in slices over several turns (chunk-slices.ts).
+      if (!closed && isBig(datasourceId, incoming.length)) {
+        return runSteps('replaceChunks', () => slices.replace(datasourceId, incoming, patch, tracks, follow).then(result));
+      }
+      return run('replaceChunks', () => {
+        const change = chunks.replaceChunks(datasourceId, incoming, patch, tracks);
+        follow(change);
+        return result(change);
+      });
+    },
     createDocuments: (documents) =>
       run('createDocuments', () => {
         const tracks = (datastoreId: string) => lexical.tracks(datastoreId);

@@ -14,6 +14,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DatasourceRecord } from '../ports/records.js';
 import type { DatasourcePatch, Store } from '../ports/store.js';
 import { describeAgentConformance } from './store-conformance-agents.js';
+import { describeBigReplaceConformance } from './store-conformance-big-replace.js';
 import { describeChunkConformance } from './store-conformance-chunks.js';
 import { describeJobConformance } from './store-conformance-jobs.js';
 import { describeSearchConformance } from './store-conformance-search.js';
@@ -55,6 +56,7 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
 
     describeRecordConformance(context);
     describeChunkConformance(context);
+    describeBigReplaceConformance(context);
     describeSearchConformance(context);
     describeJobConformance(context);
     describeAgentConformance(context);

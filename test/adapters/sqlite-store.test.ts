@@ -153,6 +153,64 @@ describe('sqliteStore', () => {
     expect(await store.countChunks(makeDatastore().id)).toBe(20);
   });
 
+  it('ignores the rows of a hidden chunk set left by a crash, and deletes them on open', async () => {
+    await fill(open());
+    const datastore = makeDatastore();
+    const a = makeDatasource(datastore, { name: 'a.md' });
+    const store = open();
+    const visible = await store.listChunks(a.id);
+    await store.close();
+    // What a process killed half-way through a sliced replace leaves: rows of a generation that
+    // never became the datasource's, listed as hidden; their ids are those of the visible rows.
+    const db = new Database(path);
+    db.exec(`
+      INSERT INTO hidden_chunk_sets (datasource_id, generation) VALUES ('${a.id}', 77);
+      INSERT INTO chunks (id, datastore_id, datasource_id, custom_id, position, token_count, char_offset, page_number, hash,
+        metadata, text, vector, generation)
+      SELECT id, datastore_id, datasource_id, custom_id, position + 100, token_count, char_offset, page_number, hash,
+        metadata, 'half written', vector, 77 FROM chunks WHERE datasource_id = '${a.id}';
+    `);
+    db.close();
+    const reopened = open();
+    expect(await reopened.listChunks(a.id)).toEqual(visible);
+    expect(await reopened.countChunks(datastore.id)).toBe(20);
+    const check = new Database(path, { readonly: true });
+    try {
+      expect(check.prepare('SELECT count(*) AS n FROM chunks WHERE generation = 77').get()).toEqual({ n: 0 });
+      expect(check.prepare('SELECT count(*) AS n FROM hidden_chunk_sets').get()).toEqual({ n: 0 });
+    } finally {
+      check.close();
+    }
+  });
+
+  it('reads a hidden chunk set as absent while it exists', async () => {
+    const store = open();
+    await fill(store);
+    const datastore = makeDatastore();
+    const a = makeDatasource(datastore, { name: 'a.md' });
+    const visible = await store.listChunks(a.id);
+    const db = new Database(path);
+    db.exec(`
+      INSERT INTO hidden_chunk_sets (datasource_id, generation) VALUES ('${a.id}', 78);
+      INSERT INTO chunks (id, datastore_id, datasource_id, custom_id, position, token_count, char_offset, page_number, hash,
+        metadata, text, vector, generation)
+      SELECT id || '-next', datastore_id, datasource_id, custom_id, position, token_count, char_offset, page_number, hash,
+        metadata, 'half written', vector, 78 FROM chunks WHERE datasource_id = '${a.id}';
+    `);
+    db.close();
+    expect(await store.listChunks(a.id)).toEqual(visible);
+    expect(await store.countChunks(datastore.id)).toBe(20);
+    expect(await store.getChunks(visible.map((chunk) => `${chunk.id}-next`))).toEqual([]);
+    expect((await store.getChunkHits?.(visible.map((chunk) => `${chunk.id}-next`)))?.chunks).toEqual([]);
+    const pages: string[] = [];
+    for await (const page of store.iterateChunks(datastore.id)) pages.push(...page.map((chunk) => chunk.id));
+    expect(pages.sort()).toEqual(visible.map((chunk) => chunk.id).sort());
+    const vectorIds: string[] = [];
+    for await (const page of store.iterateChunkVectors!(datastore.id)) vectorIds.push(...page.map((chunk) => chunk.id));
+    expect(vectorIds.sort()).toEqual(visible.map((chunk) => chunk.id).sort());
+    expect(await store.searchText({ datastoreId: datastore.id, query: 'half written', topK: 5 })).toEqual([]);
+  });
+
   it('refuses a database written by a newer schema', async () => {
     await open().close();
     const db = new Database(path);
@@ -223,6 +281,12 @@ function addLegacyFullText(db: Database.Database, version: number): void {
 const WITHOUT_FILE_PARTS =
   'DROP TABLE datasource_file_parts; ALTER TABLE datasource_files DROP COLUMN generation; ALTER TABLE datasource_files DROP COLUMN byte_length;';
 
+/** Undoes migration 10 (chunk generations): chunk ids unique again, as earlier versions had them. */
+const WITHOUT_CHUNK_GENERATIONS = `
+  DROP TABLE hidden_chunk_sets; ALTER TABLE datasources DROP COLUMN chunk_generation;
+  DROP INDEX chunks_id; DROP INDEX chunks_datasource; ALTER TABLE chunks DROP COLUMN generation;
+  CREATE UNIQUE INDEX chunks_id_before_10 ON chunks (id); CREATE INDEX chunks_datasource ON chunks (datasource_id, position);`;
+
 describe('sqliteStore datasource pipeline', () => {
   /** Tables, indexes and triggers as SQLite stores them, to compare two files' schemas. */
   const schemaOf = (file: string) => {
@@ -244,6 +308,7 @@ describe('sqliteStore datasource pipeline', () => {
       DROP TABLE usage_counters; DROP TABLE api_keys; DROP TABLE messages; DROP TABLE conversations; DROP TABLE agents;
       DROP INDEX datastores_owner; ALTER TABLE datastores DROP COLUMN owner_id;
       DROP TABLE jobs; DROP TABLE status_events; DROP TABLE datasource_file_parts; DROP TABLE datasource_files;
+      ${WITHOUT_CHUNK_GENERATIONS}
       PRAGMA user_version = 1;
     `);
     addLegacyFullText(db, 1);
@@ -294,6 +359,7 @@ describe('sqliteStore datasource pipeline', () => {
       DROP INDEX datastores_owner;
       ALTER TABLE datastores DROP COLUMN owner_id;
       ${WITHOUT_FILE_PARTS}
+      ${WITHOUT_CHUNK_GENERATIONS}
       PRAGMA user_version = 3;
     `);
     addLegacyFullText(db, 3);
@@ -362,6 +428,7 @@ describe('sqliteStore datasource pipeline', () => {
     addLegacyFullText(db, 4);
     db.exec('ALTER TABLE agents DROP COLUMN allow_overrides'); // added by migration 6
     db.exec(WITHOUT_FILE_PARTS);
+    db.exec(WITHOUT_CHUNK_GENERATIONS);
     db.pragma('user_version = 4');
     db.close();
     expect(schemaOf(path).map((row) => (row as { name: string }).name)).toContain('chunks_fts');

@@ -58,6 +58,14 @@ describe.each(SETUPS)('Datastore on $name', (setup) => {
     expect(await ragdesk.datastores.list()).toEqual([]);
   });
 
+  it('names a document without a name after its first words, whitespace collapsed', async () => {
+    const datastore = await ragdesk.datastores.create({ name: 'names' });
+    const long = `\n\n  Tidal   pools\n\tshelter anemones, crabs and small fish between the tides. ${'More text. '.repeat(20_000)}`;
+    const { ids } = await datastore.upsert([{ text: long }, { text: '  Short\n note  ' }]);
+    expect((await ragdesk.datasources.get(ids[0]!)).name).toBe('Tidal pools shelter anemones, crabs and small fish betwee...');
+    expect((await ragdesk.datasources.get(ids[1]!)).name).toBe('Short note');
+  });
+
   it('upserts documents and answers queries with API fragments', async () => {
     const datastore = await ragdesk.datastores.create({ name: 'science' });
     const { ids } = await datastore.upsert(DOCS);

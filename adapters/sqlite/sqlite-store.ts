@@ -141,16 +141,44 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     updateDatasource: (id, patch) => run('updateDatasource', () => records.updateDatasource(id, patch)),
     transitionDatasource: (id, expected, patch) => run('transitionDatasource', () => records.transitionDatasource(id, expected, patch)),
     listStatusEvents: (datasourceId) => run('listStatusEvents', () => records.listStatusEvents(datasourceId)),
-    deleteDatasource: (id) =>
-      run('deleteDatasource', () => {
-        const change = chunks.deleteDatasource(id, (datastoreId) => lexical.tracks(datastoreId));
+    deleteDatasource: (id) => {
+      const tracks = (datastoreId: string) => lexical.tracks(datastoreId);
+      const deleteRow = () => {
+        const change = chunks.deleteDatasource(id, tracks);
         if (change === null) return null;
         // Committed: the lexical index follows in the same synchronous step.
         if (change.previous !== null) {
           lexical.apply({ datastoreId: change.datastoreId, sequence: change.sequence, previous: change.previous, next: [] });
         }
         return { removedIds: change.removedIds, addedIds: change.addedIds, sequence: change.sequence };
-      }),
+      };
+      // A big document's rows in one cascading delete held the loop 150-190 ms (16,000 chunks):
+      // first its set is replaced by an empty one in slices (hidden at once, rows deleted slice by
+      // slice), then the row goes in one short step.
+      if (!closed && isBig(id, 0)) {
+        return runSteps('deleteDatasource', async () => {
+          const follow = (change: ChunkChangeDetail) => {
+            if (change.previous !== null) {
+              lexical.apply({ datastoreId: change.datastoreId, sequence: change.sequence, previous: change.previous, next: [] });
+            }
+          };
+          let emptied: ChunkChangeDetail;
+          try {
+            emptied = await slices.replace(id, [], undefined, tracks, follow);
+          } catch (error) {
+            if (RagdeskError.isInstance(error) && error.code === 'not_found') return null;
+            throw error;
+          }
+          const removed = await run('deleteDatasource', deleteRow);
+          return {
+            removedIds: [...emptied.removedIds, ...(removed?.removedIds ?? [])],
+            addedIds: [],
+            sequence: removed?.sequence ?? emptied.sequence,
+          };
+        });
+      }
+      return run('deleteDatasource', deleteRow);
+    },
 
     replaceChunks: (datasourceId, incoming, patch) => {
       const tracks = (datastoreId: string) => lexical.tracks(datastoreId);

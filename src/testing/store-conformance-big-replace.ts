@@ -122,6 +122,34 @@ export function describeBigReplaceConformance(context: StoreSuiteContext): void 
       expect(ids(await reopened.listChunks(source.id))).toEqual(ids(after));
     });
 
+    it('deleting a big datasource removes every chunk at once for readers and names them all', async () => {
+      const sequence = await store().chunkSequence(datastore.id);
+      let settled = false;
+      const deleting = store()
+        .deleteDatasource(source.id)
+        .finally(() => {
+          settled = true;
+        });
+      while (!settled) {
+        // Readers see the whole set or none of it.
+        const listed = ids(await store().listChunks(source.id));
+        expect([ids(before), []]).toContainEqual(listed);
+        expect([before.length + 3, 3]).toContain(await store().countChunks(datastore.id));
+        await nextTurn();
+      }
+      const change = await deleting;
+      expect(change?.removedIds.slice().sort()).toEqual(ids(before).sort());
+      expect(change?.addedIds).toEqual([]);
+      expect(change?.sequence).toBeGreaterThan(sequence);
+      expect(await store().getDatasource(source.id)).toBeNull();
+      expect(await store().listChunks(source.id)).toEqual([]);
+      expect(await store().getChunks(ids(before).slice(0, 10))).toEqual([]);
+      expect(await store().searchText({ datastoreId: datastore.id, query: OLD_WORD, topK: 10 })).toEqual([]);
+      expect(await store().countChunks(datastore.id)).toBe(3);
+      if (context.harness.inspect) expect(await context.harness.inspect.chunkRows(source.id)).toBe(0);
+      expect(await store().deleteDatasource(source.id)).toBeNull();
+    });
+
     it('a datasource deleted during a big replace stays deleted', async () => {
       // A store that writes in one step has finished before the delete; one that slices has not.
       const replacing = store()

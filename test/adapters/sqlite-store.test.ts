@@ -211,6 +211,40 @@ describe('sqliteStore', () => {
     expect(await store.searchText({ datastoreId: datastore.id, query: 'half written', topK: 5 })).toEqual([]);
   });
 
+  it('deletes a big datasource over several turns of the event loop, leaving no rows or hidden sets', async () => {
+    const store = open();
+    const datastore = makeDatastore();
+    const big = makeDatasource(datastore, { name: 'big.md' });
+    await store.createDatastore(datastore);
+    await store.createDatasource(big);
+    const passages = samplePassages(64, 9);
+    const chunks = makeChunks(
+      big,
+      Array.from({ length: 3000 }, (_, i) => `${passages[i % passages.length] ?? ''} ${i}`),
+    );
+    await store.replaceChunks(big.id, chunks);
+    // Counts the event-loop turns the delete gives back: one immediate per turn.
+    let turns = 0;
+    let done = false;
+    const tick = () => {
+      turns++;
+      if (!done) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const change = await store.deleteDatasource(big.id);
+    done = true;
+    expect(change?.removedIds.length).toBe(3000);
+    expect(turns).toBeGreaterThan(2);
+    const db = new Database(path, { readonly: true });
+    try {
+      expect(db.prepare('SELECT count(*) AS n FROM chunks').get()).toEqual({ n: 0 });
+      expect(db.prepare('SELECT count(*) AS n FROM hidden_chunk_sets').get()).toEqual({ n: 0 });
+      expect(db.prepare('SELECT count(*) AS n FROM datasources').get()).toEqual({ n: 0 });
+    } finally {
+      db.close();
+    }
+  });
+
   it('refuses a database written by a newer schema', async () => {
     await open().close();
     const db = new Database(path);

@@ -14,7 +14,7 @@ import {
   translateError,
   type SqliteDatabase,
 } from './database.js';
-import { DEFAULT_LEXICAL_OPTIONS, lexicalSearch, type LexicalSearchOptions } from './lexical-search.js';
+import { DEFAULT_LEXICAL_OPTIONS, lexicalSearch, type ChunkWrite, type LexicalSearchOptions } from './lexical-search.js';
 import { jobQueries } from './job-queries.js';
 import { recordQueries } from './record-queries.js';
 import { migrate } from './schema.js';
@@ -88,6 +88,16 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
   const checkpointer = ownsDatabase && checkpoints === 'worker' ? checkpointerFor(db, options.path) : null;
   let closed = false;
 
+  /** Whether a write must return the rows as they were: only where the bm25 index is in memory. */
+  const tracks = (datastoreId: string) => lexical.tracks(datastoreId);
+  /** Brings the bm25 index up to a committed write whose datasource now holds `next`. */
+  function followLexical(change: ChunkChangeDetail, next: ChunkWrite['next']): void {
+    if (change.previous !== null) {
+      lexical.apply({ datastoreId: change.datastoreId, sequence: change.sequence, previous: change.previous, next });
+    }
+  }
+  const portChange = ({ removedIds, addedIds, sequence }: ChunkChange): ChunkChange => ({ removedIds, addedIds, sequence });
+
   /** Whether a replace writes or removes enough rows to go in slices (false when unsure: `run` reports errors). */
   function isBig(datasourceId: string, incoming: number): boolean {
     try {
@@ -142,29 +152,21 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     transitionDatasource: (id, expected, patch) => run('transitionDatasource', () => records.transitionDatasource(id, expected, patch)),
     listStatusEvents: (datasourceId) => run('listStatusEvents', () => records.listStatusEvents(datasourceId)),
     deleteDatasource: (id) => {
-      const tracks = (datastoreId: string) => lexical.tracks(datastoreId);
       const deleteRow = () => {
         const change = chunks.deleteDatasource(id, tracks);
         if (change === null) return null;
         // Committed: the lexical index follows in the same synchronous step.
-        if (change.previous !== null) {
-          lexical.apply({ datastoreId: change.datastoreId, sequence: change.sequence, previous: change.previous, next: [] });
-        }
-        return { removedIds: change.removedIds, addedIds: change.addedIds, sequence: change.sequence };
+        followLexical(change, []);
+        return portChange(change);
       };
       // A big document's rows in one cascading delete held the loop 150-190 ms (16,000 chunks):
       // first its set is replaced by an empty one in slices (hidden at once, rows deleted slice by
       // slice), then the row goes in one short step.
       if (!closed && isBig(id, 0)) {
         return runSteps('deleteDatasource', async () => {
-          const follow = (change: ChunkChangeDetail) => {
-            if (change.previous !== null) {
-              lexical.apply({ datastoreId: change.datastoreId, sequence: change.sequence, previous: change.previous, next: [] });
-            }
-          };
           let emptied: ChunkChangeDetail;
           try {
-            emptied = await slices.replace(id, [], undefined, tracks, follow);
+            emptied = await slices.replace(id, [], undefined, tracks, (change) => followLexical(change, []));
           } catch (error) {
             if (RagdeskError.isInstance(error) && error.code === 'not_found') return null;
             throw error;
@@ -181,26 +183,19 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     },
 
     replaceChunks: (datasourceId, incoming, patch) => {
-      const tracks = (datastoreId: string) => lexical.tracks(datastoreId);
-      const follow = (change: ChunkChangeDetail) => {
-        if (change.previous !== null) {
-          lexical.apply({ datastoreId: change.datastoreId, sequence: change.sequence, previous: change.previous, next: incoming });
-        }
-      };
-      const result = ({ removedIds, addedIds, sequence }: ChunkChange): ChunkChange => ({ removedIds, addedIds, sequence });
+      const follow = (change: ChunkChangeDetail) => followLexical(change, incoming);
       // A big document (or a big set it replaces) in slices over several turns (chunk-slices.ts).
       if (!closed && isBig(datasourceId, incoming.length)) {
-        return runSteps('replaceChunks', () => slices.replace(datasourceId, incoming, patch, tracks, follow).then(result));
+        return runSteps('replaceChunks', () => slices.replace(datasourceId, incoming, patch, tracks, follow).then(portChange));
       }
       return run('replaceChunks', () => {
         const change = chunks.replaceChunks(datasourceId, incoming, patch, tracks);
         follow(change);
-        return result(change);
+        return portChange(change);
       });
     },
     createDocuments: (documents) =>
       run('createDocuments', () => {
-        const tracks = (datastoreId: string) => lexical.tracks(datastoreId);
         const changes = inTransaction(db, () =>
           documents.map((document) => {
             records.createDatasource(document.datasource);
@@ -208,12 +203,7 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
           }),
         );
         // Committed: the lexical index follows in the same synchronous step, document by document.
-        changes.forEach((change, i) => {
-          if (change.previous !== null) {
-            const next = (documents[i] as NewDocument).chunks;
-            lexical.apply({ datastoreId: change.datastoreId, sequence: change.sequence, previous: change.previous, next });
-          }
-        });
+        changes.forEach((change, i) => followLexical(change, (documents[i] as NewDocument).chunks));
         return {
           removedIds: changes.flatMap((change) => change.removedIds),
           addedIds: changes.flatMap((change) => change.addedIds),

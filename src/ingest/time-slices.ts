@@ -9,9 +9,18 @@ export class TimeSlices {
 
   constructor(private readonly sliceMs = 8) {}
 
+  /** Whether the slice is used up (for loops too hot to await {@link pause} at every step). */
+  get due(): boolean {
+    return performance.now() - this.sliceStarted >= this.sliceMs;
+  }
+
   /** Resolves at once while the slice lasts; past it, after the next check phase (`setImmediate`). */
   async pause(): Promise<void> {
-    if (performance.now() - this.sliceStarted < this.sliceMs) return;
+    if (this.due) await this.nextSlice();
+  }
+
+  /** Hands the loop back now and starts a new slice. */
+  async nextSlice(): Promise<void> {
     await new Promise<void>((resolve) => setImmediate(resolve));
     this.sliceStarted = performance.now();
   }

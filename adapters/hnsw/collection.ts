@@ -1,8 +1,8 @@
-import hnswlib from 'hnswlib-node';
 import type { IndexEntry } from '../../src/ports/index.js';
+import type { GraphKey, LabelTables, SearchFilter } from './graph-protocol.js';
+import type { LabelScores } from './graph-search.js';
+import type { GraphThread } from './graph-thread.js';
 import type { HeaderContent, IndexHeader } from './persistence.js';
-
-type Graph = InstanceType<typeof hnswlib.HierarchicalNSW>;
 
 /** What filters and results need to know about a label. */
 export interface LabelInfo {
@@ -27,13 +27,16 @@ export interface GraphSettings {
 const MAX_LABEL = 0xffff_ffff;
 
 /**
- * One datastore's HNSW graph plus what hnswlib cannot hold: string id ↔ numeric label and each
+ * One datastore's HNSW graph (on the graph thread, graph-thread.ts) plus what hnswlib cannot hold: string id ↔ numeric label and each
  * label's filter attributes (datasource, custom id), with live counts per datasource and custom id
  * so a filter's match count is known without scanning.
  *
  * Kept compact, one array slot per label rather than an object or a set per entry: at 100k
  * one-chunk documents the per-entry objects and per-datasource sets cost ~40 MB of heap and made
  * loading build 300k objects (see docs/design-notes.md).
+ *
+ * The label attributes live in shared memory, which the graph thread's filters read; a removed
+ * label reads -1 as its datasource.
  *
  * Free slots: removed entries are `markDelete`d and their graph slots reused by the next new entry
  * (`allowReplaceDeleted`). Labels themselves are never reused: hnswlib fills an arbitrary deleted
@@ -57,46 +60,60 @@ export class Collection {
   private liveCount = 0;
   /** Per label: its id (undefined once removed), datasource number and custom id number (-1: none). */
   private idOfLabel: (string | undefined)[] = [];
-  private sourceOfLabel = new Int32Array(0);
-  private tenantOfLabel = new Int32Array(0);
+  private sourceOfLabel = sharedLabels(0);
+  private tenantOfLabel = sharedLabels(0);
   private readonly datasources = new Interner();
   private readonly customIds = new Interner();
   private nextLabel = 0;
 
   private constructor(
     readonly identity: CollectionIdentity,
-    readonly graph: Graph,
+    private readonly thread: GraphThread,
+    private readonly key: GraphKey,
   ) {}
 
-  static empty(identity: CollectionIdentity, settings: GraphSettings): Collection {
-    const graph = new hnswlib.HierarchicalNSW('cosine', identity.dimensions);
-    graph.initIndex(settings.initialCapacity, settings.m, settings.efConstruction, 100, true);
-    return new Collection(identity, graph);
+  static empty(identity: CollectionIdentity, settings: GraphSettings, thread: GraphThread): Collection {
+    const key = thread.newKey();
+    const { dimensions } = identity;
+    thread.post({
+      op: 'create',
+      key,
+      dimensions,
+      capacity: settings.initialCapacity,
+      m: settings.m,
+      efConstruction: settings.efConstruction,
+    });
+    return new Collection(identity, thread, key);
   }
 
   /**
-   * Loads a verified binary and the header's maps; throws when the two disagree. hnswlib reads the
-   * binary on libuv's thread pool, and the header's maps are filled on this thread meanwhile.
+   * Loads a verified binary and the header's maps; throws when the two disagree. The graph thread
+   * reads the binary while the header's maps are filled here.
    */
-  static async load(identity: CollectionIdentity, header: IndexHeader, binaryPath: string): Promise<Collection> {
-    const graph = new hnswlib.HierarchicalNSW('cosine', identity.dimensions);
-    const reading = graph.readIndex(binaryPath, true);
-    const collection = new Collection(identity, graph);
+  static async load(identity: CollectionIdentity, header: IndexHeader, binaryPath: string, thread: GraphThread): Promise<Collection> {
+    const key = thread.newKey();
+    const collection = new Collection(identity, thread, key);
+    const reading = thread.request({ op: 'load', key, dimensions: identity.dimensions, path: binaryPath, live: header.entries.ids.length });
     try {
-      collection.trackHeader(header);
-    } finally {
-      // The graph must not be touched, nor dropped, while the pool thread fills it.
-      await reading;
-    }
-    // Labels are below nextLabel (checked when the header was parsed): one byte per label.
-    const present = new Uint8Array(header.nextLabel);
-    for (const label of graph.getIdsList()) if (label < present.length) present[label] = 1;
-    for (let label = 0; label < header.nextLabel; label++) {
-      if (collection.idOfLabel[label] !== undefined && present[label] !== 1) {
-        throw new Error(`header entry ${JSON.stringify(collection.idOfLabel[label])} is not in the binary`);
+      try {
+        collection.trackHeader(header);
+      } finally {
+        await reading;
       }
+      const { labels = new Uint32Array(0), count = 0 } = await reading;
+      // Labels are below nextLabel (checked when the header was parsed): one byte per label.
+      const present = new Uint8Array(header.nextLabel);
+      for (const label of labels) if (label < present.length) present[label] = 1;
+      for (let label = 0; label < header.nextLabel; label++) {
+        if (collection.idOfLabel[label] !== undefined && present[label] !== 1) {
+          throw new Error(`header entry ${JSON.stringify(collection.idOfLabel[label])} is not in the binary`);
+        }
+      }
+      if (count < collection.count) throw new Error('binary holds fewer points than the header');
+    } catch (error) {
+      collection.release();
+      throw error;
     }
-    if (graph.getCurrentCount() < collection.count) throw new Error('binary holds fewer points than the header');
     return collection;
   }
 
@@ -134,7 +151,7 @@ export class Collection {
         map.set(id, label);
         continue;
       }
-      this.graph.markDelete(label);
+      this.thread.post({ op: 'remove', key: this.key, labels: Uint32Array.of(label) });
       this.untrackLabel(label);
     }
     return map;
@@ -192,41 +209,73 @@ export class Collection {
     for (let label = 0; label < this.nextLabel; label++) if (this.idOfLabel[label] !== undefined) yield label;
   }
 
-  /** Entries must already be validated (dimensions, finite values). */
-  upsert(entries: readonly IndexEntry[]): void {
-    for (const entry of entries) {
-      // The binding only takes plain arrays; convert once per vector.
-      const point = Array.from(entry.vector);
+  /**
+   * Entries must already be validated (dimensions, finite values). The labels and attributes change
+   * here; the vectors are queued for the graph thread (see graph-thread.ts).
+   */
+  upsert(entries: readonly IndexEntry[]): number {
+    this.check();
+    const { dimensions } = this.identity;
+    const labels = new Uint32Array(entries.length);
+    const update = new Uint8Array(entries.length);
+    const vectors = new Float32Array(entries.length * dimensions);
+    entries.forEach((entry, i) => {
+      vectors.set(entry.vector, i * dimensions);
       const existing = this.labelsById.get(entry.id);
       if (existing !== undefined) {
-        // Same label, new vector: hnswlib updates the point and repairs its neighbourhood.
-        this.graph.addPoint(point, existing, false);
         this.untrack(existing);
         this.track(existing, entry);
-        continue;
+        labels[i] = existing;
+        update[i] = 1;
+        return;
       }
       if (this.nextLabel >= MAX_LABEL) throw new Error('label space exhausted; reopen the index to rebuild it');
       const label = this.nextLabel++;
-      const hasFreeSlot = this.graph.getCurrentCount() > this.liveCount;
-      if (!hasFreeSlot && this.graph.getCurrentCount() >= this.graph.getMaxElements()) {
-        this.graph.resizeIndex(Math.max(1, this.graph.getMaxElements()) * 2);
-      }
-      this.graph.addPoint(point, label, true);
       this.track(label, entry);
-    }
+      labels[i] = label;
+    });
+    this.thread.post({ op: 'add', key: this.key, labels, update, vectors }, [labels.buffer, update.buffer, vectors.buffer]);
+    return entries.length;
   }
 
   /** Unknown ids are ignored. */
   remove(ids: readonly string[]): number {
-    let removed = 0;
+    this.check();
+    const labels: number[] = [];
     for (const id of ids) {
       const label = this.labelsById.get(id);
       if (label === undefined) continue;
-      this.graph.markDelete(label);
       this.untrack(label);
-      removed++;
+      labels.push(label);
     }
-    return removed;
+    if (labels.length > 0) this.thread.post({ op: 'remove', key: this.key, labels: Uint32Array.from(labels) });
+    return labels.length;
+  }
+
+  /** Throws when an update of this graph failed on the graph thread. */
+  check(): void {
+    this.thread.check(this.key);
+  }
+
+  /** Resolves once the graph thread's queue of inserts is short enough to add more (graph-thread.ts). */
+  room(): Promise<void> {
+    return this.thread.room();
+  }
+
+  /** Labels and scores from the graph after every change made before the call. */
+  search(vector: Float32Array, k: number, ef: number, filter: Omit<SearchFilter, 'nextLabel' | 'tables'> | null): Promise<LabelScores> {
+    const tables: LabelTables = { source: this.sourceOfLabel, tenant: this.tenantOfLabel };
+    return this.thread.search(this.key, vector, k, ef, filter && { ...filter, nextLabel: this.nextLabel, tables });
+  }
+
+  /** hnswlib's file at `fullPath`, then the links-only file at `linksPath`; `fullPath` is removed. */
+  async write(fullPath: string, linksPath: string): Promise<void> {
+    await this.thread.request({ op: 'write', key: this.key, fullPath, linksPath, dimensions: this.identity.dimensions });
+  }
+
+  /** Frees the graph on the graph thread; the collection is not used afterwards. */
+  release(): void {
+    this.thread.post({ op: 'release', key: this.key });
   }
 
   /** Everything the header records besides the binary's identity. */
@@ -269,9 +318,9 @@ export class Collection {
   private reserve(labels: number): void {
     if (labels <= this.sourceOfLabel.length) return;
     const capacity = Math.max(labels, this.sourceOfLabel.length * 2, 1024);
-    const sources = new Int32Array(capacity);
+    const sources = sharedLabels(capacity);
     sources.set(this.sourceOfLabel);
-    const tenants = new Int32Array(capacity);
+    const tenants = sharedLabels(capacity);
     tenants.set(this.tenantOfLabel);
     this.sourceOfLabel = sources;
     this.tenantOfLabel = tenants;
@@ -309,9 +358,15 @@ export class Collection {
     this.idOfLabel[label] = undefined;
     this.liveCount -= 1;
     this.datasources.add(this.sourceOfLabel[label] as number, -1);
+    this.sourceOfLabel[label] = -1;
     const tenant = this.tenantOfLabel[label] as number;
     if (tenant >= 0) this.customIds.add(tenant, -1);
   }
+}
+
+/** A label table the graph thread reads too; every label starts as removed (-1). */
+function sharedLabels(length: number): Int32Array {
+  return new Int32Array(new SharedArrayBuffer(length * 4)).fill(-1);
 }
 
 /**

@@ -1,6 +1,6 @@
 /**
- * Query execution: plain HNSW search, HNSW search with the filter pushed into the graph walk, or an
- * exact scan over the matching labels.
+ * Query planning: plain HNSW search, HNSW search with the filter pushed into the graph walk, or an
+ * exact scan over the matching labels. The chosen search runs on the graph thread (graph-search.ts).
  *
  * Why three paths (hnswlib-node 3.0.0, clustered vectors, M=16, ef=64, 2 cores, through this adapter):
  * - an unfiltered search takes ~0.35 ms at 20k x 384 and ~1.2 ms at 10k x 1536;
@@ -25,6 +25,7 @@
  */
 import type { IndexQuery, RetrievalFilter, ScoredId } from '../../src/ports/index.js';
 import type { Collection } from './collection.js';
+import type { LabelScores } from './graph-search.js';
 
 export interface SearchSettings {
   /** Lower bound of hnswlib's `ef`; each query uses max(efSearch, topK). */
@@ -38,96 +39,70 @@ function defaultExactSearchThreshold(dimensions: number): number {
   return Math.max(16, Math.floor(98_304 / dimensions));
 }
 
-interface LabelFilter {
+interface CompiledFilter {
   /** Exact number of live labels that pass. */
   count: number;
-  accepts(label: number): boolean;
-  labels(): Iterable<number>;
+  /** Accepted numbers; null: that attribute is not filtered. */
+  sources: number[] | null;
+  tenants: number[] | null;
 }
 
 /** `query.vector` and `query.topK` must already be validated. */
-export function search(collection: Collection, query: IndexQuery, settings: SearchSettings): ScoredId[] {
+export async function search(collection: Collection, query: IndexQuery, settings: SearchSettings): Promise<ScoredId[]> {
+  collection.check();
   if (query.topK === 0 || collection.count === 0) return [];
-  const point = Array.from(query.vector);
+  const ef = (k: number) => Math.max(settings.efSearch, k);
   const filter = compileFilter(collection, query.filter);
-  if (!filter) return graphSearch(collection, point, Math.min(query.topK, collection.count), settings);
+  if (!filter) {
+    const k = Math.min(query.topK, collection.count);
+    return hitsOf(collection, await collection.search(query.vector, k, ef(k), null), k);
+  }
   if (filter.count === 0) return [];
   const wanted = Math.min(query.topK, filter.count);
   const threshold = settings.exactSearchThreshold ?? defaultExactSearchThreshold(collection.identity.dimensions);
-  if (filter.count <= threshold) return exactSearch(collection, point, filter.labels(), wanted);
-  const hits = graphSearch(collection, point, wanted, settings, filter);
-  return hits.length >= wanted ? hits : exactSearch(collection, point, filter.labels(), wanted);
+  const exact = filter.count <= threshold;
+  const found = await collection.search(query.vector, wanted, ef(wanted), { sources: filter.sources, tenants: filter.tenants, exact });
+  return hitsOf(collection, found, wanted);
 }
 
-function graphSearch(collection: Collection, point: number[], k: number, settings: SearchSettings, filter?: LabelFilter): ScoredId[] {
-  collection.graph.setEf(Math.max(settings.efSearch, k));
-  const { neighbors, distances } = filter
-    ? collection.graph.searchKnn(point, k, (label) => filter.accepts(label))
-    : collection.graph.searchKnn(point, k);
+/** Best first, ties by id so equal scores come back in a stable order; labels removed meanwhile are dropped. */
+function hitsOf(collection: Collection, found: LabelScores, k: number): ScoredId[] {
   const hits: ScoredId[] = [];
-  neighbors.forEach((label, i) => {
+  found.labels.forEach((label, i) => {
     const id = collection.idOf(label);
-    // Cosine distance is 1 - cos, so the similarity is 1 - distance.
-    if (id !== undefined) hits.push({ id, score: 1 - (distances[i] as number) });
+    if (id !== undefined) hits.push({ id, score: found.scores[i] as number });
   });
-  return sortHits(hits);
-}
-
-/** hnswlib stores cosine-space points normalised, so a dot product with the unit query is the cosine. */
-function exactSearch(collection: Collection, point: number[], labels: Iterable<number>, k: number): ScoredId[] {
-  const query = unit(point);
-  const hits: ScoredId[] = [];
-  for (const label of labels) {
-    const id = collection.idOf(label);
-    if (id === undefined) continue;
-    const stored = collection.graph.getPoint(label);
-    let score = 0;
-    for (let i = 0; i < query.length; i++) score += (query[i] as number) * (stored[i] as number);
-    hits.push({ id, score });
-  }
-  return sortHits(hits).slice(0, k);
-}
-
-/** Best first; ties by id so equal scores come back in a stable order. */
-function sortHits(hits: ScoredId[]): ScoredId[] {
-  return hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-}
-
-function unit(point: number[]): number[] {
-  const norm = Math.sqrt(point.reduce((sum, value) => sum + value * value, 0));
-  return norm > 0 ? point.map((value) => value / norm) : point;
+  hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+  return hits.length > k ? hits.slice(0, k) : hits;
 }
 
 /** Undefined when the filter restricts nothing (absent or empty lists). */
-function compileFilter(collection: Collection, filter: RetrievalFilter | undefined): LabelFilter | undefined {
+function compileFilter(collection: Collection, filter: RetrievalFilter | undefined): CompiledFilter | undefined {
   const datasourceIds = filter?.datasourceIds ?? [];
   const customIds = filter?.customIds ?? [];
   if (datasourceIds.length === 0 && customIds.length === 0) return undefined;
   // Ids no live entry has are dropped here: a list left empty this way matches nothing.
   const sources = numbersOf(datasourceIds, (id) => collection.datasourceNumber(id));
   const tenants = numbersOf(customIds, (id) => collection.customIdNumber(id));
-
-  const accepts = (label: number): boolean => {
-    if (collection.idOf(label) === undefined) return false;
-    if (datasourceIds.length > 0 && !sources.has(collection.datasourceAt(label))) return false;
-    return customIds.length === 0 || tenants.has(collection.customIdAt(label));
-  };
-  const scan = (): number[] => {
-    const matching: number[] = [];
-    for (const label of collection.labels()) if (accepts(label)) matching.push(label);
-    return matching;
-  };
+  const compiled = (count: number): CompiledFilter => ({
+    count,
+    sources: datasourceIds.length > 0 ? [...sources] : null,
+    tenants: customIds.length > 0 ? [...tenants] : null,
+  });
   // A label has one datasource and one custom id, so with one list the counts add up; with both,
   // the matches are counted by a scan.
   if (customIds.length === 0 || datasourceIds.length === 0) {
     let count = 0;
     for (const number of sources) count += collection.datasourceCount(number);
     for (const number of tenants) count += collection.customIdCount(number);
-    return { count, accepts, labels: scan };
+    return compiled(count);
   }
-  if (sources.size === 0 || tenants.size === 0) return { count: 0, accepts, labels: () => [] };
-  const matching = scan();
-  return { count: matching.length, accepts, labels: () => matching };
+  if (sources.size === 0 || tenants.size === 0) return compiled(0);
+  let count = 0;
+  for (const label of collection.labels()) {
+    if (sources.has(collection.datasourceAt(label)) && tenants.has(collection.customIdAt(label))) count++;
+  }
+  return compiled(count);
 }
 
 function numbersOf(keys: readonly string[], lookup: (key: string) => number): Set<number> {

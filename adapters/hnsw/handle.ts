@@ -1,7 +1,5 @@
-import { rm } from 'node:fs/promises';
 import { RagdeskError } from '../../src/errors.js';
 import type { Collection } from './collection.js';
-import { writeLinksFile } from './graph-file.js';
 import { writeGeneration } from './persistence.js';
 
 /**
@@ -25,16 +23,9 @@ const MAX_TIMER_MS = 2_147_483_647;
 export async function writeState(state: Collection, directory: string): Promise<void> {
   const generation = state.generation + 1;
   try {
-    await writeGeneration(directory, state.toHeaderContent(generation), async (path) => {
-      // hnswlib writes its whole file; the store already holds the live vectors (graph-file.ts).
-      const full = `${path}.full.tmp`;
-      try {
-        await state.graph.writeIndex(full);
-        await writeLinksFile(full, path, state.identity.dimensions);
-      } finally {
-        await rm(full, { force: true });
-      }
-    });
+    // hnswlib writes its whole file, and the links-only file is cut from it: the store already
+    // holds the live vectors (graph-file.ts).
+    await writeGeneration(directory, state.toHeaderContent(generation), (path) => state.write(`${path}.full.tmp`, path));
   } catch (error) {
     throw new RagdeskError('internal', `failed to write the hnsw index of ${state.identity.datastoreId}`, {
       cause: error,
@@ -98,8 +89,10 @@ export class CollectionHandle {
     else this.schedule();
   }
 
+  /** Stops the timer and frees the graph; the handle is not used afterwards. */
   release(): void {
     this.clearTimer();
+    if (!this.released) this.state.release();
     this.released = true;
   }
 

@@ -5,6 +5,7 @@ import { writeState } from './handle.js';
 import { restoreFullFile } from './graph-file.js';
 import { type IndexHeader, readHeader, removeOtherFiles, verifiedBinary } from './persistence.js';
 import { checkEntries } from '../kit/vector-index-input.js';
+import type { GraphThread } from './graph-thread.js';
 
 export interface Loaded {
   state: Collection;
@@ -21,20 +22,20 @@ export async function loadOrBuild(
   directory: string,
   source: IndexSource,
   settings: GraphSettings,
+  thread: GraphThread,
 ): Promise<Loaded> {
+  const rebuild = (reason: string) => build(identity, directory, source, settings, thread, reason);
   const read = await readHeader(directory);
-  if (!read.ok) return build(identity, directory, source, settings, read.reason);
+  if (!read.ok) return rebuild(read.reason);
   const { header } = read;
-  if (header.datastoreId !== identity.datastoreId) return build(identity, directory, source, settings, 'corrupt');
-  if (header.model !== identity.model || header.dimensions !== identity.dimensions) {
-    return build(identity, directory, source, settings, 'model_changed');
-  }
-  if (header.sequence !== (await source.sequence())) return build(identity, directory, source, settings, 'stale');
+  if (header.datastoreId !== identity.datastoreId) return rebuild('corrupt');
+  if (header.model !== identity.model || header.dimensions !== identity.dimensions) return rebuild('model_changed');
+  if (header.sequence !== (await source.sequence())) return rebuild('stale');
   let binary: string;
   try {
     binary = await verifiedBinary(directory, header);
   } catch {
-    return build(identity, directory, source, settings, 'corrupt');
+    return rebuild('corrupt');
   }
   // Leftovers of a crash go while the binary loads (nothing else writes here during an open, and
   // the removal never rejects); it is over before a rebuild writes new files.
@@ -44,10 +45,10 @@ export async function loadOrBuild(
     // A links-only binary is restored into a temporary file in this folder: the removal must be
     // over before that file exists.
     if (header.version !== 1) await removing;
-    state = await loadCollection(identity, header, binary, source);
+    state = await loadCollection(identity, header, binary, source, thread);
   } catch {
     await removing;
-    return build(identity, directory, source, settings, 'corrupt');
+    return rebuild('corrupt');
   }
   await removing;
   return { state, result: { rebuilt: false } };
@@ -58,15 +59,21 @@ export async function loadOrBuild(
  * source first, in a temporary full file: the header's sequence matched the source's, so the
  * source holds exactly the vectors the graph was built with.
  */
-async function loadCollection(identity: CollectionIdentity, header: IndexHeader, binary: string, source: IndexSource): Promise<Collection> {
-  if (header.version === 1) return Collection.load(identity, header, binary);
+async function loadCollection(
+  identity: CollectionIdentity,
+  header: IndexHeader,
+  binary: string,
+  source: IndexSource,
+  thread: GraphThread,
+): Promise<Collection> {
+  if (header.version === 1) return Collection.load(identity, header, binary, thread);
   const { ids, labels } = header.entries;
   const labelById = new Map<string, number>();
   ids.forEach((id, i) => labelById.set(id, labels[i] as number));
   const full = `${binary}.full.tmp`;
   try {
     await restoreFullFile(binary, full, identity.dimensions, (id) => labelById.get(id), source.vectors?.() ?? source.entries());
-    return await Collection.load(identity, header, full);
+    return await Collection.load(identity, header, full, thread);
   } finally {
     await rm(full, { force: true });
   }
@@ -78,16 +85,23 @@ export async function build(
   directory: string,
   source: IndexSource,
   settings: GraphSettings,
+  thread: GraphThread,
   reason: string,
 ): Promise<Loaded> {
   const sequence = await source.sequence();
-  const state = Collection.empty(identity, settings);
-  for await (const batch of source.entries()) {
-    checkEntries(batch, identity.dimensions);
-    state.upsert(batch);
+  const state = Collection.empty(identity, settings, thread);
+  try {
+    for await (const batch of source.entries()) {
+      checkEntries(batch, identity.dimensions);
+      state.upsert(batch);
+      await state.room();
+    }
+    state.sequence = sequence;
+    state.dirty = true;
+    await writeState(state, directory);
+  } catch (error) {
+    state.release();
+    throw error;
   }
-  state.sequence = sequence;
-  state.dirty = true;
-  await writeState(state, directory);
   return { state, result: { rebuilt: true, reason } };
 }

@@ -281,7 +281,7 @@ const isEvalOnly = (arg: string) => EVAL_ONLY.has(arg.split('=', 1)[0] as string
  * given, without the eval options; Node then also refuses per-process options such as
  * `--expose-gc` that it tolerates when inheriting, and names them, so those are dropped too.
  */
-function startWorker(entry: string, options: WorkerOptions): Worker {
+export function startWorker(entry: string, options: WorkerOptions): Worker {
   if (!process.execArgv.some(isEvalOnly)) return new Worker(entry, options);
   const execArgv = workerExecArgv(process.execArgv);
   try {

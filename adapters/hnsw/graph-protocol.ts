@@ -1,0 +1,62 @@
+/**
+ * Messages between the index (main thread) and the graph thread (graph-worker.ts), which owns every
+ * hnswlib graph of one `hnswIndex`. Mutations and file work go through the thread's port in order;
+ * searches have a port of their own and are answered between two inserts, so a long ingest never
+ * holds back a query of another collection (see graph-thread.ts).
+ */
+
+/** A collection's graph in the thread, numbered by the index: a rebuilt collection gets a new key. */
+export type GraphKey = number;
+
+export type GraphOp =
+  | { op: 'create'; key: GraphKey; dimensions: number; capacity: number; m: number; efConstruction: number }
+  /** hnswlib reads `path`; the reply carries the labels it holds. `live`: the entries the index's header lists. */
+  | { op: 'load'; key: GraphKey; dimensions: number; path: string; live: number }
+  /**
+   * `vectors` holds `labels.length` vectors back to back; `update[i]` is 1 when label i is already in
+   * the graph (a new vector for the same entry), else the label is new and takes a free slot.
+   */
+  | { op: 'add'; key: GraphKey; labels: Uint32Array; update: Uint8Array; vectors: Float32Array }
+  | { op: 'remove'; key: GraphKey; labels: Uint32Array }
+  /** hnswlib's file at `fullPath`, then the links-only file at `linksPath` (graph-file.ts); `fullPath` is removed. */
+  | { op: 'write'; key: GraphKey; fullPath: string; linksPath: string; dimensions: number }
+  | { op: 'release'; key: GraphKey };
+
+export type GraphRequest = GraphOp & { id: number };
+
+export type GraphReply =
+  { id: number; ok: true; labels?: Uint32Array; count?: number; insertMs?: number } | { id: number; ok: false; message: string };
+
+/**
+ * Label attributes shared with the thread, written by the main thread only: a label's datasource
+ * and custom id numbers, -1 for a removed label (datasource) or none (custom id).
+ */
+export interface LabelTables {
+  source: Int32Array;
+  tenant: Int32Array;
+}
+
+export interface SearchFilter {
+  /** Datasource numbers accepted; null: any. */
+  sources: number[] | null;
+  /** Custom id numbers accepted; null: any. */
+  tenants: number[] | null;
+  /** Walk the graph with the filter, or scan the matching labels exactly. */
+  exact: boolean;
+  /** Live labels are below this. */
+  nextLabel: number;
+  tables: LabelTables;
+}
+
+export interface SearchRequest {
+  id: number;
+  key: GraphKey;
+  /** The last op sent for this key: the search sees the graph after it. */
+  after: number;
+  vector: Float32Array;
+  k: number;
+  ef: number;
+  filter: SearchFilter | null;
+}
+
+export type SearchReply = { id: number; ok: true; labels: Uint32Array; scores: Float64Array } | { id: number; ok: false; message: string };

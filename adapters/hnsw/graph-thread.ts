@@ -1,0 +1,229 @@
+import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads';
+import { RagdeskError } from '../../src/errors.js';
+import { startWorker, workerEntry } from '../kit/worker-pool.js';
+import type { GraphKey, GraphOp, GraphReply, SearchFilter, SearchReply } from './graph-protocol.js';
+import type { LabelScores } from './graph-search.js';
+
+type Done = Extract<GraphReply, { ok: true }>;
+
+interface PendingOp {
+  key: GraphKey;
+  vectors: number;
+  resolve(reply: Done): void;
+  reject(error: Error): void;
+}
+
+interface PendingSearch {
+  resolve(result: LabelScores): void;
+  reject(error: Error): void;
+}
+
+/**
+ * Work the thread may hold queued before an upsert waits for it: enough to keep the thread busy
+ * while the main thread stores the next group of chunks, little enough that a query of the same
+ * collection (which sees every upsert made before it) waits at most about this long behind one.
+ */
+const BACKLOG_MS = 250;
+
+const YOUNG_GENERATION_MB = 8;
+
+/**
+ * The hnswlib graphs of one `hnswIndex` live on a worker thread of their own.
+ *
+ * Why: an insert is synchronous native work (~1 ms at 384 dimensions and efConstruction 200, more
+ * as the graph grows), and with the graph on the main thread an ingest was the event loop's
+ * inserts plus the store's writes, one after the other (0.71x a raw hnswlib build at 100k chunks).
+ * On the thread, inserts run while the main thread stores the next group, and the loop stays free.
+ *
+ * The order is what the index sees: an upsert returns once its vectors are queued (and the queue is
+ * under {@link BACKLOG_MS}), and a search waits for every op sent for its graph before it, so a query
+ * after an upsert always sees it. Searches use a port of their own and are answered between two
+ * inserts, so a long ingest of one collection does not hold back queries of another. An op that
+ * fails on the thread fails every later call on its graph (the index then rebuilds it on the next
+ * open, as after any failed mutation); a thread that dies fails every graph.
+ */
+export class GraphThread {
+  private worker: Worker | undefined;
+  private searchPort: MessagePort | undefined;
+  private nextId = 1;
+  private nextKey = 1;
+  private readonly ops = new Map<number, PendingOp>();
+  private readonly searches = new Map<number, PendingSearch>();
+  /** Per graph: the id of the last op sent, which a search waits for. */
+  private readonly lastOp = new Map<GraphKey, number>();
+  private readonly failed = new Map<GraphKey, Error>();
+  private failure: Error | undefined;
+  private queuedVectors = 0;
+  private msPerVector = 1;
+  private roomWaiters: (() => void)[] = [];
+  private idleWaiters: (() => void)[] = [];
+  private held = false;
+  private closed = false;
+
+  newKey(): GraphKey {
+    return this.nextKey++;
+  }
+
+  /** Throws when an earlier op on this graph, or the thread, failed. */
+  check(key: GraphKey): void {
+    if (this.closed) throw new RagdeskError('closed', 'hnsw index is closed');
+    const error = this.failure ?? this.failed.get(key);
+    if (error) throw error;
+  }
+
+  /** Sends an op and resolves with its reply (after the ops sent before it). */
+  request(op: GraphOp, transfer: ArrayBuffer[] = []): Promise<Done> {
+    try {
+      // A failed graph is still released, or it would stay in the thread's memory.
+      if (this.closed || op.op !== 'release') this.check(op.key);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const worker = this.started();
+    const id = this.nextId++;
+    const vectors = op.op === 'add' ? op.labels.length : 0;
+    this.queuedVectors += vectors;
+    this.lastOp.set(op.key, id);
+    const reply = new Promise<Done>((resolve, reject) => this.ops.set(id, { key: op.key, vectors, resolve, reject }));
+    this.hold();
+    worker.postMessage({ ...op, id }, transfer);
+    return reply;
+  }
+
+  /** Sends an op whose failure is reported by the next call on its graph, not here. */
+  post(op: GraphOp, transfer: ArrayBuffer[] = []): void {
+    this.request(op, transfer).catch(() => undefined);
+  }
+
+  /** Resolves once the queued inserts are under {@link BACKLOG_MS} of work. */
+  room(): Promise<void> {
+    if (this.queuedVectors * this.msPerVector <= BACKLOG_MS || this.failure) return Promise.resolve();
+    return new Promise((resolve) => this.roomWaiters.push(resolve));
+  }
+
+  search(key: GraphKey, vector: Float32Array, k: number, ef: number, filter: SearchFilter | null): Promise<LabelScores> {
+    try {
+      this.check(key);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    const port = this.startedSearchPort();
+    const id = this.nextId++;
+    const result = new Promise<LabelScores>((resolve, reject) => this.searches.set(id, { resolve, reject }));
+    this.hold();
+    port.postMessage({ id, key, after: this.lastOp.get(key) ?? 0, vector, k, ef, filter });
+    return result;
+  }
+
+  /** Ends the thread once every op sent has been answered. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const worker = this.worker;
+    if (!worker) return;
+    if (this.ops.size > 0 || this.searches.size > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+    this.worker = undefined;
+    this.searchPort?.close();
+    this.searchPort = undefined;
+    await worker.terminate();
+    this.lastOp.clear();
+    this.failed.clear();
+  }
+
+  private started(): Worker {
+    if (this.worker) return this.worker;
+    const { port1, port2 } = new MessageChannel();
+    const worker = startWorker(workerEntry(new URL('./graph-worker.js', import.meta.url)), {
+      workerData: { searches: port2 },
+      transferList: [port2],
+      // The thread's JavaScript is a loop over typed arrays; its graphs are native memory. V8's
+      // default young generation (tens of MB per isolate) would be resident memory for nothing.
+      resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
+    });
+    worker.on('message', (reply: GraphReply) => this.answered(reply));
+    worker.on('error', (error) => this.fail(error));
+    worker.on('exit', (code) => {
+      if (this.worker === worker) this.fail(new Error(`the graph thread exited with code ${code}`));
+    });
+    port1.on('message', (reply: SearchReply) => this.searched(reply));
+    // An idle thread must not keep the process alive; one with work in flight must (see hold).
+    worker.unref();
+    port1.unref();
+    this.worker = worker;
+    this.searchPort = port1;
+    this.held = false;
+    return worker;
+  }
+
+  private startedSearchPort(): MessagePort {
+    this.started();
+    return this.searchPort as MessagePort;
+  }
+
+  private answered(reply: GraphReply): void {
+    const op = this.ops.get(reply.id);
+    if (!op) return;
+    this.ops.delete(reply.id);
+    this.queuedVectors -= op.vectors;
+    if (reply.ok) {
+      if (op.vectors > 0 && reply.insertMs !== undefined) {
+        // A moving average: the cost per insert grows with the graph and with the dimensions.
+        this.msPerVector = 0.8 * this.msPerVector + 0.2 * (reply.insertMs / op.vectors);
+      }
+      op.resolve(reply);
+    } else {
+      const error = graphError(reply.message);
+      if (!this.failed.has(op.key)) this.failed.set(op.key, error);
+      op.reject(error);
+    }
+    this.wakeRoomWaiters();
+    this.release();
+  }
+
+  private searched(reply: SearchReply): void {
+    const search = this.searches.get(reply.id);
+    if (!search) return;
+    this.searches.delete(reply.id);
+    if (reply.ok) search.resolve({ labels: reply.labels, scores: reply.scores });
+    else search.reject(graphError(reply.message));
+    this.release();
+  }
+
+  private fail(error: Error): void {
+    if (this.failure) return;
+    this.failure = new RagdeskError('internal', `the hnsw graph thread stopped: ${error.message}`, { cause: error });
+    for (const op of this.ops.values()) op.reject(this.failure);
+    for (const search of this.searches.values()) search.reject(this.failure);
+    this.ops.clear();
+    this.searches.clear();
+    this.queuedVectors = 0;
+    this.wakeRoomWaiters();
+    this.release();
+  }
+
+  private wakeRoomWaiters(): void {
+    if (this.roomWaiters.length === 0 || (this.queuedVectors * this.msPerVector > BACKLOG_MS && !this.failure)) return;
+    const waiters = this.roomWaiters;
+    this.roomWaiters = [];
+    for (const wake of waiters) wake();
+  }
+
+  private hold(): void {
+    if (this.held) return;
+    this.held = true;
+    this.worker?.ref();
+    this.searchPort?.ref();
+  }
+
+  private release(): void {
+    if (this.ops.size > 0 || this.searches.size > 0) return;
+    for (const wake of this.idleWaiters.splice(0)) wake();
+    if (!this.held) return;
+    this.held = false;
+    this.worker?.unref();
+    this.searchPort?.unref();
+  }
+}
+
+function graphError(message: string): RagdeskError {
+  return new RagdeskError('internal', `hnsw graph: ${message}`);
+}

@@ -9,14 +9,13 @@ import { build, type Loaded, loadOrBuild } from './loading.js';
 import { type HnswIndexOptions, resolveOptions } from './options.js';
 import { collectionDirectory, removeCollectionDirectory } from './persistence.js';
 import { checkCollection, checkEntriesYielding, checkIds, checkSequence, checkTopK, checkVector } from '../kit/vector-index-input.js';
+import { nextTurn } from '../../src/util/next-turn.js';
 
 /**
  * Entries labelled and queued for the graph thread per turn of the event loop: the labels, the
  * filter attributes and one copy of the vectors, ~1-2 ms for 1,024 entries at 384 dimensions.
  */
 const UPSERT_SLICE_ENTRIES = 1024;
-
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * `VectorIndex` on hnswlib-node (`HierarchicalNSW`, cosine space), one graph and one directory per

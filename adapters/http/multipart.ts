@@ -4,6 +4,7 @@ import busboy from 'busboy';
 import { RagdeskError } from '../../src/index.js';
 import { declaredLength, tooLarge } from './body.js';
 import type { HttpRequest } from './types.js';
+import { nextTurn } from '../../src/util/next-turn.js';
 
 interface UploadedFile {
   bytes: Uint8Array;
@@ -133,7 +134,7 @@ async function concatInSteps(chunks: readonly Buffer[], size: number): Promise<U
     sinceYield += chunk.length;
     if (sinceYield >= CONCAT_STEP_BYTES) {
       sinceYield = 0;
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      await nextTurn();
     }
   }
   return bytes;

@@ -1,3 +1,5 @@
+import { nextTurn } from '../../src/util/next-turn.js';
+
 /**
  * Bounds the request work one event-loop turn runs, so a burst cannot hold the loop.
  *
@@ -34,7 +36,7 @@ export class TurnGate {
     // Each waiter resumes from its own immediate, so its chain runs (and is timed) before the
     // next waiter checks the budget.
     do {
-      await new Promise<void>((resolve) => setImmediate(resolve));
+      await nextTurn();
     } while (!this.withinBudget());
   }
 

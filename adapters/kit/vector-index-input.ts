@@ -1,5 +1,6 @@
 import { invalidRequest } from '../../src/errors.js';
 import type { IndexCollection, IndexEntry } from '../../src/ports/index.js';
+import { nextTurn } from '../../src/util/next-turn.js';
 
 /**
  * What a `VectorIndex` is given, checked the same way by every index (HNSW, pgvector, the exact
@@ -38,7 +39,7 @@ export async function checkEntriesYielding(entries: readonly IndexEntry[], dimen
   if (!Array.isArray(entries as unknown) || entries.length <= CHECK_SLICE) return checkEntries(entries, dimensions);
   for (let start = 0; start < entries.length; start += CHECK_SLICE) {
     checkEntries(entries.slice(start, start + CHECK_SLICE), dimensions, start);
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    await nextTurn();
   }
 }
 

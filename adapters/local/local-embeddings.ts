@@ -2,6 +2,7 @@ import { RagdeskError } from '../../src/errors.js';
 import type { EmbedOptions, EmbeddingResult, Embeddings } from '../../src/ports/embeddings.js';
 import { DEFAULT_FEATURES, extractFeatures, wordTokens, type FeatureSettings } from './features.js';
 import { bucketOf, FeatureTable, hashString, signOf } from './hashing.js';
+import { nextTurn } from '../../src/util/next-turn.js';
 
 export interface LocalEmbeddingsOptions {
   /** Vector length (default 1024; 64 to 8192). Part of the model id: changing it needs re-embedding. */
@@ -85,7 +86,7 @@ export function localEmbeddings(options: LocalEmbeddingsOptions = {}): Embedding
         // Embedding is pure CPU: hand the event loop back every few milliseconds so queries and
         // HTTP requests stay responsive while a large batch is ingested.
         if (performance.now() - sliceStarted > YIELD_AFTER_MS) {
-          await new Promise<void>((resolve) => setImmediate(resolve));
+          await nextTurn();
           embedOptions.signal?.throwIfAborted();
           sliceStarted = performance.now();
         }

@@ -9,6 +9,7 @@ import { inTransaction, type SqliteDatabase } from './database.js';
 import type { PreviousChunk } from './lexical-search.js';
 import type { RecordQueries } from './record-queries.js';
 import { CHUNK_COLUMNS, chunkValues, placeholders } from './row-mapping.js';
+import { nextTurn } from '../../src/util/next-turn.js';
 
 /**
  * A replace touching more rows than this (new set plus old set) goes in slices; smaller ones stay
@@ -22,9 +23,6 @@ const IDS_PER_LOOKUP = 256;
 const ROWS_PER_PAGE = 256;
 /** Rows deleted per statement when a hidden set is removed. */
 const ROWS_PER_DELETE = 256;
-
-/** Between slices: lets timers and I/O (other tenants' queries, heartbeats) run. */
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 interface PreviousRow extends PreviousChunk {
   position: number;

@@ -6,6 +6,7 @@ import { inTransaction, type SqliteDatabase } from './database.js';
 import { DEFAULT_BM25, LexicalIndex, type IndexedChunk, type LexicalIndexState } from './lexical-index.js';
 import { decodeSnapshot, encodeSnapshot, isCurrentFormat } from './lexical-snapshot.js';
 import { analyseText, queryStems } from './lexical-terms.js';
+import { nextTurn } from '../../src/util/next-turn.js';
 
 /** Options of the SQLite store's lexical search. */
 export interface LexicalSearchOptions {
@@ -128,7 +129,7 @@ export function lexicalSearch(db: SqliteDatabase, options: LexicalSearchOptions)
         }
         cursor = { hash: last.hash, pk: last.pk };
       } while (performance.now() - started < BUILD_SLICE_MS);
-      await yieldToLoop();
+      await nextTurn();
     }
   }
 
@@ -144,15 +145,15 @@ export function lexicalSearch(db: SqliteDatabase, options: LexicalSearchOptions)
   async function loadSnapshot(datastoreId: string, entry: Entry, building: () => boolean): Promise<boolean> {
     const sequence = entry.sequence;
     const current = () => building() && entry.sequence === sequence;
-    await yieldToLoop();
+    await nextTurn();
     if (!building()) return true;
     const row = current() ? (selectSnapshot.get(datastoreId) as { chunk_sequence: number; data: Buffer } | undefined) : undefined;
     if (row === undefined) return false;
     let state: LexicalIndexState | null = null;
     if (row.chunk_sequence === sequence) {
-      await yieldToLoop();
+      await nextTurn();
       state = current() ? decodeSnapshot(row.data) : null;
-      if (state !== null) await yieldToLoop();
+      if (state !== null) await nextTurn();
     }
     if (state === null || !current()) {
       if (!closed) deleteSnapshot.run(datastoreId);
@@ -251,7 +252,7 @@ export function lexicalSearch(db: SqliteDatabase, options: LexicalSearchOptions)
       for (let write = entry.queue[0]; write !== undefined; write = entry.queue[0]) {
         const steps = applySteps(entry.index, write);
         for (let done = false; !done;) {
-          await yieldToLoop();
+          await nextTurn();
           if (!wanted()) return;
           const started = performance.now();
           do done = steps.next().done === true;
@@ -339,10 +340,6 @@ function* applySteps(index: LexicalIndex, write: ChunkWrite): Generator<void> {
     }
     yield;
   }
-}
-
-function yieldToLoop(): Promise<void> {
-  return new Promise<void>((resolve) => setImmediate(resolve));
 }
 
 interface ChunkTextRow {

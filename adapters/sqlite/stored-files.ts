@@ -3,6 +3,7 @@ import { notFound, RagdeskError } from '../../src/errors.js';
 import type { StoredFile } from '../../src/ports/store.js';
 import { inTransaction, type SqliteDatabase } from './database.js';
 import type { RecordQueries } from './record-queries.js';
+import { nextTurn } from '../../src/util/next-turn.js';
 
 /**
  * Uploaded files of datasources, stored in parts of {@link PART_BYTES} written and read one short
@@ -30,9 +31,6 @@ interface FileRow {
   generation: number | null;
   byte_length: number | null;
 }
-
-/** Between parts: lets timers and I/O (queries, heartbeats) run. */
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /**
  * `beforeStep` runs before every statement (the store refuses after close there, and notes the

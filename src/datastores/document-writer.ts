@@ -10,6 +10,7 @@ import { nowIso } from '../util/ids.js';
 import { assertTokenBudget, documentLimits, documentTooLarge } from '../datasources/usage-limits.js';
 import { chunkRecords } from './chunk-records.js';
 import { embedChunks } from './embed-chunks.js';
+import { nextTurn } from '../util/next-turn.js';
 
 /** One document to make searchable: a new datasource, or new text for an existing one. */
 export interface DocumentWrite {
@@ -29,14 +30,6 @@ interface PreparedWrite {
   textSize: number;
   tokens: number;
 }
-
-/**
- * A macrotask boundary. Awaiting a settled promise only queues a microtask, so a chain of
- * synchronous steps (SQLite calls, chunking, an index slice) joined by `await`s runs as one long
- * event-loop turn; the ingest benchmark measured 70 ms stalls made of such chains. Between the
- * steps below, timers and I/O (queries, heartbeats) get their turn.
- */
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** Synchronous work between two yields while a document is cleaned, hashed and chunked. */
 const PREPARE_SLICE_MS = 8;

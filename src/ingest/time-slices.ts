@@ -1,3 +1,5 @@
+import { nextTurn } from '../util/next-turn.js';
+
 /**
  * Hands the event loop back once a slice of synchronous work has run. Awaiting a settled promise
  * only queues a microtask, so a loop of small synchronous steps joined by `await`s (thousands of
@@ -21,7 +23,7 @@ export class TimeSlices {
 
   /** Hands the loop back now and starts a new slice. */
   async nextSlice(): Promise<void> {
-    await new Promise<void>((resolve) => setImmediate(resolve));
+    await nextTurn();
     this.sliceStarted = performance.now();
   }
 }

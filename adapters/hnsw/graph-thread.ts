@@ -9,6 +9,8 @@ type Done = Extract<GraphReply, { ok: true }>;
 interface PendingOp {
   key: GraphKey;
   vectors: number;
+  /** A release: the graph's bookkeeping here goes with it. */
+  releases: boolean;
   resolve(reply: Done): void;
   reject(error: Error): void;
 }
@@ -84,7 +86,8 @@ export class GraphThread {
     const vectors = op.op === 'add' ? op.labels.length : 0;
     this.queuedVectors += vectors;
     this.lastOp.set(op.key, id);
-    const reply = new Promise<Done>((resolve, reject) => this.ops.set(id, { key: op.key, vectors, resolve, reject }));
+    const releases = op.op === 'release';
+    const reply = new Promise<Done>((resolve, reject) => this.ops.set(id, { key: op.key, vectors, releases, resolve, reject }));
     this.hold();
     worker.postMessage({ ...op, id }, transfer);
     return reply;
@@ -164,6 +167,10 @@ export class GraphThread {
     if (!op) return;
     this.ops.delete(reply.id);
     this.queuedVectors -= op.vectors;
+    if (op.releases && this.lastOp.get(op.key) === reply.id) {
+      this.lastOp.delete(op.key);
+      this.failed.delete(op.key);
+    }
     if (reply.ok) {
       if (op.vectors > 0 && reply.insertMs !== undefined) {
         // A moving average: the cost per insert grows with the graph and with the dimensions.

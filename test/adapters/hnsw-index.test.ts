@@ -292,7 +292,13 @@ async function transpileAdapter(): Promise<string> {
   await writeFile(join(work, 'package.json'), '{"type":"module"}');
   const folder = async (path: string) =>
     (await readdir(join(ROOT, path))).filter((name) => name.endsWith('.ts')).map((name) => `${path}/${name}`);
-  const sources = [...(await folder('adapters/hnsw')), ...(await folder('adapters/kit')), 'src/errors.ts', 'src/util/keyed-mutex.ts'];
+  const sources = [
+    ...(await folder('adapters/hnsw')),
+    ...(await folder('adapters/kit')),
+    'src/errors.ts',
+    'src/util/keyed-mutex.ts',
+    'src/util/next-turn.ts',
+  ];
   for (const file of sources) {
     const { outputText } = ts.transpileModule(await readFile(join(ROOT, file), 'utf8'), {
       compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true },

@@ -20,9 +20,10 @@ const UPSERT_SLICE_ENTRIES = 1024;
 /**
  * `VectorIndex` on hnswlib-node (`HierarchicalNSW`, cosine space), one graph and one directory per
  * datastore under `dir`. The graphs live on a worker thread of their own (graph-thread.ts): inserts
- * run there while the main thread goes on, and searches are answered from there. Changes are kept in memory and written by `flush`, `close`, an idle timer
- * (`flushAfterMs`) or a change count (`flushAfterChanges`); a crash before a write leaves a header
- * older than the store, which `open` detects and answers with a rebuild from the source.
+ * run there while the main thread goes on, and searches are answered from there. Changes are kept
+ * in memory and written by `flush`, `close`, an idle timer (`flushAfterMs`) or a change count
+ * (`flushAfterChanges`); a crash before a write leaves a header older than the store, which `open`
+ * detects and answers with a rebuild from the source.
  *
  * One instance per directory: two processes writing the same directory are not coordinated.
  */
@@ -30,7 +31,7 @@ export function hnswIndex(options: HnswIndexOptions): VectorIndex {
   const settings = resolveOptions(options);
   const collections = new Map<string, CollectionHandle>();
   // One queue per datastore orders open, mutations, flushes and drop; it outlives the collection.
-  // Queries are synchronous reads and skip it.
+  // Queries skip it: the graph thread answers them after the ops sent before them.
   const mutex = new KeyedMutex();
   const thread = new GraphThread();
   let closing: Promise<void> | undefined;

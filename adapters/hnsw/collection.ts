@@ -27,9 +27,9 @@ export interface GraphSettings {
 const MAX_LABEL = 0xffff_ffff;
 
 /**
- * One datastore's HNSW graph (on the graph thread, graph-thread.ts) plus what hnswlib cannot hold: string id ↔ numeric label and each
- * label's filter attributes (datasource, custom id), with live counts per datasource and custom id
- * so a filter's match count is known without scanning.
+ * One datastore's HNSW graph (on the graph thread, graph-thread.ts) plus what hnswlib cannot hold:
+ * string id ↔ numeric label and each label's filter attributes (datasource, custom id), with live
+ * counts per datasource and custom id so a filter's match count is known without scanning.
  *
  * Kept compact, one array slot per label rather than an object or a set per entry: at 100k
  * one-chunk documents the per-entry objects and per-datasource sets cost ~40 MB of heap and made

@@ -45,7 +45,7 @@ async function drain(): Promise<void> {
     try {
       reply = { id: request.id, ok: true, ...(await apply(request)) };
     } catch (error) {
-      reply = { id: request.id, ok: false, message: error instanceof Error ? error.message : String(error) };
+      reply = { id: request.id, ok: false, message: messageOf(error) };
     }
     appliedThrough = request.id;
     port.postMessage(reply);
@@ -160,7 +160,11 @@ function serve(request: SearchRequest): void {
     const { labels, scores } = searchGraph(held(request.key).graph, request.vector, request.k, request.ef, request.filter);
     reply = { id: request.id, ok: true, labels, scores };
   } catch (error) {
-    reply = { id: request.id, ok: false, message: error instanceof Error ? error.message : String(error) };
+    reply = { id: request.id, ok: false, message: messageOf(error) };
   }
   searchPort.postMessage(reply, reply.ok ? [reply.labels.buffer as ArrayBuffer, reply.scores.buffer as ArrayBuffer] : []);
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }

@@ -21,8 +21,12 @@ import { cosineImage, type CosineImage } from './cosine-image.js';
 
 /** Bytes of hnswlib's file header (hnswalg.h saveIndex: 10 size_t, an int, a uint32, a double). */
 const HEADER_BYTES = 96;
-/** Elements read or written per step: ~7 MB of records at 384 dimensions. */
-const ELEMENTS_PER_STEP = 4096;
+/**
+ * Bytes read or written per step when cutting the links file. The two step buffers are allocated
+ * once per write and freed at its end: a new pair per step (7 MB each) waited for the collector,
+ * and the graph thread's malloc arena kept the ~40 MB they reached after every flush at 100k.
+ */
+const STEP_BYTES = 1 << 20;
 
 interface Layout {
   count: number;
@@ -64,16 +68,15 @@ function copyBytes(from: Buffer, start: number, end: number, to: Buffer, at: num
   return end - start;
 }
 
-async function readExactly(file: FileHandle, bytes: number, position: number): Promise<Buffer> {
-  const buffer = Buffer.allocUnsafe(bytes);
+/** Reads `bytes` bytes at `position` into the start of `buffer`; returns that part of it. */
+async function readExactly(file: FileHandle, bytes: number, position: number, buffer: Buffer): Promise<Buffer> {
   const { bytesRead } = await file.read(buffer, 0, bytes, position);
   if (bytesRead !== bytes) throw new Error('hnswlib file is truncated');
-  return buffer;
+  return buffer.subarray(0, bytes);
 }
 
-/** Copies `from` (offset `start` to the end) to `to` at `at`. */
-async function copyRest(from: FileHandle, start: number, to: FileHandle, at: number): Promise<void> {
-  const buffer = Buffer.allocUnsafe(1 << 20);
+/** Copies `from` (offset `start` to the end) to `to` at `at`, through `buffer`. */
+async function copyRest(from: FileHandle, start: number, to: FileHandle, at: number, buffer: Buffer): Promise<void> {
   for (let position = start, written = at; ;) {
     const { bytesRead } = await from.read(buffer, 0, buffer.length, position);
     if (bytesRead === 0) return;
@@ -87,31 +90,37 @@ async function copyRest(from: FileHandle, start: number, to: FileHandle, at: num
 export async function writeLinksFile(fullPath: string, linksPath: string, dimensions: number): Promise<void> {
   const full = await open(fullPath, 'r');
   const links = await open(linksPath, 'w');
+  const header = Buffer.allocUnsafe(HEADER_BYTES);
+  let records: Buffer | undefined;
+  let out: Buffer | undefined;
   try {
-    const header = await readExactly(full, HEADER_BYTES, 0);
-    const layout = readLayout(header, dimensions);
+    const layout = readLayout(await readExactly(full, HEADER_BYTES, 0, header), dimensions);
     await links.write(header, 0, HEADER_BYTES, 0);
+    const perStep = Math.max(1, Math.floor(STEP_BYTES / layout.recordBytes));
+    records = Buffer.allocUnsafeSlow(perStep * layout.recordBytes);
+    out = Buffer.allocUnsafeSlow(records.length);
     let written = HEADER_BYTES;
-    for (let first = 0; first < layout.count; first += ELEMENTS_PER_STEP) {
-      const elements = Math.min(ELEMENTS_PER_STEP, layout.count - first);
-      const records = await readExactly(full, elements * layout.recordBytes, HEADER_BYTES + first * layout.recordBytes);
-      const out = Buffer.allocUnsafe(records.length);
+    for (let first = 0; first < layout.count; first += perStep) {
+      const elements = Math.min(perStep, layout.count - first);
+      const step = await readExactly(full, elements * layout.recordBytes, HEADER_BYTES + first * layout.recordBytes, records);
       let used = 0;
       for (let i = 0; i < elements; i++) {
         const record = i * layout.recordBytes;
-        if (!isDeleted(records, record)) {
-          used += copyBytes(records, record, record + layout.dataOffset, out, used);
-          used += copyBytes(records, record + layout.labelOffset, record + layout.recordBytes, out, used);
+        if (!isDeleted(step, record)) {
+          used += copyBytes(step, record, record + layout.dataOffset, out, used);
+          used += copyBytes(step, record + layout.labelOffset, record + layout.recordBytes, out, used);
         } else {
-          used += copyBytes(records, record, record + layout.recordBytes, out, used);
+          used += copyBytes(step, record, record + layout.recordBytes, out, used);
         }
       }
       await links.write(out, 0, used, written);
       written += used;
     }
-    await copyRest(full, HEADER_BYTES + layout.count * layout.recordBytes, links, written);
+    await copyRest(full, HEADER_BYTES + layout.count * layout.recordBytes, links, written, records);
   } finally {
     await Promise.allSettled([full.close(), links.close()]);
+    if (records) releaseBuffer(records);
+    if (out) releaseBuffer(out);
   }
 }
 

@@ -96,6 +96,34 @@ describe('hnsw index file without the store-held vectors', () => {
     await expect(restoreFullFile(links, restored, DIMENSIONS, labelOf, extra)).rejects.toThrow(/not a live element/);
   });
 
+  it('cuts and restores a file of several steps (1 MB each), deletes on both sides of a step boundary', async () => {
+    // At 1,024 dimensions a record is ~4 KB, so a step holds ~250 of them and 700 take three.
+    const dimensions = 1024;
+    const vectors = clusteredVectors({ count: 700, dimensions, clusters: 4, seed: 21 });
+    const graph = new hnswlib.HierarchicalNSW('cosine', dimensions);
+    graph.initIndex(vectors.length, 8, 20, 100, true);
+    vectors.forEach((vector, label) => graph.addPoint(Array.from(vector), label, false));
+    const deleted = new Set([0, 250, 251, 252, 503, 699]);
+    for (const label of deleted) graph.markDelete(label);
+    const full = join(dir, 'full.bin');
+    await graph.writeIndex(full);
+    const links = join(dir, 'links.bin');
+    await writeLinksFile(full, links, dimensions);
+    expect((await stat(full)).size - (await stat(links)).size).toBe((vectors.length - deleted.size) * dimensions * 4);
+    const restored = join(dir, 'restored.bin');
+    const live = vectors.map((vector, label) => ({ id: `v${label}`, vector })).filter((_, label) => !deleted.has(label));
+    await restoreFullFile(
+      links,
+      restored,
+      dimensions,
+      (id) => Number(id.slice(1)),
+      (async function* () {
+        yield live;
+      })(),
+    );
+    expect((await readFile(restored)).equals(await readFile(full))).toBe(true);
+  });
+
   it('keeps each vector once on disk, reloads from the source, and rebuilds when the source disagrees', async () => {
     const source = new Source();
     const all = entries(500);

@@ -216,9 +216,14 @@ export class Collection {
   upsert(entries: readonly IndexEntry[]): number {
     this.check();
     const { dimensions } = this.identity;
-    const labels = new Uint32Array(entries.length);
-    const update = new Uint8Array(entries.length);
-    const vectors = new Float32Array(entries.length * dimensions);
+    const count = entries.length;
+    // One buffer for the op, from the thread's pool (see opBuffer): labels, update flags, vectors.
+    const flagsAt = count * 4;
+    const vectorsAt = flagsAt + Math.ceil(count / 4) * 4;
+    const buffer = this.thread.opBuffer(vectorsAt + count * dimensions * 4);
+    const labels = new Uint32Array(buffer, 0, count);
+    const update = new Uint8Array(buffer, flagsAt, count).fill(0);
+    const vectors = new Float32Array(buffer, vectorsAt, count * dimensions);
     entries.forEach((entry, i) => {
       vectors.set(entry.vector, i * dimensions);
       const existing = this.labelsById.get(entry.id);
@@ -234,7 +239,7 @@ export class Collection {
       this.track(label, entry);
       labels[i] = label;
     });
-    this.thread.post({ op: 'add', key: this.key, labels, update, vectors }, [labels.buffer, update.buffer, vectors.buffer]);
+    this.thread.post({ op: 'add', key: this.key, labels, update, vectors }, [buffer]);
     return entries.length;
   }
 

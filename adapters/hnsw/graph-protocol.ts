@@ -14,7 +14,8 @@ export type GraphOp =
   | { op: 'load'; key: GraphKey; dimensions: number; path: string; live: number }
   /**
    * `vectors` holds `labels.length` vectors back to back; `update[i]` is 1 when label i is already in
-   * the graph (a new vector for the same entry), else the label is new and takes a free slot.
+   * the graph (a new vector for the same entry), else the label is new and takes a free slot. The
+   * index packs all three into one buffer of `GraphThread.opBuffer`; the thread sends it back.
    */
   | { op: 'add'; key: GraphKey; labels: Uint32Array; update: Uint8Array; vectors: Float32Array }
   | { op: 'remove'; key: GraphKey; labels: Uint32Array }
@@ -24,8 +25,10 @@ export type GraphOp =
 
 export type GraphRequest = GraphOp & { id: number };
 
+/** `spare`: an add's buffer, handed back for the next add (see `GraphThread.opBuffer`). */
 export type GraphReply =
-  { id: number; ok: true; labels?: Uint32Array; count?: number; insertMs?: number } | { id: number; ok: false; message: string };
+  | { id: number; ok: true; labels?: Uint32Array; count?: number; insertMs?: number; spare?: ArrayBuffer }
+  | { id: number; ok: false; message: string };
 
 /**
  * Label attributes shared with the thread, written by the main thread only: a label's datasource

@@ -220,6 +220,25 @@ describe('hnswIndex (hnsw-specific behaviour)', () => {
     }
   });
 
+  it('reuses an add buffer the graph thread handed back without its stale update flags', async () => {
+    const source = new Source();
+    const index = make();
+    await index.open(COLLECTION, source);
+    // Updates (every flag 1), then as many new entries in a buffer of the same size: stale flags
+    // would take the new labels for updates, skip the graph's growth past 8 and fail the insert.
+    const first = entries(8, 1, 'a');
+    await index.upsert(DATASTORE, first, source.put(first));
+    await index.flush(DATASTORE);
+    const moved = first.map((entry, i) => ({ ...entry, vector: (first[(i + 1) % 8] as IndexEntry).vector }));
+    await index.upsert(DATASTORE, moved, source.put(moved));
+    await index.flush(DATASTORE);
+    const added = entries(8, 2, 'b');
+    await index.upsert(DATASTORE, added, source.put(added));
+    await index.flush(DATASTORE);
+    expect(await index.count(DATASTORE)).toBe(16);
+    for (const entry of added) expect((await index.query(DATASTORE, { vector: entry.vector, topK: 1 }))[0]?.id).toBe(entry.id);
+  });
+
   it('after loading, filters, updates and removals find entries through the maps built on first need', async () => {
     const source = new Source();
     const index = make();

@@ -154,6 +154,8 @@ export class GraphThread {
     await worker.terminate();
     this.lastOp.clear();
     this.failed.clear();
+    this.pool.clear();
+    this.pooledBytes = 0;
   }
 
   private started(): Worker {

@@ -7,17 +7,21 @@
  * nDCG (0.60 → 0.44 at 100k). Here a posting costs a few nanoseconds, and the common words are
  * mostly never scanned: see `search`.
  *
- * Layout: terms are numbers; each term's (slot, tf) pairs sit in ascending slot order in a block of
- * one shared `Int32Array` (the arena), and its statistics in typed arrays indexed by term number
- * (a document's slot is assigned when it is added, so appending keeps the order). A block that
- * fills up moves to the end of the arena at twice its capacity; the arena is compacted once
- * abandoned blocks make up half of it. No object per term: at 100k chunks with ~120k distinct
- * terms, a term object plus its own small `Int32Array` per term cost tens of MB of heap, and
+ * Layout: terms are numbers; each term's postings sit in ascending slot order in a block of one
+ * shared `Uint32Array` (the arena), and its statistics in typed arrays indexed by term number
+ * (a document's slot is assigned when it is added, so appending keeps the order). A posting is one
+ * int, `slot << 8 | tf`: a tf of 255 or more reads 255 there and is kept exactly in a map beside
+ * (rare: a word 255 times in one chunk), so scores stay exact. One int instead of a (slot, tf)
+ * pair of ints halved the arena (29 -> 14 MB at 100k abstract-sized chunks); it limits a datastore
+ * to 2^24 slots, over 16 million chunks. A block that fills up moves to the end of the arena at
+ * twice its capacity; the arena is compacted once abandoned blocks make up half of it. No object
+ * per term: at 100k chunks with ~120k distinct terms, a term object plus its own small `Int32Array` per term cost tens of MB of heap, and
  * loading a snapshot created two objects per term (see docs/design-notes.md). Removing a document
  * only marks its slot dead and lowers the document frequencies of its terms (the caller passes the
  * removed text again); dead pairs are dropped from a list when a search meets a list that is a
  * quarter dead, and all slots are renumbered once dead slots outnumber live ones.
  */
+import { RagdeskError } from '../../src/errors.js';
 import type { RetrievalFilter, ScoredId } from '../../src/ports/records.js';
 import { scanWords, stem, type AnalysedText } from './lexical-terms.js';
 
@@ -47,11 +51,27 @@ const SLACK = 1 + 1e-9;
 const DEAD = -1;
 /** minLength of a term with no pairs yet. */
 const MAX_LENGTH = 0x7fff_ffff;
+/** A posting is `slot * SLOT_UNIT + min(tf, LARGE_TF)`; `>>> SLOT_SHIFT` and `& LARGE_TF` read it back (uint32). */
+const SLOT_SHIFT = 8;
+const SLOT_UNIT = 2 ** SLOT_SHIFT;
+const LARGE_TF = SLOT_UNIT - 1;
+/** Slots a posting can name; also the multiplier of a term number in a large-tf key. */
+const MAX_SLOTS = 2 ** 24;
+
+function posting(slot: number, tf: number): number {
+  return slot * SLOT_UNIT + Math.min(tf, LARGE_TF);
+}
+
+/** Key of a (term, slot) pair in the large-tf map; exact while term numbers stay below 2^29. */
+function largeTfKey(term: number, slot: number): number {
+  return term * MAX_SLOTS + slot;
+}
 
 /**
  * Everything an index holds, live documents only, as flat arrays: what a snapshot stores. Slot i
- * of the arrays is document i; the postings of term t are pairs `termStarts[t]` (inclusive) to
- * `termStarts[t + 1]` of `postings`.
+ * of the arrays is document i; the postings of term t are `termStarts[t]` (inclusive) to
+ * `termStarts[t + 1]` of `postings`, each `slot << 8 | min(tf, 255)`; `largeTfs` holds the exact tf
+ * of every posting that reads 255, as (term, slot, tf) triples.
  */
 export interface LexicalIndexState {
   ids: string[];
@@ -62,7 +82,8 @@ export interface LexicalIndexState {
   tenantIds: string[];
   words: string[];
   termStarts: Int32Array;
-  postings: Int32Array;
+  postings: Uint32Array;
+  largeTfs: Int32Array;
   /** Per term: largest tf and shortest document among its pairs (MaxScore's bounds). */
   maxTf: Int32Array;
   minLength: Int32Array;
@@ -78,7 +99,7 @@ export class LexicalIndex {
    */
   private readonly termOfWord = new Map<string, number>();
   private termCount = 0;
-  /** Per term: block start (in ints) and capacity (pairs) in `arena`; pairs in use (-1: dropped). */
+  /** Per term: block start and capacity in `arena`, in postings; postings in use (-1: dropped). */
   private blockStart = new Int32Array(256);
   private blockPairs = new Int32Array(256);
   private pairCount = new Int32Array(256);
@@ -89,8 +110,10 @@ export class LexicalIndex {
   /** `addText` counting: the call that last met the term (`addCalls`) and the term's count in it. */
   private docMark = new Int32Array(256);
   private docTf = new Int32Array(256);
-  private arena: Int32Array = new Int32Array(1024);
-  /** Ints of `arena` handed out, and how many of those belong to abandoned blocks. */
+  private arena: Uint32Array = new Uint32Array(1024);
+  /** Exact tf of the postings that read {@link LARGE_TF}, by {@link largeTfKey}. */
+  private largeTf = new Map<number, number>();
+  /** Postings of `arena` handed out, and how many of those belong to abandoned blocks. */
   private arenaUsed = 0;
   private arenaFree = 0;
   private addCalls = 0;
@@ -198,6 +221,12 @@ export class LexicalIndex {
 
   /** A new slot for `chunk` (its length is set by the caller). */
   private claimSlot(chunk: IndexedChunk): number {
+    if (this.slots === MAX_SLOTS && this.live < this.slots) this.renumber();
+    if (this.slots === MAX_SLOTS) {
+      throw new RagdeskError('usage_limit', `A datastore's lexical index holds at most ${MAX_SLOTS} chunks`, {
+        details: { maxChunks: MAX_SLOTS },
+      });
+    }
     const slot = this.slots++;
     this.reserve(this.slots);
     this.ids[slot] = chunk.id;
@@ -249,9 +278,8 @@ export class LexicalIndex {
   private append(term: number, slot: number, tf: number, length: number): void {
     const size = this.pairCount[term] as number;
     if (size === this.blockPairs[term]) this.moveBlock(term, Math.max(2, size * 2));
-    const at = (this.blockStart[term] as number) + size * 2;
-    this.arena[at] = slot;
-    this.arena[at + 1] = tf;
+    this.arena[(this.blockStart[term] as number) + size] = posting(slot, tf);
+    if (tf >= LARGE_TF) this.largeTf.set(largeTfKey(term, slot), tf);
     this.pairCount[term] = size + 1;
     this.df[term] = (this.df[term] as number) + 1;
     if (tf > (this.maxTf[term] as number)) this.maxTf[term] = tf;
@@ -262,27 +290,27 @@ export class LexicalIndex {
   private moveBlock(term: number, pairs: number): void {
     const start = this.blockStart[term] as number;
     const old = this.blockPairs[term] as number;
-    if (start + old * 2 === this.arenaUsed && old > 0) {
-      this.reserveArena((pairs - old) * 2);
+    if (start + old === this.arenaUsed && old > 0) {
+      this.reserveArena(pairs - old);
       // reserveArena may have compacted: the block is wherever the term says now.
       const now = this.blockStart[term] as number;
-      if (now + old * 2 === this.arenaUsed) {
-        this.arenaUsed += (pairs - old) * 2;
+      if (now + old === this.arenaUsed) {
+        this.arenaUsed += pairs - old;
         this.blockPairs[term] = pairs;
         return;
       }
     }
-    this.reserveArena(pairs * 2);
+    this.reserveArena(pairs);
     const from = this.blockStart[term] as number;
     const to = this.arenaUsed;
-    this.arena.copyWithin(to, from, from + (this.pairCount[term] as number) * 2);
-    this.arenaFree += (this.blockPairs[term] as number) * 2;
-    this.arenaUsed += pairs * 2;
+    this.arena.copyWithin(to, from, from + (this.pairCount[term] as number));
+    this.arenaFree += this.blockPairs[term] as number;
+    this.arenaUsed += pairs;
     this.blockStart[term] = to;
     this.blockPairs[term] = pairs;
   }
 
-  /** Room for `ints` more ints at the arena's end: compacts when half of it is abandoned, else grows by half. */
+  /** Room for `ints` more postings at the arena's end: compacts when half of it is abandoned, else grows by half. */
   private reserveArena(ints: number): void {
     if (this.arenaUsed + ints <= this.arena.length) return;
     const needed = this.arenaUsed - this.arenaFree + ints;
@@ -296,17 +324,16 @@ export class LexicalIndex {
   /** Copies every live block, in term order, into a fresh arena of `capacity` ints. */
   private compactArena(capacity: number): void {
     let used = 0;
-    for (let term = 0; term < this.termCount; term++)
-      if ((this.pairCount[term] as number) >= 0) used += (this.blockPairs[term] as number) * 2;
-    const arena = new Int32Array(Math.max(capacity, used));
+    for (let term = 0; term < this.termCount; term++) if ((this.pairCount[term] as number) >= 0) used += this.blockPairs[term] as number;
+    const arena = new Uint32Array(Math.max(capacity, used));
     let at = 0;
     for (let term = 0; term < this.termCount; term++) {
       const size = this.pairCount[term] as number;
       if (size < 0) continue;
       const start = this.blockStart[term] as number;
-      arena.set(this.arena.subarray(start, start + size * 2), at);
+      arena.set(this.arena.subarray(start, start + size), at);
       this.blockStart[term] = at;
-      at += (this.blockPairs[term] as number) * 2;
+      at += this.blockPairs[term] as number;
     }
     this.arena = arena;
     this.arenaUsed = at;
@@ -314,9 +341,12 @@ export class LexicalIndex {
   }
 
   /**
-   * Gives every block exactly its pairs, in one arena of exactly that size. After a build: growing
+   * After a build. Gives every block exactly its pairs, in one arena of exactly that size: growing
    * blocks by doubling leaves up to half the arena abandoned and the arena up to a third unused
-   * (at 100k chunks, 110 MB of arena for 35 MB of pairs); the next append to a term moves its block.
+   * (at 100k chunks, 110 MB of arena for 35 MB of postings, when each was two ints); the next append to a term moves its block.
+   * Also forgets the maps only writes and filters use (id → slot, folded word → term, datasource and
+   * custom id → number: ~16 MB at 100k one-chunk documents); they are rebuilt on first need, as
+   * after loading a snapshot, and the word map refills word by word.
    */
   trim(): void {
     for (let term = 0; term < this.termCount; term++) {
@@ -324,11 +354,15 @@ export class LexicalIndex {
       if (size >= 0) this.blockPairs[term] = size;
     }
     this.compactArena(0);
+    this.slotMap = undefined;
+    this.termOfWord.clear();
+    this.sourceNumbers.forgetLookups();
+    this.tenantNumbers.forgetLookups();
   }
 
   /** Forgets a term no document holds any more. */
   private dropTerm(term: number): void {
-    this.arenaFree += (this.blockPairs[term] as number) * 2;
+    this.arenaFree += this.blockPairs[term] as number;
     this.pairCount[term] = -1;
     this.blockPairs[term] = 0;
     this.df[term] = 0;
@@ -364,7 +398,8 @@ export class LexicalIndex {
     const minLengths: number[] = [];
     let total = 0;
     for (let term = 0; term < this.termCount; term++) total += Math.max(0, this.pairCount[term] as number);
-    const postings = new Int32Array(total * 2);
+    const postings = new Uint32Array(total);
+    const largeTfs: number[] = [];
     const arena = this.arena;
     let at = 0;
     for (let term = 0; term < this.termCount; term++) {
@@ -374,15 +409,17 @@ export class LexicalIndex {
       const start = this.blockStart[term] as number;
       let maxTf = 0;
       let minLength = MAX_LENGTH;
-      for (let p = start; p < start + size * 2; p += 2) {
-        const slot = mapping[arena[p] as number] as number;
+      for (let p = start; p < start + size; p++) {
+        const code = arena[p] as number;
+        const from = code >>> SLOT_SHIFT;
+        const slot = mapping[from] as number;
         if (slot === DEAD) continue;
-        const tf = arena[p + 1] as number;
-        postings[at * 2] = slot;
-        postings[at * 2 + 1] = tf;
+        const tf = this.tfOf(term, code);
+        postings[at] = posting(slot, tf);
+        if (tf >= LARGE_TF) largeTfs.push(words.length, slot, tf);
         at += 1;
         if (tf > maxTf) maxTf = tf;
-        const length = this.lengths[arena[p] as number] as number;
+        const length = this.lengths[from] as number;
         if (length < minLength) minLength = length;
       }
       if (at === begin) continue;
@@ -400,7 +437,8 @@ export class LexicalIndex {
       tenantIds: this.tenantNumbers.names.slice(),
       words,
       termStarts: Int32Array.from(starts),
-      postings: postings.subarray(0, at * 2),
+      postings: postings.subarray(0, at),
+      largeTfs: Int32Array.from(largeTfs),
       maxTf: Int32Array.from(maxTfs),
       minLength: Int32Array.from(minLengths),
     };
@@ -408,7 +446,8 @@ export class LexicalIndex {
 
   /**
    * An index holding exactly `state` (which it takes over: the arrays are not copied; the postings
-   * become the arena as they are, one block per term).
+   * become the arena as they are, one block per term). Throws when a large-tf triple names a term or
+   * slot the state does not have.
    */
   static fromState(state: LexicalIndexState, parameters: Bm25Parameters = DEFAULT_BM25): LexicalIndex {
     const index = new LexicalIndex(parameters);
@@ -426,6 +465,13 @@ export class LexicalIndex {
     index.tenantNumbers = new NameTable(state.tenantIds);
     index.arena = state.postings;
     index.arenaUsed = state.postings.length;
+    const { largeTfs } = state;
+    for (let i = 0; i + 2 < largeTfs.length; i += 3) {
+      const term = largeTfs[i] as number;
+      const slot = largeTfs[i + 1] as number;
+      if (!(term >= 0 && term < state.words.length && slot >= 0 && slot < count)) throw new Error('lexical state: large tf out of range');
+      index.largeTf.set(largeTfKey(term, slot), largeTfs[i + 2] as number);
+    }
     const terms = state.words.length;
     index.reserveTerms(terms);
     index.termCount = terms;
@@ -436,7 +482,7 @@ export class LexicalIndex {
     for (let term = 0; term < terms; term++) {
       const begin = termStarts[term] as number;
       const pairs = (termStarts[term + 1] as number) - begin;
-      index.blockStart[term] = begin * 2;
+      index.blockStart[term] = begin;
       index.blockPairs[term] = pairs;
       index.pairCount[term] = pairs;
       index.df[term] = pairs;
@@ -445,11 +491,12 @@ export class LexicalIndex {
     return index;
   }
 
-  /** Sizes for reports: documents, distinct terms, stored pairs and the bytes of the arrays. */
+  /** Sizes for reports: documents, distinct terms, stored postings and the bytes of the arrays. */
   stats(): { documents: number; terms: number; postings: number; bytes: number } {
     let postings = 0;
     for (let term = 0; term < this.termCount; term++) postings += Math.max(0, this.pairCount[term] as number);
-    const bytes = this.lengths.byteLength * 3 + this.ids.length * 8 + this.arena.byteLength + this.blockStart.byteLength * 8;
+    const bytes =
+      this.lengths.byteLength * 3 + this.ids.length * 8 + this.arena.byteLength + this.blockStart.byteLength * 8 + this.largeTf.size * 32;
     return { documents: this.live, terms: this.termNumbers.size, postings, bytes };
   }
 
@@ -486,6 +533,7 @@ export class LexicalIndex {
       slope: (k1 * b) / average,
       accept,
       arena: this.arena,
+      largeTf: this.largeTf,
     };
     const { scores } = scoring;
     let candidates: number[] = [];
@@ -495,7 +543,7 @@ export class LexicalIndex {
     for (; next < query.length; next++) {
       if (candidates.length >= topK && (remaining[next] as number) * SLACK < threshold) break;
       const { term, idf } = query[next] as QueryTerm;
-      scan(scoring, this.blockStart[term] as number, this.pairCount[term] as number, idf * (k1 + 1), candidates);
+      scan(scoring, term, this.blockStart[term] as number, this.pairCount[term] as number, idf * (k1 + 1), candidates);
       if (candidates.length >= topK) threshold = kthLargest(scores, candidates, topK);
     }
     // Phase 2: the remaining terms only add to documents already found, looked up by slot.
@@ -505,7 +553,7 @@ export class LexicalIndex {
       let alive = Int32Array.from(candidates.filter((slot) => (scores[slot] as number) + bound >= threshold)).sort();
       for (; next < query.length; next++) {
         const { term, idf } = query[next] as QueryTerm;
-        lookUp(scoring, this.blockStart[term] as number, this.pairCount[term] as number, idf * (k1 + 1), alive);
+        lookUp(scoring, term, this.blockStart[term] as number, this.pairCount[term] as number, idf * (k1 + 1), alive);
         if (alive.length > topK) {
           threshold = kthLargest(scores, alive, topK);
           const rest = (remaining[next + 1] as number) * SLACK;
@@ -518,6 +566,12 @@ export class LexicalIndex {
     const ids = this.ids;
     const best = candidates.length > topK ? bestSlots(scores, ids, candidates, topK) : candidates;
     return best.map((slot) => ({ id: ids[slot] as string, score: scores[slot] as number })).sort(byScoreThenId);
+  }
+
+  /** The exact tf of a posting of `term`. */
+  private tfOf(term: number, code: number): number {
+    const tf = code & LARGE_TF;
+    return tf === LARGE_TF ? (this.largeTf.get(largeTfKey(term, code >>> SLOT_SHIFT)) ?? LARGE_TF) : tf;
   }
 
   /**
@@ -593,13 +647,12 @@ export class LexicalIndex {
     let kept = 0;
     let maxTf = 0;
     let minLength = MAX_LENGTH;
-    for (let p = start; p < start + size * 2; p += 2) {
-      const slot = arena[p] as number;
-      const length = this.lengths[slot] as number;
+    for (let p = start; p < start + size; p++) {
+      const code = arena[p] as number;
+      const length = this.lengths[code >>> SLOT_SHIFT] as number;
       if (length === DEAD) continue;
-      const tf = arena[p + 1] as number;
-      arena[start + kept * 2] = slot;
-      arena[start + kept * 2 + 1] = tf;
+      const tf = this.tfOf(term, code);
+      arena[start + kept] = code;
       kept += 1;
       maxTf = Math.max(maxTf, tf);
       minLength = Math.min(minLength, length);
@@ -628,16 +681,19 @@ export class LexicalIndex {
       this.slotById.set(this.ids[slot] as string, next);
     }
     const arena = this.arena;
+    const largeTf = new Map<number, number>();
     for (let term = 0; term < this.termCount; term++) {
       const size = this.pairCount[term] as number;
       if (size < 0) continue;
       const start = this.blockStart[term] as number;
       let kept = 0;
-      for (let p = start; p < start + size * 2; p += 2) {
-        const slot = mapping[arena[p] as number] as number;
+      for (let p = start; p < start + size; p++) {
+        const code = arena[p] as number;
+        const slot = mapping[code >>> SLOT_SHIFT] as number;
         if (slot === DEAD) continue;
-        arena[start + kept * 2] = slot;
-        arena[start + kept * 2 + 1] = arena[p + 1] as number;
+        const tf = this.tfOf(term, code);
+        arena[start + kept] = posting(slot, tf);
+        if (tf >= LARGE_TF) largeTf.set(largeTfKey(term, slot), tf);
         kept += 1;
       }
       if (kept === 0) {
@@ -647,10 +703,11 @@ export class LexicalIndex {
       this.pairCount[term] = kept;
       this.df[term] = kept;
       // Blocks shrink to what they hold; compactArena below reclaims the rest.
-      this.arenaFree += ((this.blockPairs[term] as number) - kept) * 2;
+      this.arenaFree += (this.blockPairs[term] as number) - kept;
       this.blockPairs[term] = kept;
     }
     this.compactArena(Math.ceil((this.arenaUsed - this.arenaFree) * 1.25));
+    this.largeTf = largeTf;
     this.ids = ids;
     this.lengths = lengths;
     this.sources = sources;
@@ -688,6 +745,11 @@ class NameTable {
     return number;
   }
 
+  /** Drops the string → number map (the names stay); the next lookup rebuilds it. */
+  forgetLookups(): void {
+    if (this.names.length > 0) this.numbers = undefined;
+  }
+
   private lookup(): Map<string, number> {
     this.numbers ??= new Map(this.names.map((name, number) => [name, number]));
     return this.numbers;
@@ -705,28 +767,32 @@ function numbersOf(numbers: NameTable, values: readonly string[] | undefined): S
   return found.size === 0 ? false : found;
 }
 
-function grow<T extends Int32Array>(array: T, capacity: number): T {
+function grow<T extends Int32Array | Uint32Array>(array: T, capacity: number): T {
   const next = new (array.constructor as new (length: number) => T)(capacity);
   next.set(array);
   return next;
 }
 
-/** First pair index >= `from` (counted from the block's `start`) whose slot is >= `slot` (galloping, then binary search). */
-function seek(arena: Int32Array, start: number, size: number, from: number, slot: number): number {
-  if (from >= size || (arena[start + from * 2] as number) >= slot) return from;
+/**
+ * First posting index >= `from` (counted from the block's `start`) whose slot is >= `slot`
+ * (galloping, then binary search). Postings compare as their slots: the slot is the high part.
+ */
+function seek(arena: Uint32Array, start: number, size: number, from: number, slot: number): number {
+  const first = slot * SLOT_UNIT;
+  if (from >= size || (arena[start + from] as number) >= first) return from;
   let step = 1;
   let low = from;
   let high = from + step;
-  while (high < size && (arena[start + high * 2] as number) < slot) {
+  while (high < size && (arena[start + high] as number) < first) {
     low = high;
     step *= 2;
     high = from + step;
   }
   if (high > size) high = size;
-  // pair low < slot; answer in (low, high].
+  // posting low < slot; answer in (low, high].
   while (low + 1 < high) {
     const middle = (low + high) >>> 1;
-    if ((arena[start + middle * 2] as number) < slot) low = middle;
+    if ((arena[start + middle] as number) < first) low = middle;
     else high = middle;
   }
   return high;
@@ -742,19 +808,22 @@ interface Scoring {
   base: number;
   slope: number;
   accept: true | ((slot: number) => boolean);
-  /** The index's arena: every term's pairs. */
-  arena: Int32Array;
+  /** The index's arena: every term's postings. */
+  arena: Uint32Array;
+  largeTf: ReadonlyMap<number, number>;
 }
 
 /** Adds a whole list's contributions; slots seen for the first time join `candidates`. */
-function scan(scoring: Scoring, start: number, size: number, weight: number, candidates: number[]): void {
-  const { lengths, scores, stamps, epoch, base, slope, accept, arena: postings } = scoring;
-  const end = start + size * 2;
-  for (let p = start; p < end; p += 2) {
-    const slot = postings[p] as number;
+function scan(scoring: Scoring, term: number, start: number, size: number, weight: number, candidates: number[]): void {
+  const { lengths, scores, stamps, epoch, base, slope, accept, arena: postings, largeTf } = scoring;
+  const end = start + size;
+  for (let p = start; p < end; p++) {
+    const code = postings[p] as number;
+    const slot = code >>> SLOT_SHIFT;
     const length = lengths[slot] as number;
     if (length === DEAD || (accept !== true && !accept(slot))) continue;
-    const tf = postings[p + 1] as number;
+    let tf = code & LARGE_TF;
+    if (tf === LARGE_TF) tf = largeTf.get(largeTfKey(term, slot)) ?? LARGE_TF;
     const score = (weight * tf) / (tf + base + slope * length);
     if (stamps[slot] === epoch) {
       scores[slot] = (scores[slot] as number) + score;
@@ -767,15 +836,17 @@ function scan(scoring: Scoring, start: number, size: number, weight: number, can
 }
 
 /** Adds the list's contributions to `candidates` (ascending slots) only, finding each by galloping. */
-function lookUp(scoring: Scoring, start: number, size: number, weight: number, candidates: Int32Array): void {
-  const { lengths, scores, base, slope, arena } = scoring;
+function lookUp(scoring: Scoring, term: number, start: number, size: number, weight: number, candidates: Int32Array): void {
+  const { lengths, scores, base, slope, arena, largeTf } = scoring;
   let at = 0;
   for (let i = 0; i < candidates.length; i++) {
     const slot = candidates[i] as number;
     at = seek(arena, start, size, at, slot);
     if (at >= size) return;
-    if (arena[start + at * 2] !== slot) continue;
-    const tf = arena[start + at * 2 + 1] as number;
+    const code = arena[start + at] as number;
+    if (code >>> SLOT_SHIFT !== slot) continue;
+    let tf = code & LARGE_TF;
+    if (tf === LARGE_TF) tf = largeTf.get(largeTfKey(term, slot)) ?? LARGE_TF;
     scores[slot] = (scores[slot] as number) + (weight * tf) / (tf + base + slope * (lengths[slot] as number));
   }
 }

@@ -4,25 +4,38 @@
  * chunks on the 2-core benchmark machine; a snapshot of the same index loads in well under a second).
  *
  * Layout: u32 format, u32 byte length of a UTF-8 JSON header (ids, interned datasource and custom
- * ids, words, counts), zero padding to a multiple of 4, then little-endian int32 arrays: lengths,
- * sources, tenants (one per document), term starts (words + 1), then (format 2) each term's largest
- * tf and shortest document (words each), then the postings (pairs). The arrays are views on the
- * bytes as read, not copies, and format 2 carries the bounds so loading never walks the postings
- * (at 100k chunks, building the index from a snapshot went from 0.33-0.46 s to 0.10-0.21 s of
- * CPU; see docs/design-notes.md). Format 1 is still read: its bounds are computed once.
+ * ids, words, counts), zero padding to a multiple of 4, then little-endian 32-bit arrays: lengths,
+ * sources, tenants (one per document), term starts (words + 1), each term's largest tf and
+ * shortest document (words each), the postings (one uint32 each, as the index holds them), then
+ * the (term, slot, tf) triples of the large tfs. The arrays are views on the bytes as read, not
+ * copies, and the bounds are stored so loading never walks the postings (at 100k chunks, building
+ * the index from a snapshot went from 0.33-0.46 s to 0.10-0.21 s of CPU; see docs/design-notes.md).
+ *
+ * Older formats are still read, and rewritten in this one on close: 2 stored each posting as a
+ * (slot, tf) pair of ints, 1 also lacked the bounds (computed once).
  */
 import type { LexicalIndexState } from './lexical-index.js';
 
-const FORMAT = 2;
+const FORMAT = 3;
+const PAIR_FORMAT = 2;
 const FIRST_FORMAT = 1;
+/** How the current format packs a posting (lexical-index.ts). */
+const SLOT_UNIT = 256;
+const LARGE_TF = 255;
 
 interface Header {
   ids: string[];
   sourceIds: string[];
   tenantIds: string[];
   words: string[];
+  /** Postings (format 3), or ints of (slot, tf) pairs (formats 1 and 2). */
   postingInts: number;
+  /** Ints of the large-tf triples (format 3). */
+  largeTfInts?: number;
 }
+
+/** What a snapshot of an older format stores instead of packed postings. */
+type PairState = Omit<LexicalIndexState, 'postings' | 'largeTfs'> & { pairs: Int32Array };
 
 export function encodeSnapshot(state: LexicalIndexState): Buffer {
   const header: Header = {
@@ -31,10 +44,20 @@ export function encodeSnapshot(state: LexicalIndexState): Buffer {
     tenantIds: state.tenantIds,
     words: state.words,
     postingInts: state.postings.length,
+    largeTfInts: state.largeTfs.length,
   };
   const json = Buffer.from(JSON.stringify(header), 'utf8');
   const start = align(8 + json.length);
-  const arrays = [state.lengths, state.sources, state.tenants, state.termStarts, state.maxTf, state.minLength, state.postings];
+  const arrays = [
+    state.lengths,
+    state.sources,
+    state.tenants,
+    state.termStarts,
+    state.maxTf,
+    state.minLength,
+    state.postings,
+    state.largeTfs,
+  ];
   const bytes = Buffer.alloc(start + arrays.reduce((sum, array) => sum + array.byteLength, 0));
   bytes.writeUInt32LE(FORMAT, 0);
   bytes.writeUInt32LE(json.length, 4);
@@ -58,16 +81,18 @@ export function decodeSnapshot(bytes: Uint8Array): LexicalIndexState | null {
     if (bytes.byteLength < 8) return null;
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const format = view.getUint32(0, true);
-    if (format !== FORMAT && format !== FIRST_FORMAT) return null;
+    if (format !== FORMAT && format !== PAIR_FORMAT && format !== FIRST_FORMAT) return null;
     const jsonLength = view.getUint32(4, true);
     const header = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset + 8, jsonLength).toString('utf8')) as Header;
     const count = header.ids.length;
     const words = header.words.length;
-    const bounds = format === FORMAT ? [words, words] : [];
-    const sizes = [count, count, count, words + 1, ...bounds, header.postingInts];
+    const bounds = format === FIRST_FORMAT ? [] : [words, words];
+    const largeTfs = format === FORMAT ? [header.largeTfInts ?? -1] : [];
+    const sizes = [count, count, count, words + 1, ...bounds, header.postingInts, ...largeTfs];
     const start = align(8 + jsonLength);
+    if (sizes.some((size) => !Number.isSafeInteger(size) || size < 0)) return null;
     if (bytes.byteLength !== start + sizes.reduce((sum, size) => sum + size * 4, 0)) return null;
-    // Int32Array views need 4-byte alignment; a driver buffer at an odd offset is copied once.
+    // 32-bit views need 4-byte alignment; a driver buffer at an odd offset is copied once.
     const aligned = (bytes.byteOffset + start) % 4 === 0 ? bytes : Uint8Array.from(bytes);
     let at = aligned.byteOffset + start;
     const arrays = sizes.map((size) => {
@@ -76,9 +101,7 @@ export function decodeSnapshot(bytes: Uint8Array): LexicalIndexState | null {
       return array;
     });
     const [lengths, sources, tenants, termStarts] = arrays as [Int32Array, Int32Array, Int32Array, Int32Array];
-    const postings = arrays[arrays.length - 1] as Int32Array;
-    if (termStarts[words] !== postings.length / 2) return null;
-    const state = {
+    const base = {
       ids: header.ids,
       lengths,
       sources,
@@ -87,29 +110,64 @@ export function decodeSnapshot(bytes: Uint8Array): LexicalIndexState | null {
       tenantIds: header.tenantIds,
       words: header.words,
       termStarts,
-      postings,
     };
-    if (format === FORMAT) return { ...state, maxTf: arrays[4] as Int32Array, minLength: arrays[5] as Int32Array };
-    return { ...state, ...termBounds(state) };
+    if (format === FORMAT) {
+      const postings = arrays[6] as Int32Array;
+      if (termStarts[words] !== postings.length) return null;
+      return {
+        ...base,
+        maxTf: arrays[4] as Int32Array,
+        minLength: arrays[5] as Int32Array,
+        postings: new Uint32Array(postings.buffer, postings.byteOffset, postings.length),
+        largeTfs: arrays[7] as Int32Array,
+      };
+    }
+    const pairs = arrays[bounds.length === 0 ? 4 : 6] as Int32Array;
+    if (termStarts[words] !== pairs.length / 2) return null;
+    const state: PairState = {
+      ...base,
+      pairs,
+      ...(format === PAIR_FORMAT ? { maxTf: arrays[4] as Int32Array, minLength: arrays[5] as Int32Array } : termBounds(base, pairs)),
+    };
+    return packed(state);
   } catch {
     return null;
   }
 }
 
+/** An older snapshot's (slot, tf) pairs as the packed postings the index holds. */
+function packed(state: PairState): LexicalIndexState {
+  const { pairs, termStarts, words, ...rest } = state;
+  const postings = new Uint32Array(pairs.length / 2);
+  const largeTfs: number[] = [];
+  for (let term = 0; term < words.length; term++) {
+    for (let i = termStarts[term] as number; i < (termStarts[term + 1] as number); i++) {
+      const slot = pairs[i * 2] as number;
+      const tf = pairs[i * 2 + 1] as number;
+      postings[i] = slot * SLOT_UNIT + Math.min(tf, LARGE_TF);
+      if (tf >= LARGE_TF) largeTfs.push(term, slot, tf);
+    }
+  }
+  return { ...rest, words, termStarts, postings, largeTfs: Int32Array.from(largeTfs) };
+}
+
 /** MaxScore's bounds of each term of a state that does not carry them (a snapshot of the first format). */
-function termBounds(state: Pick<LexicalIndexState, 'words' | 'termStarts' | 'postings' | 'lengths'>): {
+function termBounds(
+  state: Pick<LexicalIndexState, 'words' | 'termStarts' | 'lengths'>,
+  pairs: Int32Array,
+): {
   maxTf: Int32Array;
   minLength: Int32Array;
 } {
   const terms = state.words.length;
   const maxTf = new Int32Array(terms);
   const minLength = new Int32Array(terms).fill(0x7fff_ffff);
-  const { postings, lengths, termStarts } = state;
+  const { lengths, termStarts } = state;
   for (let term = 0; term < terms; term++) {
     for (let p = (termStarts[term] as number) * 2; p < (termStarts[term + 1] as number) * 2; p += 2) {
-      const tf = postings[p + 1] as number;
+      const tf = pairs[p + 1] as number;
       if (tf > (maxTf[term] as number)) maxTf[term] = tf;
-      const length = lengths[postings[p] as number] as number;
+      const length = lengths[pairs[p] as number] as number;
       if (length < (minLength[term] as number)) minLength[term] = length;
     }
   }

@@ -7,9 +7,14 @@
 import { stemmer } from 'stemmer';
 import { extractQueryTerms } from '../../src/text/query-terms.js';
 
-/** Stems of words already seen; natural text has a few tens of thousands of distinct words. */
+/**
+ * Stems of words already seen, for analyses (removals, queries): a stem costs ~0.7 µs, a lookup
+ * ~0.08. Index builds go through their own word → term map and call this once per distinct word.
+ * Bounded well below a large vocabulary: at 200k entries the cache held ~10 MB after an ingest of
+ * 100k documents, mostly words seen once.
+ */
 const stems = new Map<string, string>();
-const MAX_CACHED_STEMS = 200_000;
+const MAX_CACHED_STEMS = 32_768;
 
 // eslint-disable-next-line no-control-regex -- the range starts at NUL on purpose: any ASCII text, controls included
 const ASCII_ONLY = /^[\x00-\x7f]*$/;

@@ -27,15 +27,32 @@ function plantWord(bytes: Buffer, word: string): Buffer {
   return encodeSnapshot(index.exportState());
 }
 
-/** The same snapshot in the first format: format 1, and without the two arrays of term bounds. */
-function firstFormat(bytes: Buffer): Buffer {
+/**
+ * The same snapshot in an older format, written here from the layout those formats had: postings as
+ * (slot, tf) pairs of int32, and (format 1) no arrays of term bounds.
+ */
+function olderFormat(bytes: Buffer, format: 1 | 2): Buffer {
   const state = decodeSnapshot(bytes);
   if (state === null) throw new Error('not a snapshot');
-  const arraysStart = Math.ceil((8 + bytes.readUInt32LE(4)) / 4) * 4;
-  const boundsStart = arraysStart + (state.ids.length * 3 + state.words.length + 1) * 4;
-  const head = Buffer.from(bytes.subarray(0, boundsStart));
-  head.writeUInt32LE(1, 0);
-  return Buffer.concat([head, bytes.subarray(boundsStart + state.words.length * 8)]);
+  const large = new Map<string, number>();
+  for (let i = 0; i < state.largeTfs.length; i += 3) large.set(`${state.largeTfs[i]}:${state.largeTfs[i + 1]}`, state.largeTfs[i + 2]!);
+  const pairs = new Int32Array(state.postings.length * 2);
+  for (let term = 0; term < state.words.length; term++) {
+    for (let i = state.termStarts[term]!; i < state.termStarts[term + 1]!; i++) {
+      const slot = Math.floor(state.postings[i]! / 256);
+      pairs[i * 2] = slot;
+      pairs[i * 2 + 1] = large.get(`${term}:${slot}`) ?? state.postings[i]! % 256;
+    }
+  }
+  const { ids, sourceIds, tenantIds, words } = state;
+  const json = Buffer.from(JSON.stringify({ ids, sourceIds, tenantIds, words, postingInts: pairs.length }), 'utf8');
+  const head = Buffer.alloc(Math.ceil((8 + json.length) / 4) * 4);
+  head.writeUInt32LE(format, 0);
+  head.writeUInt32LE(json.length, 4);
+  json.copy(head, 8);
+  const bounds = format === 2 ? [state.maxTf, state.minLength] : [];
+  const arrays = [state.lengths, state.sources, state.tenants, state.termStarts, ...bounds, pairs];
+  return Buffer.concat([head, ...arrays.map((array) => Buffer.from(array.buffer, array.byteOffset, array.byteLength))]);
 }
 
 interface Doc extends IndexedChunk {
@@ -98,6 +115,8 @@ describe('LexicalIndex', () => {
         const roll = random();
         if (roll < 0.6 || docs.size < 10) {
           const words = wordsOf(random, 1 + Math.floor(random() * 30));
+          // Now and then a word 250-300 times: tfs from 255 up are kept beside the postings.
+          if (random() < 0.05) words.push(...Array<string>(250 + Math.floor(random() * 51)).fill(`w${Math.floor(random() * 20)}`));
           const doc: Doc = {
             id: `c${String(next++).padStart(5, '0')}`,
             datasourceId: `s${Math.floor(random() * 5)}`,
@@ -147,6 +166,16 @@ describe('LexicalIndex', () => {
       const doc: Doc = { id: `c${i}`, datasourceId: 's', customId: null, text: analysed(wordsOf(random, 20)) };
       index.add(doc, doc.text);
       docs.set(doc.id, doc);
+      if (i % 97 !== 0) continue;
+      // Kept, among removed documents: renumbering moves their slots, and their tfs (255 and up) with them.
+      const big: Doc = {
+        id: `big${i}`,
+        datasourceId: 's',
+        customId: null,
+        text: analysed(Array<string>(255 + (i % 60)).fill(`w${i % 7}`)),
+      };
+      index.add(big, big.text);
+      docs.set(big.id, big);
     }
     const before = index.stats().postings;
     for (let i = 0; i < 3500; i++) {
@@ -157,9 +186,15 @@ describe('LexicalIndex', () => {
     }
     // Renumbering dropped the removed documents' pairs, not just marked them.
     expect(index.stats().postings).toBeLessThan(before / 2);
-    for (const words of [['w0'], ['w1', 'w250'], ['w3', 'w4', 'w5', 'w299']]) {
+    for (const words of [['w0'], ['w1', 'w250'], ['w2', 'w6'], ['w3', 'w4', 'w5', 'w299']]) {
       expectSameHits(index.search(words, 10), bruteForce(docs, words, 10), words.join(' '));
     }
+    // The same index through a snapshot's bytes.
+    const copy = LexicalIndex.fromState(decodeSnapshot(encodeSnapshot(index.exportState()))!);
+    for (const words of [['w0'], ['w2', 'w6'], ['w3', 'w4', 'w5', 'w299']]) {
+      expectSameHits(copy.search(words, 10), bruteForce(docs, words, 10), `snapshot: ${words.join(' ')}`);
+    }
+    expect(index.search(['w2'], 1)[0]?.id).toMatch(/^big/);
     expect(index.add({ id: 'c1', datasourceId: 's', customId: null }, analysed(['w0']))).toBe(docs.has('c1') ? false : true);
   });
 
@@ -413,9 +448,9 @@ describe('sqliteStore lexical index and the rows', () => {
     return { source, planted };
   }
 
-  it('loads a snapshot of the first format and rewrites it in the current one on close', async () => {
+  it.each([1, 2] as const)('loads a snapshot of format %i and rewrites it in the current one on close', async (format) => {
     const { planted } = await savedWithPlantedWord();
-    sql('UPDATE lexical_snapshots SET data = ?', firstFormat(planted));
+    sql('UPDATE lexical_snapshots SET data = ?', olderFormat(planted, format));
     const store = open();
     expect(await store.searchText({ datastoreId: datastore.id, query: 'zzplanted', topK: 1 })).toEqual([
       { id: 'planted', score: expect.any(Number) },
@@ -423,7 +458,7 @@ describe('sqliteStore lexical index and the rows', () => {
     const [converted] = await Promise.all(QUERIES.map((query) => store.searchText({ datastoreId: datastore.id, query, topK: 20 })));
     await store.close();
     const saved = sql<{ data: Buffer }>('SELECT data FROM lexical_snapshots')[0]!.data;
-    expect(saved.readUInt32LE(0)).toBe(2);
+    expect(saved.readUInt32LE(0)).toBe(3);
     const again = open();
     expectSameHits(await again.searchText({ datastoreId: datastore.id, query: QUERIES[0]!, topK: 20 }), converted!, 'reloaded');
   });

@@ -310,10 +310,10 @@ export class LexicalIndex {
     this.blockPairs[term] = pairs;
   }
 
-  /** Room for `ints` more postings at the arena's end: compacts when half of it is abandoned, else grows by half. */
-  private reserveArena(ints: number): void {
-    if (this.arenaUsed + ints <= this.arena.length) return;
-    const needed = this.arenaUsed - this.arenaFree + ints;
+  /** Room for `postings` more at the arena's end: compacts when half of it is abandoned, else grows by half. */
+  private reserveArena(postings: number): void {
+    if (this.arenaUsed + postings <= this.arena.length) return;
+    const needed = this.arenaUsed - this.arenaFree + postings;
     if (this.arenaFree * 2 >= this.arenaUsed) {
       this.compactArena(Math.max(1024, Math.ceil(needed * 1.5)));
       return;
@@ -321,7 +321,7 @@ export class LexicalIndex {
     this.arena = grow(this.arena, Math.max(1024, Math.ceil(this.arena.length * 1.5), needed + this.arenaFree));
   }
 
-  /** Copies every live block, in term order, into a fresh arena of `capacity` ints. */
+  /** Copies every live block, in term order, into a fresh arena of `capacity` postings. */
   private compactArena(capacity: number): void {
     let used = 0;
     for (let term = 0; term < this.termCount; term++) if ((this.pairCount[term] as number) >= 0) used += this.blockPairs[term] as number;
@@ -341,10 +341,10 @@ export class LexicalIndex {
   }
 
   /**
-   * After a build. Gives every block exactly its pairs, in one arena of exactly that size: growing
-   * blocks by doubling leaves up to half the arena abandoned and the arena up to a third unused
-   * (at 100k chunks, 110 MB of arena for 35 MB of postings, when each was two ints); the next append to a term moves its block.
-   * Also forgets the maps only writes and filters use (id → slot, folded word → term, datasource and
+   * After a build. Gives every block exactly its postings, in one arena of exactly that size:
+   * growing blocks by doubling leaves up to half the arena abandoned and the arena up to a third
+   * unused (at 100k chunks, 110 MB of arena for 35 MB of postings, when each was two ints); the
+   * next append to a term moves its block. Also forgets the maps only writes and filters use (id → slot, folded word → term, datasource and
    * custom id → number: ~16 MB at 100k one-chunk documents); they are rebuilt on first need, as
    * after loading a snapshot, and the word map refills word by word.
    */

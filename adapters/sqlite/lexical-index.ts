@@ -137,7 +137,11 @@ export class LexicalIndex {
   private stamps = new Uint32Array(0);
   private epoch = 0;
 
-  constructor(private readonly parameters: Bm25Parameters = DEFAULT_BM25) {}
+  /** `maxSlots` below the 2^24 a posting can name is for tests of the limit. */
+  constructor(
+    private readonly parameters: Bm25Parameters = DEFAULT_BM25,
+    private readonly maxSlots: number = MAX_SLOTS,
+  ) {}
 
   private get slotById(): Map<string, number> {
     if (this.slotMap === undefined) {
@@ -221,10 +225,10 @@ export class LexicalIndex {
 
   /** A new slot for `chunk` (its length is set by the caller). */
   private claimSlot(chunk: IndexedChunk): number {
-    if (this.slots === MAX_SLOTS && this.live < this.slots) this.renumber();
-    if (this.slots === MAX_SLOTS) {
-      throw new RagdeskError('usage_limit', `A datastore's lexical index holds at most ${MAX_SLOTS} chunks`, {
-        details: { maxChunks: MAX_SLOTS },
+    if (this.slots >= this.maxSlots && this.live < this.slots) this.renumber();
+    if (this.slots >= this.maxSlots) {
+      throw new RagdeskError('usage_limit', `A datastore's lexical index holds at most ${this.maxSlots} chunks`, {
+        details: { maxChunks: this.maxSlots },
       });
     }
     const slot = this.slots++;

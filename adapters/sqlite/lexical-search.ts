@@ -239,7 +239,13 @@ export function lexicalSearch(db: SqliteDatabase, options: LexicalSearchOptions)
     entry.sequence = write.sequence;
     entry.unsaved = true;
     if (entry.draining === null && write.previous.length + write.next.length <= SYNC_APPLY_CHUNKS) {
-      for (const step of applySteps(entry.index, write)) void step;
+      try {
+        for (const step of applySteps(entry.index, write)) void step;
+      } catch {
+        // The write is committed; the index cannot take it (its slot limit): the next search
+        // rebuilds from the rows and reports why, as after a failed drain below.
+        entry.state = 'stale';
+      }
       return;
     }
     entry.queue.push(write);

@@ -198,6 +198,17 @@ describe('LexicalIndex', () => {
     expect(index.add({ id: 'c1', datasourceId: 's', customId: null }, analysed(['w0']))).toBe(docs.has('c1') ? false : true);
   });
 
+  it('refuses a document past its slot limit with usage_limit, after reclaiming removed slots', () => {
+    const index = new LexicalIndex(undefined, 3);
+    const chunk = (id: string) => ({ id, datasourceId: 's', customId: null });
+    for (const id of ['a', 'b', 'c']) index.addText(chunk(id), `word ${id}`);
+    index.remove('b', analyseText('word b'));
+    // Full, with one removed: renumbering frees its slot.
+    expect(index.addText(chunk('d'), 'word d')).toBe(true);
+    expect(() => index.addText(chunk('e'), 'word e')).toThrow(expect.objectContaining({ code: 'usage_limit' }) as Error);
+    expect(index.search(['word'], 5).map((hit) => hit.id)).toEqual(['a', 'c', 'd']);
+  });
+
   it('finds a word again after every document holding it was removed and its term dropped', () => {
     const index = new LexicalIndex();
     const first = { id: 'a', datasourceId: 's', customId: null };

@@ -54,12 +54,18 @@ const MAX_LENGTH = 0x7fff_ffff;
 /** A posting is `slot * SLOT_UNIT + min(tf, LARGE_TF)`; `>>> SLOT_SHIFT` and `& LARGE_TF` read it back (uint32). */
 const SLOT_SHIFT = 8;
 const SLOT_UNIT = 2 ** SLOT_SHIFT;
-const LARGE_TF = SLOT_UNIT - 1;
+export const LARGE_TF = SLOT_UNIT - 1;
 /** Slots a posting can name; also the multiplier of a term number in a large-tf key. */
 const MAX_SLOTS = 2 ** 24;
 
-function posting(slot: number, tf: number): number {
+export function posting(slot: number, tf: number): number {
   return slot * SLOT_UNIT + Math.min(tf, LARGE_TF);
+}
+
+/** The exact tf of `code`, a posting of `term`: its low byte, or the large-tf map's entry. */
+function exactTf(largeTf: ReadonlyMap<number, number>, term: number, code: number): number {
+  const tf = code & LARGE_TF;
+  return tf === LARGE_TF ? (largeTf.get(largeTfKey(term, code >>> SLOT_SHIFT)) ?? LARGE_TF) : tf;
 }
 
 /** Key of a (term, slot) pair in the large-tf map; exact while term numbers stay below 2^29. */
@@ -418,7 +424,7 @@ export class LexicalIndex {
         const from = code >>> SLOT_SHIFT;
         const slot = mapping[from] as number;
         if (slot === DEAD) continue;
-        const tf = this.tfOf(term, code);
+        const tf = exactTf(this.largeTf, term, code);
         postings[at] = posting(slot, tf);
         if (tf >= LARGE_TF) largeTfs.push(words.length, slot, tf);
         at += 1;
@@ -572,12 +578,6 @@ export class LexicalIndex {
     return best.map((slot) => ({ id: ids[slot] as string, score: scores[slot] as number })).sort(byScoreThenId);
   }
 
-  /** The exact tf of a posting of `term`. */
-  private tfOf(term: number, code: number): number {
-    const tf = code & LARGE_TF;
-    return tf === LARGE_TF ? (this.largeTf.get(largeTfKey(term, code >>> SLOT_SHIFT)) ?? LARGE_TF) : tf;
-  }
-
   /**
    * Lucene's idf, log(1 + (N - n + 0.5) / (n + 0.5)): always positive. FTS5 uses the same
    * expression without the 1 + and floors it at 1e-6, which makes every word of a small datastore
@@ -655,7 +655,7 @@ export class LexicalIndex {
       const code = arena[p] as number;
       const length = this.lengths[code >>> SLOT_SHIFT] as number;
       if (length === DEAD) continue;
-      const tf = this.tfOf(term, code);
+      const tf = exactTf(this.largeTf, term, code);
       arena[start + kept] = code;
       kept += 1;
       maxTf = Math.max(maxTf, tf);
@@ -695,7 +695,7 @@ export class LexicalIndex {
         const code = arena[p] as number;
         const slot = mapping[code >>> SLOT_SHIFT] as number;
         if (slot === DEAD) continue;
-        const tf = this.tfOf(term, code);
+        const tf = exactTf(this.largeTf, term, code);
         arena[start + kept] = posting(slot, tf);
         if (tf >= LARGE_TF) largeTf.set(largeTfKey(term, slot), tf);
         kept += 1;
@@ -826,8 +826,7 @@ function scan(scoring: Scoring, term: number, start: number, size: number, weigh
     const slot = code >>> SLOT_SHIFT;
     const length = lengths[slot] as number;
     if (length === DEAD || (accept !== true && !accept(slot))) continue;
-    let tf = code & LARGE_TF;
-    if (tf === LARGE_TF) tf = largeTf.get(largeTfKey(term, slot)) ?? LARGE_TF;
+    const tf = exactTf(largeTf, term, code);
     const score = (weight * tf) / (tf + base + slope * length);
     if (stamps[slot] === epoch) {
       scores[slot] = (scores[slot] as number) + score;
@@ -849,8 +848,7 @@ function lookUp(scoring: Scoring, term: number, start: number, size: number, wei
     if (at >= size) return;
     const code = arena[start + at] as number;
     if (code >>> SLOT_SHIFT !== slot) continue;
-    let tf = code & LARGE_TF;
-    if (tf === LARGE_TF) tf = largeTf.get(largeTfKey(term, slot)) ?? LARGE_TF;
+    const tf = exactTf(largeTf, term, code);
     scores[slot] = (scores[slot] as number) + (weight * tf) / (tf + base + slope * (lengths[slot] as number));
   }
 }

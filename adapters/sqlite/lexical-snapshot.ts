@@ -14,14 +14,11 @@
  * Older formats are still read, and rewritten in this one on close: 2 stored each posting as a
  * (slot, tf) pair of ints, 1 also lacked the bounds (computed once).
  */
-import type { LexicalIndexState } from './lexical-index.js';
+import { LARGE_TF, posting, type LexicalIndexState } from './lexical-index.js';
 
 const FORMAT = 3;
 const PAIR_FORMAT = 2;
 const FIRST_FORMAT = 1;
-/** How the current format packs a posting (lexical-index.ts). */
-const SLOT_UNIT = 256;
-const LARGE_TF = 255;
 
 interface Header {
   ids: string[];
@@ -144,7 +141,7 @@ function packed(state: PairState): LexicalIndexState {
     for (let i = termStarts[term] as number; i < (termStarts[term + 1] as number); i++) {
       const slot = pairs[i * 2] as number;
       const tf = pairs[i * 2 + 1] as number;
-      postings[i] = slot * SLOT_UNIT + Math.min(tf, LARGE_TF);
+      postings[i] = posting(slot, tf);
       if (tf >= LARGE_TF) largeTfs.push(term, slot, tf);
     }
   }

@@ -2,7 +2,7 @@
  * Messages between the index (main thread) and the graph thread (graph-worker.ts), which owns every
  * hnswlib graph of one `hnswIndex`. Mutations and file work go through the thread's port in order;
  * searches have a port of their own and are answered between two inserts, so a long ingest never
- * holds back a query of another collection (see graph-thread.ts).
+ * holds back a query (see graph-thread.ts).
  */
 
 /** A collection's graph in the thread, numbered by the index: a rebuilt collection gets a new key. */
@@ -27,8 +27,7 @@ export type GraphRequest = GraphOp & { id: number };
 
 /** `spare`: an add's buffer, handed back for the next add (see `GraphThread.opBuffer`). */
 export type GraphReply =
-  | { id: number; ok: true; labels?: Uint32Array; count?: number; insertMs?: number; spare?: ArrayBuffer }
-  | { id: number; ok: false; message: string };
+  { id: number; ok: true; labels?: Uint32Array; count?: number; spare?: ArrayBuffer } | { id: number; ok: false; message: string };
 
 /**
  * Label attributes shared with the thread, written by the main thread only: a label's datasource
@@ -54,7 +53,7 @@ export interface SearchFilter {
 export interface SearchRequest {
   id: number;
   key: GraphKey;
-  /** The last op sent for this key: the search sees the graph after it. */
+  /** The last op sent for this key: the search sees the graph as after it (queued vectors scanned exactly). */
   after: number;
   vector: Float32Array;
   k: number;

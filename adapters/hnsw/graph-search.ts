@@ -1,10 +1,12 @@
 /**
  * The graph thread's half of a search: plain HNSW search, the filtered walk, or the exact scan
- * (filtered-search.ts chooses which and says why). Results are labels and scores; the index maps
- * labels to ids and orders ties.
+ * (filtered-search.ts chooses which and says why), merged with an exact scan of the vectors still
+ * queued for the graph (pending-vectors.ts). Results are labels and scores; the index maps labels
+ * to ids and orders ties.
  */
 import type hnswlib from 'hnswlib-node';
 import type { SearchFilter } from './graph-protocol.js';
+import { scanPending, type PendingVectors } from './pending-vectors.js';
 
 type Graph = InstanceType<typeof hnswlib.HierarchicalNSW>;
 
@@ -13,25 +15,54 @@ export interface LabelScores {
   scores: Float64Array;
 }
 
-export function searchGraph(graph: Graph, vector: Float32Array, k: number, ef: number, filter: SearchFilter | null): LabelScores {
-  const point = Array.from(vector);
-  if (!filter) return walk(graph, point, k, ef);
-  const accepts = acceptor(filter);
-  if (filter.exact) return exact(graph, point, filter, accepts);
-  const hits = walk(graph, point, k, ef, accepts);
-  // The reachable part of the graph ran out of matches: the scan keeps the promise of k hits.
-  return hits.labels.length >= k ? hits : exact(graph, point, filter, accepts);
+interface Hits {
+  labels: ArrayLike<number>;
+  scores: ArrayLike<number>;
 }
 
-function walk(graph: Graph, point: number[], k: number, ef: number, accepts?: (label: number) => boolean): LabelScores {
+/**
+ * The `k` best of the graph (none while its `create` is queued) and the queued vectors. Labels in
+ * `pending.hidden` are skipped in the graph: their point there is stale or removed.
+ */
+export function searchGraph(
+  graph: Graph | undefined,
+  vector: Float32Array,
+  k: number,
+  ef: number,
+  filter: SearchFilter | null,
+  pending?: PendingVectors,
+): LabelScores {
+  const accepts = filter ? acceptor(filter) : undefined;
+  const queued = pending ? scanPending(pending, vector, accepts) : { labels: [], scores: [] };
+  if (!graph) return best([queued], k);
+  const hidden = pending && pending.hidden.size > 0 ? pending.hidden : undefined;
+  const visible = hidden ? (label: number) => !hidden.has(label) && (!accepts || accepts(label)) : accepts;
+  const point = Array.from(vector);
+  let fromGraph: Hits;
+  if (!filter) {
+    fromGraph = walk(graph, point, k, ef, visible);
+  } else if (filter.exact) {
+    fromGraph = exact(graph, point, filter, visible as (label: number) => boolean);
+  } else {
+    fromGraph = walk(graph, point, k, ef, visible);
+    // The reachable part of the graph ran out of matches: the scan keeps the promise of k hits.
+    if (fromGraph.labels.length + queued.labels.length < k) fromGraph = exact(graph, point, filter, visible as (label: number) => boolean);
+  }
+  return queued.labels.length === 0 ? packed(fromGraph) : best([fromGraph, queued], k);
+}
+
+function walk(graph: Graph, point: number[], k: number, ef: number, accepts?: (label: number) => boolean): Hits {
+  // Queued vectors count in the index's k but are not in the graph yet: hnswlib refuses a k above its capacity.
+  const wanted = Math.min(k, graph.getMaxElements());
+  if (wanted === 0) return { labels: [], scores: [] };
   graph.setEf(ef);
-  const { neighbors, distances } = accepts ? graph.searchKnn(point, k, accepts) : graph.searchKnn(point, k);
+  const { neighbors, distances } = accepts ? graph.searchKnn(point, wanted, accepts) : graph.searchKnn(point, wanted);
   // Cosine distance is 1 - cos, so the similarity is 1 - distance.
-  return { labels: Uint32Array.from(neighbors), scores: Float64Array.from(distances, (distance) => 1 - distance) };
+  return { labels: neighbors, scores: distances.map((distance) => 1 - distance) };
 }
 
 /** Every matching label with its score: hnswlib stores cosine-space points normalised, so a dot product with the unit query is the cosine. */
-function exact(graph: Graph, point: number[], filter: SearchFilter, accepts: (label: number) => boolean): LabelScores {
+function exact(graph: Graph, point: number[], filter: SearchFilter, accepts: (label: number) => boolean): Hits {
   const query = unit(point);
   const labels: number[] = [];
   const scores: number[] = [];
@@ -44,7 +75,22 @@ function exact(graph: Graph, point: number[], filter: SearchFilter, accepts: (la
     labels.push(label);
     scores.push(score);
   }
-  return { labels: Uint32Array.from(labels), scores: Float64Array.from(scores) };
+  return { labels, scores };
+}
+
+function packed(hits: Hits): LabelScores {
+  return { labels: Uint32Array.from(hits.labels), scores: Float64Array.from(hits.scores) };
+}
+
+/** The `k` best of several hit lists (a label is in one list at most). */
+function best(lists: readonly Hits[], k: number): LabelScores {
+  const all: { label: number; score: number }[] = [];
+  for (const { labels, scores } of lists) {
+    for (let i = 0; i < labels.length; i++) all.push({ label: labels[i] as number, score: scores[i] as number });
+  }
+  all.sort((a, b) => b.score - a.score);
+  const kept = all.length > k ? all.slice(0, k) : all;
+  return { labels: Uint32Array.from(kept, (hit) => hit.label), scores: Float64Array.from(kept, (hit) => hit.score) };
 }
 
 /**

@@ -8,7 +8,8 @@ type Done = Extract<GraphReply, { ok: true }>;
 
 interface PendingOp {
   key: GraphKey;
-  vectors: number;
+  /** Bytes of vectors an add op carries. */
+  bytes: number;
   /** A release: the graph's bookkeeping here goes with it. */
   releases: boolean;
   resolve(reply: Done): void;
@@ -21,14 +22,14 @@ interface PendingSearch {
 }
 
 /**
- * Work the thread may hold queued before an upsert waits for it: enough to keep the thread busy
- * while the main thread chunks, embeds and stores the caller's next group of documents, little
- * enough that a query of the same collection (which sees every upsert made before it) waits at
- * most about this long behind one. SciFact through the offline embedder, 500 documents per
- * upsert (~0.8 s of main-thread work each): text to searchable 12.2 s with 250 ms, when the
- * thread idled while each group was prepared, and 9.1 s with 1 s.
+ * Bytes of vectors the thread may hold queued before an upsert waits for it. A search never waits
+ * for queued inserts (it scans their vectors exactly, pending-vectors.ts), so the bound is memory,
+ * and the scan it adds to a search while the thread catches up: 16 MiB is ~4M floats, a few ms.
+ * Enough that the caller's chunking, embedding and storing is not held back by the graph: on
+ * SciFact through the offline embedder (1,024 dimensions, ~2 ms per insert) the inserts take longer
+ * than everything else, and an upsert waited for them when the queue was bounded to 1 s of inserts.
  */
-const BACKLOG_MS = 1000;
+const QUEUE_BYTES = 16 * 2 ** 20;
 
 const YOUNG_GENERATION_MB = 8;
 
@@ -50,9 +51,9 @@ const SMALLEST_BUFFER = 64 * 2 ** 10;
  * On the thread, inserts run while the main thread stores the next group, and the loop stays free.
  *
  * The order is what the index sees: an upsert returns once its vectors are queued (and the queue is
- * under {@link BACKLOG_MS}), and a search waits for every op sent for its graph before it, so a query
- * after an upsert always sees it. Searches use a port of their own and are answered between two
- * inserts, so a long ingest of one collection does not hold back queries of another. An op that
+ * under {@link QUEUE_BYTES}), and a search sees every op sent for its graph before it, so a query
+ * after an upsert always sees it: the thread answers it between two inserts with the graph's hits
+ * and an exact scan of the vectors still queued, so a long ingest holds back no query. An op that
  * fails on the thread fails every later call on its graph (the index then rebuilds it on the next
  * open, as after any failed mutation); a thread that dies fails every graph.
  */
@@ -67,9 +68,9 @@ export class GraphThread {
   private readonly lastOp = new Map<GraphKey, number>();
   private readonly failed = new Map<GraphKey, Error>();
   private failure: Error | undefined;
-  private queuedVectors = 0;
-  private msPerVector = 1;
+  private queuedBytes = 0;
   private roomWaiters: (() => void)[] = [];
+  private indexedWaiters: (() => void)[] = [];
   private idleWaiters: (() => void)[] = [];
   private held = false;
   private closed = false;
@@ -107,11 +108,11 @@ export class GraphThread {
     }
     const worker = this.started();
     const id = this.nextId++;
-    const vectors = op.op === 'add' ? op.labels.length : 0;
-    this.queuedVectors += vectors;
+    const bytes = op.op === 'add' ? op.vectors.buffer.byteLength : 0;
+    this.queuedBytes += bytes;
     this.lastOp.set(op.key, id);
     const releases = op.op === 'release';
-    const reply = new Promise<Done>((resolve, reject) => this.ops.set(id, { key: op.key, vectors, releases, resolve, reject }));
+    const reply = new Promise<Done>((resolve, reject) => this.ops.set(id, { key: op.key, bytes, releases, resolve, reject }));
     this.hold();
     worker.postMessage({ ...op, id }, transfer);
     return reply;
@@ -122,10 +123,16 @@ export class GraphThread {
     this.request(op, transfer).catch(() => undefined);
   }
 
-  /** Resolves once the queued inserts are under {@link BACKLOG_MS} of work. */
+  /** Resolves once the queued vectors are under {@link QUEUE_BYTES}. */
   room(): Promise<void> {
-    if (this.queuedVectors * this.msPerVector <= BACKLOG_MS || this.failure) return Promise.resolve();
+    if (this.queuedBytes <= QUEUE_BYTES || this.failure) return Promise.resolve();
     return new Promise((resolve) => this.roomWaiters.push(resolve));
+  }
+
+  /** Resolves once every vector queued so far is in its graph (or its op failed). */
+  indexed(): Promise<void> {
+    if (this.queuedBytes === 0 || this.failure) return Promise.resolve();
+    return new Promise((resolve) => this.indexedWaiters.push(resolve));
   }
 
   search(key: GraphKey, vector: Float32Array, k: number, ef: number, filter: SearchFilter | null): Promise<LabelScores> {
@@ -192,17 +199,13 @@ export class GraphThread {
     const op = this.ops.get(reply.id);
     if (!op) return;
     this.ops.delete(reply.id);
-    this.queuedVectors -= op.vectors;
+    this.queuedBytes -= op.bytes;
     if (op.releases && this.lastOp.get(op.key) === reply.id) {
       this.lastOp.delete(op.key);
       this.failed.delete(op.key);
     }
     if (reply.ok) {
       if (reply.spare) this.recycle(reply.spare);
-      if (op.vectors > 0 && reply.insertMs !== undefined) {
-        // A moving average: the cost per insert grows with the graph and with the dimensions.
-        this.msPerVector = 0.8 * this.msPerVector + 0.2 * (reply.insertMs / op.vectors);
-      }
       op.resolve(reply);
     } else {
       const error = graphError(reply.message);
@@ -239,13 +242,14 @@ export class GraphThread {
     for (const search of this.searches.values()) search.reject(this.failure);
     this.ops.clear();
     this.searches.clear();
-    this.queuedVectors = 0;
+    this.queuedBytes = 0;
     this.wakeRoomWaiters();
     this.release();
   }
 
   private wakeRoomWaiters(): void {
-    if (this.roomWaiters.length === 0 || (this.queuedVectors * this.msPerVector > BACKLOG_MS && !this.failure)) return;
+    if (this.queuedBytes === 0 || this.failure) for (const wake of this.indexedWaiters.splice(0)) wake();
+    if (this.roomWaiters.length === 0 || (this.queuedBytes > QUEUE_BYTES && !this.failure)) return;
     const waiters = this.roomWaiters;
     this.roomWaiters = [];
     for (const wake of waiters) wake();

@@ -1,8 +1,9 @@
 /**
  * The graph thread: owns the hnswlib graphs of one `hnswIndex` (see graph-thread.ts for why).
  * Ops arrive in order on the parent port and are applied one after another; searches arrive on
- * their own port and are answered as soon as the ops sent before them (for their graph) are
- * applied: between two inserts of a long upsert, not after it.
+ * their own port and are answered at once (between two inserts of a long upsert): the graph's hits
+ * merged with an exact scan of the vectors queued for it before the search (pending-vectors.ts).
+ * Only a search behind a queued load or release waits for it.
  */
 import hnswlib from 'hnswlib-node';
 import { rm } from 'node:fs/promises';
@@ -10,6 +11,7 @@ import { type MessagePort, parentPort, receiveMessageOnPort, workerData } from '
 import { writeLinksFile } from './graph-file.js';
 import type { GraphKey, GraphReply, GraphRequest, SearchReply, SearchRequest } from './graph-protocol.js';
 import { searchGraph } from './graph-search.js';
+import { pendingVectors, type QueuedOp } from './pending-vectors.js';
 
 type Graph = InstanceType<typeof hnswlib.HierarchicalNSW>;
 
@@ -28,10 +30,16 @@ const ops: GraphRequest[] = [];
 let draining = false;
 /** Id of the last op applied in full; ids are given in the order ops are sent. */
 let appliedThrough = 0;
+/** The op being applied, and for an add the first of its labels not inserted yet. */
+let current: QueuedOp | undefined;
 const waitingSearches: SearchRequest[] = [];
 
+/** Id of the last op received; a search sent after ops not received yet waits for them. */
+let receivedThrough = 0;
+
 port.on('message', (request: GraphRequest) => {
-  ops.push(request);
+  received(request);
+  serveWaiting();
   if (!draining) void drain();
 });
 searchPort.on('message', (request: SearchRequest) => serveOrWait(request));
@@ -40,6 +48,7 @@ async function drain(): Promise<void> {
   draining = true;
   while (ops.length > 0) {
     const request = ops.shift() as GraphRequest;
+    current = { request, from: 0 };
     let reply: GraphReply;
     try {
       reply = { id: request.id, ok: true, ...(await apply(request)) };
@@ -47,6 +56,7 @@ async function drain(): Promise<void> {
       reply = { id: request.id, ok: false, message: messageOf(error) };
     }
     appliedThrough = request.id;
+    current = undefined;
     port.postMessage(reply, reply.ok && reply.spare ? [reply.spare] : []);
     serveWaiting();
   }
@@ -76,8 +86,8 @@ async function apply(request: GraphRequest): Promise<Omit<GraphReply & { ok: tru
       return { labels, count: graph.getCurrentCount() };
     }
     case 'add': {
-      const insertMs = add(held(request.key), request.labels, request.update, request.vectors);
-      return { insertMs, spare: request.vectors.buffer as ArrayBuffer };
+      add(held(request.key), request.labels, request.update, request.vectors);
+      return { spare: request.vectors.buffer as ArrayBuffer };
     }
     case 'remove': {
       const target = held(request.key);
@@ -103,11 +113,10 @@ async function apply(request: GraphRequest): Promise<Omit<GraphReply & { ok: tru
   }
 }
 
-/** Applies an add op; answers waiting and new searches between two inserts. Returns the insert time in ms. */
-function add(target: Held, labels: Uint32Array, update: Uint8Array, vectors: Float32Array): number {
+/** Applies an add op; answers new searches between two inserts. */
+function add(target: Held, labels: Uint32Array, update: Uint8Array, vectors: Float32Array): void {
   const dimensions = labels.length === 0 ? 0 : vectors.length / labels.length;
   const { graph } = target;
-  const started = performance.now();
   // The binding only takes plain arrays, and only reads them: one array is refilled for every
   // vector. A new array per insert was 300 MB of garbage per 100k inserts at 384 dimensions, and
   // this thread's young generation grew to hold it.
@@ -126,39 +135,64 @@ function add(target: Held, labels: Uint32Array, update: Uint8Array, vectors: Flo
       graph.addPoint(point, label, true);
       target.live++;
     }
+    if (current) current.from = i + 1;
     pollSearches();
   }
-  return performance.now() - started;
 }
 
+function received(request: GraphRequest): void {
+  ops.push(request);
+  receivedThrough = request.id;
+}
+
+/**
+ * Between two inserts: the ops and searches sent meanwhile. Ops come first, as the two ports are
+ * not ordered with each other and a search must see every op sent before it.
+ */
 function pollSearches(): void {
-  for (let received = receiveMessageOnPort(searchPort); received; received = receiveMessageOnPort(searchPort)) {
-    serveOrWait(received.message as SearchRequest);
+  for (let message = receiveMessageOnPort(port); message; message = receiveMessageOnPort(port)) received(message.message as GraphRequest);
+  serveWaiting();
+  for (let message = receiveMessageOnPort(searchPort); message; message = receiveMessageOnPort(searchPort)) {
+    serveOrWait(message.message as SearchRequest);
   }
 }
 
 function serveOrWait(request: SearchRequest): void {
-  if (request.after > appliedThrough) waitingSearches.push(request);
-  else serve(request);
+  if (!serve(request)) waitingSearches.push(request);
 }
 
 function serveWaiting(): void {
   if (waitingSearches.length === 0) return;
-  const ready = waitingSearches.filter((request) => request.after <= appliedThrough);
-  if (ready.length === 0) return;
-  waitingSearches.splice(0, waitingSearches.length, ...waitingSearches.filter((request) => request.after > appliedThrough));
-  for (const request of ready) serve(request);
+  const waiting = waitingSearches.splice(0);
+  for (const request of waiting) if (!serve(request)) waitingSearches.push(request);
 }
 
-function serve(request: SearchRequest): void {
+/** The ops for the search's graph sent before it and not applied yet, in order. */
+function queuedBefore(request: SearchRequest): QueuedOp[] {
+  const queued: QueuedOp[] = [];
+  if (request.after <= appliedThrough) return queued;
+  const mine = (op: GraphRequest) => op.key === request.key && op.id <= request.after;
+  if (current && mine(current.request)) queued.push(current);
+  for (const op of ops) if (mine(op)) queued.push({ request: op, from: 0 });
+  return queued;
+}
+
+/** Answers the search, or returns false when a queued op it depends on must be applied first. */
+function serve(request: SearchRequest): boolean {
+  if (request.after > receivedThrough) return false;
+  const queued = queuedBefore(request);
+  const pending = queued.length === 0 ? undefined : pendingVectors(queued);
+  if (queued.length > 0 && !pending) return false;
   let reply: SearchReply;
   try {
-    const { labels, scores } = searchGraph(held(request.key).graph, request.vector, request.k, request.ef, request.filter);
+    const graph = pending?.unborn ? undefined : held(request.key).graph;
+    const { labels, scores } = searchGraph(graph, request.vector, request.k, request.ef, request.filter, pending);
     reply = { id: request.id, ok: true, labels, scores };
   } catch (error) {
     reply = { id: request.id, ok: false, message: messageOf(error) };
   }
   searchPort.postMessage(reply, reply.ok ? [reply.labels.buffer as ArrayBuffer, reply.scores.buffer as ArrayBuffer] : []);
+  return true;
 }
 
 function messageOf(error: unknown): string {

@@ -17,6 +17,15 @@ import { nextTurn } from '../../src/util/next-turn.js';
  */
 const UPSERT_SLICE_ENTRIES = 1024;
 
+/** The hnsw `VectorIndex`, and what only it can tell. */
+export interface HnswIndex extends VectorIndex {
+  /**
+   * Resolves once every vector upserted so far is in its graph. Queries never wait for this (they
+   * scan the vectors still queued exactly); it is for callers timing a build, and for tests.
+   */
+  indexed(): Promise<void>;
+}
+
 /**
  * `VectorIndex` on hnswlib-node (`HierarchicalNSW`, cosine space), one graph and one directory per
  * datastore under `dir`. The graphs live on a worker thread of their own (graph-thread.ts): inserts
@@ -27,11 +36,11 @@ const UPSERT_SLICE_ENTRIES = 1024;
  *
  * One instance per directory: two processes writing the same directory are not coordinated.
  */
-export function hnswIndex(options: HnswIndexOptions): VectorIndex {
+export function hnswIndex(options: HnswIndexOptions): HnswIndex {
   const settings = resolveOptions(options);
   const collections = new Map<string, CollectionHandle>();
   // One queue per datastore orders open, mutations, flushes and drop; it outlives the collection.
-  // Queries skip it: the graph thread answers them after the ops sent before them.
+  // Queries skip it: the graph thread answers them as after the ops sent before them.
   const mutex = new KeyedMutex();
   const thread = new GraphThread();
   let closing: Promise<void> | undefined;
@@ -134,6 +143,10 @@ export function hnswIndex(options: HnswIndexOptions): VectorIndex {
 
     async count(datastoreId) {
       return opened(datastoreId).state.count;
+    },
+
+    indexed() {
+      return thread.indexed();
     },
 
     async flush(datastoreId) {

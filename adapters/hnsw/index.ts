@@ -2,5 +2,5 @@
  * `ragdesk/hnsw`: the default persistent `VectorIndex`, on hnswlib-node. One graph file and one
  * header per datastore under a directory; rebuilt from the Store whenever the files cannot be trusted.
  */
-export { hnswIndex } from './hnsw-index.js';
+export { hnswIndex, type HnswIndex } from './hnsw-index.js';
 export type { HnswIndexOptions } from './options.js';

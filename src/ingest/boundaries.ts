@@ -62,7 +62,8 @@ const ABBREVIATIONS = new Set([
 // no whitespace after them. Line breaks are found separately so spaces before them are never rescanned.
 const TERMINATOR = /[.!?\u2026]+["'\u201d\u2019)\]]*(?=\s)|[\u3002\uff01\uff1f]+["'\u201d\u2019\u300d\u300f)\]]*|\n/gu;
 
-function isSpace(code: number): boolean {
+/** `\s` of a regular expression, and NEL. */
+export function isSpace(code: number): boolean {
   return (
     code === 32 ||
     (code >= 9 && code <= 13) ||

@@ -35,7 +35,7 @@ describe('the hnsw graph thread', () => {
     await Promise.all(threads.splice(0).map((thread) => thread.close()));
   });
 
-  it('answers a search of one graph between the inserts of another, and a search after an add sees all of it', async () => {
+  it('answers a search at once, while the inserts sent before it run, and it sees their vectors', async () => {
     const thread = started();
     const small = create(thread);
     add(thread, small, packed(10, 1));
@@ -43,16 +43,75 @@ describe('the hnsw graph thread', () => {
     // Thousands of inserts at efConstruction 200: far longer than posting two searches.
     const vectors = packed(6000, 2);
     const last = vectors.slice(-DIMENSIONS);
-    add(thread, big, vectors);
+    const count = vectors.length / DIMENSIONS;
     const order: string[] = [];
+    const inserted = thread
+      .request({ op: 'add', key: big, labels: Uint32Array.from({ length: count }, (_, i) => i), update: new Uint8Array(count), vectors })
+      .then(() => order.push('inserted'));
     const ofBig = thread.search(big, last, 1, 64, null).then((found) => (order.push('big'), found));
     const ofSmall = thread.search(small, packed(1, 3), 3, 64, null).then((found) => (order.push('small'), found));
-    const [bigFound, smallFound] = await Promise.all([ofBig, ofSmall]);
-    expect(order).toEqual(['small', 'big']);
+    const [bigFound, smallFound] = await Promise.all([ofBig, ofSmall, inserted]);
+    expect(order.indexOf('inserted')).toBe(2);
     expect(smallFound.labels).toHaveLength(3);
-    // The search waited for the whole add sent before it: the last vector finds itself.
+    // The last vector is still queued when the search is answered: the exact scan finds it.
     expect([...bigFound.labels]).toEqual([5999]);
     expect(bigFound.scores[0]).toBeCloseTo(1, 5);
+  });
+
+  it('hides queued updates and removals from the graph and scores the queued vectors exactly', async () => {
+    const thread = started();
+    const key = create(thread, 64);
+    const base = packed(50, 10);
+    add(thread, key, base);
+    await thread.indexed();
+    const vectorOf = (label: number) => base.slice(label * DIMENSIONS, (label + 1) * DIMENSIONS);
+    // A long add keeps the thread busy; the update of label 3 (to label 7's vector) and the removal
+    // of label 5 queue behind it.
+    const order: string[] = [];
+    const busy = packed(5000, 11);
+    const busyCount = busy.length / DIMENSIONS;
+    const inserted = thread
+      .request({
+        op: 'add',
+        key,
+        labels: Uint32Array.from({ length: busyCount }, (_, i) => 100 + i),
+        update: new Uint8Array(busyCount),
+        vectors: busy,
+      })
+      .then(() => order.push('inserted'));
+    thread.post({ op: 'add', key, labels: Uint32Array.of(3), update: Uint8Array.of(1), vectors: vectorOf(7) });
+    thread.post({ op: 'remove', key, labels: Uint32Array.of(5) });
+    const searches = [vectorOf(7), vectorOf(5), vectorOf(3)].map((vector) => thread.search(key, vector, 5, 64, null));
+    const [nearSeven, nearFive, nearOldThree] = await Promise.all(
+      searches.map((search) => search.then((found) => (order.push('found'), found))),
+    );
+    await inserted;
+    expect(order.at(-1)).toBe('inserted');
+    // Label 3 now holds label 7's vector: both score 1 for it.
+    const top = [...(nearSeven as { labels: Uint32Array }).labels].slice(0, 2).sort((a, b) => a - b);
+    expect(top).toEqual([3, 7]);
+    expect([...(nearFive as { labels: Uint32Array }).labels]).not.toContain(5);
+    // Label 3's old vector is gone: what it finds for label 3, if anything, is the new vector's score.
+    const at = [...(nearOldThree as { labels: Uint32Array }).labels].indexOf(3);
+    if (at >= 0) expect((nearOldThree as { scores: Float64Array }).scores[at]).toBeLessThan(0.999);
+  });
+
+  it('keeps to the filter over queued vectors', async () => {
+    const thread = started();
+    const key = create(thread, 64);
+    const tables = {
+      source: new Int32Array(new SharedArrayBuffer(4 * 6000)).fill(-1),
+      tenant: new Int32Array(new SharedArrayBuffer(4 * 6000)).fill(-1),
+    };
+    const vectors = packed(6000, 12);
+    // Even labels belong to datasource 0, odd ones to datasource 1.
+    for (let label = 0; label < 6000; label++) tables.source[label] = label % 2;
+    add(thread, key, vectors);
+    const query = vectors.slice(5999 * DIMENSIONS);
+    const found = await thread.search(key, query, 10, 64, { sources: [0], tenants: null, exact: false, nextLabel: 6000, tables });
+    expect(found.labels.length).toBe(10);
+    expect([...found.labels].every((label) => label % 2 === 0)).toBe(true);
+    await thread.indexed();
   });
 
   it('grows a graph past its capacity and reuses the slots of removed labels', async () => {

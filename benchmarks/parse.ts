@@ -154,7 +154,7 @@ async function main(): Promise<void> {
     corpus: relative(PACKAGE_ROOT, CORPUS),
     documents: documents.length,
     rounds: ROUNDS,
-    goal: 'worker longest stall < 50 ms (the ingestion stall goal of issue 3)',
+    goal: 'worker longest stall < 50 ms (the ingestion stall goal)',
     formats: rows,
     coldPass: coldRows,
     largeHtml: { bytes: largeHtml.byteLength, main: large.get('main'), worker: large.get('worker') },

@@ -1,5 +1,5 @@
 /**
- * bench:soak — issue 7 item 2. Over loopback, `concurrency` (default 100) clients each keep one
+ * bench:soak. Over loopback, `concurrency` (default 100) clients each keep one
  * streaming agent query open at all times (SSE through `ragdesk/http` on node:http), while
  * ingestion runs (JSON upserts, multipart file uploads, deletes that keep the datastore's size
  * steady) — once with the chat model behind the `openai` adapter (the local OpenAI-compatible test

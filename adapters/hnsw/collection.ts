@@ -3,6 +3,7 @@ import type { GraphKey, LabelTables, SearchFilter } from './graph-protocol.js';
 import type { LabelScores } from './graph-search.js';
 import type { GraphThread } from './graph-thread.js';
 import type { HeaderContent, IndexHeader } from './persistence.js';
+import { restoreOnThread, type RestoreSource } from './restore.js';
 
 /** What filters and results need to know about a label. */
 export interface LabelInfo {
@@ -88,13 +89,22 @@ export class Collection {
 
   /**
    * Loads a verified binary and the header's maps; throws when the two disagree. The graph thread
-   * reads the binary while the header's maps are filled here.
+   * reads the binary while the header's maps are filled here. A links-only binary comes with
+   * `restore`: the live vectors it lacks, put back on the graph thread first (restore.ts).
    */
-  static async load(identity: CollectionIdentity, header: IndexHeader, binaryPath: string, thread: GraphThread): Promise<Collection> {
+  static async load(
+    identity: CollectionIdentity,
+    header: IndexHeader,
+    binaryPath: string,
+    thread: GraphThread,
+    restore?: RestoreSource,
+  ): Promise<Collection> {
     const key = thread.newKey();
     const collection = new Collection(identity, thread, key);
-    const reading = thread.request({ op: 'load', key, dimensions: identity.dimensions, path: binaryPath, live: header.entries.ids.length });
     try {
+      if (restore) await restoreOnThread(thread, key, header, binaryPath, restore);
+      const path = restore ? restore.fullPath : binaryPath;
+      const reading = thread.request({ op: 'load', key, dimensions: identity.dimensions, path, live: header.entries.ids.length });
       try {
         collection.trackHeader(header);
       } finally {

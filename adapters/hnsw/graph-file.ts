@@ -125,14 +125,61 @@ export async function writeLinksFile(fullPath: string, linksPath: string, dimens
 }
 
 /**
- * Writes hnswlib's full file at `fullPath` from the links file and the live elements' vectors,
- * `vectors` (every live element exactly once, in any order; `labelOf` maps its id to its label).
- * Throws when an entry has no live element or an element gets no vector: the pair does not match.
+ * hnswlib's full file assembled from the links file and the live elements' vectors, given by label
+ * in any order, each exactly once; `write` throws when an element got no vector, `put` when a label
+ * is not a live element or comes twice: the pair does not match.
  *
  * The file is assembled in memory and written in one go: the store yields vectors in its own
  * order, not the file's, and one positioned write per vector cost a third of reopening 20k chunks
  * (14 µs a write). The image is as large as the file hnswlib then loads, and it is garbage once
  * written, before hnswlib allocates its own copy.
+ */
+export class FullFileImage {
+  private readonly filled: Uint8Array;
+  private count = 0;
+  private released = false;
+
+  private constructor(
+    private readonly image: Image,
+    private readonly dimensions: number,
+  ) {
+    this.filled = new Uint8Array(image.live);
+  }
+
+  static async read(linksPath: string, dimensions: number): Promise<FullFileImage> {
+    return new FullFileImage(expandLinks(await readFile(linksPath), dimensions), dimensions);
+  }
+
+  put(label: number, vector: Float32Array): void {
+    const slot = this.image.slotOfLabel.get(label);
+    if (slot === undefined) throw new Error(`label ${label} is not a live element of the index file`);
+    if (vector.length !== this.dimensions || this.filled[slot] === 1) throw new Error(`label ${label} does not match the index file`);
+    this.image.vectors.put(vector, this.image.offsets[slot] as number);
+    this.filled[slot] = 1;
+    this.count++;
+  }
+
+  async write(fullPath: string): Promise<void> {
+    try {
+      if (this.count !== this.image.live) throw new Error(`the source gave ${this.count} vectors for ${this.image.live} live elements`);
+      await writeFile(fullPath, this.image.vectors.bytes);
+    } finally {
+      this.release();
+    }
+  }
+
+  /** The image is the size of the index (168 MB at 100,000 chunks) and hnswlib reads its own copy. */
+  release(): void {
+    if (this.released) return;
+    this.released = true;
+    releaseBuffer(this.image.vectors.bytes);
+  }
+}
+
+/**
+ * Writes hnswlib's full file at `fullPath` from the links file and the live elements' vectors,
+ * `vectors` (every live element exactly once, in any order; `labelOf` maps its id to its label).
+ * Throws when an entry has no live element or an element gets no vector: the pair does not match.
  */
 export async function restoreFullFile(
   linksPath: string,
@@ -141,29 +188,20 @@ export async function restoreFullFile(
   labelOf: (id: string) => number | undefined,
   vectors: AsyncIterable<readonly { id: string; vector: Float32Array }[]>,
 ): Promise<void> {
-  const image = expandLinks(await readFile(linksPath), dimensions);
-  const filled = new Uint8Array(image.live);
-  let count = 0;
-  for await (const batch of vectors) {
-    for (const entry of batch) {
-      const label = labelOf(entry.id);
-      const slot = label === undefined ? undefined : image.slotOfLabel.get(label);
-      if (label !== undefined && slot === undefined) throw new Error(`label ${label} is not a live element of the index file`);
-      if (slot === undefined || entry.vector.length !== dimensions || filled[slot] === 1) {
-        throw new Error(`entry ${JSON.stringify(entry.id)} does not match the index file`);
-      }
-      image.vectors.put(entry.vector, image.offsets[slot] as number);
-      filled[slot] = 1;
-      count++;
-    }
-  }
-  if (count !== image.live) throw new Error(`the source gave ${count} vectors for ${image.live} live elements`);
+  const image = await FullFileImage.read(linksPath, dimensions);
   try {
-    await writeFile(fullPath, image.vectors.bytes);
-  } finally {
-    // The image is the size of the index (168 MB at 100,000 chunks) and hnswlib reads its own copy.
-    releaseBuffer(image.vectors.bytes);
+    for await (const batch of vectors) {
+      for (const entry of batch) {
+        const label = labelOf(entry.id);
+        if (label === undefined) throw new Error(`entry ${JSON.stringify(entry.id)} does not match the index file`);
+        image.put(label, entry.vector);
+      }
+    }
+  } catch (error) {
+    image.release();
+    throw error;
   }
+  await image.write(fullPath);
 }
 
 /** hnswlib's full file with the live elements' vector bytes still to fill, and where they go. */

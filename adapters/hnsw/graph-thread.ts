@@ -108,7 +108,7 @@ export class GraphThread {
     }
     const worker = this.started();
     const id = this.nextId++;
-    const bytes = op.op === 'add' ? op.vectors.buffer.byteLength : 0;
+    const bytes = op.op === 'add' || op.op === 'restore-vectors' ? op.vectors.buffer.byteLength : 0;
     this.queuedBytes += bytes;
     this.lastOp.set(op.key, id);
     const releases = op.op === 'release';

@@ -8,7 +8,7 @@
 import hnswlib from 'hnswlib-node';
 import { rm } from 'node:fs/promises';
 import { type MessagePort, parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
-import { writeLinksFile } from './graph-file.js';
+import { FullFileImage, writeLinksFile } from './graph-file.js';
 import type { GraphKey, GraphReply, GraphRequest, SearchReply, SearchRequest } from './graph-protocol.js';
 import { searchGraph } from './graph-search.js';
 import { pendingVectors, type QueuedOp } from './pending-vectors.js';
@@ -26,6 +26,8 @@ const port = parentPort;
 const searchPort = (workerData as { searches: MessagePort }).searches;
 
 const graphs = new Map<GraphKey, Held>();
+/** Full files being restored, by the key of the graph that will load them. */
+const restoring = new Map<GraphKey, FullFileImage>();
 const ops: GraphRequest[] = [];
 let draining = false;
 /** Id of the last op applied in full; ids are given in the order ops are sent. */
@@ -77,6 +79,32 @@ async function apply(request: GraphRequest): Promise<Omit<GraphReply & { ok: tru
       graphs.set(request.key, { graph, live: 0 });
       return {};
     }
+    case 'restore': {
+      restoring.get(request.key)?.release();
+      restoring.set(request.key, await FullFileImage.read(request.linksPath, request.dimensions));
+      return {};
+    }
+    case 'restore-vectors': {
+      const image = restoring.get(request.key);
+      if (!image) throw new Error(`no restore of graph ${request.key} in the graph thread`);
+      const { labels, vectors } = request;
+      const dimensions = labels.length === 0 ? 0 : vectors.length / labels.length;
+      try {
+        for (let i = 0; i < labels.length; i++) image.put(labels[i] as number, vectors.subarray(i * dimensions, (i + 1) * dimensions));
+      } catch (error) {
+        image.release();
+        restoring.delete(request.key);
+        throw error;
+      }
+      return { spare: vectors.buffer as ArrayBuffer };
+    }
+    case 'restore-write': {
+      const image = restoring.get(request.key);
+      if (!image) throw new Error(`no restore of graph ${request.key} in the graph thread`);
+      restoring.delete(request.key);
+      await image.write(request.path);
+      return {};
+    }
     case 'load': {
       const graph = new hnswlib.HierarchicalNSW('cosine', request.dimensions);
       await graph.readIndex(request.path, true);
@@ -109,6 +137,8 @@ async function apply(request: GraphRequest): Promise<Omit<GraphReply & { ok: tru
     }
     case 'release':
       graphs.delete(request.key);
+      restoring.get(request.key)?.release();
+      restoring.delete(request.key);
       return {};
   }
 }

@@ -2,7 +2,6 @@ import { rm } from 'node:fs/promises';
 import type { IndexSource, OpenResult } from '../../src/ports/index.js';
 import { Collection, type CollectionIdentity, type GraphSettings } from './collection.js';
 import { writeState } from './handle.js';
-import { restoreFullFile } from './graph-file.js';
 import { type IndexHeader, readHeader, removeOtherFiles, verifiedBinary } from './persistence.js';
 import { checkEntries } from '../kit/vector-index-input.js';
 import type { GraphThread } from './graph-thread.js';
@@ -67,15 +66,11 @@ async function loadCollection(
   thread: GraphThread,
 ): Promise<Collection> {
   if (header.version === 1) return Collection.load(identity, header, binary, thread);
-  const { ids, labels } = header.entries;
-  const labelById = new Map<string, number>();
-  ids.forEach((id, i) => labelById.set(id, labels[i] as number));
-  const full = `${binary}.full.tmp`;
+  const fullPath = `${binary}.full.tmp`;
   try {
-    await restoreFullFile(binary, full, identity.dimensions, (id) => labelById.get(id), source.vectors?.() ?? source.entries());
-    return await Collection.load(identity, header, full, thread);
+    return await Collection.load(identity, header, binary, thread, { fullPath, vectors: source.vectors?.() ?? source.entries() });
   } finally {
-    await rm(full, { force: true });
+    await rm(fullPath, { force: true });
   }
 }
 

@@ -26,7 +26,7 @@ export interface PendingVectors {
 
 /**
  * Folds the queued ops, in order, into what the search must add and hide; undefined when one of
- * them must be applied first (a load, or a release).
+ * them must be applied first (a restore or load, or a release).
  */
 export function pendingVectors(queued: readonly QueuedOp[]): PendingVectors | undefined {
   const pending: PendingVectors = { vectors: new Map(), hidden: new Set(), unborn: false };
@@ -46,6 +46,9 @@ export function pendingVectors(queued: readonly QueuedOp[]): PendingVectors | un
         break;
       case 'write':
         break;
+      case 'restore':
+      case 'restore-vectors':
+      case 'restore-write':
       case 'load':
       case 'release':
         return undefined;

@@ -147,6 +147,48 @@ describe('hnswIndex (hnsw-specific behaviour)', () => {
     expect(await after.count(DATASTORE)).toBe(120);
   });
 
+  it('rebuilds (corrupt) when the store gives other vectors than the links-only binary needs, and leaves no temporary file', async () => {
+    const data = entries(300);
+    const source = new Source();
+    const first = make();
+    await first.open(COLLECTION, source);
+    await first.upsert(DATASTORE, data, source.put(data));
+    await first.close();
+    const wrong = (change: (all: IndexEntry[]) => IndexEntry[]) =>
+      Object.assign(
+        new Source(),
+        { current: source.current },
+        {
+          async *vectors() {
+            yield change([...source.byId.values()]).map(({ id, vector }) => ({ id, vector }));
+          },
+          async *entries() {
+            yield [...source.byId.values()];
+          },
+        },
+      );
+    const cases: [string, (all: IndexEntry[]) => IndexEntry[]][] = [
+      ['one missing', (all) => all.slice(1)],
+      ['an unknown id', (all) => [...all.slice(1), { ...(all[0] as IndexEntry), id: 'nobody' }]],
+      ['one twice', (all) => [...all, all[5] as IndexEntry]],
+    ];
+    for (const [label, change] of cases) {
+      const index = make();
+      expect(await index.open(COLLECTION, wrong(change)), label).toEqual({ rebuilt: true, reason: 'corrupt' });
+      const [hit] = await index.query(DATASTORE, { vector: (data[7] as IndexEntry).vector, topK: 1 });
+      expect(hit?.id, label).toBe('c7');
+      await index.close();
+      expect(
+        (await readdir(directory)).filter((name) => name.endsWith('.tmp')),
+        label,
+      ).toEqual([]);
+      // The rebuild wrote a binary of its own: put back the one the next case should reject.
+      const again = make();
+      await again.open(COLLECTION, source);
+      await again.close();
+    }
+  });
+
   it('writes after the idle delay and after flushAfterChanges', async () => {
     const source = new Source();
     const timed = make({ flushAfterMs: 40 });

@@ -6,7 +6,7 @@ import { DOCUMENTS, openFixture, type Fixture } from './fixture.js';
 import { rawExchange, rawGet, sendLarge } from './raw-http.js';
 import { startServer, type RunningServer } from './servers.js';
 
-/** Issue 7 item 3, the HTTP layer: every case ends in a clear error or a safe result, never a 5xx, a crash or a hang. */
+/** Hostile input at the HTTP layer: every case ends in a clear error or a safe result, never a 5xx, a crash or a hang. */
 
 interface ErrorBody {
   error: { code: string; message: string; details?: Record<string, unknown> };

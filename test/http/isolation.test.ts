@@ -7,7 +7,7 @@ import { OpenApiValidator } from './openapi-validator.js';
 import { startServer, type RunningServer } from './servers.js';
 
 /**
- * Owner isolation with randomised resources (issue 7 item 4): several owners, each with a random
+ * Owner isolation with randomised resources: several owners, each with a random
  * number of datastores, documents, files and agents; every route is called by every owner with every
  * other owner's ids, in paths and in bodies. Each must answer exactly like an id that does not
  * exist, no response may carry another owner's content, lists and query results hold only the

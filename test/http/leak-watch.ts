@@ -8,7 +8,7 @@ const KEY_PATTERN = /rdk_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f
  * Watches everything a handler sends (status line headers and bodies, on the node listener and on
  * `fetch`) and everything it logs, for API key secrets: the ones created in the test (and configured)
  * and anything shaped like a key. A key is shown once, by `keys.create`; the HTTP API never returns
- * or logs one, whatever the request (issue 7 item 4). Every fixture watches its handler, so this
+ * or logs one, whatever the request. Every fixture watches its handler, so this
  * holds over the whole HTTP suite: a leak fails the file when the fixture closes.
  */
 export class LeakWatch {

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { runSoak, soakRows } from '../../benchmarks/soak.js';
 
 /**
- * Issue 7 item 2 in CI: the soak of `npm run bench:soak`, a few seconds per backend
+ * In CI: the soak of `npm run bench:soak`, a few seconds per backend
  * (RAGDESK_SOAK_SECONDS, default 4). 100 streaming agent queries stay open at all times over
  * loopback while files and documents are ingested and deleted; the full 60 s run and its figures
  * are in benchmarks/README.md ("Soak").

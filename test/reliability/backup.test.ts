@@ -1,5 +1,5 @@
 /**
- * Backup and restore (issue 7 item 5) on real files: an instance keeps serving and writing while
+ * Backup and restore on real files: an instance keeps serving and writing while
  * its data directory is backed up; the backup restores into a fresh directory that answers
  * queries exactly like the source did at the snapshot.
  */

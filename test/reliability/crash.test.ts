@@ -1,5 +1,5 @@
 /**
- * Crash consistency (issue 7 item 1): ingestion in a child process killed with SIGKILL at seeded
+ * Crash consistency: ingestion in a child process killed with SIGKILL at seeded
  * random moments; after each kill the data directory must be intact and recover (see
  * benchmarks/crash/harness.ts for what is checked). `RAGDESK_CRASH_TRIALS` sets the trial count
  * (default 30), `RAGDESK_CRASH_SEED` the seed; `npm run bench:crash -- --trials 200` runs more.

@@ -1,5 +1,5 @@
 /**
- * Graceful shutdown (issue 7 item 6): `close()` refuses new calls with `closed`, lets calls in
+ * Graceful shutdown: `close()` refuses new calls with `closed`, lets calls in
  * progress finish, parks running syncs as `pending`, cancels model calls, flushes the index; a
  * reopen continues where it stopped. Also the recovery of what a crash leaves that no job covers.
  */

@@ -139,9 +139,6 @@ export class LexicalIndex {
   private slots = 0;
   private live = 0;
   private totalLength = 0;
-  private scores = new Float64Array(0);
-  private stamps = new Uint32Array(0);
-  private epoch = 0;
 
   /** `maxSlots` below the 2^24 a posting can name is for tests of the limit. */
   constructor(
@@ -515,11 +512,17 @@ export class LexicalIndex {
    * Lucene, see `idf`), best first, ties by id: exactly what scoring every matching document
    * would return.
    *
-   * MaxScore, term at a time: terms are taken in decreasing order of their best possible
-   * contribution (`bound`, in practice rarest first). Once the bounds of the terms not yet read add
-   * up to less than the current k-th best score, no document they alone hold can enter the top k,
-   * so their (long) lists are no longer scanned: each remaining candidate is looked up in them
-   * (galloping search), and candidates that cannot reach the k-th score any more are dropped.
+   * MaxScore, document at a time: terms are taken in decreasing order of their best possible
+   * contribution (`bound`, in practice rarest first) and their lists, sorted by slot, are merged,
+   * so each document is met once with all its tfs. Once the bounds of the last terms add up to
+   * less than the current k-th best score, no document they alone hold can enter the top k: those
+   * lists are no longer merged, only searched (galloping) for the documents the others bring, and
+   * a document is dropped as soon as what it has plus the bounds of the lists it has left cannot
+   * reach the k-th score. What it has is bounded from its tfs alone (`tfBound`): its length, a
+   * random access into an array of the index's size, is read only for the few documents that can
+   * still enter. Term at a time, with a score per slot in such arrays (scores, marks, lengths),
+   * every posting cost about three cache misses and every term a gather of all candidates' scores:
+   * 1.6-1.9 ms against 0.7 for a query of six topic words at 1M chunks, same results to the bit.
    */
   search(words: readonly string[], topK: number, filter?: RetrievalFilter): ScoredId[] {
     if (!(topK > 0) || this.live === 0) return [];
@@ -527,55 +530,50 @@ export class LexicalIndex {
     if (accept === false) return [];
     const query = this.queryTerms(words);
     if (query.length === 0) return [];
-    const remaining = new Float64Array(query.length + 1);
-    for (let i = query.length - 1; i >= 0; i--) remaining[i] = (remaining[i + 1] as number) + (query[i] as QueryTerm).bound;
+    const merge = this.mergeOf(query, accept);
+    let postings = 0;
+    for (let list = 0; list < query.length; list++) postings += (merge.ends[list] as number) - (merge.at[list] as number);
+    // Never more heap than documents to rank: topK may be far larger (or not an integer).
+    const top = new TopScores(Math.max(1, Math.min(Math.floor(topK), postings)));
+    mergeLists(merge, top);
+    return top.results(this.ids);
+  }
 
-    const epoch = this.nextEpoch();
+  /** The query's lists, in query order, each with its weight and a cursor at its first posting. */
+  private mergeOf(query: readonly QueryTerm[], accept: true | ((slot: number) => boolean)): Merge {
     const { k1, b } = this.parameters;
     // bm25's length norm k1 * (1 - b + b * length / average) as base + slope * length.
     const average = Math.max(this.totalLength / this.live, 1e-9);
-    const scoring: Scoring = {
+    const lists = query.length;
+    const merge: Merge = {
+      arena: this.arena,
+      largeTf: this.largeTf,
       lengths: this.lengths,
-      scores: this.scores,
-      stamps: this.stamps,
-      epoch,
       base: k1 * (1 - b),
       slope: (k1 * b) / average,
       accept,
-      arena: this.arena,
-      largeTf: this.largeTf,
+      terms: new Int32Array(lists),
+      weights: new Float64Array(lists),
+      shortest: new Float64Array(lists),
+      at: new Int32Array(lists),
+      ends: new Int32Array(lists),
+      heads: new Int32Array(lists),
+      reach: new Float64Array(lists + 1),
+      tfs: new Int32Array(lists),
     };
-    const { scores } = scoring;
-    let candidates: number[] = [];
-    let threshold = Number.NEGATIVE_INFINITY;
-    let next = 0;
-    // Phase 1: every posting of the terms that can still bring in new documents.
-    for (; next < query.length; next++) {
-      if (candidates.length >= topK && (remaining[next] as number) * SLACK < threshold) break;
-      const { term, idf } = query[next] as QueryTerm;
-      scan(scoring, term, this.blockStart[term] as number, this.pairCount[term] as number, idf * (k1 + 1), candidates);
-      if (candidates.length >= topK) threshold = kthLargest(scores, candidates, topK);
+    let remaining = 0;
+    for (let list = lists - 1; list >= 0; list--) {
+      const { term, idf, bound } = query[list] as QueryTerm;
+      const start = this.blockStart[term] as number;
+      merge.terms[list] = term;
+      merge.weights[list] = idf * (k1 + 1);
+      merge.shortest[list] = this.minLength[term] as number;
+      merge.ends[list] = start + (this.pairCount[term] as number);
+      moveTo(merge, list, start);
+      remaining += bound;
+      merge.reach[list] = remaining * SLACK;
     }
-    // Phase 2: the remaining terms only add to documents already found, looked up by slot.
-    if (next < query.length) {
-      const bound = (remaining[next] as number) * SLACK;
-      // A typed array sorts numerically in native code, several times faster than sort(compare).
-      let alive = Int32Array.from(candidates.filter((slot) => (scores[slot] as number) + bound >= threshold)).sort();
-      for (; next < query.length; next++) {
-        const { term, idf } = query[next] as QueryTerm;
-        lookUp(scoring, term, this.blockStart[term] as number, this.pairCount[term] as number, idf * (k1 + 1), alive);
-        if (alive.length > topK) {
-          threshold = kthLargest(scores, alive, topK);
-          const rest = (remaining[next + 1] as number) * SLACK;
-          // filter keeps the ascending slot order the lookups rely on.
-          alive = alive.filter((slot) => (scores[slot] as number) + rest >= threshold);
-        }
-      }
-      candidates = Array.from(alive);
-    }
-    const ids = this.ids;
-    const best = candidates.length > topK ? bestSlots(scores, ids, candidates, topK) : candidates;
-    return best.map((slot) => ({ id: ids[slot] as string, score: scores[slot] as number })).sort(byScoreThenId);
+    return merge;
   }
 
   /**
@@ -619,20 +617,6 @@ export class LexicalIndex {
     const tenantOf = this.tenants;
     return (slot) =>
       (sources === true || sources.has(sourceOf[slot] as number)) && (tenants === true || tenants.has(tenantOf[slot] as number));
-  }
-
-  private nextEpoch(): number {
-    if (this.stamps.length < this.slots) {
-      this.stamps = new Uint32Array(this.lengths.length);
-      this.scores = new Float64Array(this.lengths.length);
-      this.epoch = 0;
-    }
-    this.epoch += 1;
-    if (this.epoch === 0xffff_ffff) {
-      this.stamps.fill(0);
-      this.epoch = 1;
-    }
-    return this.epoch;
   }
 
   private reserve(slots: number): void {
@@ -717,9 +701,6 @@ export class LexicalIndex {
     this.sources = sources;
     this.tenants = tenants;
     this.slots = ids.length;
-    // Scratch arrays are indexed by slot: start them afresh.
-    this.stamps = new Uint32Array(0);
-    this.scores = new Float64Array(0);
   }
 }
 
@@ -802,111 +783,225 @@ function seek(arena: Uint32Array, start: number, size: number, from: number, slo
   return high;
 }
 
-/** What scoring one query needs, shared by `scan` and `lookUp` (separate functions so V8 optimises each loop on its own). */
-interface Scoring {
-  lengths: Int32Array;
-  scores: Float64Array;
-  /** `stamps[slot] === epoch`: the slot already has a score in this query. */
-  stamps: Uint32Array;
-  epoch: number;
-  base: number;
-  slope: number;
-  accept: true | ((slot: number) => boolean);
+/** A list's head once it has no posting left: above every slot, so never the smallest. */
+const NO_SLOT = MAX_SLOTS;
+
+/** One query's lists being merged by slot (see `search`): plain arrays indexed by list, in query order. */
+interface Merge {
   /** The index's arena: every term's postings. */
   arena: Uint32Array;
   largeTf: ReadonlyMap<number, number>;
+  lengths: Int32Array;
+  base: number;
+  slope: number;
+  accept: true | ((slot: number) => boolean);
+  terms: Int32Array;
+  /** idf * (k1 + 1), as bm25's numerator needs it. */
+  weights: Float64Array;
+  /** The length of the term's shortest document: the one that gets the most from a tf. */
+  shortest: Float64Array;
+  /** Arena position of the list's next posting, and the end of its block. */
+  at: Int32Array;
+  ends: Int32Array;
+  /** Slot of the posting at `at`, or NO_SLOT: the merge compares these, not the postings. */
+  heads: Int32Array;
+  /** The most lists i.. can add to a score (the sum of their bounds), with SLACK; reach[lists] is 0. */
+  reach: Float64Array;
+  /** The tf of the document being read in each list (0: not in it). */
+  tfs: Int32Array;
 }
 
-/** Adds a whole list's contributions; slots seen for the first time join `candidates`. */
-function scan(scoring: Scoring, term: number, start: number, size: number, weight: number, candidates: number[]): void {
-  const { lengths, scores, stamps, epoch, base, slope, accept, arena: postings, largeTf } = scoring;
-  const end = start + size;
-  for (let p = start; p < end; p++) {
-    const code = postings[p] as number;
-    const slot = code >>> SLOT_SHIFT;
-    const length = lengths[slot] as number;
-    if (length === DEAD || (accept !== true && !accept(slot))) continue;
-    const tf = exactTf(largeTf, term, code);
-    const score = (weight * tf) / (tf + base + slope * length);
-    if (stamps[slot] === epoch) {
-      scores[slot] = (scores[slot] as number) + score;
-    } else {
-      stamps[slot] = epoch;
-      scores[slot] = score;
-      candidates.push(slot);
-    }
+function moveTo(merge: Merge, list: number, position: number): void {
+  merge.at[list] = position;
+  merge.heads[list] = position < (merge.ends[list] as number) ? (merge.arena[position] as number) >>> SLOT_SHIFT : NO_SLOT;
+}
+
+/**
+ * Offers the documents of the merged lists to `top`. Lists [0, essential) are merged; the rest
+ * only searched for the documents those bring (see `search`), and `essential` shrinks as the k-th
+ * score rises.
+ */
+function mergeLists(merge: Merge, top: TopScores): void {
+  const { heads, reach } = merge;
+  let essential = heads.length;
+  for (;;) {
+    while (essential > 0 && (reach[essential - 1] as number) < top.threshold) essential--;
+    if (essential === 0) return;
+    let slot = NO_SLOT;
+    for (let list = 0; list < essential; list++) if ((heads[list] as number) < slot) slot = heads[list] as number;
+    if (slot === NO_SLOT) return;
+    const bound = readHeads(merge, slot, essential);
+    if (readLookups(merge, slot, essential, bound, top.threshold)) scoreDocument(merge, slot, top);
   }
 }
 
-/** Adds the list's contributions to `candidates` (ascending slots) only, finding each by galloping. */
-function lookUp(scoring: Scoring, term: number, start: number, size: number, weight: number, candidates: Int32Array): void {
-  const { lengths, scores, base, slope, arena, largeTf } = scoring;
-  let at = 0;
-  for (let i = 0; i < candidates.length; i++) {
-    const slot = candidates[i] as number;
-    at = seek(arena, start, size, at, slot);
-    if (at >= size) return;
-    const code = arena[start + at] as number;
-    if (code >>> SLOT_SHIFT !== slot) continue;
-    const tf = exactTf(largeTf, term, code);
-    scores[slot] = (scores[slot] as number) + (weight * tf) / (tf + base + slope * (lengths[slot] as number));
+/**
+ * The bound of one term's contribution to a document with `tf` of it: bm25's expression with the
+ * term's shortest document's length for the document's. The same operations on a length no
+ * larger, so it is never below the exact contribution, to the last bit (rounding is monotonic).
+ */
+function tfBound(merge: Merge, list: number, tf: number): number {
+  return ((merge.weights[list] as number) * tf) / (tf + merge.base + merge.slope * (merge.shortest[list] as number));
+}
+
+/**
+ * Reads the tf of `slot` in the first `lists` lists (0 where absent), moving those whose head it is
+ * past it; returns the sum of their `tfBound`s, in query order.
+ */
+function readHeads(merge: Merge, slot: number, lists: number): number {
+  const { arena, largeTf, terms, at, heads, tfs } = merge;
+  let bound = 0;
+  for (let list = 0; list < lists; list++) {
+    tfs[list] = 0;
+    if (heads[list] !== slot) continue;
+    const position = at[list] as number;
+    const tf = exactTf(largeTf, terms[list] as number, arena[position] as number);
+    tfs[list] = tf;
+    bound += tfBound(merge, list, tf);
+    moveTo(merge, list, position + 1);
+  }
+  return bound;
+}
+
+/**
+ * Reads the tf of `slot` in lists `from`.. (each searched forward), adding their `tfBound`s to
+ * `bound`; false as soon as the lists left cannot lift it to `threshold`, or it ends below.
+ */
+function readLookups(merge: Merge, slot: number, from: number, bound: number, threshold: number): boolean {
+  const { arena, largeTf, terms, at, ends, heads, tfs, reach } = merge;
+  let sum = bound;
+  for (let list = from; list < heads.length; list++) {
+    if (sum + (reach[list] as number) < threshold) return false;
+    tfs[list] = 0;
+    if ((heads[list] as number) < slot) moveTo(merge, list, seek(arena, 0, ends[list] as number, at[list] as number, slot));
+    if (heads[list] !== slot) continue;
+    const position = at[list] as number;
+    const tf = exactTf(largeTf, terms[list] as number, arena[position] as number);
+    tfs[list] = tf;
+    sum += tfBound(merge, list, tf);
+    moveTo(merge, list, position + 1);
+  }
+  return sum * SLACK >= threshold;
+}
+
+/**
+ * Scores `slot` from the tfs read, summed in query order (so always the same double), and offers
+ * it. Its length is read only here: a random access into an array of the index's size, the cost
+ * that dominated once every document read it (see `search`).
+ */
+function scoreDocument(merge: Merge, slot: number, top: TopScores): void {
+  const { lengths, accept, weights, tfs, base, slope } = merge;
+  const length = lengths[slot] as number;
+  if (length === DEAD || (accept !== true && !accept(slot))) return;
+  let score = 0;
+  for (let list = 0; list < tfs.length; list++) {
+    const tf = tfs[list] as number;
+    if (tf !== 0) score += ((weights[list] as number) * tf) / (tf + base + slope * length);
+  }
+  top.offer(slot, score);
+}
+
+/**
+ * The k best scores offered so far (a min-heap: its root is the k-th best, the threshold), and
+ * every document offered at or above the threshold of its time: a superset of the top k with all
+ * its ties, from which `results` picks the k by score, then id.
+ */
+class TopScores {
+  /** The k-th best score so far; -Infinity until k documents were offered. */
+  threshold = Number.NEGATIVE_INFINITY;
+  private readonly heap: Float64Array;
+  private count = 0;
+  private slots: number[] = [];
+  private scores: number[] = [];
+  /** Kept documents that trigger dropping those below the threshold (they pile up on long lists). */
+  private limit: number;
+
+  constructor(private readonly k: number) {
+    this.heap = new Float64Array(k);
+    this.limit = Math.max(256, 4 * k);
+  }
+
+  offer(slot: number, score: number): void {
+    if (this.count < this.k) {
+      this.push(score);
+      if (this.count === this.k) this.threshold = this.heap[0] as number;
+    } else if (score < this.threshold) {
+      return;
+    } else if (score > this.threshold) {
+      this.replaceRoot(score);
+      this.threshold = this.heap[0] as number;
+    }
+    if (this.slots.length >= this.limit) this.dropBelowThreshold();
+    this.slots.push(slot);
+    this.scores.push(score);
+  }
+
+  /** The k best, best first, equal scores by id (the smallest ids among those tied at the cut). */
+  results(ids: readonly (string | undefined)[]): ScoredId[] {
+    const { slots, scores } = this;
+    const found: ScoredId[] = [];
+    const ties: ScoredId[] = [];
+    const cut = this.count < this.k ? Number.NEGATIVE_INFINITY : this.threshold;
+    for (let i = 0; i < slots.length; i++) {
+      const score = scores[i] as number;
+      if (score > cut) found.push({ id: ids[slots[i] as number] as string, score });
+      else if (score === cut) ties.push({ id: ids[slots[i] as number] as string, score });
+    }
+    // Often thousands of ties at the cut (a query of one common word): only the few needed are kept sorted.
+    const wanted = this.k - found.length;
+    const chosen: ScoredId[] = [];
+    for (const tie of ties) {
+      if (chosen.length === wanted && tie.id >= (chosen[wanted - 1] as ScoredId).id) continue;
+      let at = chosen.length;
+      while (at > 0 && (chosen[at - 1] as ScoredId).id > tie.id) at--;
+      chosen.splice(at, 0, tie);
+      if (chosen.length > wanted) chosen.pop();
+    }
+    return found.concat(chosen).sort(byScoreThenId);
+  }
+
+  private dropBelowThreshold(): void {
+    let kept = 0;
+    for (let i = 0; i < this.slots.length; i++) {
+      if ((this.scores[i] as number) < this.threshold) continue;
+      this.slots[kept] = this.slots[i] as number;
+      this.scores[kept] = this.scores[i] as number;
+      kept += 1;
+    }
+    this.slots.length = kept;
+    this.scores.length = kept;
+    this.limit = Math.max(this.limit, 2 * kept);
+  }
+
+  private push(score: number): void {
+    const heap = this.heap;
+    let at = this.count++;
+    while (at > 0) {
+      const parent = (at - 1) >>> 1;
+      if ((heap[parent] as number) <= score) break;
+      heap[at] = heap[parent] as number;
+      at = parent;
+    }
+    heap[at] = score;
+  }
+
+  private replaceRoot(score: number): void {
+    const heap = this.heap;
+    const count = this.count;
+    let at = 0;
+    for (;;) {
+      let child = 2 * at + 1;
+      if (child >= count) break;
+      if (child + 1 < count && (heap[child + 1] as number) < (heap[child] as number)) child += 1;
+      if ((heap[child] as number) >= score) break;
+      heap[at] = heap[child] as number;
+      at = child;
+    }
+    heap[at] = score;
   }
 }
 
 /** Best first; equal scores by id, so results are deterministic. */
 function byScoreThenId(x: ScoredId, y: ScoredId): number {
   return y.score - x.score || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0);
-}
-
-/**
- * The `k` best slots: all scoring above the k-th best score, then the smallest ids among those
- * equal to it. Selecting before building result objects matters for queries of common words
- * (thousands of candidates, often thousands of equal scores at the cut).
- */
-function bestSlots(scores: Float64Array, ids: readonly (string | undefined)[], slots: readonly number[], k: number): number[] {
-  const kth = kthLargest(scores, slots, k);
-  const chosen: number[] = [];
-  for (const slot of slots) if ((scores[slot] as number) > kth) chosen.push(slot);
-  const wanted = k - chosen.length;
-  const ties: number[] = [];
-  for (const slot of slots) {
-    if (scores[slot] !== kth) continue;
-    const id = ids[slot] as string;
-    if (ties.length === wanted && id >= (ids[ties[wanted - 1] as number] as string)) continue;
-    // Insertion into the few kept (sorted by id); most ties are rejected by the test above.
-    let at = ties.length;
-    while (at > 0 && (ids[ties[at - 1] as number] as string) > id) at--;
-    ties.splice(at, 0, slot);
-    if (ties.length > wanted) ties.pop();
-  }
-  return chosen.concat(ties);
-}
-
-/** The k-th largest score among `slots` (k <= slots.length), by quickselect on a copy. */
-function kthLargest(scores: Float64Array, slots: ArrayLike<number>, k: number): number {
-  const values = new Float64Array(slots.length);
-  for (let i = 0; i < slots.length; i++) values[i] = scores[slots[i] as number] as number;
-  let left = 0;
-  let right = values.length - 1;
-  const target = k - 1;
-  while (left < right) {
-    const pivot = values[(left + right) >>> 1] as number;
-    let i = left;
-    let j = right;
-    while (i <= j) {
-      while ((values[i] as number) > pivot) i++;
-      while ((values[j] as number) < pivot) j--;
-      if (i <= j) {
-        const swap = values[i] as number;
-        values[i] = values[j] as number;
-        values[j] = swap;
-        i++;
-        j--;
-      }
-    }
-    if (target <= j) right = j;
-    else if (target >= i) left = i;
-    else break;
-  }
-  return values[target] as number;
 }

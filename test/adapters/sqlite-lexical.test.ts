@@ -236,6 +236,32 @@ describe('LexicalIndex', () => {
     expect(index.search(['same', 'words'], 5).map((hit) => hit.id)).toEqual(['c0000', 'c0001', 'c0002', 'c0003', 'c0004']);
     expectSameHits(index.search(['same'], 7), bruteForce(docs, ['same'], 7), 'ties');
   });
+
+  it('gives a document the same score to the bit whatever k prunes, and every match when k exceeds them', () => {
+    // Pruning moves a list from merged to searched and drops documents by bounds on their tfs
+    // alone; neither may change the double a returned document gets.
+    const random = seededRandom(99);
+    const index = new LexicalIndex();
+    const docs = new Map<string, Doc>();
+    for (let i = 0; i < 3000; i++) {
+      const words = wordsOf(random, 1 + Math.floor(random() ** 2 * 200));
+      if (i % 151 === 0) words.push(...Array<string>(255 + (i % 40)).fill(`w${i % 5}`));
+      const doc: Doc = { id: `c${i}`, datasourceId: `s${i % 3}`, customId: null, text: analysed(words) };
+      index.add(doc, doc.text);
+      docs.set(doc.id, doc);
+    }
+    for (let i = 0; i < 3000; i += 4) {
+      index.remove(`c${i}`, (docs.get(`c${i}`) as Doc).text);
+      docs.delete(`c${i}`);
+    }
+    for (let query = 0; query < 60; query++) {
+      const words = [...new Set(wordsOf(random, 1 + Math.floor(random() * 6)))];
+      const filter = query % 3 === 0 ? { datasourceIds: ['s1'] } : undefined;
+      const all = index.search(words, 100_000, filter);
+      expectSameHits(all, bruteForce(docs, words, 100_000, filter), `all: ${words.join(' ')}`);
+      for (const k of [1, 3, 10, 50]) expect(index.search(words, k, filter), `k ${k}: ${words.join(' ')}`).toEqual(all.slice(0, k));
+    }
+  });
 });
 
 describe('lexical terms', () => {

@@ -849,18 +849,22 @@ function tfBound(merge: Merge, list: number, tf: number): number {
  * past it; returns the sum of their `tfBound`s, in query order.
  */
 function readHeads(merge: Merge, slot: number, lists: number): number {
-  const { arena, largeTf, terms, at, heads, tfs } = merge;
+  const { heads, tfs } = merge;
   let bound = 0;
   for (let list = 0; list < lists; list++) {
     tfs[list] = 0;
-    if (heads[list] !== slot) continue;
-    const position = at[list] as number;
-    const tf = exactTf(largeTf, terms[list] as number, arena[position] as number);
-    tfs[list] = tf;
-    bound += tfBound(merge, list, tf);
-    moveTo(merge, list, position + 1);
+    if (heads[list] === slot) bound += takeHead(merge, list);
   }
   return bound;
+}
+
+/** Reads the tf of the list's head posting into `tfs`, moves the list past it; returns its `tfBound`. */
+function takeHead(merge: Merge, list: number): number {
+  const position = merge.at[list] as number;
+  const tf = exactTf(merge.largeTf, merge.terms[list] as number, merge.arena[position] as number);
+  merge.tfs[list] = tf;
+  moveTo(merge, list, position + 1);
+  return tfBound(merge, list, tf);
 }
 
 /**
@@ -868,18 +872,13 @@ function readHeads(merge: Merge, slot: number, lists: number): number {
  * `bound`; false as soon as the lists left cannot lift it to `threshold`, or it ends below.
  */
 function readLookups(merge: Merge, slot: number, from: number, bound: number, threshold: number): boolean {
-  const { arena, largeTf, terms, at, ends, heads, tfs, reach } = merge;
+  const { arena, at, ends, heads, tfs, reach } = merge;
   let sum = bound;
   for (let list = from; list < heads.length; list++) {
     if (sum + (reach[list] as number) < threshold) return false;
     tfs[list] = 0;
     if ((heads[list] as number) < slot) moveTo(merge, list, seek(arena, 0, ends[list] as number, at[list] as number, slot));
-    if (heads[list] !== slot) continue;
-    const position = at[list] as number;
-    const tf = exactTf(largeTf, terms[list] as number, arena[position] as number);
-    tfs[list] = tf;
-    sum += tfBound(merge, list, tf);
-    moveTo(merge, list, position + 1);
+    if (heads[list] === slot) sum += takeHead(merge, list);
   }
   return sum * SLACK >= threshold;
 }

@@ -3,7 +3,7 @@
  * Ops arrive in order on the parent port and are applied one after another; searches arrive on
  * their own port and are answered at once (between two inserts of a long upsert): the graph's hits
  * merged with an exact scan of the vectors queued for it before the search (pending-vectors.ts).
- * Only a search behind a queued load or release waits for it.
+ * Only a search behind a queued restore, load or release waits for it.
  */
 import hnswlib from 'hnswlib-node';
 import { rm } from 'node:fs/promises';

@@ -8,7 +8,7 @@ type Done = Extract<GraphReply, { ok: true }>;
 
 interface PendingOp {
   key: GraphKey;
-  /** Bytes of vectors an add op carries. */
+  /** Bytes of the buffer an add or restore-vectors op carries. */
   bytes: number;
   /** A release: the graph's bookkeeping here goes with it. */
   releases: boolean;

@@ -176,34 +176,6 @@ export class FullFileImage {
   }
 }
 
-/**
- * Writes hnswlib's full file at `fullPath` from the links file and the live elements' vectors,
- * `vectors` (every live element exactly once, in any order; `labelOf` maps its id to its label).
- * Throws when an entry has no live element or an element gets no vector: the pair does not match.
- */
-export async function restoreFullFile(
-  linksPath: string,
-  fullPath: string,
-  dimensions: number,
-  labelOf: (id: string) => number | undefined,
-  vectors: AsyncIterable<readonly { id: string; vector: Float32Array }[]>,
-): Promise<void> {
-  const image = await FullFileImage.read(linksPath, dimensions);
-  try {
-    for await (const batch of vectors) {
-      for (const entry of batch) {
-        const label = labelOf(entry.id);
-        if (label === undefined) throw new Error(`entry ${JSON.stringify(entry.id)} does not match the index file`);
-        image.put(label, entry.vector);
-      }
-    }
-  } catch (error) {
-    image.release();
-    throw error;
-  }
-  await image.write(fullPath);
-}
-
 /** hnswlib's full file with the live elements' vector bytes still to fill, and where they go. */
 interface Image {
   vectors: CosineImage;

@@ -351,9 +351,10 @@ export class LexicalIndex {
    * After a build. Gives every block exactly its postings, in one arena of exactly that size:
    * growing blocks by doubling leaves up to half the arena abandoned and the arena up to a third
    * unused (at 100k chunks, 110 MB of arena for 35 MB of postings, when each was two ints); the
-   * next append to a term moves its block. Also forgets the maps only writes and filters use (id → slot, folded word → term, datasource and
-   * custom id → number: ~16 MB at 100k one-chunk documents); they are rebuilt on first need, as
-   * after loading a snapshot, and the word map refills word by word.
+   * next append to a term moves its block. Also forgets the maps only writes and filters use
+   * (id → slot, folded word → term, datasource and custom id → number: ~16 MB at 100k one-chunk
+   * documents); they are rebuilt on first need, as after loading a snapshot, and the word map
+   * refills word by word.
    */
   trim(): void {
     for (let term = 0; term < this.termCount; term++) {

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import hnswlib from 'hnswlib-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { restoreFullFile, writeLinksFile } from '../../adapters/hnsw/graph-file.js';
+import { FullFileImage, writeLinksFile } from '../../adapters/hnsw/graph-file.js';
 import { hnswIndex } from '../../adapters/hnsw/index.js';
 import { collectionDirectory, HEADER_FILE } from '../../adapters/hnsw/persistence.js';
 import type { IndexCollection, IndexEntry } from '../../src/ports/index.js';
@@ -14,6 +14,26 @@ import { InMemoryIndexSource as Source } from '../../src/testing/vector-index-co
 const DIMENSIONS = 128;
 const DATASTORE = 'ds-graph';
 const COLLECTION: IndexCollection = { datastoreId: DATASTORE, dimensions: DIMENSIONS, model: 'model-a' };
+
+/** hnswlib's full file at `fullPath` from the links file and every live entry's vector, by id (as a reopen does on the graph thread). */
+async function restoreFullFile(
+  linksPath: string,
+  fullPath: string,
+  dimensions: number,
+  labelOf: (id: string) => number | undefined,
+  vectors: AsyncIterable<readonly { id: string; vector: Float32Array }[]>,
+): Promise<void> {
+  const image = await FullFileImage.read(linksPath, dimensions);
+  try {
+    for await (const batch of vectors) {
+      for (const entry of batch) image.put(labelOf(entry.id) ?? -1, entry.vector);
+    }
+  } catch (error) {
+    image.release();
+    throw error;
+  }
+  await image.write(fullPath);
+}
 
 /** Not unit length: the restored bytes must be what hnswlib's cosine space stored (normalised). */
 function entries(count: number, seed = 3): IndexEntry[] {

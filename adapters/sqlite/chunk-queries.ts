@@ -210,6 +210,34 @@ export function chunkQueries(db: SqliteDatabase, records: RecordQueries) {
       });
     },
 
+    /**
+     * A new datasource with its first chunks, its row inserted in its final state: the same rows
+     * and status events as `createDatasource` then `replaceChunks` with `patch`, in five fewer
+     * statements (the reads of the row, its generation and its chunks, the update, the read-back).
+     */
+    createDocument(
+      datasource: DatasourceRecord,
+      chunks: readonly ChunkRecord[],
+      patch: DatasourcePatch,
+      previousRowsOf: (datastoreId: string) => boolean = () => false,
+    ): ChunkChangeDetail {
+      return inTransaction(db, () => {
+        const source = records.createPatchedDatasource(datasource, patch);
+        checkOwnership(source, chunks);
+        // A new row's chunk_generation is the column's default.
+        for (const chunk of chunks) {
+          if (upsertChunk.run(...chunkValues(chunk), 0).changes === 0) throw chunkOwnedElsewhere(chunk.id, 'another datasource');
+        }
+        return {
+          removedIds: [],
+          addedIds: [...new Set(chunks.map((chunk) => chunk.id))],
+          sequence: nextSequence(source.datastoreId),
+          datastoreId: source.datastoreId,
+          previous: previousRowsOf(source.datastoreId) ? [] : null,
+        };
+      });
+    },
+
     /** Chunks cascade with the row; the sequence still moves even when there were none. */
     deleteDatasource(id: string, previousRowsOf: (datastoreId: string) => boolean = () => false): ChunkChangeDetail | null {
       return inTransaction(db, () => {

@@ -142,6 +142,23 @@ export function recordQueries(db: SqliteDatabase) {
       });
     },
 
+    /**
+     * `createDatasource(record)` then `writeDatasourcePatch` of `patch`, as one insert of the
+     * patched row and the same two status events, without the read and read-back between them.
+     * Call inside a transaction.
+     */
+    createPatchedDatasource(record: DatasourceRecord, patch: DatasourcePatch): DatasourceRecord {
+      if (selectDatasource.get(record.id) !== undefined) throw conflict('datasource', record.id);
+      if (selectDatastore.get(record.datastoreId) === undefined) throw notFound('datastore', record.datastoreId);
+      const next = patchedDatasource(record, patch);
+      insertDatasource.run(...datasourceValues(next));
+      appendEvent(record.id, null, record.status, record.createdAt, record.error);
+      if (next.status !== record.status) {
+        appendEvent(record.id, record.status, next.status, patch.updatedAt ?? new Date().toISOString(), patch.error ?? null);
+      }
+      return next;
+    },
+
     listDatasources(datastoreId: string, groupId: string | undefined, statuses?: readonly string[]): DatasourceRecord[] {
       const rows =
         groupId !== undefined

@@ -197,10 +197,7 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     createDocuments: (documents) =>
       run('createDocuments', () => {
         const changes = inTransaction(db, () =>
-          documents.map((document) => {
-            records.createDatasource(document.datasource);
-            return chunks.replaceChunks(document.datasource.id, document.chunks, document.patch, tracks);
-          }),
+          documents.map((document) => chunks.createDocument(document.datasource, document.chunks, document.patch, tracks)),
         );
         // Committed: the lexical index follows in the same synchronous step, document by document.
         changes.forEach((change, i) => followLexical(change, (documents[i] as NewDocument).chunks));

@@ -1,7 +1,7 @@
 /** Chunk part of the Store conformance suite (`ChunkStore`): replace, reads, vectors, sequences, cascades. */
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ChunkRecord, DatasourceRecord, DatastoreRecord } from '../ports/records.js';
-import { makeChunk, makeChunks, makeDatasource, makeDatastore } from './fixtures.js';
+import { isoAt, makeChunk, makeChunks, makeDatasource, makeDatastore } from './fixtures.js';
 import { samplePassages } from './sample-texts.js';
 import { expectCode, type StoreSuiteContext } from './store-harness.js';
 
@@ -78,6 +78,64 @@ export function describeChunkConformance(context: StoreSuiteContext): void {
         lastSynch: '2025-02-01T00:00:00.000Z',
         name: source.name,
       });
+    });
+
+    it('creates new documents together as createDatasource then replaceChunks would (createDocuments, when the store has it)', async (context) => {
+      const create = store().createDocuments?.bind(store());
+      if (!create) {
+        context.skip();
+        return;
+      }
+      const patch = {
+        status: 'synched',
+        error: null,
+        contentHash: 'c0ffee',
+        nbChunks: 2,
+        nbTokens: 41,
+        textSize: 377,
+        lastSynch: isoAt(5),
+        updatedAt: isoAt(5),
+      } as const;
+      const running = (id: string) =>
+        makeDatasource(datastore, {
+          id,
+          name: 'same.md',
+          status: 'running',
+          customId: 'tenant-b',
+          createdAt: isoAt(1),
+          updatedAt: isoAt(1),
+        });
+      const chunksOf = (record: DatasourceRecord) => makeChunks(record, samplePassages(2, record.id.length), { metadata: { part: 1 } });
+      const together = [running('doc-one'), running('doc-two')];
+      const change = await create(together.map((record) => ({ datasource: record, chunks: chunksOf(record), patch })));
+      expect(sorted(change.addedIds)).toEqual(sorted(together.flatMap((record) => ids(chunksOf(record)))));
+      expect(change.removedIds).toEqual([]);
+      expect(change.sequence).toBe(await store().chunkSequence(datastore.id));
+
+      const alone = running('doc-six');
+      await store().createDatasource(alone);
+      await store().replaceChunks(alone.id, chunksOf(alone), patch);
+      const withoutId = (record: DatasourceRecord | null) => ({ ...record, id: null });
+      const expected = withoutId(await store().getDatasource(alone.id));
+      const expectedEvents = (await store().listStatusEvents(alone.id)).map((event) => ({ ...event, datasourceId: null }));
+      expect(expectedEvents.map((event) => [event.from, event.to])).toEqual([
+        [null, 'running'],
+        ['running', 'synched'],
+      ]);
+      for (const record of together) {
+        expect(withoutId(await store().getDatasource(record.id))).toEqual(expected);
+        expect((await store().listStatusEvents(record.id)).map((event) => ({ ...event, datasourceId: null }))).toEqual(expectedEvents);
+        expect(await store().listChunks(record.id)).toEqual(chunksOf(record));
+      }
+
+      // All or nothing: a taken id fails the step and the documents before it are not written.
+      const fresh = running('doc-new');
+      await expectCode(
+        create([fresh, together[0] as DatasourceRecord].map((record) => ({ datasource: record, chunks: chunksOf(record), patch }))),
+        'conflict',
+      );
+      expect(await store().getDatasource(fresh.id)).toBeNull();
+      expect(await store().getChunks(ids(chunksOf(fresh)))).toEqual([]);
     });
 
     it('is atomic: a chunk of another datasource or datastore rejects the whole batch', async () => {

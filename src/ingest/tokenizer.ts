@@ -50,12 +50,25 @@ const LONG_RUN = new RegExp(`\\S{${MAX_RUN + 1},}`, 'g');
 
 /**
  * Whether `text` holds a run of more than {@link MAX_RUN} non-space code units (`\s`, and NEL,
- * which only ends a run sooner). A loop: the regular expression retried its match from every
- * character of every word, 0.3 s of each second of counting SciFact's abstracts.
+ * which only ends a run sooner). Not a regular expression: it retried its match from every
+ * character of every word, 0.3 s of each second of counting SciFact's abstracts. A plain space ends
+ * every run, so the search jumps from one to the next (`indexOf`, native) and reads code units only
+ * in a gap longer than the limit, where other white space may end the run sooner: on SciFact's
+ * 7.8 MB of abstracts 17 ms instead of 71 for a test of every code unit.
  */
-function hasLongRun(text: string): boolean {
+export function hasLongRun(text: string): boolean {
+  for (let from = 0; from < text.length;) {
+    let space = text.indexOf(' ', from);
+    if (space === -1) space = text.length;
+    if (space - from > MAX_RUN && gapHasLongRun(text, from, space)) return true;
+    from = space + 1;
+  }
+  return false;
+}
+
+function gapHasLongRun(text: string, start: number, end: number): boolean {
   let run = 0;
-  for (let i = 0; i < text.length; i++) {
+  for (let i = start; i < end; i++) {
     if (isSpace(text.charCodeAt(i))) run = 0;
     else if (++run > MAX_RUN) return true;
   }

@@ -36,6 +36,12 @@ export interface OpenRagdeskOptions extends Omit<Partial<RagdeskOptions>, 'store
 export interface OpenedRagdesk extends Ragdesk {
   /** Why this embedder was picked, for logs and the CLI banner. */
   readonly notes: readonly string[];
+  /**
+   * Resolves once every vector upserted so far is in its HNSW graph. Searches never wait for
+   * this (vectors still queued for the graph are scanned exactly); it is for benchmarks, backups
+   * and tests that want the index idle.
+   */
+  indexed(): Promise<void>;
 }
 
 export function openRagdesk(options: OpenRagdeskOptions): OpenedRagdesk {
@@ -54,7 +60,7 @@ export function openRagdesk(options: OpenRagdeskOptions): OpenedRagdesk {
     files: rest.files ?? fileLoading(),
     web: rest.web ?? webLoader(),
   });
-  return Object.assign(ragdesk, { notes });
+  return Object.assign(ragdesk, { notes, indexed: () => index.indexed() });
 }
 
 function pickEmbeddings(env: Record<string, string | undefined>, notes: string[]): Embeddings {

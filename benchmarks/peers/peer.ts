@@ -77,6 +77,11 @@ export interface Peer {
   ingestDocuments(documents: readonly SourceDocument[]): Promise<{ chunks: number }>;
   /** Stores chunks chunked and embedded in advance. May be called several times. */
   ingestChunks(chunks: readonly PreparedChunk[], documents: ReadonlyMap<string, SourceDocument>): Promise<{ chunks: number }>;
+  /**
+   * Waits for what the peer still does in the background once an ingest call has returned (ragdesk:
+   * the graph inserts behind an upsert that is already searchable). Absent when there is nothing.
+   */
+  settle?(): Promise<void>;
   /** Top `k` chunks for the query, best first; the peer embeds the query itself when it needs to. */
   search(query: string, mode: PeerMode, k: number): Promise<Hit[]>;
   /** Persists (when `persist` and the peer can) and releases everything. */

@@ -46,8 +46,9 @@ export const ragdeskPeer: PeerFactory = {
     storage: 'disk',
     chunker: 'ragdesk (cl100k, 512/64)',
     notes: [
-      'hybrid: weighted reciprocal-rank fusion of HNSW (M 16, efConstruction 200, ef 100) and bm25',
-      'vectors kept twice: in SQLite (for rebuilds) and in the HNSW file',
+      'hybrid: min-max scaled score fusion of HNSW (M 16, efConstruction 200, ef 100) and bm25',
+      'vectors kept once, in SQLite; the HNSW file holds the graph links only',
+      'searchable when the upsert returns: vectors not yet in the graph are scanned exactly',
     ],
   },
   async open({ dir, embedder }) {
@@ -71,6 +72,7 @@ export const ragdeskPeer: PeerFactory = {
         chunks += prepared.length;
         return { chunks: prepared.length };
       },
+      settle: () => ragdesk.indexed(),
       async search(query, mode, k) {
         const fragments = await datastore.query({ query, topK: k, mode });
         return fragments.map((fragment) => ({ docId: String(fragment.metadata.beir_id), score: fragment.score }));

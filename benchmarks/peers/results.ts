@@ -23,6 +23,11 @@ export interface ScifactResult {
   ingestSeconds: number;
   /** CPU seconds of the child during ingestion (steadier than wall time on a loaded machine). */
   ingestCpuSeconds: number;
+  /**
+   * Seconds until the peer's background work after the ingest was done too (`Peer.settle`: for
+   * ragdesk every vector in its graph); equal to `ingestSeconds` for a peer without any.
+   */
+  settledSeconds?: number;
   /** 1-minute load average when the child started and ended. */
   loadAverage: [number, number];
   /** Peak RSS of the child after loading the data, before the peer's library was imported (MiB). */

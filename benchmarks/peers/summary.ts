@@ -30,6 +30,8 @@ export interface PeerSummary {
   ingestSeconds: number;
   chunksPerSecond: number;
   ingestCpuSeconds: number;
+  /** Until the background indexing after the ingest was done too (the ingest time for most peers). */
+  settledSeconds: number;
   /** Lowest and highest 1-minute load average seen by this peer's children. */
   loadRange: [number, number];
   baselineRssMiB: number;
@@ -61,6 +63,7 @@ export function summarise(run: 'local' | 'shared', results: readonly (ScifactRes
       ingestSeconds: Number.NaN,
       chunksPerSecond: Number.NaN,
       ingestCpuSeconds: Number.NaN,
+      settledSeconds: Number.NaN,
       loadRange: [Number.NaN, Number.NaN],
       baselineRssMiB: Number.NaN,
       peakRssMiB: Number.NaN,
@@ -82,6 +85,8 @@ export function summarise(run: 'local' | 'shared', results: readonly (ScifactRes
     ingestSeconds,
     chunksPerSecond: first.chunks / ingestSeconds,
     ingestCpuSeconds: median(runs.map((result) => result.ingestCpuSeconds)),
+    // Results written before the field existed: nothing ran after their ingest.
+    settledSeconds: median(runs.map((result) => result.settledSeconds ?? result.ingestSeconds)),
     loadRange: [Math.min(...runs.flatMap((result) => result.loadAverage)), Math.max(...runs.flatMap((result) => result.loadAverage))],
     baselineRssMiB: median(runs.map((result) => result.baselineRssMiB)),
     peakRssMiB: median(runs.map((result) => result.peakRssMiB)),
@@ -133,6 +138,7 @@ export function peerRows(summaries: readonly PeerSummary[]): Record<string, stri
           peer: summary.info.label,
           chunks: '—',
           'ingest s': '—',
+          'indexed s': '—',
           'ingest CPU s': '—',
           'chunks/s': '—',
           'peak RSS MiB': '—',
@@ -143,6 +149,7 @@ export function peerRows(summaries: readonly PeerSummary[]): Record<string, stri
           peer: summary.info.label,
           chunks: summary.chunks,
           'ingest s': fixed(summary.ingestSeconds, 1),
+          'indexed s': fixed(summary.settledSeconds, 1),
           'ingest CPU s': fixed(summary.ingestCpuSeconds, 1),
           'chunks/s': fixed(summary.chunksPerSecond, 0),
           'peak RSS MiB': `${fixed(summary.peakRssMiB, 0)} (base ${fixed(summary.baselineRssMiB, 0)})`,

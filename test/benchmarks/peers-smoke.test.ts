@@ -102,6 +102,8 @@ describe('bench:peers smoke (every peer, tiny corpus)', () => {
       const peer = await factory.open({ dir: freshDir(), embedder: lookup, expectedChunks: shared.chunks.length });
       const { chunks } = await peer.ingestChunks(shared.chunks, new Map(DOCUMENTS.map((document) => [document.id, document])));
       expect(chunks).toBe(shared.chunks.length);
+      // The text test above queries as soon as the ingest returns; this one once the peer is idle.
+      await peer.settle?.();
       await expectRightAnswers(factory, peer);
       await expectStorageAsDeclared(factory, peer);
     });
@@ -125,6 +127,7 @@ describe('bench:peers smoke (every peer, tiny corpus)', () => {
       ingestSeconds,
       chunksPerSecond: 1 / ingestSeconds,
       ingestCpuSeconds: ingestSeconds,
+      settledSeconds: ingestSeconds,
       loadRange: [1, 2],
       baselineRssMiB: 50,
       peakRssMiB: 100,

@@ -177,10 +177,12 @@ import { memoryStore } from 'ragdesk/memory';
 import { localEmbeddings } from 'ragdesk/local';
 
 export async function main(dataDir: string): Promise<number> {
-  const ragdesk: Ragdesk = openRagdesk({ dataDir });
+  const opened = openRagdesk({ dataDir });
+  const ragdesk: Ragdesk = opened;
   try {
     const datastore = await ragdesk.datastores.create({ name: 'notes' });
     const { ids } = await datastore.upsert([{ text: 'Refunds take 14 days.', name: 'refunds', metadata: { author: 'support' } }]);
+    await opened.indexed();
     const results = await datastore.query({ query: 'refunds', topK: 3, filters: { datasource_ids: ids } });
     const first: string | undefined = results[0]?.text;
     const page: number | null | undefined = results[0]?.page_number;

@@ -34,6 +34,11 @@ const TOP_K = 10;
 const BATCH = Number(args.get('batch') ?? 2000);
 const RECALL_QUERIES = Number(args.get('recall-queries') ?? (COUNT >= 1_000_000 ? 20 : 100));
 const RAW = args.get('raw') !== 'false' && COUNT <= 200_000;
+/**
+ * Beam widths for the recall curve. A query of top k searches with max(efSearch, k) and keeps the k
+ * best, so the first 10 hits of a top-`ef` query are a top-10 search at that beam width.
+ */
+const EF_SWEEP = (args.get('ef-sweep') ?? '64,128,256,512').split(',').map(Number);
 const dir = mkdtempSync(join(args.get('tmp') ?? tmpdir(), 'ragdesk-bench-scale-'));
 
 // ---- deterministic data: chunk i from i alone --------------------------------------------------
@@ -259,6 +264,14 @@ async function main(): Promise<void> {
   // Recall@10 of the vector path against exact search, on a sample of queries (one streaming pass).
   const sample = queries.slice(0, RECALL_QUERIES);
   const found = await Promise.all(sample.map((query) => datastore.query({ query: query.text, topK: TOP_K, mode: 'vector' })));
+  const sweep: { ef: number; found: { text: string }[][] }[] = [];
+  for (const ef of EF_SWEEP) {
+    const hits: { text: string }[][] = [];
+    for (const query of sample) {
+      hits.push((await datastore.query({ query: query.text, topK: Math.max(ef, TOP_K), mode: 'vector' })).slice(0, TOP_K));
+    }
+    sweep.push({ ef, found: hits });
+  }
   await ragdesk.close();
   const best = sample.map(() => [] as { i: number; score: number }[]);
   for (let i = 0; i < COUNT; i++) {
@@ -274,12 +287,19 @@ async function main(): Promise<void> {
       }
     });
   }
-  let hits = 0;
-  found.forEach((fragments, s) => {
-    const exact = new Set((best[s] as { i: number }[]).map((entry) => entry.i));
-    for (const fragment of fragments) if (exact.has(Number(fragment.text.split(' ', 2)[1]))) hits++;
-  });
-  const recall = hits / (sample.length * TOP_K);
+  const recallOf = (lists: readonly (readonly { text: string }[])[]) => {
+    let hits = 0;
+    lists.forEach((fragments, s) => {
+      const exact = new Set((best[s] as { i: number }[]).map((entry) => entry.i));
+      for (const fragment of fragments) if (exact.has(Number(fragment.text.split(' ', 2)[1]))) hits++;
+    });
+    return hits / (sample.length * TOP_K);
+  };
+  const recall = recallOf(found);
+  const recallByEf = sweep.map(({ ef, found: lists }) => ({ ef, recallAt10: recallOf(lists) }));
+  console.log(
+    `[scale ${COUNT}] recall@10 by beam width: ${recallByEf.map((row) => `ef ${row.ef} ${row.recallAt10.toFixed(3)}`).join(', ')}`,
+  );
 
   // Reference in the same process: raw hnswlib-node build of the same vectors, same M/efConstruction.
   let raw: { buildSeconds: number; chunksPerSecond: number; indexMiB: number; anonMiB: number } | null = null;
@@ -328,6 +348,7 @@ async function main(): Promise<void> {
     reopen: { firstHybridMs: reopen.seconds * 1000, peakAnonMiB: reopen.peakAnonMiB, closeMs },
     latencyMs: { vector, lexical, hybrid },
     recallAt10: recall,
+    recallByEf,
     raw,
   };
   const out = args.get('out');

@@ -158,6 +158,15 @@ export function chunkQueries(db: SqliteDatabase, records: RecordQueries) {
     if (foreign !== undefined) throw chunkOwnedElsewhere(foreign.id, foreign.datasource_id);
   }
 
+  /** Inserts or overwrites the rows at `generation`; an id owned by another datasource fails the call. */
+  function writeChunks(chunks: readonly ChunkRecord[], generation: number): void {
+    for (const chunk of chunks) {
+      if (upsertChunk.run(...chunkValues(chunk), generation).changes === 0) {
+        throw chunkOwnedElsewhere(chunk.id, 'another datasource');
+      }
+    }
+  }
+
   /** The datasource's rows with their text when `wanted` (reading text costs), else null. */
   function previousRows(datasourceId: string, generation: number, wanted: boolean): PreviousChunk[] | null {
     if (!wanted) return null;
@@ -200,11 +209,7 @@ export function chunkQueries(db: SqliteDatabase, records: RecordQueries) {
         const addedIds = [...next].filter((id) => !existing.has(id));
         // Delete first: a removed row's text leaves the full-text index before new rows enter it.
         for (const id of removedIds) deleteChunk.run(id, generation);
-        for (const chunk of chunks) {
-          if (upsertChunk.run(...chunkValues(chunk), generation).changes === 0) {
-            throw chunkOwnedElsewhere(chunk.id, 'another datasource');
-          }
-        }
+        writeChunks(chunks, generation);
         if (patch !== undefined) records.writeDatasourcePatch(source, patch);
         return { removedIds, addedIds, sequence: nextSequence(source.datastoreId), datastoreId: source.datastoreId, previous };
       });
@@ -225,9 +230,7 @@ export function chunkQueries(db: SqliteDatabase, records: RecordQueries) {
         const source = records.createPatchedDatasource(datasource, patch);
         checkOwnership(source, chunks);
         // A new row's chunk_generation is the column's default.
-        for (const chunk of chunks) {
-          if (upsertChunk.run(...chunkValues(chunk), 0).changes === 0) throw chunkOwnedElsewhere(chunk.id, 'another datasource');
-        }
+        writeChunks(chunks, 0);
         return {
           removedIds: [],
           addedIds: [...new Set(chunks.map((chunk) => chunk.id))],

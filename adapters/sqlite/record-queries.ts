@@ -74,6 +74,13 @@ export function recordQueries(db: SqliteDatabase) {
     insertEvent.run(datasourceId, from, to, at, message);
   }
 
+  /** A status event when the patch moved the status: at the patch's `updatedAt`, else now. */
+  function appendTransition(current: DatasourceRecord, next: DatasourceRecord, patch: DatasourcePatch): void {
+    if (next.status !== current.status) {
+      appendEvent(current.id, current.status, next.status, patch.updatedAt ?? new Date().toISOString(), patch.error ?? null);
+    }
+  }
+
   /**
    * Writes the merged record, and a status event when the status changes (at the patch's
    * `updatedAt`, else now). Call inside a transaction that read `current`.
@@ -81,11 +88,20 @@ export function recordQueries(db: SqliteDatabase) {
   function writeDatasourcePatch(current: DatasourceRecord, patch: DatasourcePatch): DatasourceRecord {
     const next = patchedDatasource(current, patch);
     updateDatasourceRow.run(...datasourceValues(next).slice(2), current.id);
-    if (next.status !== current.status) {
-      appendEvent(current.id, current.status, next.status, patch.updatedAt ?? new Date().toISOString(), patch.error ?? null);
-    }
+    appendTransition(current, next, patch);
     // Read back rather than return `next`, so the caller gets the same copy a getter would.
     return getDatasource(current.id) ?? next;
+  }
+
+  /**
+   * Inserts the row of a new datasource (`row`, in the state it is stored in) and the event its
+   * history starts with (`created`'s status, `from` null). Call inside a transaction.
+   */
+  function insertDatasourceRow(created: DatasourceRecord, row: DatasourceRecord): void {
+    if (selectDatasource.get(row.id) !== undefined) throw conflict('datasource', row.id);
+    if (selectDatastore.get(row.datastoreId) === undefined) throw notFound('datastore', row.datastoreId);
+    insertDatasource.run(...datasourceValues(row));
+    appendEvent(created.id, null, created.status, created.createdAt, created.error);
   }
 
   return {
@@ -131,15 +147,7 @@ export function recordQueries(db: SqliteDatabase) {
     },
 
     createDatasource(record: DatasourceRecord): void {
-      inTransaction(db, () => {
-        if (selectDatasource.get(record.id) !== undefined) throw conflict('datasource', record.id);
-        if (selectDatastore.get(record.datastoreId) === undefined) {
-          throw notFound('datastore', record.datastoreId);
-        }
-        insertDatasource.run(...datasourceValues(record));
-        // The history starts with the status the datasource was created in (`from` null).
-        appendEvent(record.id, null, record.status, record.createdAt, record.error);
-      });
+      inTransaction(db, () => insertDatasourceRow(record, record));
     },
 
     /**
@@ -148,14 +156,9 @@ export function recordQueries(db: SqliteDatabase) {
      * Call inside a transaction.
      */
     createPatchedDatasource(record: DatasourceRecord, patch: DatasourcePatch): DatasourceRecord {
-      if (selectDatasource.get(record.id) !== undefined) throw conflict('datasource', record.id);
-      if (selectDatastore.get(record.datastoreId) === undefined) throw notFound('datastore', record.datastoreId);
       const next = patchedDatasource(record, patch);
-      insertDatasource.run(...datasourceValues(next));
-      appendEvent(record.id, null, record.status, record.createdAt, record.error);
-      if (next.status !== record.status) {
-        appendEvent(record.id, record.status, next.status, patch.updatedAt ?? new Date().toISOString(), patch.error ?? null);
-      }
+      insertDatasourceRow(record, next);
+      appendTransition(record, next, patch);
       return next;
     },
 

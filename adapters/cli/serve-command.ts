@@ -7,6 +7,7 @@ import type { OpenRagdeskOptions, OpenedRagdesk } from '../node.js';
 import { seedDemo, type DemoSeed } from './demo-seed.js';
 import { UsageError, type CliIo } from './io.js';
 import { openData } from './open-data.js';
+import { preloadDatastores, type PreloadReport } from './preload.js';
 import { cl100kTokenizer } from '../../src/ingest/tokenizer.js';
 import { DEFAULT_OWNER } from './resolve.js';
 import {
@@ -18,13 +19,15 @@ import {
   type ServerTimeouts,
 } from './server-timeouts.js';
 
-export const SERVE_USAGE = `ragdesk serve [--port 3000] [--host 127.0.0.1] [--data-dir ./data] [--owner local] [--demo] [--cors <origins>] [--no-ui]
+export const SERVE_USAGE = `ragdesk serve [--port 3000] [--host 127.0.0.1] [--data-dir ./data] [--owner local] [--demo] [--cors <origins>] [--no-ui] [--no-preload]
   --port 0 picks a free port. With env RAGDESK_API_KEY set, that key is the owner's admin key;
   otherwise an admin key is created on first start and printed once. --demo seeds a datastore and a
   public agent from this package's docs on first run. --cors (or env RAGDESK_CORS) lets browser pages
   on other origins call the API: a comma-separated list (https://app.example.com,http://localhost:5173)
   or * for any origin (then any web page can query your public agents; private routes still need a key).
-  The web console is served at / (--no-ui: API only).
+  The web console is served at / (--no-ui: API only). Once listening, every datastore's search
+  indexes are loaded one after another, so that no visitor waits for them (--no-preload: each loads
+  on its first query).
 ${SERVER_TIMEOUT_USAGE}`;
 
 export interface ServeOptions {
@@ -35,6 +38,8 @@ export interface ServeOptions {
   demo: boolean;
   /** Serve the web console, chat pages and widget.js (default true). */
   ui: boolean;
+  /** Load every datastore's search indexes once listening (default true; see preload.ts). */
+  preload: boolean;
   packageRoot: string;
   timeouts?: ServerTimeouts;
   /** `--cors` as given (`*` or comma-separated origins); null: the RAGDESK_CORS env, else no CORS. */
@@ -48,6 +53,8 @@ export interface RunningService {
   /** The admin key printed at this start (created now), if any. */
   createdKey: string | null;
   demo: DemoSeed | null;
+  /** Settles when the datastores' indexes are loaded (at once with `preload: false`). */
+  preloaded: Promise<PreloadReport>;
   close(): Promise<void>;
 }
 
@@ -61,6 +68,7 @@ export function parseServeArgs(args: string[], packageRoot: string): ServeOption
       owner: { type: 'string', default: DEFAULT_OWNER },
       demo: { type: 'boolean', default: false },
       ui: { type: 'boolean', default: true },
+      preload: { type: 'boolean', default: true },
       ...SERVER_TIMEOUT_FLAGS,
       cors: { type: 'string' },
     },
@@ -76,6 +84,7 @@ export function parseServeArgs(args: string[], packageRoot: string): ServeOption
     ownerId: values.owner ?? DEFAULT_OWNER,
     demo: values.demo ?? false,
     ui: values.ui ?? true,
+    preload: values.preload ?? true,
     packageRoot,
     timeouts: parseServerTimeouts(values),
     cors: values.cors ?? null,
@@ -136,11 +145,13 @@ export async function startService(
     const host = options.host.includes(':') ? `[${options.host}]` : options.host;
     const origin = `http://${host}:${port}`;
     printBanner(io, { origin, options, ragdesk, createdKey, configured: Boolean(configured), demo, cors });
+    const preloaded = options.preload ? preloadDatastores(ragdesk, io) : Promise.resolve({ loaded: 0, failed: 0, seconds: 0 });
     return {
       origin,
       ragdesk,
       createdKey,
       demo,
+      preloaded,
       close: async () => {
         // Stop accepting, drop idle keep-alive sockets, let requests in progress finish (closing
         // ragdesk waits for them and cancels model calls, so open streams end with an event),

@@ -285,6 +285,11 @@ export function lexicalSearch(db: SqliteDatabase, options: LexicalSearchOptions)
       return index === null ? [] : index.search(words, topK, request.filter);
     },
 
+    /** Builds or loads the datastore's index now rather than on its first search. */
+    async prepare(datastoreId: string): Promise<void> {
+      await current(datastoreId);
+    },
+
     /** Whether writes to this datastore must report their previous rows (it has an index). */
     tracks(datastoreId: string): boolean {
       const state = entries.get(datastoreId)?.state;

@@ -244,6 +244,12 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
         : lexical.search(request).catch((error: unknown) => {
             throw translateError(error, 'searchText');
           }),
+    prepareTextSearch: (datastoreId) =>
+      closed
+        ? Promise.reject(closedError())
+        : lexical.prepare(datastoreId).catch((error: unknown) => {
+            throw translateError(error, 'prepareTextSearch');
+          }),
 
     createAgent: (record) => run('createAgent', () => agents.createAgent(record)),
     getAgent: (id) => run('getAgent', () => agents.getAgent(id)),

@@ -76,9 +76,14 @@ interface RawScores {
   queryVector: Float32Array | null;
 }
 
+/** Whether the instance's embedder made the datastore's vectors (else queries can only be lexical). */
+export function embeddingMatches(context: RagdeskContext, datastore: DatastoreRecord): boolean {
+  return datastore.embeddingModel === context.embeddings.model && datastore.embeddingDimensions === context.embeddings.dimensions;
+}
+
 export function assertEmbeddingMatches(context: RagdeskContext, datastore: DatastoreRecord): void {
   const { embeddings } = context;
-  if (datastore.embeddingModel !== embeddings.model || datastore.embeddingDimensions !== embeddings.dimensions) {
+  if (!embeddingMatches(context, datastore)) {
     throw new RagdeskError(
       'embedding_mismatch',
       `Datastore ${datastore.id} was embedded with ${datastore.embeddingModel} (${datastore.embeddingDimensions} dimensions) ` +
@@ -155,8 +160,7 @@ async function queryVectorIfComparable(
   datastore: DatastoreRecord,
   query: string,
 ): Promise<{ hits: ScoredId[]; vector: Float32Array } | null> {
-  const { embeddings } = context;
-  if (datastore.embeddingModel !== embeddings.model || datastore.embeddingDimensions !== embeddings.dimensions) return null;
+  if (!embeddingMatches(context, datastore)) return null;
   return { hits: [], vector: await embedQuery(context, query) };
 }
 

@@ -165,6 +165,24 @@ export function describeSearchConformance(context: StoreSuiteContext): void {
       expect(await search('the of and')).toEqual([]);
     });
 
+    it('prepareTextSearch (when the store has it) loads a datastore, known or not, and searches answer as before', async (test) => {
+      const prepare = store().prepareTextSearch?.bind(store());
+      if (!prepare) {
+        test.skip();
+        return;
+      }
+      const before = await search('zymurgy telescope', 50);
+      await expect(prepare(datastore.id)).resolves.toBeUndefined();
+      await expect(prepare('missing')).resolves.toBeUndefined();
+      expect(await search('zymurgy telescope', 50)).toEqual(before);
+      // Prepared, then written: the next search sees the write.
+      const fresh = makeChunk(guide, 0, 'The quokka exhibit replaced the old telescope room.');
+      await store().replaceChunks(guide.id, [fresh]);
+      expect((await search('quokka'))[0]?.id).toBe(fresh.id);
+      await expect(prepare(datastore.id)).resolves.toBeUndefined();
+      expect((await search('zymurgy')).length).toBe(0);
+    });
+
     it('follows replaces and deletes', async () => {
       const fresh = makeChunk(guide, 0, 'The quokka exhibit replaced the old telescope room.');
       await store().replaceChunks(guide.id, [fresh]);

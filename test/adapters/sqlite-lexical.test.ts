@@ -472,7 +472,7 @@ describe('sqliteStore lexical index and the rows', () => {
   });
 
   /** A datastore of 60 chunks whose snapshot (with a planted word) is saved; the store is closed. */
-  async function savedWithPlantedWord(): Promise<{ source: ReturnType<typeof makeDatasource>; planted: Buffer }> {
+  async function savedWithPlantedWord(): Promise<{ source: ReturnType<typeof makeDatasource>; planted: Buffer; original: Buffer }> {
     const first = open();
     await first.createDatastore(datastore);
     const source = makeDatasource(datastore);
@@ -480,10 +480,38 @@ describe('sqliteStore lexical index and the rows', () => {
     await first.replaceChunks(source.id, makeChunks(source, samplePassages(60, 8)));
     await first.searchText({ datastoreId: datastore.id, query: 'telescope', topK: 1 });
     await first.close();
-    const planted = plantWord(sql<{ data: Buffer }>('SELECT data FROM lexical_snapshots')[0]!.data, 'zzplanted');
+    const original = sql<{ data: Buffer }>('SELECT data FROM lexical_snapshots')[0]!.data;
+    const planted = plantWord(original, 'zzplanted');
     sql('UPDATE lexical_snapshots SET data = ?', planted);
-    return { source, planted };
+    return { source, planted, original };
   }
+
+  it('prepareTextSearch loads the index before any search: from the snapshot, or built from the rows', async () => {
+    const { planted, original } = await savedWithPlantedWord();
+    const search = (store: Store, query: string) => store.searchText({ datastoreId: datastore.id, query, topK: 1 });
+    // Loaded by prepare: a snapshot changed on disk afterwards is not read again.
+    const prepared = open();
+    await prepared.prepareTextSearch?.(datastore.id);
+    sql('UPDATE lexical_snapshots SET data = ?', original);
+    expect(await search(prepared, 'zzplanted')).toEqual([{ id: 'planted', score: expect.any(Number) }]);
+    await prepared.close();
+    // Without prepare the first search reads what is on disk then: the check above can fail.
+    sql('UPDATE lexical_snapshots SET data = ?', planted);
+    const unprepared = open();
+    sql('UPDATE lexical_snapshots SET data = ?', original);
+    expect(await search(unprepared, 'zzplanted')).toEqual([]);
+    await unprepared.close();
+
+    // No snapshot: prepare builds the index from the rows, which close then saves.
+    sql('DELETE FROM lexical_snapshots');
+    await open().close();
+    expect(sql('SELECT datastore_id FROM lexical_snapshots')).toEqual([]);
+    const building = open();
+    await building.prepareTextSearch?.(datastore.id);
+    await building.prepareTextSearch?.('missing');
+    await building.close();
+    expect(sql('SELECT datastore_id FROM lexical_snapshots')).toEqual([{ datastore_id: datastore.id }]);
+  });
 
   it.each([1, 2] as const)('loads a snapshot of format %i and rewrites it in the current one on close', async (format) => {
     const { planted } = await savedWithPlantedWord();

@@ -58,10 +58,32 @@ describe('ragdesk serve', () => {
         expect(second.createdKey).toBeNull();
         expect(again.text()).not.toContain('rdk_');
         expect(second.demo).toMatchObject({ created: false, agentId, datastoreId });
+        // Once listening, the demo datastore's indexes are loaded before any query asks.
+        expect(await second.preloaded).toMatchObject({ loaded: 1, failed: 0 });
+        expect(again.err.join('')).toMatch(/Loaded 1 datastore for search in [0-9.]+ s/);
         const listed = await fetch(`${second.origin}/api/datastores`, { headers: { authorization: `Bearer ${key}` } });
         expect(((await listed.json()) as { id: string }[]).map((d) => d.id)).toEqual([datastoreId]);
       } finally {
         await second.close();
+      }
+    } finally {
+      temp.remove();
+    }
+  });
+
+  it('loads no index before the first query with --no-preload', async () => {
+    const temp = tempDir('ragdesk-serve-');
+    try {
+      const options = parseServeArgs(['--port', '0', '--data-dir', temp.dir, '--demo', '--no-preload'], ROOT);
+      expect(options.preload).toBe(false);
+      expect(parseServeArgs([], ROOT).preload).toBe(true);
+      const io = recordingIo();
+      const service = await startService(options, io);
+      try {
+        expect(await service.preloaded).toEqual({ loaded: 0, failed: 0, seconds: 0 });
+        expect(io.err.join('')).not.toContain('Loaded');
+      } finally {
+        await service.close();
       }
     } finally {
       temp.remove();

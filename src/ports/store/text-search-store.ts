@@ -16,4 +16,10 @@ export interface TextSearchStore {
    * Scores are positive and higher is better; they are comparable only within one call.
    */
   searchText(request: TextSearchRequest): Promise<ScoredId[]>;
+  /**
+   * Optional: loads whatever `searchText` of this datastore needs in memory (an index built or read
+   * on first use), so that the first search does not wait for it. Resolves once it is loaded; an
+   * unknown datastore is not an error. Stores that search the database directly omit it.
+   */
+  prepareTextSearch?(datastoreId: string): Promise<void>;
 }

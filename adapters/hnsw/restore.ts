@@ -26,16 +26,14 @@ export async function restoreOnThread(
 ): Promise<void> {
   const { dimensions } = header;
   thread.post({ op: 'restore', key, linksPath, dimensions });
-  const { ids, labels } = header.entries;
-  const labelById = new Map<string, number>();
-  ids.forEach((id, i) => labelById.set(id, labels[i] as number));
+  const labelOf = headerLabels(header);
   for await (const batch of source.vectors) {
     thread.check(key);
     const buffer = thread.opBuffer(batch.length * 4 * (1 + dimensions));
     const packedLabels = new Uint32Array(buffer, 0, batch.length);
     const packedVectors = new Float32Array(buffer, batch.length * 4, batch.length * dimensions);
     batch.forEach((entry, i) => {
-      const label = labelById.get(entry.id);
+      const label = labelOf(entry.id);
       if (label === undefined || entry.vector.length !== dimensions) {
         throw new Error(`entry ${JSON.stringify(entry.id)} does not match the index file`);
       }
@@ -47,4 +45,24 @@ export async function restoreOnThread(
     await thread.room();
   }
   await thread.request({ op: 'restore-write', key, path: source.fullPath });
+}
+
+/**
+ * The header's label of an id. The store usually yields the ids in the header's own order (chunk
+ * rows by key and labels both follow insertion), so each id is first compared with the header's
+ * next one; the id → label map (at 1M entries 0.5 s to fill and 0.9 s of lookups) is built only
+ * once the two orders part, and answers from then on.
+ */
+function headerLabels(header: IndexHeader): (id: string) => number | undefined {
+  const { ids, labels } = header.entries;
+  let next = 0;
+  let byId: Map<string, number> | undefined;
+  return (id) => {
+    if (byId === undefined) {
+      if (ids[next] === id) return labels[next++];
+      byId = new Map();
+      for (let i = 0; i < ids.length; i++) byId.set(ids[i] as string, labels[i] as number);
+    }
+    return byId.get(id);
+  };
 }

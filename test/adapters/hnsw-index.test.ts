@@ -5,7 +5,7 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { hnswIndex, type HnswIndexOptions } from '../../adapters/hnsw/index.js';
+import { hnswIndex, type HnswIndex, type HnswIndexOptions } from '../../adapters/hnsw/index.js';
 import { collectionDirectory, HEADER_FILE } from '../../adapters/hnsw/persistence.js';
 import type { IndexCollection, IndexEntry, VectorIndex } from '../../src/ports/index.js';
 import { clusteredVectors } from '../../src/testing/random.js';
@@ -187,6 +187,53 @@ describe('hnswIndex (hnsw-specific behaviour)', () => {
       await again.open(COLLECTION, source);
       await again.close();
     }
+  });
+
+  it('restores the same graph whatever order the store gives the vectors in', async () => {
+    const data = entries(300);
+    const source = new Source();
+    const first = make();
+    await first.open(COLLECTION, source);
+    await first.upsert(DATASTORE, data, source.put(data));
+    const probes = [3, 150, 299].map((i) => (data[i] as IndexEntry).vector);
+    // Answers from the graph itself, not from the exact scan of vectors still queued for it.
+    await (first as HnswIndex).indexed();
+    const expected = await Promise.all(probes.map((vector) => first.query(DATASTORE, { vector, topK: 5 })));
+    await first.close();
+    const ordered = (order: (all: IndexEntry[]) => IndexEntry[]) =>
+      Object.assign(
+        new Source(),
+        { current: source.current },
+        {
+          async *vectors() {
+            const all = order([...source.byId.values()]);
+            // Several pages, as a store yields them.
+            for (let at = 0; at < all.length; at += 64) yield all.slice(at, at + 64).map(({ id, vector }) => ({ id, vector }));
+          },
+          async *entries() {
+            yield [...source.byId.values()];
+          },
+        },
+      );
+    const orders: [string, (all: IndexEntry[]) => IndexEntry[]][] = [
+      ['the header order', (all) => all],
+      ['reversed', (all) => [...all].reverse()],
+      ['in order, then parting midway', (all) => [...all.slice(0, 150), ...all.slice(150).reverse()]],
+    ];
+    for (const [label, order] of orders) {
+      const index = make();
+      expect(await index.open(COLLECTION, ordered(order)), label).toEqual({ rebuilt: false });
+      expect(await Promise.all(probes.map((vector) => index.query(DATASTORE, { vector, topK: 5 }))), label).toEqual(expected);
+      await index.close();
+    }
+    // In order but one missing midway: the pair is still refused.
+    const index = make();
+    expect(
+      await index.open(
+        COLLECTION,
+        ordered((all) => [...all.slice(0, 100), ...all.slice(101)]),
+      ),
+    ).toEqual({ rebuilt: true, reason: 'corrupt' });
   });
 
   it('writes after the idle delay and after flushAfterChanges', async () => {

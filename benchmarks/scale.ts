@@ -9,7 +9,8 @@
  *   npm run bench:scale -- [--sizes 10000,100000] [--queries 1000] [--tmp <folder for data>]
  *   npm run bench:scale -- --from a.json,b.json     (tabulate runs made by scale-run.js --out)
  *
- * 1M (`--sizes 1000000`) skips the raw reference build and takes hours on a loaded 2-core machine;
+ * 1M (`--sizes 1000000`) skips the raw reference build unless `--raw true` is given (then the run
+ * takes about an hour on a quiet 2-core machine, half of it the raw build; hours on a loaded one);
  * CI does not run it. Results: benchmarks/results/scale.json and scale.svg (beside peers-scaling.svg).
  */
 import { spawnSync } from 'node:child_process';
@@ -119,7 +120,10 @@ function main(): void {
     for (const size of SIZES) {
       const file = join(out, `${size}.json`);
       const started = performance.now();
-      const extra = args.get('tmp') ? ['--tmp', args.get('tmp') as string] : [];
+      const extra = [
+        ...(args.get('tmp') ? ['--tmp', args.get('tmp') as string] : []),
+        ...(args.get('raw') ? ['--raw', args.get('raw') as string] : []),
+      ];
       const child = spawnSync(
         process.execPath,
         ['--expose-gc', join(HERE, 'scale-run.js'), '--chunks', String(size), '--queries', QUERIES, '--out', file, ...extra],

@@ -25,6 +25,26 @@ function entries(count: number, seed = 1, prefix = 'c'): IndexEntry[] {
   }));
 }
 
+/**
+ * `source` as a store that yields `change(every entry)` from `vectors()`, in pages of `page`: other
+ * vectors than the index holds, or the same ones in another order.
+ */
+function changedSource(source: Source, change: (all: IndexEntry[]) => IndexEntry[], page = Number.POSITIVE_INFINITY): Source {
+  return Object.assign(
+    new Source(),
+    { current: source.current },
+    {
+      async *vectors() {
+        const all = change([...source.byId.values()]).map(({ id, vector }) => ({ id, vector }));
+        for (let at = 0; at < all.length; at += page) yield all.slice(at, at + page);
+      },
+      async *entries() {
+        yield [...source.byId.values()];
+      },
+    },
+  );
+}
+
 describe('hnswIndex (hnsw-specific behaviour)', () => {
   let dir: string;
   let directory: string;
@@ -147,26 +167,20 @@ describe('hnswIndex (hnsw-specific behaviour)', () => {
     expect(await after.count(DATASTORE)).toBe(120);
   });
 
-  it('rebuilds (corrupt) when the store gives other vectors than the links-only binary needs, and leaves no temporary file', async () => {
-    const data = entries(300);
+  /** A new index holding `count` entries, and the source holding the same. */
+  async function filled(count: number): Promise<{ data: IndexEntry[]; source: Source; index: VectorIndex }> {
+    const data = entries(count);
     const source = new Source();
-    const first = make();
-    await first.open(COLLECTION, source);
-    await first.upsert(DATASTORE, data, source.put(data));
+    const index = make();
+    await index.open(COLLECTION, source);
+    await index.upsert(DATASTORE, data, source.put(data));
+    return { data, source, index };
+  }
+
+  it('rebuilds (corrupt) when the store gives other vectors than the links-only binary needs, and leaves no temporary file', async () => {
+    const { data, source, index: first } = await filled(300);
     await first.close();
-    const wrong = (change: (all: IndexEntry[]) => IndexEntry[]) =>
-      Object.assign(
-        new Source(),
-        { current: source.current },
-        {
-          async *vectors() {
-            yield change([...source.byId.values()]).map(({ id, vector }) => ({ id, vector }));
-          },
-          async *entries() {
-            yield [...source.byId.values()];
-          },
-        },
-      );
+    const wrong = (change: (all: IndexEntry[]) => IndexEntry[]) => changedSource(source, change);
     const cases: [string, (all: IndexEntry[]) => IndexEntry[]][] = [
       ['one missing', (all) => all.slice(1)],
       ['an unknown id', (all) => [...all.slice(1), { ...(all[0] as IndexEntry), id: 'nobody' }]],
@@ -190,31 +204,14 @@ describe('hnswIndex (hnsw-specific behaviour)', () => {
   });
 
   it('restores the same graph whatever order the store gives the vectors in', async () => {
-    const data = entries(300);
-    const source = new Source();
-    const first = make();
-    await first.open(COLLECTION, source);
-    await first.upsert(DATASTORE, data, source.put(data));
+    const { data, source, index: first } = await filled(300);
     const probes = [3, 150, 299].map((i) => (data[i] as IndexEntry).vector);
     // Answers from the graph itself, not from the exact scan of vectors still queued for it.
     await (first as HnswIndex).indexed();
     const expected = await Promise.all(probes.map((vector) => first.query(DATASTORE, { vector, topK: 5 })));
     await first.close();
-    const ordered = (order: (all: IndexEntry[]) => IndexEntry[]) =>
-      Object.assign(
-        new Source(),
-        { current: source.current },
-        {
-          async *vectors() {
-            const all = order([...source.byId.values()]);
-            // Several pages, as a store yields them.
-            for (let at = 0; at < all.length; at += 64) yield all.slice(at, at + 64).map(({ id, vector }) => ({ id, vector }));
-          },
-          async *entries() {
-            yield [...source.byId.values()];
-          },
-        },
-      );
+    // Several pages, as a store yields them.
+    const ordered = (order: (all: IndexEntry[]) => IndexEntry[]) => changedSource(source, order, 64);
     const orders: [string, (all: IndexEntry[]) => IndexEntry[]][] = [
       ['the header order', (all) => all],
       ['reversed', (all) => [...all].reverse()],

@@ -25,6 +25,8 @@ export async function preloadDatastores(ragdesk: Ragdesk, io: CliIo): Promise<Pr
         report.loaded++;
       } catch (error) {
         if (isClosed(error)) break;
+        // Deleted since it was listed: nothing to load.
+        if (RagdeskError.isInstance(error) && error.code === 'not_found') continue;
         report.failed++;
         io.stderr(`  could not load datastore ${datastore.id} (${JSON.stringify(datastore.name)}): ${messageOf(error)}\n`);
       }

@@ -238,18 +238,8 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     updateJob: (id, patch) => run('updateJob', () => jobs.updateJob(id, patch)),
 
     // Asynchronous: the first search of a datastore builds its index in steps (lexical-search.ts).
-    searchText: (request) =>
-      closed
-        ? Promise.reject(closedError())
-        : lexical.search(request).catch((error: unknown) => {
-            throw translateError(error, 'searchText');
-          }),
-    prepareTextSearch: (datastoreId) =>
-      closed
-        ? Promise.reject(closedError())
-        : lexical.prepare(datastoreId).catch((error: unknown) => {
-            throw translateError(error, 'prepareTextSearch');
-          }),
+    searchText: (request) => runSteps('searchText', () => lexical.search(request)),
+    prepareTextSearch: (datastoreId) => runSteps('prepareTextSearch', () => lexical.prepare(datastoreId)),
 
     createAgent: (record) => run('createAgent', () => agents.createAgent(record)),
     getAgent: (id) => run('getAgent', () => agents.getAgent(id)),

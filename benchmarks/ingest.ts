@@ -12,8 +12,8 @@
  *   - the same data through each stage alone: cleanText, chunkSections (default tokenizer),
  *     localEmbeddings.embed in batches of maxBatchSize, sqliteStore.replaceChunks with the
  *     precomputed vectors (fresh db), hnswIndex upsert with the same vectors (fresh dir);
- *   - the reference: raw hnswlib-node build of the same vectors (cosine, M 16, efConstruction 200,
- *     addPoint loop) and the ratio index stage / raw;
+ *   - the reference: raw hnswlib-node build of the same vectors (cosine, hnswIndex's default M and
+ *     efConstruction, addPoint loop) and the ratio index stage / raw;
  *   - which calls ran inside the longest stall.
  *
  *   npm run bench:ingest -- [--mb 5] [--per-upsert 1] [--data ../shared/datasets/scifact] [--interval 50]
@@ -25,6 +25,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { hnswIndex } from '../adapters/hnsw/index.js';
+import { HNSW_DEFAULTS } from '../adapters/hnsw/options.js';
 import { localEmbeddings } from '../adapters/local/index.js';
 import { sqliteStore } from '../adapters/sqlite/index.js';
 import { chunkSections, cleanText, type TextChunk } from '../src/ingest/index.js';
@@ -46,8 +47,7 @@ const QUERY_INTERVAL_MS = Number(args.get('interval') ?? 50);
 const DATA = args.get('data') ?? join(PACKAGE_ROOT, '..', 'shared', 'datasets', 'scifact');
 const MIN_DOC = 20_000;
 const MAX_DOC = 50_000;
-const M = 16;
-const EF_CONSTRUCTION = 200;
+const { m: M, efConstruction: EF_CONSTRUCTION } = HNSW_DEFAULTS;
 const STALL_GOAL_MS = 50;
 
 const dir = mkdtempSync(join(tmpdir(), 'ragdesk-bench-ingest-'));

@@ -19,6 +19,7 @@ import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
 import { hnswIndex } from '../adapters/hnsw/index.js';
+import { HNSW_DEFAULTS } from '../adapters/hnsw/options.js';
 import { postgres, postgresIndex } from '../adapters/postgres/index.js';
 import { sqliteStore } from '../adapters/sqlite/index.js';
 import { createRagdesk, type Datastore, type Ragdesk } from '../src/index.js';
@@ -267,7 +268,7 @@ async function main(): Promise<void> {
       topK: TOP_K,
       tenants: TENANTS,
       batch: BATCH,
-      sqlite: 'hnswIndex defaults: m 16, efConstruction 200, efSearch 100',
+      sqlite: `hnswIndex defaults: m ${HNSW_DEFAULTS.m}, efConstruction ${HNSW_DEFAULTS.efConstruction}, efSearch ${HNSW_DEFAULTS.efSearch}`,
       postgres: 'postgresIndex defaults: m 16, ef_construction 64, ef_search 100, iterative scan relaxed_order, max_scan_tuples 20000',
       engine: 'PGlite 0.5.14 (PostgreSQL 18.6, WebAssembly) + pgvector 0.8.7, over pglite-socket with pg 8.23',
     },

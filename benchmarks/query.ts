@@ -10,6 +10,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hnswIndex, type HnswIndex } from '../adapters/hnsw/index.js';
+import { HNSW_DEFAULTS } from '../adapters/hnsw/options.js';
 import { sqliteStore } from '../adapters/sqlite/index.js';
 import { createRagdesk } from '../src/index.js';
 import { exactTopK, precomputedEmbeddings, syntheticCorpus } from './lib/synthetic.js';
@@ -20,8 +21,7 @@ const COUNT = Number(args.get('chunks') ?? 100_000);
 const QUERIES = Number(args.get('queries') ?? 1000);
 const DIMENSIONS = Number(args.get('dimensions') ?? 384);
 const RECALL_QUERIES = Math.min(QUERIES, 200);
-const M = 16;
-const EF_CONSTRUCTION = 200;
+const { m: M, efConstruction: EF_CONSTRUCTION } = HNSW_DEFAULTS;
 const EF_SEARCH = 64;
 const TOP_K = 10;
 

@@ -15,20 +15,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { writeHeapSnapshot } from 'node:v8';
 import { hnswIndex, type HnswIndex } from '../adapters/hnsw/index.js';
+import { HNSW_DEFAULTS } from '../adapters/hnsw/options.js';
 import { sqliteStore } from '../adapters/sqlite/index.js';
 import { createRagdesk, type Ragdesk } from '../src/index.js';
 import type { Embeddings } from '../src/ports/embeddings.js';
-import { seededRandom } from '../src/testing/random.js';
 import { flags, latencySummary } from './lib/report.js';
-import { gaussian, normalise } from './lib/synthetic.js';
+import { scaleCorpus } from './lib/scale-corpus.js';
 
 const args = flags(process.argv.slice(2));
 const COUNT = Number(args.get('chunks') ?? 10_000);
 const QUERIES = Number(args.get('queries') ?? 1000);
 const DIMENSIONS = 384;
-const CLUSTERS = Math.max(20, Math.round(COUNT / 500));
-const M = 16;
-const EF_CONSTRUCTION = 200;
+const { m: M, efConstruction: EF_CONSTRUCTION } = HNSW_DEFAULTS;
 const EF_SEARCH = 64;
 const TOP_K = 10;
 const BATCH = Number(args.get('batch') ?? 2000);
@@ -42,42 +40,13 @@ const RAW = args.get('raw') === 'true' || (args.get('raw') !== 'false' && COUNT 
  * Beam widths for the recall curve. A query of top k searches with max(efSearch, k) and keeps the k
  * best, so the first 10 hits of a top-`ef` query are a top-10 search at that beam width.
  */
-const EF_SWEEP = (args.get('ef-sweep') ?? '64,128,256,512').split(',').map(Number);
+const EF_SWEEP = (args.get('ef-sweep') ?? '64,100,128,256,512').split(',').map(Number);
 const dir = mkdtempSync(join(args.get('tmp') ?? tmpdir(), 'ragdesk-bench-scale-'));
 
 // ---- deterministic data: chunk i from i alone --------------------------------------------------
-const setup = seededRandom(7);
-const VOCABULARY = Array.from({ length: 20_000 }, (_, i) => `w${i.toString(36)}x${Math.floor(setup() * 1e6).toString(36)}`);
-const CENTERS = Array.from({ length: CLUSTERS }, () => normalise(Float32Array.from({ length: DIMENSIONS }, () => gaussian(setup))));
-const TOPICS = CENTERS.map(() => Array.from({ length: 60 }, () => VOCABULARY[Math.floor(setup() * VOCABULARY.length)] as string));
-
-function words(random: () => number, cluster: number, count: number): string {
-  const topic = TOPICS[cluster] as string[];
-  let text = '';
-  for (let w = 0; w < count; w++) {
-    text += `${w ? ' ' : ''}${random() < 0.7 ? topic[Math.floor(random() * 60)] : VOCABULARY[Math.floor(random() * VOCABULARY.length)]}`;
-  }
-  return text;
-}
-
-/** Chunk i: its text (abstract-sized: ~40 words) and unit vector near its cluster's centre. */
-function chunk(i: number): { text: string; vector: Float32Array } {
-  const random = seededRandom(0x9e3779b1 ^ i);
-  const cluster = Math.floor(random() * CLUSTERS);
-  const text = `doc ${i} ${words(random, cluster, 40)}`;
-  const center = CENTERS[cluster] as Float32Array;
-  const vector = new Float32Array(DIMENSIONS);
-  for (let d = 0; d < DIMENSIONS; d++) vector[d] = (center[d] as number) + gaussian(random) * 0.08;
-  return { text, vector: normalise(vector) };
-}
-
-const queries = Array.from({ length: QUERIES }, (_, q) => {
-  const random = seededRandom(0x51ed270b ^ q);
-  const cluster = Math.floor(random() * CLUSTERS);
-  const center = CENTERS[cluster] as Float32Array;
-  const vector = normalise(Float32Array.from(center, (value) => value + gaussian(random) * 0.08));
-  return { text: words(random, cluster, 6), vector };
-});
+const corpus = scaleCorpus(COUNT, DIMENSIONS);
+const chunk = (i: number) => corpus.chunk(i);
+const queries = Array.from({ length: QUERIES }, (_, q) => corpus.query(q));
 const queryVectors = new Map(queries.map((query) => [query.text, query.vector]));
 
 const embeddings: Embeddings = {
@@ -206,7 +175,7 @@ async function timed(run: (q: number) => Promise<unknown>, count: number): Promi
 }
 
 async function main(): Promise<void> {
-  console.log(`[scale ${COUNT}] ${COUNT} chunks x ${DIMENSIONS} dims, ${CLUSTERS} clusters, data in ${dir}`);
+  console.log(`[scale ${COUNT}] ${COUNT} chunks x ${DIMENSIONS} dims, ${corpus.clusters} clusters, data in ${dir}`);
   const base = mark('process start (modules loaded)');
   let ragdesk = open();
   let datastore = await ragdesk.datastores.create({ name: 'scale' });
@@ -291,16 +260,18 @@ async function main(): Promise<void> {
       }
     });
   }
-  const recallOf = (lists: readonly (readonly { text: string }[])[]) => {
-    let hits = 0;
-    lists.forEach((fragments, s) => {
+  /** Exact top-10 found per sample query, in the sample's order (the first n compare with a run of fewer recall queries). */
+  const hitsOf = (lists: readonly (readonly { text: string }[])[]) =>
+    lists.map((fragments, s) => {
       const exact = new Set((best[s] as { i: number }[]).map((entry) => entry.i));
-      for (const fragment of fragments) if (exact.has(Number(fragment.text.split(' ', 2)[1]))) hits++;
+      return fragments.filter((fragment) => exact.has(Number(fragment.text.split(' ', 2)[1]))).length;
     });
-    return hits / (sample.length * TOP_K);
-  };
-  const recall = recallOf(found);
-  const recallByEf = sweep.map(({ ef, found: lists }) => ({ ef, recallAt10: recallOf(lists) }));
+  const recallOf = (hits: readonly number[]) => hits.reduce((sum, found) => sum + found, 0) / (sample.length * TOP_K);
+  const recall = recallOf(hitsOf(found));
+  const recallByEf = sweep.map(({ ef, found: lists }) => {
+    const hitsPerQuery = hitsOf(lists);
+    return { ef, recallAt10: recallOf(hitsPerQuery), hitsPerQuery };
+  });
   console.log(
     `[scale ${COUNT}] recall@10 by beam width: ${recallByEf.map((row) => `ef ${row.ef} ${row.recallAt10.toFixed(3)}`).join(', ')}`,
   );

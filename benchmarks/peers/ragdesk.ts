@@ -5,6 +5,7 @@
  */
 import Database from 'better-sqlite3';
 import { join } from 'node:path';
+import { HNSW_DEFAULTS } from '../../adapters/hnsw/options.js';
 import { openRagdesk } from '../../adapters/node.js';
 import type { Embeddings } from '../../src/ports/embeddings.js';
 import type { Datastore } from '../../src/index.js';
@@ -46,7 +47,7 @@ export const ragdeskPeer: PeerFactory = {
     storage: 'disk',
     chunker: 'ragdesk (cl100k, 512/64)',
     notes: [
-      'hybrid: min-max scaled score fusion of HNSW (M 16, efConstruction 200, ef 100) and bm25',
+      `hybrid: min-max scaled score fusion of HNSW (M ${HNSW_DEFAULTS.m}, efConstruction ${HNSW_DEFAULTS.efConstruction}, ef ${HNSW_DEFAULTS.efSearch}) and bm25`,
       'vectors kept once, in SQLite; the HNSW file holds the graph links only',
       'searchable when the upsert returns: vectors not yet in the graph are scanned exactly',
     ],

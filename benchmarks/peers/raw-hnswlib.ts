@@ -1,10 +1,11 @@
 /**
- * Floor for vector search: a bare hnswlib-node index (cosine, M 16, efConstruction 200, ef
- * max(100, k): ragdesk's HNSW defaults) with chunk labels mapped to document ids in a JS array. It
+ * Floor for vector search: a bare hnswlib-node index (cosine, ragdesk's HNSW defaults: M,
+ * efConstruction, and ef max(efSearch, k)) with chunk labels mapped to document ids in a JS array. It
  * stores no text and no metadata; what ragdesk adds on top of it is the difference.
  */
 import { join } from 'node:path';
 import hnswlib from 'hnswlib-node';
+import { HNSW_DEFAULTS } from '../../adapters/hnsw/options.js';
 import type { PeerFactory } from './peer.js';
 import { folderBytes, sharedChunks } from './shared.js';
 
@@ -22,7 +23,7 @@ export const rawHnswlibPeer: PeerFactory = {
   async open({ dir, embedder, expectedChunks }) {
     let capacity = Math.max(16, expectedChunks);
     const index = new hnswlib.HierarchicalNSW('cosine', embedder.dimensions);
-    index.initIndex(capacity, 16, 200, 100);
+    index.initIndex(capacity, HNSW_DEFAULTS.m, HNSW_DEFAULTS.efConstruction, 100);
     const docIds: string[] = [];
     const add = (vectors: readonly Float32Array[], ids: readonly string[]) => {
       if (docIds.length + vectors.length > capacity) {
@@ -53,7 +54,7 @@ export const rawHnswlibPeer: PeerFactory = {
       async search(query, mode, k) {
         if (mode !== 'vector') throw new Error(`raw-hnswlib has no ${mode} search`);
         const [vector] = await embedder.embed([query]);
-        index.setEf(Math.max(100, k));
+        index.setEf(Math.max(HNSW_DEFAULTS.efSearch, k));
         const result = index.searchKnn(Array.from(vector as Float32Array), Math.min(k, docIds.length));
         return result.neighbors.map((label, i) => ({ docId: docIds[label] as string, score: 1 - (result.distances[i] as number) }));
       },

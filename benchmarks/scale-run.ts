@@ -2,6 +2,7 @@
  * One size of bench:scale, in a process of its own (started by benchmarks/scale.ts, or directly):
  *
  *   node --expose-gc dist/benchmarks/scale-run.js --chunks 100000 [--queries 1000] [--raw true] [--out file.json]
+ *     [--recall-queries 100] [--ef-sweep 64,100,128,256,512] [--ef-construction 200] [--tmp <folder>]
  *
  * The corpus is never held in memory: chunk i's text and vector are computed from i whenever they
  * are needed (the embedder reads i back from the text), so the process's memory is the library's.
@@ -26,7 +27,9 @@ const args = flags(process.argv.slice(2));
 const COUNT = Number(args.get('chunks') ?? 10_000);
 const QUERIES = Number(args.get('queries') ?? 1000);
 const DIMENSIONS = 384;
-const { m: M, efConstruction: EF_CONSTRUCTION } = HNSW_DEFAULTS;
+const M = HNSW_DEFAULTS.m;
+/** The build beam; `--ef-construction` measures another against the default (bench:ef-construction has the raw builds). */
+const EF_CONSTRUCTION = Number(args.get('ef-construction') ?? HNSW_DEFAULTS.efConstruction);
 const EF_SEARCH = 64;
 const TOP_K = 10;
 const BATCH = Number(args.get('batch') ?? 2000);

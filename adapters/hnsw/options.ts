@@ -3,7 +3,7 @@ import { integerOption, numberOption, optionError } from '../kit/option-checks.j
 const OWNER = 'hnswIndex';
 
 /** The graph settings `hnswIndex` uses when none are given (benchmarks build their references with them). */
-export const HNSW_DEFAULTS = { m: 16, efConstruction: 160, efSearch: 100 } as const;
+export const HNSW_DEFAULTS = { m: 16, efConstruction: 200, efSearch: 100 } as const;
 
 export interface HnswIndexOptions {
   /** Directory holding one sub-directory per datastore; created when missing. */
@@ -11,17 +11,18 @@ export interface HnswIndexOptions {
   /** Graph degree (hnswlib `M`). Default 16. Baked into a persisted index: changing it applies on the next rebuild. */
   m?: number;
   /**
-   * Build-time beam width (hnswlib `efConstruction`). Default 160: on 300k clustered 384-d vectors
-   * it built in 0.83x the time of 200 with the same recall@10 (0.9995 at efSearch 100), where 100
-   * (the default of several vector databases) fell to 0.955 (`npm run bench:ef-construction`,
-   * docs/design-notes.md). Raise it for a better graph at a slower build; it is baked into a graph
-   * when it is built, so a new value applies to new and rebuilt collections.
+   * Build-time beam width (hnswlib `efConstruction`). Default 200. A lower beam builds faster and
+   * costs recall as the collection grows: at 1M clustered 384-d vectors 160 built in 23.5 instead of
+   * ~31 minutes, and recall@10 at efSearch 100 fell from 0.939 to 0.897 (`bench:ef-construction`,
+   * `bench:scale`, docs/design-notes.md). It is written into a graph when the graph is built, so a
+   * new value applies to new and rebuilt collections.
    */
   efConstruction?: number;
   /**
    * Query-time beam width; each query uses max(efSearch, topK). Default 100: at 100k x 384
    * clustered vectors recall@10 was 0.983 at 64, 0.999 at 128, for ~1 ms per query. At 1M (2,000
-   * tight clusters) it was 0.845 at 64 and 1.000 at 128: give a collection that large 128 or more.
+   * wide clusters, 100 queries) it was 0.834 at 64, 0.939 at 100, 0.969 at 128 and 1.000 at 256:
+   * give a collection that large 256.
    */
   efSearch?: number;
   /** Slots allocated for a new collection; the graph doubles when full. Default 1024. */

@@ -26,10 +26,11 @@
 import type { IndexQuery, RetrievalFilter, ScoredId } from '../../src/ports/index.js';
 import type { Collection } from './collection.js';
 import type { LabelScores } from './graph-search.js';
+import { defaultEfSearch } from './options.js';
 
 export interface SearchSettings {
-  /** Lower bound of hnswlib's `ef`; each query uses max(efSearch, topK). */
-  efSearch: number;
+  /** Lower bound of hnswlib's `ef`; each query uses max(efSearch, topK). Absent: by the collection's size. */
+  efSearch?: number | undefined;
   /** Filters matching at most this many labels are answered by an exact scan; default by dimensions. */
   exactSearchThreshold?: number | undefined;
 }
@@ -51,7 +52,8 @@ interface CompiledFilter {
 export async function search(collection: Collection, query: IndexQuery, settings: SearchSettings): Promise<ScoredId[]> {
   collection.check();
   if (query.topK === 0 || collection.count === 0) return [];
-  const ef = (k: number) => Math.max(settings.efSearch, k);
+  const beam = settings.efSearch ?? defaultEfSearch(collection.count);
+  const ef = (k: number) => Math.max(beam, k);
   const filter = compileFilter(collection, query.filter);
   if (!filter) {
     const k = Math.min(query.topK, collection.count);

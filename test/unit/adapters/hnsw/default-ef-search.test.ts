@@ -1,0 +1,28 @@
+import { describe, expect, it } from 'vitest';
+import { defaultEfSearch, HNSW_DEFAULTS, resolveOptions } from '../../../../adapters/hnsw/options.js';
+
+describe('defaultEfSearch', () => {
+  it('keeps the base beam up to 400k entries, grows to 256 by a million and stays there', () => {
+    expect(defaultEfSearch(0)).toBe(HNSW_DEFAULTS.efSearch);
+    expect(defaultEfSearch(300_000)).toBe(100);
+    expect(defaultEfSearch(400_000)).toBe(100);
+    expect(defaultEfSearch(600_000)).toBe(150);
+    expect(defaultEfSearch(1_000_000)).toBe(250);
+    expect(defaultEfSearch(1_024_000)).toBe(256);
+    expect(defaultEfSearch(50_000_000)).toBe(256);
+  });
+
+  it('never shrinks as the collection grows', () => {
+    let previous = 0;
+    for (let count = 0; count <= 2_000_000; count += 7_919) {
+      const ef = defaultEfSearch(count);
+      expect(ef).toBeGreaterThanOrEqual(previous);
+      previous = ef;
+    }
+  });
+
+  it('applies only when no efSearch is given', () => {
+    expect(resolveOptions({ dir: 'x' }).efSearch).toBeUndefined();
+    expect(resolveOptions({ dir: 'x', efSearch: 64 }).efSearch).toBe(64);
+  });
+});

@@ -20,6 +20,7 @@ import { join } from 'node:path';
 import { HNSW_DEFAULTS } from '../adapters/hnsw/options.js';
 import { flags, PACKAGE_ROOT, printTable, writeResult, type Row } from './lib/report.js';
 import { scaleCorpus } from './lib/scale-corpus.js';
+import { exactTopK } from './lib/synthetic.js';
 
 const args = flags(process.argv.slice(2));
 const COUNT = Number(args.get('chunks') ?? 100_000);
@@ -56,19 +57,8 @@ function scaleData(): DataSet {
   const flat = new Float32Array(COUNT * dimensions);
   for (let i = 0; i < COUNT; i++) flat.set(corpus.chunk(i).vector, i * dimensions);
   const queries = Array.from({ length: QUERIES }, (_, q) => corpus.query(q).vector);
-  const truth = queries.map((query) => {
-    const best: { i: number; score: number }[] = [];
-    for (let i = 0; i < COUNT; i++) {
-      let score = 0;
-      for (let d = 0, at = i * dimensions; d < dimensions; d++) score += (query[d] as number) * (flat[at + d] as number);
-      if (best.length < TOP_K || score > (best[best.length - 1] as { score: number }).score) {
-        best.push({ i, score });
-        best.sort((x, y) => y.score - x.score);
-        if (best.length > TOP_K) best.pop();
-      }
-    }
-    return new Set(best.map((entry) => entry.i));
-  });
+  const rows = Array.from({ length: COUNT }, (_, i) => flat.subarray(i * dimensions, (i + 1) * dimensions));
+  const truth = queries.map((query) => new Set(exactTopK(rows, query, TOP_K)));
   return {
     name: `scale corpus, ${COUNT} x ${dimensions} cosine`,
     space: 'cosine',

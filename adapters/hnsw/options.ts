@@ -4,22 +4,27 @@ const OWNER = 'hnswIndex';
 
 /**
  * The graph settings `hnswIndex` uses when none are given (benchmarks build their references with
- * them). `efSearch` is the query beam of a collection up to 400k entries; see {@link defaultEfSearch}.
+ * them). `efSearch` is the query beam of a collection up to 300k entries; see {@link defaultEfSearch}.
  */
 export const HNSW_DEFAULTS = { m: 16, efConstruction: 200, efSearch: 100 } as const;
 
-/** The query beam the default grows to, reached at ~1M entries. */
+/** The query beam the default grows to, from 400k entries on. */
 const LARGE_COLLECTION_EF = 256;
+/** Last size measured at full recall with the base beam, and the first size given the large beam. */
+const RAMP_START = 300_000;
+const RAMP_END = 400_000;
 
 /**
- * The query beam of a collection of `count` entries when `efSearch` is not given: 100 up to 400k
- * entries, then count / 4000, up to 256 from ~1M. Measured on 2,000 wide clusters of 384-d vectors
- * (100 queries, 2026-11-27): recall@10 at 1M 0.939 at ef 100 and 1.000 at 256 for a hybrid p50 of
- * 1.76-1.91 against 1.92-1.94 ms; at 300k 0.9995 at ef 100 already. Between 400k and 1M the
- * ramp is an interpolation, not a measurement.
+ * The query beam of a collection of `count` entries when `efSearch` is not given: 100 up to 300k
+ * entries, 256 from 400k, a straight line between. Measured on 2,000 wide clusters of 384-d
+ * vectors (2026-11-27): recall@10 at 300k 0.9995 at ef 100 (200 queries); at 500k 0.970 at 100,
+ * 0.980 at 125 and 1.000 at 256; at 1M 0.939 at 100 and 1.000 at 256 (100 queries each), for a
+ * hybrid p50 of 1.92-1.94 ms at 256 against 1.76-1.91 at 100. Between 300k and 400k the line is
+ * an interpolation, not a measurement.
  */
 export function defaultEfSearch(count: number): number {
-  return Math.min(LARGE_COLLECTION_EF, Math.max(HNSW_DEFAULTS.efSearch, Math.round(count / 4000)));
+  const progress = Math.min(1, Math.max(0, (count - RAMP_START) / (RAMP_END - RAMP_START)));
+  return Math.round(HNSW_DEFAULTS.efSearch + progress * (LARGE_COLLECTION_EF - HNSW_DEFAULTS.efSearch));
 }
 
 export interface HnswIndexOptions {
@@ -37,9 +42,10 @@ export interface HnswIndexOptions {
   efConstruction?: number;
   /**
    * Query-time beam width; each query uses max(efSearch, topK). Default: grows with the
-   * collection, 100 up to 400k entries and 256 from ~1M ({@link defaultEfSearch}). At 100k x 384
+   * collection, 100 up to 300k entries and 256 from 400k ({@link defaultEfSearch}). At 100k x 384
    * clustered vectors recall@10 was 0.983 at 64, 0.999 at 128, for ~1 ms per query; at 1M (2,000
-   * wide clusters, 100 queries) 0.834 at 64, 0.939 at 100, 0.969 at 128 and 1.000 at 256. A value
+   * wide clusters, 100 queries) 0.834 at 64, 0.939 at 100, 0.969 at 128 and 1.000 at 256; at 500k
+   * 0.970 at 100 and 1.000 at 256. A value
    * given here is used at every size.
    */
   efSearch?: number;

@@ -2,13 +2,14 @@ import { describe, expect, it } from 'vitest';
 import { defaultEfSearch, HNSW_DEFAULTS, resolveOptions } from '../../../../adapters/hnsw/options.js';
 
 describe('defaultEfSearch', () => {
-  it('keeps the base beam up to 400k entries, grows to 256 by a million and stays there', () => {
+  it('keeps the base beam up to 300k entries, reaches 256 at 400k and stays there', () => {
     expect(defaultEfSearch(0)).toBe(HNSW_DEFAULTS.efSearch);
+    expect(defaultEfSearch(100_000)).toBe(100);
     expect(defaultEfSearch(300_000)).toBe(100);
-    expect(defaultEfSearch(400_000)).toBe(100);
-    expect(defaultEfSearch(600_000)).toBe(150);
-    expect(defaultEfSearch(1_000_000)).toBe(250);
-    expect(defaultEfSearch(1_024_000)).toBe(256);
+    expect(defaultEfSearch(350_000)).toBe(178);
+    expect(defaultEfSearch(400_000)).toBe(256);
+    expect(defaultEfSearch(500_000)).toBe(256);
+    expect(defaultEfSearch(1_000_000)).toBe(256);
     expect(defaultEfSearch(50_000_000)).toBe(256);
   });
 

@@ -14,8 +14,10 @@ import { execFileSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
+import type { HierarchicalNSW } from 'hnswlib-node';
 import { HNSW_DEFAULTS } from '../adapters/hnsw/options.js';
+import { hnswlibRoot } from './lib/hnswlib-build.js';
 import { flags, PACKAGE_ROOT, printTable, writeResult, type Row } from './lib/report.js';
 import { scaleCorpus } from './lib/scale-corpus.js';
 import { exactTopK } from './lib/synthetic.js';
@@ -27,21 +29,14 @@ const QUERIES = Number(args.get('queries') ?? 200);
 const TOP_K = 10;
 const require = createRequire(import.meta.url);
 
-interface Graph {
-  initIndex(maxElements: number, m: number, efConstruction: number, randomSeed: number): void;
-  setEf(ef: number): void;
-  addPoint(point: number[], label: number): void;
-  searchKnn(query: number[], k: number): { neighbors: number[] };
-}
-type GraphClass = new (space: 'cosine', dimensions: number) => Graph;
+type GraphClass = typeof HierarchicalNSW;
 
 /** Copies the installed package without its build and compiles it for this CPU. */
 function compileNative(into: string): string {
-  const packageRoot = dirname(require.resolve('hnswlib-node/package.json'));
   const app = join(into, 'app');
   mkdirSync(join(app, 'node_modules'), { recursive: true });
   writeFileSync(join(app, 'package.json'), '{"name":"native-hnswlib-bench","private":true}\n');
-  cpSync(packageRoot, join(app, 'node_modules', 'hnswlib-node'), {
+  cpSync(hnswlibRoot(), join(app, 'node_modules', 'hnswlib-node'), {
     recursive: true,
     filter: (path) => !path.includes(`${join('hnswlib-node', 'build')}`),
   });
@@ -101,7 +96,7 @@ function main(): void {
   try {
     console.log('[native-hnswlib] compiling hnswlib-node with CXXFLAGS=-march=native ...');
     const addons: Record<string, GraphClass> = {
-      'npm default': loadGraphClass(join(dirname(require.resolve('hnswlib-node/package.json')), 'build', 'Release', 'addon.node')),
+      'npm default': loadGraphClass(join(hnswlibRoot(), 'build', 'Release', 'addon.node')),
       '-march=native': loadGraphClass(compileNative(work)),
     };
     const corpus = scaleCorpus(COUNT);

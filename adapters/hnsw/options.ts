@@ -10,8 +10,9 @@ export const HNSW_DEFAULTS = { m: 16, efConstruction: 200, efSearch: 100 } as co
 
 /** The query beam the default grows to, from 400k entries on. */
 const LARGE_COLLECTION_EF = 256;
-/** Last size measured at full recall with the base beam, and the first size given the large beam. */
+/** The last size measured at full recall with the base beam: the ramp starts here. */
 const RAMP_START = 300_000;
+/** The first size given the large beam. */
 const RAMP_END = 400_000;
 
 /**
@@ -45,8 +46,7 @@ export interface HnswIndexOptions {
    * collection, 100 up to 300k entries and 256 from 400k ({@link defaultEfSearch}). At 100k x 384
    * clustered vectors recall@10 was 0.983 at 64, 0.999 at 128, for ~1 ms per query; at 1M (2,000
    * wide clusters, 100 queries) 0.834 at 64, 0.939 at 100, 0.969 at 128 and 1.000 at 256; at 500k
-   * 0.970 at 100 and 1.000 at 256. A value
-   * given here is used at every size.
+   * 0.970 at 100 and 1.000 at 256. A value given here is used at every size.
    */
   efSearch?: number;
   /** Slots allocated for a new collection; the graph doubles when full. Default 1024. */

@@ -4,11 +4,11 @@
  * queued for the graph (pending-vectors.ts). Results are labels and scores; the index maps labels
  * to ids and orders ties.
  */
-import type hnswlib from 'hnswlib-node';
 import type { SearchFilter } from './graph-protocol.js';
+import type { NativeFilter, NativeGraph } from './native-graph.js';
 import { scanPending, type PendingVectors } from './pending-vectors.js';
 
-type Graph = InstanceType<typeof hnswlib.HierarchicalNSW>;
+type Graph = NativeGraph;
 
 export interface LabelScores {
   labels: Uint32Array;
@@ -32,54 +32,48 @@ export function searchGraph(
   filter: SearchFilter | null,
   pending?: PendingVectors,
 ): LabelScores {
-  const accepts = filter ? acceptor(filter) : undefined;
-  const queued = pending ? scanPending(pending, vector, accepts) : { labels: [], scores: [] };
+  const queued = pending ? scanPending(pending, vector, filter ? acceptor(filter) : undefined) : { labels: [], scores: [] };
   if (!graph) return best([queued], k);
-  const hidden = pending && pending.hidden.size > 0 ? pending.hidden : undefined;
-  const visible = hidden ? (label: number) => !hidden.has(label) && (!accepts || accepts(label)) : accepts;
-  const point = Array.from(vector);
-  let fromGraph: Hits;
-  if (!filter) {
-    fromGraph = walk(graph, point, k, ef, visible);
-  } else if (filter.exact) {
-    fromGraph = exact(graph, point, filter, visible as (label: number) => boolean);
+  const hidden = pending && pending.hidden.size > 0 ? Uint32Array.from(pending.hidden) : null;
+  const tables = filter ? nativeFilter(filter) : null;
+  let fromGraph: LabelScores;
+  if (filter?.exact) {
+    fromGraph = graph.exact(vector, tables, hidden);
   } else {
-    fromGraph = walk(graph, point, k, ef, visible);
+    fromGraph = walk(graph, vector, k, ef, tables, hidden);
     // The reachable part of the graph ran out of matches: the scan keeps the promise of k hits.
-    if (fromGraph.labels.length + queued.labels.length < k) fromGraph = exact(graph, point, filter, visible as (label: number) => boolean);
+    if (filter && fromGraph.labels.length + queued.labels.length < k) fromGraph = graph.exact(vector, tables, hidden);
   }
-  return queued.labels.length === 0 ? packed(fromGraph) : best([fromGraph, queued], k);
+  return queued.labels.length === 0 ? fromGraph : best([fromGraph, queued], k);
 }
 
-function walk(graph: Graph, point: number[], k: number, ef: number, accepts?: (label: number) => boolean): Hits {
+function walk(
+  graph: Graph,
+  vector: Float32Array,
+  k: number,
+  ef: number,
+  filter: NativeFilter | null,
+  hidden: Uint32Array | null,
+): LabelScores {
   // Queued vectors count in the index's k but are not in the graph yet: hnswlib refuses a k above its capacity.
-  const wanted = Math.min(k, graph.getMaxElements());
-  if (wanted === 0) return { labels: [], scores: [] };
-  graph.setEf(ef);
-  const { neighbors, distances } = accepts ? graph.searchKnn(point, wanted, accepts) : graph.searchKnn(point, wanted);
-  // Cosine distance is 1 - cos, so the similarity is 1 - distance.
-  return { labels: neighbors, scores: distances.map((distance) => 1 - distance) };
+  const wanted = Math.min(k, graph.capacity());
+  if (wanted === 0) return { labels: new Uint32Array(0), scores: new Float64Array(0) };
+  return graph.search(vector, wanted, ef, filter, hidden);
 }
 
-/** Every matching label with its score: hnswlib stores cosine-space points normalised, so a dot product with the unit query is the cosine. */
-function exact(graph: Graph, point: number[], filter: SearchFilter, accepts: (label: number) => boolean): Hits {
-  const query = unit(point);
-  const labels: number[] = [];
-  const scores: number[] = [];
-  for (let label = 0; label < filter.nextLabel; label++) {
-    if (!accepts(label)) continue;
-    const stored = pointOf(graph, label);
-    if (stored === undefined) continue;
-    let score = 0;
-    for (let i = 0; i < query.length; i++) score += (query[i] as number) * (stored[i] as number);
-    labels.push(label);
-    scores.push(score);
-  }
-  return { labels, scores };
-}
-
-function packed(hits: Hits): LabelScores {
-  return { labels: Uint32Array.from(hits.labels), scores: Float64Array.from(hits.scores) };
+/**
+ * The tables are live: a label the main thread has just added reads as present before its insert
+ * reaches this thread. A search sent before that upsert does not see it (it has no slot yet), as
+ * if it ran first.
+ */
+function nativeFilter(filter: SearchFilter): NativeFilter {
+  return {
+    source: filter.tables.source,
+    tenant: filter.tables.tenant,
+    sources: filter.sources === null ? null : Int32Array.from(filter.sources),
+    tenants: filter.tenants === null ? null : Int32Array.from(filter.tenants),
+    nextLabel: filter.nextLabel,
+  };
 }
 
 /** The `k` best of several hit lists (a label is in one list at most). */
@@ -91,18 +85,6 @@ function best(lists: readonly Hits[], k: number): LabelScores {
   all.sort((a, b) => b.score - a.score);
   const kept = all.length > k ? all.slice(0, k) : all;
   return { labels: Uint32Array.from(kept, (hit) => hit.label), scores: Float64Array.from(kept, (hit) => hit.score) };
-}
-
-/**
- * The tables are live: a label the main thread has just added reads as present before its insert
- * reaches this thread. A search sent before that upsert does not see it, as if it ran first.
- */
-function pointOf(graph: Graph, label: number): number[] | undefined {
-  try {
-    return graph.getPoint(label);
-  } catch {
-    return undefined;
-  }
 }
 
 /** A removed label reads -1 as its datasource, so it never passes. */
@@ -117,9 +99,4 @@ function acceptor(filter: SearchFilter): (label: number) => boolean {
     if (sources !== null && !sources.has(from)) return false;
     return tenants === null || tenants.has(tenant[label] as number);
   };
-}
-
-function unit(point: number[]): number[] {
-  const norm = Math.sqrt(point.reduce((sum, value) => sum + value * value, 0));
-  return norm > 0 ? point.map((value) => value / norm) : point;
 }

@@ -77,6 +77,9 @@ export class GraphThread {
   private readonly pool = new Map<number, ArrayBuffer[]>();
   private pooledBytes = 0;
 
+  /** `insertThreads`: threads an add op's inserts share (`HnswIndexOptions.insertThreads`). */
+  constructor(private readonly insertThreads: number) {}
+
   newKey(): GraphKey {
     return this.nextKey++;
   }
@@ -169,7 +172,7 @@ export class GraphThread {
     if (this.worker) return this.worker;
     const { port1, port2 } = new MessageChannel();
     const worker = startWorker(workerEntry(new URL('./graph-worker.js', import.meta.url)), {
-      workerData: { searches: port2 },
+      workerData: { searches: port2, insertThreads: this.insertThreads },
       transferList: [port2],
       // The thread's JavaScript is a loop over typed arrays; its graphs are native memory. V8's
       // default young generation (tens of MB per isolate) would be resident memory for nothing.

@@ -1,19 +1,20 @@
 /**
- * The graph thread: owns the hnswlib graphs of one `hnswIndex` (see graph-thread.ts for why).
+ * The graph thread: owns the hnswlib graphs of one `hnswIndex` (see graph-thread.ts for why),
+ * through ragdesk's own binding (native-graph.ts).
  * Ops arrive in order on the parent port and are applied one after another; searches arrive on
  * their own port and are answered at once (between two inserts of a long upsert): the graph's hits
  * merged with an exact scan of the vectors queued for it before the search (pending-vectors.ts).
  * Only a search behind a queued restore, load or release waits for it.
  */
-import hnswlib from 'hnswlib-node';
 import { rm } from 'node:fs/promises';
 import { type MessagePort, parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads';
 import { FullFileImage, writeLinksFile } from './graph-file.js';
 import type { GraphKey, GraphReply, GraphRequest, SearchReply, SearchRequest } from './graph-protocol.js';
 import { searchGraph } from './graph-search.js';
+import { type NativeGraph, nativeGraph } from './native-graph.js';
 import { pendingVectors, type QueuedOp } from './pending-vectors.js';
 
-type Graph = InstanceType<typeof hnswlib.HierarchicalNSW>;
+type Graph = NativeGraph;
 
 interface Held {
   graph: Graph;
@@ -23,7 +24,13 @@ interface Held {
 
 if (!parentPort) throw new Error('graph-worker.js runs as a worker thread');
 const port = parentPort;
-const searchPort = (workerData as { searches: MessagePort }).searches;
+const { searches: searchPort, insertThreads } = workerData as { searches: MessagePort; insertThreads: number };
+const Graph = nativeGraph();
+/**
+ * Inserts per call with several threads: between two calls the thread answers new searches, so a
+ * query waits for at most this many inserts shared among the threads (~4 ms at 100k, 384-d).
+ */
+const INSERTS_PER_THREAD = 4;
 
 const graphs = new Map<GraphKey, Held>();
 /** Full files being restored, by the key of the graph that will load them. */
@@ -74,8 +81,7 @@ function held(key: GraphKey): Held {
 async function apply(request: GraphRequest): Promise<Omit<GraphReply & { ok: true }, 'id' | 'ok'>> {
   switch (request.op) {
     case 'create': {
-      const graph = new hnswlib.HierarchicalNSW('cosine', request.dimensions);
-      graph.initIndex(request.capacity, request.m, request.efConstruction, 100, true);
+      const graph = new Graph(request.dimensions, request.capacity, request.m, request.efConstruction);
       graphs.set(request.key, { graph, live: 0 });
       return {};
     }
@@ -106,12 +112,10 @@ async function apply(request: GraphRequest): Promise<Omit<GraphReply & { ok: tru
       return {};
     }
     case 'load': {
-      const graph = new hnswlib.HierarchicalNSW('cosine', request.dimensions);
-      await graph.readIndex(request.path, true);
-      const labels = Uint32Array.from(graph.getIdsList());
+      const graph = await Graph.read(request.path, request.dimensions);
       // The index checks these labels against its header before anything else is sent for this key.
       graphs.set(request.key, { graph, live: request.live });
-      return { labels, count: graph.getCurrentCount() };
+      return { labels: graph.labels(), count: graph.count() };
     }
     case 'add': {
       add(held(request.key), request.labels, request.update, request.vectors);
@@ -120,7 +124,7 @@ async function apply(request: GraphRequest): Promise<Omit<GraphReply & { ok: tru
     case 'remove': {
       const target = held(request.key);
       for (const label of request.labels) {
-        target.graph.markDelete(label);
+        target.graph.remove(label);
         target.live--;
       }
       return {};
@@ -128,7 +132,7 @@ async function apply(request: GraphRequest): Promise<Omit<GraphReply & { ok: tru
     case 'write': {
       const { graph } = held(request.key);
       try {
-        await graph.writeIndex(request.fullPath);
+        await graph.write(request.fullPath);
         await writeLinksFile(request.fullPath, request.linksPath, request.dimensions);
       } finally {
         await rm(request.fullPath, { force: true });
@@ -143,31 +147,29 @@ async function apply(request: GraphRequest): Promise<Omit<GraphReply & { ok: tru
   }
 }
 
-/** Applies an add op; answers new searches between two inserts. */
+/** Applies an add op in steps of a few inserts per thread; answers new searches between two steps. */
 function add(target: Held, labels: Uint32Array, update: Uint8Array, vectors: Float32Array): void {
-  const dimensions = labels.length === 0 ? 0 : vectors.length / labels.length;
   const { graph } = target;
-  // The binding only takes plain arrays, and only reads them: one array is refilled for every
-  // vector. A new array per insert was 300 MB of garbage per 100k inserts at 384 dimensions, and
-  // this thread's young generation grew to hold it.
-  const point = new Array<number>(dimensions).fill(0);
-  for (let i = 0; i < labels.length; i++) {
-    for (let d = 0, at = i * dimensions; d < dimensions; d++) point[d] = vectors[at + d] as number;
-    const label = labels[i] as number;
-    if (update[i] === 1) {
-      // Same label, new vector: hnswlib updates the point and repairs its neighbourhood.
-      graph.addPoint(point, label, false);
-    } else {
-      const hasFreeSlot = graph.getCurrentCount() > target.live;
-      if (!hasFreeSlot && graph.getCurrentCount() >= graph.getMaxElements()) {
-        graph.resizeIndex(Math.max(1, graph.getMaxElements()) * 2);
-      }
-      graph.addPoint(point, label, true);
-      target.live++;
-    }
-    if (current) current.from = i + 1;
+  const step = insertThreads > 1 ? insertThreads * INSERTS_PER_THREAD : 1;
+  for (let from = 0; from < labels.length; from += step) {
+    const to = Math.min(labels.length, from + step);
+    let added = 0;
+    for (let i = from; i < to; i++) if (update[i] !== 1) added++;
+    // New labels take the deleted slots first, then new ones: grow once for the whole step.
+    const free = graph.count() - target.live;
+    const needed = graph.count() + Math.max(0, added - free);
+    if (needed > graph.capacity()) graph.resize(Math.max(needed, Math.max(1, graph.capacity()) * 2));
+    graph.add(labels, update, vectors, from, to, distinct(labels, from, to) ? insertThreads : 1);
+    target.live += added;
+    if (current) current.from = to;
     pollSearches();
   }
+}
+
+/** Two inserts of one label at once would race for its point: such a step runs on one thread. */
+function distinct(labels: Uint32Array, from: number, to: number): boolean {
+  if (to - from < 2) return true;
+  return new Set(labels.subarray(from, to)).size === to - from;
 }
 
 function received(request: GraphRequest): void {

@@ -42,7 +42,7 @@ export function hnswIndex(options: HnswIndexOptions): HnswIndex {
   // One queue per datastore orders open, mutations, flushes and drop; it outlives the collection.
   // Queries skip it: the graph thread answers them as after the ops sent before them.
   const mutex = new KeyedMutex();
-  const thread = new GraphThread();
+  const thread = new GraphThread(settings.insertThreads);
   let closing: Promise<void> | undefined;
 
   function queueOf(datastoreId: string): SerialQueue {

@@ -27,7 +27,7 @@ function add(thread: GraphThread, key: number, vectors: Float32Array, firstLabel
 describe('the hnsw graph thread', () => {
   const threads: GraphThread[] = [];
   const started = () => {
-    const thread = new GraphThread();
+    const thread = new GraphThread(2);
     threads.push(thread);
     return thread;
   };
@@ -138,7 +138,7 @@ describe('the hnsw graph thread', () => {
   });
 
   it('does not keep the process waiting once closed, and closes with nothing started', async () => {
-    await new GraphThread().close();
+    await new GraphThread(2).close();
     const thread = started();
     add(thread, create(thread), packed(50, 9));
     await thread.close();

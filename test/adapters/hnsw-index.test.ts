@@ -394,6 +394,8 @@ console.log('pending');
 async function transpileAdapter(): Promise<string> {
   const work = await mkdtemp(join(tmpdir(), 'ragdesk-hnsw-child-'));
   await symlink(join(ROOT, 'node_modules'), join(work, 'node_modules'), 'dir');
+  // The package's own HNSW addon, found beside the package root as in an install.
+  await symlink(join(ROOT, 'build'), join(work, 'build'), 'dir');
   await writeFile(join(work, 'package.json'), '{"type":"module"}');
   const folder = async (path: string) =>
     (await readdir(join(ROOT, path))).filter((name) => name.endsWith('.ts')).map((name) => `${path}/${name}`);

@@ -1,0 +1,79 @@
+/**
+ * ragdesk's own binding to hnswlib (`native/graph.cc`, compiled at install by node-gyp from the
+ * package's `binding.gyp`). Why not hnswlib-node's class: it inserts one plain-array vector at a
+ * time on one thread, filters through a JavaScript callback per candidate, and npm compiles it
+ * for the baseline CPU, so its distances never use AVX. This binding inserts a batch on several
+ * threads, takes typed arrays, filters by the label tables in C++ and picks the SIMD kernel at run
+ * time. Files are hnswlib's format: a folder written with hnswlib-node reads here unchanged.
+ */
+import { existsSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { RagdeskError } from '../../src/errors.js';
+
+/** Labels and cosines, best first for a search, in slot order for an exact scan. */
+interface NativeHits {
+  labels: Uint32Array;
+  scores: Float64Array;
+}
+
+/** The label tables a search accepts by (see graph-protocol.ts `LabelTables`). */
+export interface NativeFilter {
+  source: Int32Array;
+  tenant: Int32Array;
+  /** Datasource numbers accepted; null: any. */
+  sources: Int32Array | null;
+  /** Custom id numbers accepted; null: any. */
+  tenants: Int32Array | null;
+  /** Live labels are below this. */
+  nextLabel: number;
+}
+
+export interface NativeGraph {
+  write(path: string): Promise<void>;
+  /**
+   * Inserts entries [from, to): `update[i]` 1 replaces label i's point, else the label takes a
+   * deleted slot or a new one (resize first). With `threads` > 1 the labels must be distinct.
+   */
+  add(labels: Uint32Array, update: Uint8Array, vectors: Float32Array, from: number, to: number, threads: number): void;
+  remove(label: number): void;
+  resize(capacity: number): void;
+  count(): number;
+  capacity(): number;
+  /** Every label with a slot, deleted ones included. */
+  labels(): Uint32Array;
+  /** The `k` (at most the capacity) nearest accepted labels not in `hidden`. */
+  search(query: Float32Array, k: number, ef: number, filter: NativeFilter | null, hidden: Uint32Array | null): NativeHits;
+  /** Every accepted live label not in `hidden`, with its exact cosine. */
+  exact(query: Float32Array, filter: NativeFilter | null, hidden: Uint32Array | null): NativeHits;
+}
+
+interface NativeGraphClass {
+  new (dimensions: number, capacity: number, m: number, efConstruction: number): NativeGraph;
+  read(path: string, dimensions: number): Promise<NativeGraph>;
+  /** The distance kernel this CPU runs: "avx512", "avx2" or "portable". */
+  kernel(): string;
+}
+
+const ADDON = join('build', 'Release', 'ragdesk_hnsw.node');
+
+/** The package root is two folders up from the source and three from `dist/`. */
+function addonPath(): string {
+  let dir = dirname(fileURLToPath(import.meta.url));
+  for (let up = 0; up < 4; up++, dir = dirname(dir)) {
+    const candidate = join(dir, ADDON);
+    if (existsSync(candidate)) return candidate;
+  }
+  throw new RagdeskError(
+    'invalid_adapter',
+    `ragdesk's HNSW addon is not built (no ${ADDON} in the package): reinstall ragdesk, or run \`npm rebuild ragdesk\`; it needs a C++ compiler and Python, as hnswlib-node does`,
+  );
+}
+
+let loaded: NativeGraphClass | undefined;
+
+export function nativeGraph(): NativeGraphClass {
+  loaded ??= (createRequire(import.meta.url)(addonPath()) as { Graph: NativeGraphClass }).Graph;
+  return loaded;
+}

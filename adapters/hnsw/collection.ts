@@ -249,7 +249,7 @@ export class Collection {
       this.track(label, entry);
       labels[i] = label;
     });
-    this.thread.post({ op: 'add', key: this.key, labels, update, vectors }, [buffer]);
+    this.thread.post({ op: 'add', key: this.key, labels, update, vectors });
     return entries.length;
   }
 

@@ -1,8 +1,7 @@
 /**
  * Messages between the index (main thread) and the graph thread (graph-worker.ts), which owns every
  * hnswlib graph of one `hnswIndex`. Mutations and file work go through the thread's port in order;
- * searches have a port of their own and are answered between two inserts, so a long ingest never
- * holds back a query (see graph-thread.ts).
+ * searches do not travel: the index searches the shared graphs itself (see graph-thread.ts).
  */
 
 /** A collection's graph in the thread, numbered by the index: a rebuilt collection gets a new key. */
@@ -15,7 +14,7 @@ export type GraphOp =
    * live elements' vectors follow in `restore-vectors` ops, then `restore-write` writes it for a load.
    */
   | { op: 'restore'; key: GraphKey; linksPath: string; dimensions: number }
-  /** Vectors of a restore, back to back, one per label; packed and handed back like an add's. */
+  /** Vectors of a restore, back to back, one per label, in a buffer of `GraphThread.opBuffer`. */
   | { op: 'restore-vectors'; key: GraphKey; labels: Uint32Array; vectors: Float32Array }
   | { op: 'restore-write'; key: GraphKey; path: string }
   /** hnswlib reads `path`; the reply carries the labels it holds. `live`: the entries the index's header lists. */
@@ -23,7 +22,8 @@ export type GraphOp =
   /**
    * `vectors` holds `labels.length` vectors back to back; `update[i]` is 1 when label i is already in
    * the graph (a new vector for the same entry), else the label is new and takes a free slot. The
-   * index packs all three into one buffer of `GraphThread.opBuffer`; the thread sends it back.
+   * index packs all three into one shared buffer of `GraphThread.opBuffer`, which it also scans
+   * while the op is queued (pending-vectors.ts), and reuses once the op is answered.
    */
   | { op: 'add'; key: GraphKey; labels: Uint32Array; update: Uint8Array; vectors: Float32Array }
   | { op: 'remove'; key: GraphKey; labels: Uint32Array }
@@ -33,9 +33,9 @@ export type GraphOp =
 
 export type GraphRequest = GraphOp & { id: number };
 
-/** `spare`: an add's buffer, handed back for the next add (see `GraphThread.opBuffer`). */
+/** `handle`: a created or loaded graph, for `Graph.attach` on the index's thread (native-graph.ts). */
 export type GraphReply =
-  { id: number; ok: true; labels?: Uint32Array; count?: number; spare?: ArrayBuffer } | { id: number; ok: false; message: string };
+  { id: number; ok: true; labels?: Uint32Array; count?: number; handle?: number } | { id: number; ok: false; message: string };
 
 /**
  * Label attributes shared with the thread, written by the main thread only: a label's datasource
@@ -57,16 +57,3 @@ export interface SearchFilter {
   nextLabel: number;
   tables: LabelTables;
 }
-
-export interface SearchRequest {
-  id: number;
-  key: GraphKey;
-  /** The last op sent for this key: the search sees the graph as after it (queued vectors scanned exactly). */
-  after: number;
-  vector: Float32Array;
-  k: number;
-  ef: number;
-  filter: SearchFilter | null;
-}
-
-export type SearchReply = { id: number; ok: true; labels: Uint32Array; scores: Float64Array } | { id: number; ok: false; message: string };

@@ -1,5 +1,5 @@
 /**
- * The graph thread's half of a search: plain HNSW search, the filtered walk, or the exact scan
+ * A search of one graph: plain HNSW search, the filtered walk, or the exact scan
  * (filtered-search.ts chooses which and says why), merged with an exact scan of the vectors still
  * queued for the graph (pending-vectors.ts). Results are labels and scores; the index maps labels
  * to ids and orders ties.
@@ -22,7 +22,8 @@ interface Hits {
 
 /**
  * The `k` best of the graph (none while its `create` is queued) and the queued vectors. Labels in
- * `pending.hidden` are skipped in the graph: their point there is stale or removed.
+ * `pending.hidden` are skipped in the graph: their point there is stale, removed, or may be one the
+ * thread is inserting at this moment.
  */
 export function searchGraph(
   graph: Graph | undefined,
@@ -76,7 +77,7 @@ function nativeFilter(filter: SearchFilter): NativeFilter {
   };
 }
 
-/** The `k` best of several hit lists (a label is in one list at most). */
+/** The `k` best of several hit lists (a label is in one list at most: the graph's search hides queued labels). */
 function best(lists: readonly Hits[], k: number): LabelScores {
   const all: { label: number; score: number }[] = [];
   for (const { labels, scores } of lists) {

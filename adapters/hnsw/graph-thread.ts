@@ -1,23 +1,20 @@
-import { MessageChannel, type MessagePort, type Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import { RagdeskError } from '../../src/errors.js';
 import { startWorker, workerEntry } from '../kit/worker-pool.js';
-import type { GraphKey, GraphOp, GraphReply, SearchFilter, SearchReply } from './graph-protocol.js';
-import type { LabelScores } from './graph-search.js';
+import type { GraphKey, GraphOp, GraphReply, GraphRequest, SearchFilter } from './graph-protocol.js';
+import { type LabelScores, searchGraph } from './graph-search.js';
+import { type NativeGraph, nativeGraph } from './native-graph.js';
+import { pendingVectors } from './pending-vectors.js';
 
 type Done = Extract<GraphReply, { ok: true }>;
 
 interface PendingOp {
-  key: GraphKey;
-  /** Bytes of the buffer an add or restore-vectors op carries. */
-  bytes: number;
-  /** A release: the graph's bookkeeping here goes with it. */
-  releases: boolean;
+  request: GraphRequest;
+  /** The buffer an add or restore-vectors op carries; a shared one goes back to the pool once answered. */
+  buffer: ArrayBufferLike | undefined;
+  /** Settles (never rejects) once the thread has answered. */
+  answered: Promise<void>;
   resolve(reply: Done): void;
-  reject(error: Error): void;
-}
-
-interface PendingSearch {
-  resolve(result: LabelScores): void;
   reject(error: Error): void;
 }
 
@@ -34,38 +31,45 @@ const QUEUE_BYTES = 16 * 2 ** 20;
 const YOUNG_GENERATION_MB = 8;
 
 /**
- * Add ops travel in buffers that the thread hands back and the next add reuses, in power-of-two
- * sizes from 64 KiB; at most this many bytes wait in the pool. A new buffer per add, freed on the
- * graph thread, left glibc's main arena at 85 MiB after a 100k ingest with a 1 s backlog (38 MiB
- * with 250 ms): the holes between them could not be returned.
+ * Add ops travel in shared buffers that the next add reuses once the thread has answered, in
+ * power-of-two sizes from 64 KiB; at most this many bytes wait in the pool. A new buffer per add,
+ * freed on the graph thread, left glibc's main arena at 85 MiB after a 100k ingest with a 1 s
+ * backlog (38 MiB with 250 ms): the holes between them could not be returned.
  */
 const POOL_BYTES = 32 * 2 ** 20;
 const SMALLEST_BUFFER = 64 * 2 ** 10;
 
 /**
- * The hnswlib graphs of one `hnswIndex` live on a worker thread of their own.
+ * The hnswlib graphs of one `hnswIndex` live on a worker thread of their own, and are searched
+ * from the index's thread.
  *
- * Why: an insert is synchronous native work (~1 ms at 384 dimensions and efConstruction 200, more
- * as the graph grows), and with the graph on the main thread an ingest was the event loop's
- * inserts plus the store's writes, one after the other (0.71x a raw hnswlib build at 100k chunks).
- * On the thread, inserts run while the main thread stores the next group, and the loop stays free.
+ * Why the thread: an insert is synchronous native work (~1 ms at 384 dimensions and
+ * efConstruction 200, more as the graph grows), and with the graph on the main thread an ingest
+ * was the event loop's inserts plus the store's writes, one after the other (0.71x a raw hnswlib
+ * build at 100k chunks). On the thread, inserts run (on several threads, native-graph.ts) while
+ * the main thread stores the next group, and the loop stays free.
+ *
+ * Why searches stay here: the binding shares one native graph between threads (hnswlib searches
+ * while it inserts), so a search costs no trip to the thread and back (two thread wake-ups,
+ * 0.1-0.2 ms on a virtual machine) and never waits for an insert.
  *
  * The order is what the index sees: an upsert returns once its vectors are queued (and the queue is
- * under {@link QUEUE_BYTES}), and a search sees every op sent for its graph before it, so a query
- * after an upsert always sees it: the thread answers it between two inserts with the graph's hits
- * and an exact scan of the vectors still queued, so a long ingest holds back no query. An op that
- * fails on the thread fails every later call on its graph (the index then rebuilds it on the next
- * open, as after any failed mutation); a thread that dies fails every graph.
+ * under {@link QUEUE_BYTES}), and a search sees every op sent for its graph before it: the graph's
+ * hits merged with an exact scan of the vectors of the ops the thread has not answered yet
+ * (pending-vectors.ts). An op that fails on the thread fails every later call on its graph (the
+ * index then rebuilds it on the next open, as after any failed mutation); a thread that dies fails
+ * every graph.
  */
 export class GraphThread {
   private worker: Worker | undefined;
-  private searchPort: MessagePort | undefined;
   private nextId = 1;
   private nextKey = 1;
+  /** Ops sent and not answered, in the order sent (the thread answers in that order). */
   private readonly ops = new Map<number, PendingOp>();
-  private readonly searches = new Map<number, PendingSearch>();
-  /** Per graph: the id of the last op sent, which a search waits for. */
-  private readonly lastOp = new Map<GraphKey, number>();
+  /** Per graph, its unanswered ops in order: what a search must add to the graph's hits. */
+  private readonly queued = new Map<GraphKey, PendingOp[]>();
+  /** Per graph, this thread's object for the graph the thread created or loaded. */
+  private readonly graphs = new Map<GraphKey, NativeGraph>();
   private readonly failed = new Map<GraphKey, Error>();
   private failure: Error | undefined;
   private queuedBytes = 0;
@@ -74,7 +78,7 @@ export class GraphThread {
   private idleWaiters: (() => void)[] = [];
   private held = false;
   private closed = false;
-  private readonly pool = new Map<number, ArrayBuffer[]>();
+  private readonly pool = new Map<number, SharedArrayBuffer[]>();
   private pooledBytes = 0;
 
   /** `insertThreads`: threads an add op's inserts share (`HnswIndexOptions.insertThreads`). */
@@ -91,18 +95,21 @@ export class GraphThread {
     if (error) throw error;
   }
 
-  /** A buffer of at least `bytes` for an add op: one the thread handed back, else a new one. Its content is stale. */
-  opBuffer(bytes: number): ArrayBuffer {
+  /**
+   * A shared buffer of at least `bytes` for an add or restore-vectors op: one answered before, else
+   * a new one. Its content is stale.
+   */
+  opBuffer(bytes: number): SharedArrayBuffer {
     let size = SMALLEST_BUFFER;
     while (size < bytes) size *= 2;
     const reused = this.pool.get(size)?.pop();
-    if (reused === undefined) return new ArrayBuffer(size);
+    if (reused === undefined) return new SharedArrayBuffer(size);
     this.pooledBytes -= size;
     return reused;
   }
 
   /** Sends an op and resolves with its reply (after the ops sent before it). */
-  request(op: GraphOp, transfer: ArrayBuffer[] = []): Promise<Done> {
+  request(op: GraphOp): Promise<Done> {
     try {
       // A failed graph is still released, or it would stay in the thread's memory.
       if (this.closed || op.op !== 'release') this.check(op.key);
@@ -111,19 +118,32 @@ export class GraphThread {
     }
     const worker = this.started();
     const id = this.nextId++;
-    const bytes = op.op === 'add' || op.op === 'restore-vectors' ? op.vectors.buffer.byteLength : 0;
-    this.queuedBytes += bytes;
-    this.lastOp.set(op.key, id);
-    const releases = op.op === 'release';
-    const reply = new Promise<Done>((resolve, reject) => this.ops.set(id, { key: op.key, bytes, releases, resolve, reject }));
+    const request: GraphRequest = { ...op, id };
+    const buffer = op.op === 'add' || op.op === 'restore-vectors' ? op.vectors.buffer : undefined;
+    this.queuedBytes += buffer?.byteLength ?? 0;
+    let settle = (): void => undefined;
+    const answered = new Promise<void>((resolve) => (settle = resolve));
+    const reply = new Promise<Done>((resolve, reject) => {
+      const pending: PendingOp = {
+        request,
+        buffer,
+        answered,
+        resolve: (done) => (settle(), resolve(done)),
+        reject: (error) => (settle(), reject(error)),
+      };
+      this.ops.set(id, pending);
+      const forKey = this.queued.get(op.key);
+      if (forKey) forKey.push(pending);
+      else this.queued.set(op.key, [pending]);
+    });
     this.hold();
-    worker.postMessage({ ...op, id }, transfer);
+    worker.postMessage(request);
     return reply;
   }
 
   /** Sends an op whose failure is reported by the next call on its graph, not here. */
-  post(op: GraphOp, transfer: ArrayBuffer[] = []): void {
-    this.request(op, transfer).catch(() => undefined);
+  post(op: GraphOp): void {
+    this.request(op).catch(() => undefined);
   }
 
   /** Resolves once the queued vectors are under {@link QUEUE_BYTES}. */
@@ -138,18 +158,23 @@ export class GraphThread {
     return new Promise((resolve) => this.indexedWaiters.push(resolve));
   }
 
-  search(key: GraphKey, vector: Float32Array, k: number, ef: number, filter: SearchFilter | null): Promise<LabelScores> {
-    try {
+  /**
+   * The graph as after every op sent for it: searched here, on the calling thread, with the vectors
+   * of unanswered adds scanned exactly. Only an unanswered restore, load or release is waited for.
+   */
+  async search(key: GraphKey, vector: Float32Array, k: number, ef: number, filter: SearchFilter | null): Promise<LabelScores> {
+    for (;;) {
       this.check(key);
-    } catch (error) {
-      return Promise.reject(error);
+      const queued = this.queued.get(key) ?? [];
+      const pending = queued.length === 0 ? undefined : pendingVectors(queued.map(({ request }) => request));
+      if (queued.length > 0 && !pending) {
+        await (queued[queued.length - 1] as PendingOp).answered;
+        continue;
+      }
+      const graph = pending?.unborn ? undefined : this.graphs.get(key);
+      if (!graph && !pending?.unborn) throw new RagdeskError('internal', `hnsw graph ${key} is not in memory`);
+      return searchGraph(graph, vector, k, ef, filter, pending);
     }
-    const port = this.startedSearchPort();
-    const id = this.nextId++;
-    const result = new Promise<LabelScores>((resolve, reject) => this.searches.set(id, { resolve, reject }));
-    this.hold();
-    port.postMessage({ id, key, after: this.lastOp.get(key) ?? 0, vector, k, ef, filter });
-    return result;
   }
 
   /** Ends the thread once every op sent has been answered. */
@@ -157,12 +182,11 @@ export class GraphThread {
     this.closed = true;
     const worker = this.worker;
     if (!worker) return;
-    if (this.ops.size > 0 || this.searches.size > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
+    if (this.ops.size > 0) await new Promise<void>((resolve) => this.idleWaiters.push(resolve));
     this.worker = undefined;
-    this.searchPort?.close();
-    this.searchPort = undefined;
     await worker.terminate();
-    this.lastOp.clear();
+    this.queued.clear();
+    this.graphs.clear();
     this.failed.clear();
     this.pool.clear();
     this.pooledBytes = 0;
@@ -170,10 +194,8 @@ export class GraphThread {
 
   private started(): Worker {
     if (this.worker) return this.worker;
-    const { port1, port2 } = new MessageChannel();
     const worker = startWorker(workerEntry(new URL('./graph-worker.js', import.meta.url)), {
-      workerData: { searches: port2, insertThreads: this.insertThreads },
-      transferList: [port2],
+      workerData: { insertThreads: this.insertThreads },
       // The thread's JavaScript is a loop over typed arrays; its graphs are native memory. V8's
       // default young generation (tens of MB per isolate) would be resident memory for nothing.
       resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
@@ -183,43 +205,48 @@ export class GraphThread {
     worker.on('exit', (code) => {
       if (this.worker === worker) this.fail(new Error(`the graph thread exited with code ${code}`));
     });
-    port1.on('message', (reply: SearchReply) => this.searched(reply));
     // An idle thread must not keep the process alive; one with work in flight must (see hold).
     worker.unref();
-    port1.unref();
     this.worker = worker;
-    this.searchPort = port1;
     this.held = false;
     return worker;
-  }
-
-  private startedSearchPort(): MessagePort {
-    this.started();
-    return this.searchPort as MessagePort;
   }
 
   private answered(reply: GraphReply): void {
     const op = this.ops.get(reply.id);
     if (!op) return;
     this.ops.delete(reply.id);
-    this.queuedBytes -= op.bytes;
-    if (op.releases && this.lastOp.get(op.key) === reply.id) {
-      this.lastOp.delete(op.key);
-      this.failed.delete(op.key);
+    const { key } = op.request;
+    const forKey = this.queued.get(key);
+    if (forKey) {
+      forKey.splice(forKey.indexOf(op), 1);
+      if (forKey.length === 0) this.queued.delete(key);
+    }
+    this.queuedBytes -= op.buffer?.byteLength ?? 0;
+    if (op.request.op === 'release') {
+      this.graphs.delete(key);
+      if (!this.queued.has(key)) this.failed.delete(key);
     }
     if (reply.ok) {
-      if (reply.spare) this.recycle(reply.spare);
+      if (reply.handle !== undefined) this.attach(key, reply.handle);
+      if (op.buffer instanceof SharedArrayBuffer) this.recycle(op.buffer);
       op.resolve(reply);
     } else {
       const error = graphError(reply.message);
-      if (!this.failed.has(op.key)) this.failed.set(op.key, error);
+      if (!this.failed.has(key)) this.failed.set(key, error);
       op.reject(error);
     }
     this.wakeRoomWaiters();
     this.release();
   }
 
-  private recycle(buffer: ArrayBuffer): void {
+  private attach(key: GraphKey, handle: number): void {
+    const graph = nativeGraph().attach(handle);
+    if (graph) this.graphs.set(key, graph);
+    else this.failed.set(key, graphError(`graph ${key} was gone before it could be attached`));
+  }
+
+  private recycle(buffer: SharedArrayBuffer): void {
     const size = buffer.byteLength;
     // Only the sizes opBuffer hands out (power of two, at least the smallest).
     if (size < SMALLEST_BUFFER || (size & (size - 1)) !== 0 || this.pooledBytes + size > POOL_BYTES) return;
@@ -229,22 +256,13 @@ export class GraphThread {
     this.pooledBytes += size;
   }
 
-  private searched(reply: SearchReply): void {
-    const search = this.searches.get(reply.id);
-    if (!search) return;
-    this.searches.delete(reply.id);
-    if (reply.ok) search.resolve({ labels: reply.labels, scores: reply.scores });
-    else search.reject(graphError(reply.message));
-    this.release();
-  }
-
   private fail(error: Error): void {
     if (this.failure) return;
     this.failure = new RagdeskError('internal', `the hnsw graph thread stopped: ${error.message}`, { cause: error });
     for (const op of this.ops.values()) op.reject(this.failure);
-    for (const search of this.searches.values()) search.reject(this.failure);
     this.ops.clear();
-    this.searches.clear();
+    this.queued.clear();
+    this.graphs.clear();
     this.queuedBytes = 0;
     this.wakeRoomWaiters();
     this.release();
@@ -262,16 +280,14 @@ export class GraphThread {
     if (this.held) return;
     this.held = true;
     this.worker?.ref();
-    this.searchPort?.ref();
   }
 
   private release(): void {
-    if (this.ops.size > 0 || this.searches.size > 0) return;
+    if (this.ops.size > 0) return;
     for (const wake of this.idleWaiters.splice(0)) wake();
     if (!this.held) return;
     this.held = false;
     this.worker?.unref();
-    this.searchPort?.unref();
   }
 }
 

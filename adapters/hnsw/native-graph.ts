@@ -31,6 +31,8 @@ export interface NativeFilter {
 }
 
 export interface NativeGraph {
+  /** A number `attach` takes on another thread for this same graph. */
+  share(): number;
   write(path: string): Promise<void>;
   /**
    * Inserts entries [from, to): `update[i]` 1 replaces label i's point, else the label takes a
@@ -52,6 +54,11 @@ export interface NativeGraph {
 interface NativeGraphClass {
   new (dimensions: number, capacity: number, m: number, efConstruction: number): NativeGraph;
   read(path: string, dimensions: number): Promise<NativeGraph>;
+  /**
+   * This thread's object for a graph another thread shared; null once no thread holds it. Searches
+   * may run here while that thread inserts or removes (hnswlib allows it; a resize waits for them).
+   */
+  attach(handle: number): NativeGraph | null;
   /** The distance kernel this CPU runs: "avx512", "avx2" or "portable". */
   kernel(): string;
 }

@@ -1,24 +1,21 @@
 /**
- * What a search must see that its graph does not hold yet: the vectors of add ops queued on the
- * graph thread (or half applied) before the search was sent, and the labels those ops and queued
- * removals take away from the graph. The search scans the queued vectors exactly and merges them
- * with the graph's hits, so an upsert is searchable as soon as it is queued, however long the
- * inserts behind it take (graph-worker.ts).
+ * What a search must see that its graph may not hold yet: the vectors of the add ops the graph
+ * thread has not answered (queued, or being inserted while the search runs), and the labels those
+ * ops and unanswered removals take away from the graph. The search scans the queued vectors exactly
+ * and merges them with the graph's hits, so an upsert is searchable as soon as it is queued,
+ * however long the inserts behind it take (graph-thread.ts).
  */
 import type { GraphRequest } from './graph-protocol.js';
 
 type AddOp = Extract<GraphRequest, { op: 'add' }>;
 
-/** A queued op for the search's graph, with the first of its labels not applied yet. */
-export interface QueuedOp {
-  request: GraphRequest;
-  from: number;
-}
-
 export interface PendingVectors {
   /** Label → its newest queued vector: `data` from `at`, `dimensions` long. */
   vectors: Map<number, { data: Float32Array; at: number }>;
-  /** Labels whose point in the graph is stale or gone (queued updates and removals). */
+  /**
+   * Labels the graph search skips: every label of a queued add (its point is stale, or half
+   * inserted, or the same vector the scan scores) and of a queued removal.
+   */
   hidden: Set<number>;
   /** A `create` is still queued: the graph does not exist yet, so it has no hits. */
   unborn: boolean;
@@ -28,15 +25,15 @@ export interface PendingVectors {
  * Folds the queued ops, in order, into what the search must add and hide; undefined when one of
  * them must be applied first (a restore or load, or a release).
  */
-export function pendingVectors(queued: readonly QueuedOp[]): PendingVectors | undefined {
+export function pendingVectors(queued: readonly GraphRequest[]): PendingVectors | undefined {
   const pending: PendingVectors = { vectors: new Map(), hidden: new Set(), unborn: false };
-  for (const { request, from } of queued) {
+  for (const request of queued) {
     switch (request.op) {
       case 'create':
         pending.unborn = true;
         break;
       case 'add':
-        queueAdd(pending, request, from);
+        queueAdd(pending, request);
         break;
       case 'remove':
         for (const label of request.labels) {
@@ -57,14 +54,13 @@ export function pendingVectors(queued: readonly QueuedOp[]): PendingVectors | un
   return pending;
 }
 
-function queueAdd(pending: PendingVectors, request: AddOp, from: number): void {
-  const { labels, update, vectors } = request;
+function queueAdd(pending: PendingVectors, request: AddOp): void {
+  const { labels, vectors } = request;
   const dimensions = labels.length === 0 ? 0 : vectors.length / labels.length;
-  for (let i = from; i < labels.length; i++) {
+  for (let i = 0; i < labels.length; i++) {
     const label = labels[i] as number;
     pending.vectors.set(label, { data: vectors, at: i * dimensions });
-    // An update's label is in the graph with its old vector.
-    if (update[i] === 1) pending.hidden.add(label);
+    pending.hidden.add(label);
   }
 }
 

@@ -40,7 +40,7 @@ export async function restoreOnThread(
       packedLabels[i] = label;
       packedVectors.set(entry.vector, i * dimensions);
     });
-    thread.post({ op: 'restore-vectors', key, labels: packedLabels, vectors: packedVectors }, [buffer]);
+    thread.post({ op: 'restore-vectors', key, labels: packedLabels, vectors: packedVectors });
     // The thread normalises while this thread reads on; the queue bound keeps the vectors in flight small.
     await thread.room();
   }

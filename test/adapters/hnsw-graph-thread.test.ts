@@ -58,6 +58,38 @@ describe('the hnsw graph thread', () => {
     expect(bigFound.scores[0]).toBeCloseTo(1, 5);
   });
 
+  it('searches the shared graph here while the thread inserts into it and grows it', async () => {
+    const thread = started();
+    // Capacity 4 and 40 adds of 100: the graph is resized ten times while the searches run.
+    const key = create(thread, 4);
+    const count = 4000;
+    const per = 100;
+    const vectors = packed(count, 20);
+    const vectorOf = (label: number) => vectors.subarray(label * DIMENSIONS, (label + 1) * DIMENSIONS);
+    for (let from = 0; from < count; from += per) add(thread, key, vectors.slice(from * DIMENSIONS, (from + per) * DIMENSIONS), from);
+    let indexed = false;
+    const allIndexed = thread.indexed().then(() => (indexed = true));
+    let searches = 0;
+    let foundItself = 0;
+    while (!indexed) {
+      const label = (searches * 397) % count;
+      const found = await thread.search(key, vectorOf(label), 3, 64, null);
+      // Sent after every add: the label is in the graph or in the scanned queue. The graph is
+      // approximate (3 of these 4,000 miss themselves once built), so the count is checked below.
+      expect(found.labels).toHaveLength(3);
+      if (found.labels[0] === label) foundItself++;
+      searches++;
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    await allIndexed;
+    expect(searches).toBeGreaterThan(10);
+    expect(foundItself / searches).toBeGreaterThan(0.9);
+    let self = 0;
+    for (let label = 0; label < count; label += 40)
+      if ((await thread.search(key, vectorOf(label), 1, 64, null)).labels[0] === label) self++;
+    expect(self).toBeGreaterThanOrEqual(95);
+  });
+
   it('hides queued updates and removals from the graph and scores the queued vectors exactly', async () => {
     const thread = started();
     const key = create(thread, 64);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { GraphRequest } from '../../../../adapters/hnsw/graph-protocol.js';
-import { pendingVectors, scanPending, type QueuedOp } from '../../../../adapters/hnsw/pending-vectors.js';
+import { pendingVectors, scanPending } from '../../../../adapters/hnsw/pending-vectors.js';
 
 const KEY = 1;
 let nextId = 1;
@@ -16,10 +16,10 @@ function add(labels: number[], vectors: number[][], update: number[] = labels.ma
   };
 }
 
-const queued = (...requests: GraphRequest[]): QueuedOp[] => requests.map((request) => ({ request, from: 0 }));
+const queued = (...requests: GraphRequest[]): GraphRequest[] => requests;
 
 describe('pendingVectors', () => {
-  it('keeps the newest queued vector of a label, drops removed ones and hides what the graph holds stale', () => {
+  it('keeps the newest queued vector of a label, drops removed ones and hides every queued label from the graph', () => {
     const pending = pendingVectors(
       queued(
         add(
@@ -45,22 +45,9 @@ describe('pendingVectors', () => {
     expect([...vectors.keys()].sort()).toEqual([1, 5]);
     const one = vectors.get(1) as { data: Float32Array; at: number };
     expect([...one.data.subarray(one.at, one.at + 2)]).toEqual([3, 4]);
-    // 2 and 9 were removed, 5 is an update of a point the graph holds.
-    expect([...hidden].sort()).toEqual([2, 5, 9]);
+    // 2 and 9 were removed; 1 and 5 are scanned from the queue, whatever the graph holds of them.
+    expect([...hidden].sort()).toEqual([1, 2, 5, 9]);
     expect(unborn).toBe(false);
-  });
-
-  it('starts from the first label an add has not inserted yet', () => {
-    const request = add(
-      [1, 2, 3],
-      [
-        [1, 0],
-        [0, 1],
-        [1, 1],
-      ],
-    );
-    const pending = pendingVectors([{ request, from: 2 }]);
-    expect([...(pending?.vectors.keys() ?? [])]).toEqual([3]);
   });
 
   it('marks a graph whose create is queued as unborn, and waits for a load, a restore or a release', () => {

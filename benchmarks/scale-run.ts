@@ -23,6 +23,7 @@ import type { Embeddings } from '../src/ports/embeddings.js';
 import { flags, latencySummary } from './lib/report.js';
 import { scaleCorpus } from './lib/scale-corpus.js';
 import { hnswlibBuild } from './lib/hnswlib-build.js';
+import { nativeGraph } from '../adapters/hnsw/native-graph.js';
 
 const args = flags(process.argv.slice(2));
 const COUNT = Number(args.get('chunks') ?? 10_000);
@@ -304,6 +305,7 @@ async function main(): Promise<void> {
     chunks: COUNT,
     dimensions: DIMENSIONS,
     hnswlibBuild: hnswlibBuild(),
+    ragdeskHnswKernel: nativeGraph().kernel(),
     parameters: {
       m: M,
       efConstruction: EF_CONSTRUCTION,

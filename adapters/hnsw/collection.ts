@@ -1,5 +1,6 @@
 import type { IndexEntry } from '../../src/ports/index.js';
-import type { GraphKey, LabelTables, SearchFilter } from './graph-protocol.js';
+import type { GraphKey } from './graph-protocol.js';
+import type { LabelTables, SearchFilter } from './graph-search.js';
 import type { LabelScores } from './graph-search.js';
 import type { GraphThread } from './graph-thread.js';
 import type { HeaderContent, IndexHeader } from './persistence.js';
@@ -28,7 +29,8 @@ export interface GraphSettings {
 const MAX_LABEL = 0xffff_ffff;
 
 /**
- * One datastore's HNSW graph (on the graph thread, graph-thread.ts) plus what hnswlib cannot hold:
+ * One datastore's HNSW graph (changed on the graph thread and searched here, graph-thread.ts) plus
+ * what hnswlib cannot hold:
  * string id ↔ numeric label and each label's filter attributes (datasource, custom id), with live
  * counts per datasource and custom id so a filter's match count is known without scanning.
  *
@@ -36,8 +38,8 @@ const MAX_LABEL = 0xffff_ffff;
  * one-chunk documents the per-entry objects and per-datasource sets cost ~40 MB of heap and made
  * loading build 300k objects (see docs/design-notes.md).
  *
- * The label attributes live in shared memory, which the graph thread's filters read; a removed
- * label reads -1 as its datasource.
+ * The label attributes are typed arrays, which the native search's filters read; a removed label
+ * reads -1 as its datasource.
  *
  * Free slots: removed entries are `markDelete`d and their graph slots reused by the next new entry
  * (`allowReplaceDeleted`). Labels themselves are never reused: hnswlib fills an arbitrary deleted
@@ -61,8 +63,8 @@ export class Collection {
   private liveCount = 0;
   /** Per label: its id (undefined once removed), datasource number and custom id number (-1: none). */
   private idOfLabel: (string | undefined)[] = [];
-  private sourceOfLabel = sharedLabels(0);
-  private tenantOfLabel = sharedLabels(0);
+  private sourceOfLabel = labelTable(0);
+  private tenantOfLabel = labelTable(0);
   private readonly datasources = new Interner();
   private readonly customIds = new Interner();
   private nextLabel = 0;
@@ -333,9 +335,9 @@ export class Collection {
   private reserve(labels: number): void {
     if (labels <= this.sourceOfLabel.length) return;
     const capacity = Math.max(labels, this.sourceOfLabel.length * 2, 1024);
-    const sources = sharedLabels(capacity);
+    const sources = labelTable(capacity);
     sources.set(this.sourceOfLabel);
-    const tenants = sharedLabels(capacity);
+    const tenants = labelTable(capacity);
     tenants.set(this.tenantOfLabel);
     this.sourceOfLabel = sources;
     this.tenantOfLabel = tenants;
@@ -379,9 +381,9 @@ export class Collection {
   }
 }
 
-/** A label table the graph thread reads too; every label starts as removed (-1). */
-function sharedLabels(length: number): Int32Array {
-  return new Int32Array(new SharedArrayBuffer(length * 4)).fill(-1);
+/** A label table the native search reads too; every label starts as removed (-1). */
+function labelTable(length: number): Int32Array {
+  return new Int32Array(length).fill(-1);
 }
 
 /**

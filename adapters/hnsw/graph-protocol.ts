@@ -36,24 +36,3 @@ export type GraphRequest = GraphOp & { id: number };
 /** `handle`: a created or loaded graph, for `Graph.attach` on the index's thread (native-graph.ts). */
 export type GraphReply =
   { id: number; ok: true; labels?: Uint32Array; count?: number; handle?: number } | { id: number; ok: false; message: string };
-
-/**
- * Label attributes shared with the thread, written by the main thread only: a label's datasource
- * and custom id numbers, -1 for a removed label (datasource) or none (custom id).
- */
-export interface LabelTables {
-  source: Int32Array;
-  tenant: Int32Array;
-}
-
-export interface SearchFilter {
-  /** Datasource numbers accepted; null: any. */
-  sources: number[] | null;
-  /** Custom id numbers accepted; null: any. */
-  tenants: number[] | null;
-  /** Walk the graph with the filter, or scan the matching labels exactly. */
-  exact: boolean;
-  /** Live labels are below this. */
-  nextLabel: number;
-  tables: LabelTables;
-}

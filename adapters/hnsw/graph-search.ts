@@ -4,11 +4,31 @@
  * queued for the graph (pending-vectors.ts). Results are labels and scores; the index maps labels
  * to ids and orders ties.
  */
-import type { SearchFilter } from './graph-protocol.js';
 import type { NativeFilter, NativeGraph } from './native-graph.js';
 import { scanPending, type PendingVectors } from './pending-vectors.js';
 
 type Graph = NativeGraph;
+
+/**
+ * Label attributes, read by the native search's filter: a label's datasource and custom id
+ * numbers, -1 for a removed label (datasource) or none (custom id).
+ */
+export interface LabelTables {
+  source: Int32Array;
+  tenant: Int32Array;
+}
+
+export interface SearchFilter {
+  /** Datasource numbers accepted; null: any. */
+  sources: number[] | null;
+  /** Custom id numbers accepted; null: any. */
+  tenants: number[] | null;
+  /** Walk the graph with the filter, or scan the matching labels exactly. */
+  exact: boolean;
+  /** Live labels are below this. */
+  nextLabel: number;
+  tables: LabelTables;
+}
 
 export interface LabelScores {
   labels: Uint32Array;
@@ -38,12 +58,12 @@ export function searchGraph(
   const hidden = pending && pending.hidden.size > 0 ? Uint32Array.from(pending.hidden) : null;
   const tables = filter ? nativeFilter(filter) : null;
   let fromGraph: LabelScores;
-  if (filter?.exact) {
+  if (tables && filter?.exact) {
     fromGraph = graph.exact(vector, tables, hidden);
   } else {
     fromGraph = walk(graph, vector, k, ef, tables, hidden);
     // The reachable part of the graph ran out of matches: the scan keeps the promise of k hits.
-    if (filter && fromGraph.labels.length + queued.labels.length < k) fromGraph = graph.exact(vector, tables, hidden);
+    if (tables && fromGraph.labels.length + queued.labels.length < k) fromGraph = graph.exact(vector, tables, hidden);
   }
   return queued.labels.length === 0 ? fromGraph : best([fromGraph, queued], k);
 }

@@ -1,8 +1,8 @@
 import type { Worker } from 'node:worker_threads';
 import { RagdeskError } from '../../src/errors.js';
 import { startWorker, workerEntry } from '../kit/worker-pool.js';
-import type { GraphKey, GraphOp, GraphReply, GraphRequest, SearchFilter } from './graph-protocol.js';
-import { type LabelScores, searchGraph } from './graph-search.js';
+import type { GraphKey, GraphOp, GraphReply, GraphRequest } from './graph-protocol.js';
+import { type LabelScores, searchGraph, type SearchFilter } from './graph-search.js';
 import { type NativeGraph, nativeGraph } from './native-graph.js';
 import { pendingVectors } from './pending-vectors.js';
 
@@ -186,7 +186,7 @@ export class GraphThread {
     this.worker = undefined;
     await worker.terminate();
     this.queued.clear();
-    this.graphs.clear();
+    this.releaseGraphs();
     this.failed.clear();
     this.pool.clear();
     this.pooledBytes = 0;
@@ -224,6 +224,7 @@ export class GraphThread {
     }
     this.queuedBytes -= op.buffer?.byteLength ?? 0;
     if (op.request.op === 'release') {
+      this.graphs.get(key)?.release();
       this.graphs.delete(key);
       if (!this.queued.has(key)) this.failed.delete(key);
     }
@@ -246,6 +247,11 @@ export class GraphThread {
     else this.failed.set(key, graphError(`graph ${key} was gone before it could be attached`));
   }
 
+  private releaseGraphs(): void {
+    for (const graph of this.graphs.values()) graph.release();
+    this.graphs.clear();
+  }
+
   private recycle(buffer: SharedArrayBuffer): void {
     const size = buffer.byteLength;
     // Only the sizes opBuffer hands out (power of two, at least the smallest).
@@ -262,7 +268,7 @@ export class GraphThread {
     for (const op of this.ops.values()) op.reject(this.failure);
     this.ops.clear();
     this.queued.clear();
-    this.graphs.clear();
+    this.releaseGraphs();
     this.queuedBytes = 0;
     this.wakeRoomWaiters();
     this.release();

@@ -115,6 +115,7 @@ async function apply(request: GraphRequest): Promise<Omit<GraphReply & { ok: tru
       return {};
     }
     case 'release':
+      graphs.get(request.key)?.graph.release();
       graphs.delete(request.key);
       restoring.get(request.key)?.release();
       restoring.delete(request.key);

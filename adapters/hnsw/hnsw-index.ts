@@ -27,9 +27,10 @@ export interface HnswIndex extends VectorIndex {
 }
 
 /**
- * `VectorIndex` on hnswlib-node (`HierarchicalNSW`, cosine space), one graph and one directory per
- * datastore under `dir`. The graphs live on a worker thread of their own (graph-thread.ts): inserts
- * run there while the main thread goes on, and searches are answered from there. Changes are kept
+ * `VectorIndex` on hnswlib (cosine space, through ragdesk's own binding, native-graph.ts), one graph
+ * and one directory per datastore under `dir`. The graphs are changed on a worker thread of their
+ * own (graph-thread.ts): inserts run there while the main thread goes on, and searches run on the
+ * calling thread against the same graphs. Changes are kept
  * in memory and written by `flush`, `close`, an idle timer (`flushAfterMs`) or a change count
  * (`flushAfterChanges`); a crash before a write leaves a header older than the store, which `open`
  * detects and answers with a rebuild from the source.
@@ -40,7 +41,7 @@ export function hnswIndex(options: HnswIndexOptions): HnswIndex {
   const settings = resolveOptions(options);
   const collections = new Map<string, CollectionHandle>();
   // One queue per datastore orders open, mutations, flushes and drop; it outlives the collection.
-  // Queries skip it: the graph thread answers them as after the ops sent before them.
+  // Queries skip it: they see the graph as after the ops sent before them (graph-thread.ts).
   const mutex = new KeyedMutex();
   const thread = new GraphThread(settings.insertThreads);
   let closing: Promise<void> | undefined;

@@ -33,6 +33,11 @@ export interface NativeFilter {
 export interface NativeGraph {
   /** A number `attach` takes on another thread for this same graph. */
   share(): number;
+  /**
+   * Lets go of the graph: its memory is freed once every thread holding it has (the collector does
+   * not see its size, so it is not left to it). Every later call on this object throws.
+   */
+  release(): void;
   write(path: string): Promise<void>;
   /**
    * Inserts entries [from, to): `update[i]` 1 replaces label i's point, else the label takes a
@@ -47,8 +52,8 @@ export interface NativeGraph {
   labels(): Uint32Array;
   /** The `k` (at most the capacity) nearest accepted labels not in `hidden`. */
   search(query: Float32Array, k: number, ef: number, filter: NativeFilter | null, hidden: Uint32Array | null): NativeHits;
-  /** Every accepted live label not in `hidden`, with its exact cosine. */
-  exact(query: Float32Array, filter: NativeFilter | null, hidden: Uint32Array | null): NativeHits;
+  /** Every accepted live label not in `hidden`, with its exact cosine, in label order. */
+  exact(query: Float32Array, filter: NativeFilter, hidden: Uint32Array | null): NativeHits;
 }
 
 interface NativeGraphClass {

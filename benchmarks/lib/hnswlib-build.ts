@@ -8,9 +8,10 @@ export function hnswlibRoot(): string {
 }
 
 /**
- * How the installed hnswlib-node addon was compiled, recorded with every result: a graph builds in
- * ~0.7x the time when the addon is compiled for the CPU (`-march=native` turns on hnswlib's AVX /
- * AVX-512 distance functions; bench:native-hnswlib), so a figure means little without it. Read from
+ * How the installed hnswlib-node addon (the benchmarks' raw reference) was compiled, recorded with
+ * every result: a graph builds in ~0.7x the time when the addon is compiled for the CPU
+ * (`-march=native` turns on hnswlib's AVX / AVX-512 distance functions; bench:native-hnswlib), so a
+ * reference figure means little without it. Read from
  * the dependency file node-gyp leaves beside the object, which holds the compiler's command line.
  */
 export function hnswlibBuild(): string {

@@ -2,6 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cpus, totalmem } from 'node:os';
+import { nativeGraph } from '../../adapters/hnsw/native-graph.js';
 import { hnswlibBuild } from './hnswlib-build.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -35,7 +36,9 @@ export function writeResult(name: string, result: Record<string, unknown>): stri
     cpus: cpus().length,
     cpuModel: cpus()[0]?.model ?? 'unknown',
     memoryGiB: Math.round(totalmem() / 2 ** 30),
+    // The raw references' addon (hnswlib-node) and the kernel ragdesk's own binding chose.
     hnswlibBuild: hnswlibBuild(),
+    ragdeskHnswKernel: nativeGraph().kernel(),
   };
   writeFileSync(path, `${JSON.stringify({ benchmark: name, date: new Date().toISOString(), machine, ...result }, null, 2)}\n`);
   console.log(`\nwrote ${path}`);

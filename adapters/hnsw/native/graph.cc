@@ -178,6 +178,8 @@ std::priority_queue<std::pair<float, hnswlib::labeltype>> nearest(Index& graph, 
     current = graph.enterpoint_node_;
     top = graph.maxlevel_;
   }
+  // The first insert counts its element before it makes it the entry point.
+  if (current == static_cast<hnswlib::tableint>(-1)) return result;
   float closest = graph.fstdistfunc_(query, graph.getDataByInternalId(current), graph.dist_func_param_);
   for (int level = top; level > 0; level--) {
     bool changed = true;
@@ -218,6 +220,7 @@ class Graph : public Napi::ObjectWrap<Graph> {
                            StaticMethod("kernel", &Graph::Kernel),
                            StaticMethod("attach", &Graph::Attach),
                            InstanceMethod("share", &Graph::Share),
+                           InstanceMethod("release", &Graph::Release),
                            InstanceMethod("write", &Graph::Write),
                            InstanceMethod("add", &Graph::Add),
                            InstanceMethod("remove", &Graph::Remove),
@@ -260,12 +263,28 @@ class Graph : public Napi::ObjectWrap<Graph> {
 
   Index& index() { return *state_->index; }
 
+  // Every method but release starts here: a released object refuses the call.
+  bool released(const Napi::CallbackInfo& info) {
+    if (state_) return false;
+    throwError(info.Env(), "the graph was released");
+    return true;
+  }
+
+  // release(): this object lets go of the graph; its memory is freed once no thread holds it. A
+  // graph is held by the graph thread and by the thread that searches it, and the garbage
+  // collector knows nothing of its size, so both let go explicitly instead of waiting for it.
+  Napi::Value Release(const Napi::CallbackInfo& info) {
+    state_.reset();
+    return info.Env().Undefined();
+  }
+
   static Napi::Value Kernel(const Napi::CallbackInfo& info) {
     return Napi::String::New(info.Env(), ragdesk::innerProductKernel());
   }
 
   // share(): a number another thread passes to Graph.attach for the same graph.
   Napi::Value Share(const Napi::CallbackInfo& info) {
+    if (released(info)) return info.Env().Undefined();
     return Napi::Number::New(info.Env(), Registry::instance().add(state_));
   }
 
@@ -340,6 +359,7 @@ class Graph : public Napi::ObjectWrap<Graph> {
 
   // write(path): Promise<void>, written on libuv's pool. The caller applies no op meanwhile.
   Napi::Value Write(const Napi::CallbackInfo& info) {
+    if (released(info)) return info.Env().Undefined();
     auto* worker = new WriteWorker(info.Env(), state_, info[0].As<Napi::String>().Utf8Value());
     Napi::Promise promise = worker->Promise();
     worker->Queue();
@@ -350,6 +370,7 @@ class Graph : public Napi::ObjectWrap<Graph> {
   // label i is in the graph already (its point is replaced), else it takes a deleted slot or a new
   // one; the caller resizes first. Labels of one call must be distinct when threads > 1.
   Napi::Value Add(const Napi::CallbackInfo& info) {
+    if (released(info)) return info.Env().Undefined();
     Napi::Env env = info.Env();
     const auto labels = typedArray<uint32_t>(info[0]);
     const auto update = typedArray<uint8_t>(info[1]);
@@ -402,6 +423,7 @@ class Graph : public Napi::ObjectWrap<Graph> {
   }
 
   Napi::Value Remove(const Napi::CallbackInfo& info) {
+    if (released(info)) return info.Env().Undefined();
     Napi::Env env = info.Env();
     try {
       std::shared_lock<std::shared_mutex> shared(state_->resizing);
@@ -413,6 +435,7 @@ class Graph : public Napi::ObjectWrap<Graph> {
   }
 
   Napi::Value Resize(const Napi::CallbackInfo& info) {
+    if (released(info)) return info.Env().Undefined();
     Napi::Env env = info.Env();
     try {
       std::unique_lock<std::shared_mutex> alone(state_->resizing);
@@ -424,15 +447,18 @@ class Graph : public Napi::ObjectWrap<Graph> {
   }
 
   Napi::Value Count(const Napi::CallbackInfo& info) {
+    if (released(info)) return info.Env().Undefined();
     return Napi::Number::New(info.Env(), static_cast<double>(index().getCurrentElementCount()));
   }
 
   Napi::Value Capacity(const Napi::CallbackInfo& info) {
+    if (released(info)) return info.Env().Undefined();
     return Napi::Number::New(info.Env(), static_cast<double>(index().getMaxElements()));
   }
 
   // Every label in the graph, deleted ones included (they keep their slot).
   Napi::Value Labels(const Napi::CallbackInfo& info) {
+    if (released(info)) return info.Env().Undefined();
     Index& graph = index();
     std::vector<uint32_t> labels;
     {
@@ -455,6 +481,7 @@ class Graph : public Napi::ObjectWrap<Graph> {
   // search(query, k, ef, filter, hidden): the k nearest allowed labels, nearest first, with their
   // cosine (1 - hnswlib's distance). k must not exceed the capacity.
   Napi::Value Search(const Napi::CallbackInfo& info) {
+    if (released(info)) return info.Env().Undefined();
     Napi::Env env = info.Env();
     if (typedArray<float>(info[0]).ElementLength() != state_->dimensions) {
       throwError(env, "search: the query has the wrong number of dimensions");
@@ -485,13 +512,22 @@ class Graph : public Napi::ObjectWrap<Graph> {
     return hits(env, labels, scores);
   }
 
-  // exact(query, filter, hidden): every allowed live label with its cosine, in slot order. Stored
-  // points are unit vectors, so the dot product with the unit query (in double) is the cosine.
+  // exact(query, filter, hidden): every allowed live label below the filter's nextLabel with its
+  // cosine, in label order. Stored points are unit vectors, so the dot product with the unit query
+  // (in double) is the cosine. Labels, not slots: a slot being filled by an insert may still show
+  // an older label, while a label is in the lookup only for its own slot.
   Napi::Value Exact(const Napi::CallbackInfo& info) {
+    if (released(info)) return info.Env().Undefined();
     Napi::Env env = info.Env();
     const auto raw = typedArray<float>(info[0]);
     if (raw.ElementLength() != state_->dimensions) {
       throwError(env, "exact: the query has the wrong number of dimensions");
+      return env.Undefined();
+    }
+    LabelFilter filter;
+    readFilter(info[1], info[2], filter);
+    if (!filter.tables) {
+      throwError(env, "exact: a filter with label tables is required");
       return env.Undefined();
     }
     const size_t dimensions = state_->dimensions;
@@ -502,22 +538,19 @@ class Graph : public Napi::ObjectWrap<Graph> {
     if (norm > 0) {
       for (double& value : query) value /= norm;
     }
-    LabelFilter filter;
-    readFilter(info[1], info[2], filter);
     Index& graph = index();
     std::vector<uint32_t> labels;
     std::vector<double> scores;
     std::shared_lock<std::shared_mutex> shared(state_->resizing);
-    const size_t count = graph.getCurrentElementCount();
-    for (size_t slot = 0; slot < count; slot++) {
-      const auto id = static_cast<hnswlib::tableint>(slot);
-      if (graph.isMarkedDeleted(id)) continue;
-      const hnswlib::labeltype label = graph.getExternalLabel(id);
+    std::lock_guard<std::mutex> lookup(graph.label_lookup_lock);
+    for (uint32_t label = 0; label < filter.nextLabel; label++) {
       if (!filter(label)) continue;
-      const float* stored = reinterpret_cast<const float*>(graph.getDataByInternalId(id));
+      const auto found = graph.label_lookup_.find(label);
+      if (found == graph.label_lookup_.end() || graph.isMarkedDeleted(found->second)) continue;
+      const float* stored = reinterpret_cast<const float*>(graph.getDataByInternalId(found->second));
       double score = 0;
       for (size_t d = 0; d < dimensions; d++) score += query[d] * static_cast<double>(stored[d]);
-      labels.push_back(static_cast<uint32_t>(label));
+      labels.push_back(label);
       scores.push_back(score);
     }
     return hits(env, labels, scores);

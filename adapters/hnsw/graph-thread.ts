@@ -21,7 +21,8 @@ interface PendingOp {
 /**
  * Bytes of vectors the thread may hold queued before an upsert waits for it. A search never waits
  * for queued inserts (it scans their vectors exactly, pending-vectors.ts), so the bound is memory,
- * and the scan it adds to a search while the thread catches up: 16 MiB is ~4M floats, a few ms.
+ * and the scan it adds to a search (on the calling thread) while the thread catches up: 16 MiB is
+ * ~4M floats, a few ms.
  * Enough that the caller's chunking, embedding and storing is not held back by the graph: on
  * SciFact through the offline embedder (1,024 dimensions, ~2 ms per insert) the inserts take longer
  * than everything else, and an upsert waited for them when the queue was bounded to 1 s of inserts.

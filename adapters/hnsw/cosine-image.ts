@@ -1,8 +1,9 @@
 /**
  * The memory a restored hnswlib file is assembled in, and the one computation that fills it: the
- * vector hnswlib's cosine space stores for a given one. The binding (hnswlib-node's
- * `normalizePoint`) takes the float sum of squares in order, its square root and one float division
- * per component; reproduced bit for bit, so a restored file is the file hnswlib wrote.
+ * vector hnswlib's cosine space stores for a given one. The binding (native/graph.cc `normalise`,
+ * as hnswlib-node's `normalizePoint`) takes the float sum of squares in order, its square root and
+ * one float division per component; reproduced bit for bit, so a restored file is the file hnswlib
+ * wrote.
  *
  * Done in WebAssembly, whose f32 operations are IEEE single precision as the binding's are: in
  * JavaScript every step needs `Math.fround` and the division loop runs in doubles, which made it

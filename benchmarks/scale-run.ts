@@ -22,8 +22,7 @@ import { createRagdesk, type Ragdesk } from '../src/index.js';
 import type { Embeddings } from '../src/ports/embeddings.js';
 import { flags, latencySummary } from './lib/report.js';
 import { scaleCorpus } from './lib/scale-corpus.js';
-import { hnswlibBuild } from './lib/hnswlib-build.js';
-import { nativeGraph } from '../adapters/hnsw/native-graph.js';
+import { hnswBuilds } from './lib/hnswlib-build.js';
 
 const args = flags(process.argv.slice(2));
 const COUNT = Number(args.get('chunks') ?? 10_000);
@@ -304,8 +303,7 @@ async function main(): Promise<void> {
   const result = {
     chunks: COUNT,
     dimensions: DIMENSIONS,
-    hnswlibBuild: hnswlibBuild(),
-    ragdeskHnswKernel: nativeGraph().kernel(),
+    ...hnswBuilds(),
     parameters: {
       m: M,
       efConstruction: EF_CONSTRUCTION,

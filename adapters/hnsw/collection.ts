@@ -1,7 +1,6 @@
 import type { IndexEntry } from '../../src/ports/index.js';
 import type { GraphKey } from './graph-protocol.js';
-import type { LabelTables, SearchFilter } from './graph-search.js';
-import type { LabelScores } from './graph-search.js';
+import type { LabelScores, LabelTables, SearchFilter } from './graph-search.js';
 import type { GraphThread } from './graph-thread.js';
 import type { HeaderContent, IndexHeader } from './persistence.js';
 import { restoreOnThread, type RestoreSource } from './restore.js';

@@ -7,8 +7,6 @@
 import type { NativeFilter, NativeGraph } from './native-graph.js';
 import { scanPending, type PendingVectors } from './pending-vectors.js';
 
-type Graph = NativeGraph;
-
 /**
  * Label attributes, read by the native search's filter: a label's datasource and custom id
  * numbers, -1 for a removed label (datasource) or none (custom id).
@@ -46,7 +44,7 @@ interface Hits {
  * thread is inserting at this moment.
  */
 export function searchGraph(
-  graph: Graph | undefined,
+  graph: NativeGraph | undefined,
   vector: Float32Array,
   k: number,
   ef: number,
@@ -69,7 +67,7 @@ export function searchGraph(
 }
 
 function walk(
-  graph: Graph,
+  graph: NativeGraph,
   vector: Float32Array,
   k: number,
   ef: number,
@@ -83,9 +81,8 @@ function walk(
 }
 
 /**
- * The tables are live: a label the main thread has just added reads as present before its insert
- * reaches this thread. A search sent before that upsert does not see it (it has no slot yet), as
- * if it ran first.
+ * The tables are live: a label added by an upsert reads as present at once, while its vector is
+ * still queued; the search hides it from the graph and scores it in the queue (pending-vectors.ts).
  */
 function nativeFilter(filter: SearchFilter): NativeFilter {
   return {

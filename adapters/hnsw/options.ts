@@ -77,8 +77,8 @@ export interface HnswIndexOptions {
   /**
    * Threads that share the inserts of an upsert on the graph thread (hnswlib inserts distinct
    * points concurrently). Default: the machine's available parallelism, at most 4. On a 2-core
-   * machine two threads built 100k 384-d vectors in about half the time of one; 1 keeps the graph
-   * thread's single core and makes a build reproducible.
+   * machine two threads built 20k 384-d vectors in 4.9 s against 9.4 s for one (2026-11-27); 1
+   * keeps the graph thread's single core and makes a build reproducible.
    */
   insertThreads?: number;
 }

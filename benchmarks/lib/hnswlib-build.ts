@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
+import { nativeGraph } from '../../adapters/hnsw/native-graph.js';
 
 /** The installed hnswlib-node package's folder. */
 export function hnswlibRoot(): string {
@@ -14,7 +15,7 @@ export function hnswlibRoot(): string {
  * reference figure means little without it. Read from
  * the dependency file node-gyp leaves beside the object, which holds the compiler's command line.
  */
-export function hnswlibBuild(): string {
+function hnswlibBuild(): string {
   try {
     const command =
       readFileSync(join(hnswlibRoot(), 'build/Release/.deps/Release/obj.target/addon/src/addon.o.d'), 'utf8').split('\n')[0] ?? '';
@@ -23,4 +24,12 @@ export function hnswlibBuild(): string {
   } catch {
     return 'unknown';
   }
+}
+
+/**
+ * What every result records about the HNSW code it ran: how the raw references' addon
+ * (hnswlib-node) was compiled, and the distance kernel ragdesk's own binding chose for this CPU.
+ */
+export function hnswBuilds(): { hnswlibBuild: string; ragdeskHnswKernel: string } {
+  return { hnswlibBuild: hnswlibBuild(), ragdeskHnswKernel: nativeGraph().kernel() };
 }

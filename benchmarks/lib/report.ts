@@ -2,8 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { cpus, totalmem } from 'node:os';
-import { nativeGraph } from '../../adapters/hnsw/native-graph.js';
-import { hnswlibBuild } from './hnswlib-build.js';
+import { hnswBuilds } from './hnswlib-build.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 /** The package root, whether this runs from benchmarks/lib or from dist/benchmarks/lib. */
@@ -36,9 +35,7 @@ export function writeResult(name: string, result: Record<string, unknown>): stri
     cpus: cpus().length,
     cpuModel: cpus()[0]?.model ?? 'unknown',
     memoryGiB: Math.round(totalmem() / 2 ** 30),
-    // The raw references' addon (hnswlib-node) and the kernel ragdesk's own binding chose.
-    hnswlibBuild: hnswlibBuild(),
-    ragdeskHnswKernel: nativeGraph().kernel(),
+    ...hnswBuilds(),
   };
   writeFileSync(path, `${JSON.stringify({ benchmark: name, date: new Date().toISOString(), machine, ...result }, null, 2)}\n`);
   console.log(`\nwrote ${path}`);

@@ -114,6 +114,27 @@ class LabelFilter : public hnswlib::BaseFilterFunctor {
 
 void throwError(Napi::Env env, const std::string& message) { Napi::Error::New(env, message).ThrowAsJavaScriptException(); }
 
+// Runs body and returns what went wrong in it: a C++ exception (hnswlib throws std::runtime_error,
+// an allocation std::bad_alloc) as its message after "hnswlib: ", or an empty string.
+template <typename Body>
+std::string failureOf(Body&& body) {
+  try {
+    body();
+    return {};
+  } catch (const std::exception& error) {
+    return std::string("hnswlib: ") + error.what();
+  }
+}
+
+// failureOf on the JavaScript thread: the failure is thrown as a JavaScript error. False when it was.
+template <typename Body>
+bool hnswlibCall(Napi::Env env, Body&& body) {
+  const std::string failure = failureOf(std::forward<Body>(body));
+  if (failure.empty()) return true;
+  throwError(env, failure);
+  return false;
+}
+
 bool isNullish(const Napi::Value& value) { return value.IsNull() || value.IsUndefined(); }
 
 template <typename T>
@@ -248,14 +269,12 @@ class Graph : public Napi::ObjectWrap<Graph> {
     const size_t capacity = info[1].As<Napi::Number>().Uint32Value();
     const size_t m = info[2].As<Napi::Number>().Uint32Value();
     const size_t efConstruction = info[3].As<Napi::Number>().Uint32Value();
-    try {
+    hnswlibCall(env, [&] {
       auto state = std::make_shared<State>(dimensions);
       // Seed 100, as hnswlib-node's default; deleted slots are reused by new labels.
       state->index = std::make_unique<Index>(&state->space, capacity, m, efConstruction, 100, true);
       state_ = std::move(state);
-    } catch (const std::exception& error) {
-      throwError(env, std::string("hnswlib: ") + error.what());
-    }
+    });
   }
 
  private:
@@ -314,12 +333,11 @@ class Graph : public Napi::ObjectWrap<Graph> {
         : Napi::AsyncWorker(env), deferred_(Napi::Promise::Deferred::New(env)), path_(std::move(path)), dimensions_(dimensions) {}
     Napi::Promise Promise() { return deferred_.Promise(); }
     void Execute() override {
-      try {
+      const std::string failure = failureOf([&] {
         state_ = std::make_shared<State>(dimensions_);
         state_->index = std::make_unique<Index>(&state_->space, path_, false, 0, true);
-      } catch (const std::exception& error) {
-        SetError(std::string("hnswlib: ") + error.what());
-      }
+      });
+      if (!failure.empty()) SetError(failure);
     }
     void OnOK() override {
       Napi::Env env = Env();
@@ -341,12 +359,11 @@ class Graph : public Napi::ObjectWrap<Graph> {
         : Napi::AsyncWorker(env), deferred_(Napi::Promise::Deferred::New(env)), state_(std::move(state)), path_(std::move(path)) {}
     Napi::Promise Promise() { return deferred_.Promise(); }
     void Execute() override {
-      try {
+      const std::string failure = failureOf([&] {
         std::shared_lock<std::shared_mutex> shared(state_->resizing);
         state_->index->saveIndex(path_);
-      } catch (const std::exception& error) {
-        SetError(std::string("hnswlib: ") + error.what());
-      }
+      });
+      if (!failure.empty()) SetError(failure);
     }
     void OnOK() override { deferred_.Resolve(Env().Undefined()); }
     void OnError(const Napi::Error& error) override { deferred_.Reject(error.Value()); }
@@ -406,44 +423,33 @@ class Graph : public Napi::ObjectWrap<Graph> {
         }
       }
     };
-    const size_t helpers = std::min(threads, to - from) > 0 ? std::min(threads, to - from) - 1 : 0;
+    // This thread inserts too: threads - 1 helpers, none for fewer entries than threads.
+    const size_t helpers = std::min(threads, std::max<size_t>(1, to - from)) - 1;
     std::vector<std::thread> pool;
     pool.reserve(helpers);
     for (size_t t = 0; t < helpers; t++) pool.emplace_back(insert);
     insert();
     for (auto& thread : pool) thread.join();
-    if (error) {
-      try {
-        std::rethrow_exception(error);
-      } catch (const std::exception& caught) {
-        throwError(env, std::string("hnswlib: ") + caught.what());
-      }
-    }
+    if (error) hnswlibCall(env, [&] { std::rethrow_exception(error); });
     return env.Undefined();
   }
 
   Napi::Value Remove(const Napi::CallbackInfo& info) {
     if (released(info)) return info.Env().Undefined();
-    Napi::Env env = info.Env();
-    try {
+    hnswlibCall(info.Env(), [&] {
       std::shared_lock<std::shared_mutex> shared(state_->resizing);
       index().markDelete(info[0].As<Napi::Number>().Uint32Value());
-    } catch (const std::exception& error) {
-      throwError(env, std::string("hnswlib: ") + error.what());
-    }
-    return env.Undefined();
+    });
+    return info.Env().Undefined();
   }
 
   Napi::Value Resize(const Napi::CallbackInfo& info) {
     if (released(info)) return info.Env().Undefined();
-    Napi::Env env = info.Env();
-    try {
+    hnswlibCall(info.Env(), [&] {
       std::unique_lock<std::shared_mutex> alone(state_->resizing);
       index().resizeIndex(info[0].As<Napi::Number>().Uint32Value());
-    } catch (const std::exception& error) {
-      throwError(env, std::string("hnswlib: ") + error.what());
-    }
-    return env.Undefined();
+    });
+    return info.Env().Undefined();
   }
 
   Napi::Value Count(const Napi::CallbackInfo& info) {
@@ -496,7 +502,7 @@ class Graph : public Napi::ObjectWrap<Graph> {
     Index& graph = index();
     std::vector<uint32_t> labels;
     std::vector<double> scores;
-    try {
+    const bool searched = hnswlibCall(env, [&] {
       std::shared_lock<std::shared_mutex> shared(state_->resizing);
       auto found = nearest(graph, query.data(), k, ef, filtered ? &filter : nullptr);
       labels.resize(found.size());
@@ -505,11 +511,8 @@ class Graph : public Napi::ObjectWrap<Graph> {
         labels[i] = static_cast<uint32_t>(found.top().second);
         scores[i] = 1.0 - static_cast<double>(found.top().first);
       }
-    } catch (const std::exception& error) {
-      throwError(env, std::string("hnswlib: ") + error.what());
-      return env.Undefined();
-    }
-    return hits(env, labels, scores);
+    });
+    return searched ? hits(env, labels, scores) : env.Undefined();
   }
 
   // exact(query, filter, hidden): every allowed live label below the filter's nextLabel with its

@@ -3,6 +3,7 @@
  *
  *   node --expose-gc dist/benchmarks/scale-run.js --chunks 100000 [--queries 1000] [--raw true] [--out file.json]
  *     [--recall-queries 100] [--ef-sweep 64,100,128,256,512] [--ef-construction 200] [--tmp <folder>]
+ *     [--keep true]
  *
  * The corpus is never held in memory: chunk i's text and vector are computed from i whenever they
  * are needed (the embedder reads i back from the text), so the process's memory is the library's.
@@ -46,6 +47,8 @@ const RAW = args.get('raw') === 'true' || (args.get('raw') !== 'false' && COUNT 
  */
 const EF_SWEEP = (args.get('ef-sweep') ?? '64,100,128,256,512').split(',').map(Number);
 const dir = mkdtempSync(join(args.get('tmp') ?? tmpdir(), 'ragdesk-bench-scale-'));
+/** `--keep true` leaves the data folder in place (its path is printed) for reopen profiling. */
+const KEEP = args.get('keep') === 'true';
 
 // ---- deterministic data: chunk i from i alone --------------------------------------------------
 const corpus = scaleCorpus(COUNT, DIMENSIONS);
@@ -341,4 +344,7 @@ main()
     console.error(error);
     process.exitCode = 1;
   })
-  .finally(() => rmSync(dir, { recursive: true, force: true }));
+  .finally(() => {
+    if (KEEP) console.log(`[scale ${COUNT}] data folder kept: ${dir}`);
+    else rmSync(dir, { recursive: true, force: true });
+  });

@@ -103,9 +103,9 @@ export class Collection {
     const key = thread.newKey();
     const collection = new Collection(identity, thread, key);
     try {
-      if (restore) await restoreOnThread(thread, key, header, binaryPath, restore);
-      const path = restore ? restore.fullPath : binaryPath;
-      const reading = thread.request({ op: 'load', key, dimensions: identity.dimensions, path, live: header.entries.ids.length });
+      const reading = restore
+        ? restoreOnThread(thread, key, header, binaryPath, restore)
+        : thread.request({ op: 'load', key, dimensions: identity.dimensions, path: binaryPath, live: header.entries.ids.length });
       try {
         collection.trackHeader(header);
       } finally {

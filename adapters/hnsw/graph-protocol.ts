@@ -10,13 +10,14 @@ export type GraphKey = number;
 export type GraphOp =
   | { op: 'create'; key: GraphKey; dimensions: number; capacity: number; m: number; efConstruction: number }
   /**
-   * A links-only file (graph-file.ts) laid out as hnswlib's full file in the thread's memory; the
-   * live elements' vectors follow in `restore-vectors` ops, then `restore-write` writes it for a load.
+   * The graph of a links-only file (graph-file.ts), read by the binding; the live elements' vectors
+   * follow in `restore-vectors` ops, then `restore-done` checks that none is missing and answers as
+   * `load` does.
    */
   | { op: 'restore'; key: GraphKey; linksPath: string; dimensions: number }
   /** Vectors of a restore, back to back, one per label, in a buffer of `GraphThread.opBuffer`. */
   | { op: 'restore-vectors'; key: GraphKey; labels: Uint32Array; vectors: Float32Array }
-  | { op: 'restore-write'; key: GraphKey; path: string }
+  | { op: 'restore-done'; key: GraphKey; live: number }
   /** hnswlib reads `path`; the reply carries the labels it holds. `live`: the entries the index's header lists. */
   | { op: 'load'; key: GraphKey; dimensions: number; path: string; live: number }
   /**

@@ -6,7 +6,7 @@ import { type LabelScores, searchGraph, type SearchFilter } from './graph-search
 import { type NativeGraph, nativeGraph } from './native-graph.js';
 import { pendingVectors } from './pending-vectors.js';
 
-type Done = Extract<GraphReply, { ok: true }>;
+export type Done = Extract<GraphReply, { ok: true }>;
 
 interface PendingOp {
   request: GraphRequest;

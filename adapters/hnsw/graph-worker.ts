@@ -6,7 +6,7 @@
  */
 import { rm } from 'node:fs/promises';
 import { parentPort, workerData } from 'node:worker_threads';
-import { FullFileImage, writeLinksFile } from './graph-file.js';
+import { writeLinksFile } from './graph-file.js';
 import type { GraphKey, GraphReply, GraphRequest } from './graph-protocol.js';
 import { type NativeGraph, nativeGraph } from './native-graph.js';
 
@@ -22,8 +22,8 @@ const { insertThreads } = workerData as { insertThreads: number };
 const Graph = nativeGraph();
 
 const graphs = new Map<GraphKey, Held>();
-/** Full files being restored, by the key of the graph that will load them. */
-const restoring = new Map<GraphKey, FullFileImage>();
+/** Graphs read from a links file whose live vectors are still arriving, by key. */
+const restoring = new Map<GraphKey, NativeGraph>();
 const ops: GraphRequest[] = [];
 let draining = false;
 
@@ -47,6 +47,12 @@ async function drain(): Promise<void> {
   draining = false;
 }
 
+/** Holds a loaded graph. The index checks its labels against its header before it sends anything else for this key. */
+function hold(key: GraphKey, graph: NativeGraph, live: number): { labels: Uint32Array; count: number; handle: number } {
+  graphs.set(key, { graph, live });
+  return { labels: graph.labels(), count: graph.count(), handle: graph.share() };
+}
+
 function held(key: GraphKey): Held {
   const found = graphs.get(key);
   if (!found) throw new Error(`no graph ${key} in the graph thread`);
@@ -62,36 +68,34 @@ async function apply(request: GraphRequest): Promise<Omit<GraphReply & { ok: tru
     }
     case 'restore': {
       restoring.get(request.key)?.release();
-      restoring.set(request.key, await FullFileImage.read(request.linksPath, request.dimensions));
+      restoring.set(request.key, await Graph.restore(request.linksPath, request.dimensions));
       return {};
     }
     case 'restore-vectors': {
-      const image = restoring.get(request.key);
-      if (!image) throw new Error(`no restore of graph ${request.key} in the graph thread`);
-      const { labels, vectors } = request;
-      const dimensions = labels.length === 0 ? 0 : vectors.length / labels.length;
+      const graph = restoring.get(request.key);
+      if (!graph) throw new Error(`no restore of graph ${request.key} in the graph thread`);
       try {
-        for (let i = 0; i < labels.length; i++) image.put(labels[i] as number, vectors.subarray(i * dimensions, (i + 1) * dimensions));
+        graph.place(request.labels, request.vectors);
       } catch (error) {
-        image.release();
+        graph.release();
         restoring.delete(request.key);
         throw error;
       }
       return {};
     }
-    case 'restore-write': {
-      const image = restoring.get(request.key);
-      if (!image) throw new Error(`no restore of graph ${request.key} in the graph thread`);
+    case 'restore-done': {
+      const graph = restoring.get(request.key);
+      if (!graph) throw new Error(`no restore of graph ${request.key} in the graph thread`);
       restoring.delete(request.key);
-      await image.write(request.path);
-      return {};
+      const missing = graph.missing();
+      if (missing > 0) {
+        graph.release();
+        throw new Error(`the source gave no vector for ${missing} live elements of the index file`);
+      }
+      return hold(request.key, graph, request.live);
     }
-    case 'load': {
-      const graph = await Graph.read(request.path, request.dimensions);
-      // The index checks these labels against its header before anything else is sent for this key.
-      graphs.set(request.key, { graph, live: request.live });
-      return { labels: graph.labels(), count: graph.count(), handle: graph.share() };
-    }
+    case 'load':
+      return hold(request.key, await Graph.read(request.path, request.dimensions), request.live);
     case 'add': {
       add(held(request.key), request.labels, request.update, request.vectors);
       return {};

@@ -1,4 +1,3 @@
-import { rm } from 'node:fs/promises';
 import type { IndexSource, OpenResult } from '../../src/ports/index.js';
 import { Collection, type CollectionIdentity, type GraphSettings } from './collection.js';
 import { writeState } from './handle.js';
@@ -41,9 +40,6 @@ export async function loadOrBuild(
   const removing = removeOtherFiles(directory, header.binary.file);
   let state: Collection;
   try {
-    // A links-only binary is restored into a temporary file in this folder: the removal must be
-    // over before that file exists.
-    if (header.version !== 1) await removing;
     state = await loadCollection(identity, header, binary, source, thread);
   } catch {
     await removing;
@@ -55,8 +51,8 @@ export async function loadOrBuild(
 
 /**
  * Loads a verified binary. A links-only binary (version 2) gets the live vectors back from the
- * source first, in a temporary full file: the header's sequence matched the source's, so the
- * source holds exactly the vectors the graph was built with.
+ * source: the header's sequence matched the source's, so the source holds exactly the vectors the
+ * graph was built with.
  */
 async function loadCollection(
   identity: CollectionIdentity,
@@ -66,12 +62,7 @@ async function loadCollection(
   thread: GraphThread,
 ): Promise<Collection> {
   if (header.version === 1) return Collection.load(identity, header, binary, thread);
-  const fullPath = `${binary}.full.tmp`;
-  try {
-    return await Collection.load(identity, header, binary, thread, { fullPath, vectors: source.vectors?.() ?? source.entries() });
-  } finally {
-    await rm(fullPath, { force: true });
-  }
+  return Collection.load(identity, header, binary, thread, { vectors: source.vectors?.() ?? source.entries() });
 }
 
 /** Builds from the source and writes at once: a rebuild costs far more than a write. */

@@ -40,6 +40,13 @@ export interface NativeGraph {
   release(): void;
   write(path: string): Promise<void>;
   /**
+   * A restored graph's live vectors, one per label, back to back, normalised into place; throws
+   * when a label is not a live element of the links file or comes again (graph-file.ts).
+   */
+  place(labels: Uint32Array, vectors: Float32Array): void;
+  /** Live slots of a restored graph still without their vector (0 for any other graph). */
+  missing(): number;
+  /**
    * Inserts entries [from, to): `update[i]` 1 replaces label i's point, else the label takes a
    * deleted slot or a new one (resize first). With `threads` > 1 the labels must be distinct.
    */
@@ -59,6 +66,8 @@ export interface NativeGraph {
 interface NativeGraphClass {
   new (dimensions: number, capacity: number, m: number, efConstruction: number): NativeGraph;
   read(path: string, dimensions: number): Promise<NativeGraph>;
+  /** The graph of a links-only file (graph-file.ts): every live slot waits for `place`. */
+  restore(linksPath: string, dimensions: number): Promise<NativeGraph>;
   /**
    * This thread's object for a graph another thread shared; null once no thread holds it. Searches
    * may run here while that thread inserts or removes (hnswlib allows it; a resize waits for them).

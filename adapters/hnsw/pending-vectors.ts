@@ -45,7 +45,7 @@ export function pendingVectors(queued: readonly GraphRequest[]): PendingVectors 
         break;
       case 'restore':
       case 'restore-vectors':
-      case 'restore-write':
+      case 'restore-done':
       case 'load':
       case 'release':
         return undefined;

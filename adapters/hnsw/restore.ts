@@ -1,29 +1,26 @@
 /**
- * Reopening a links-only binary (graph-file.ts): the graph thread lays the links out as hnswlib's
- * full file while this thread reads the live vectors from the store and sends them over, so the
- * store's read, the layout and the normalising overlap, and hnswlib then loads the file on the
- * thread that owns the graph. On the calling thread the layout and the normalising were ~0.25 s
- * of a 100k reopen, the layout one block of the event loop (longest block 1.0-1.2 s -> 0.44-0.48 s).
+ * Reopening a links-only binary (graph-file.ts): the graph thread reads the links file into a graph
+ * (the binding lays it out as hnswlib's loader would, with no full file on disk) while this thread
+ * reads the live vectors from the store and sends them over, so the store's read and the graph's
+ * layout overlap; the binding normalises each vector into its slot.
  */
 import type { GraphKey } from './graph-protocol.js';
-import type { GraphThread } from './graph-thread.js';
+import type { Done, GraphThread } from './graph-thread.js';
 import type { IndexHeader } from './persistence.js';
 
 export interface RestoreSource {
-  /** Where the full file is written for hnswlib to read; the caller removes it. */
-  fullPath: string;
   /** Every live entry's vector exactly once, in any order. */
   vectors: AsyncIterable<readonly { id: string; vector: Float32Array }[]>;
 }
 
-/** Resolves once the full file is written; throws when the source and the binary do not match. */
+/** Resolves with the graph thread's answer to the restored graph (as for a load); throws when the source and the binary do not match. */
 export async function restoreOnThread(
   thread: GraphThread,
   key: GraphKey,
   header: IndexHeader,
   linksPath: string,
   source: RestoreSource,
-): Promise<void> {
+): Promise<Done> {
   const { dimensions } = header;
   thread.post({ op: 'restore', key, linksPath, dimensions });
   const labelOf = headerLabels(header);
@@ -44,7 +41,7 @@ export async function restoreOnThread(
     // The thread normalises while this thread reads on; the queue bound keeps the vectors in flight small.
     await thread.room();
   }
-  await thread.request({ op: 'restore-write', key, path: source.fullPath });
+  return thread.request({ op: 'restore-done', key, live: header.entries.ids.length });
 }
 
 /**

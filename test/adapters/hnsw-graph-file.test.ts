@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import hnswlib from 'hnswlib-node';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FullFileImage, writeLinksFile } from '../../adapters/hnsw/graph-file.js';
+import { writeLinksFile } from '../../adapters/hnsw/graph-file.js';
+import { nativeGraph } from '../../adapters/hnsw/native-graph.js';
 import { hnswIndex } from '../../adapters/hnsw/index.js';
 import { collectionDirectory, HEADER_FILE } from '../../adapters/hnsw/persistence.js';
 import type { IndexCollection, IndexEntry } from '../../src/ports/index.js';
@@ -15,7 +16,10 @@ const DIMENSIONS = 128;
 const DATASTORE = 'ds-graph';
 const COLLECTION: IndexCollection = { datastoreId: DATASTORE, dimensions: DIMENSIONS, model: 'model-a' };
 
-/** hnswlib's full file at `fullPath` from the links file and every live entry's vector, by id (as a reopen does on the graph thread). */
+/**
+ * hnswlib's full file at `fullPath` from the links file and every live entry's vector, by id: the
+ * binding restores the graph (as a reopen does on the graph thread), then hnswlib writes it.
+ */
 async function restoreFullFile(
   linksPath: string,
   fullPath: string,
@@ -23,16 +27,22 @@ async function restoreFullFile(
   labelOf: (id: string) => number | undefined,
   vectors: AsyncIterable<readonly { id: string; vector: Float32Array }[]>,
 ): Promise<void> {
-  const image = await FullFileImage.read(linksPath, dimensions);
+  const graph = await nativeGraph().restore(linksPath, dimensions);
   try {
     for await (const batch of vectors) {
-      for (const entry of batch) image.put(labelOf(entry.id) ?? -1, entry.vector);
+      const packed = new Float32Array(batch.length * dimensions);
+      batch.forEach((entry, i) => packed.set(entry.vector, i * dimensions));
+      graph.place(
+        Uint32Array.from(batch, (entry) => labelOf(entry.id) ?? 0xffff_ffff),
+        packed,
+      );
     }
-  } catch (error) {
-    image.release();
-    throw error;
+    const missing = graph.missing();
+    if (missing > 0) throw new Error(`the source gave no vector for ${missing} live elements`);
+    await graph.write(fullPath);
+  } finally {
+    graph.release();
   }
-  await image.write(fullPath);
 }
 
 /** Not unit length: the restored bytes must be what hnswlib's cosine space stored (normalised). */
@@ -109,7 +119,7 @@ describe('hnsw index file without the store-held vectors', () => {
     const missing = (async function* () {
       yield liveEntries.slice(1);
     })();
-    await expect(restoreFullFile(links, restored, DIMENSIONS, labelOf, missing)).rejects.toThrow(/vectors for/);
+    await expect(restoreFullFile(links, restored, DIMENSIONS, labelOf, missing)).rejects.toThrow(/no vector for 1 live/);
     const extra = (async function* () {
       yield [...liveEntries, all[4] as IndexEntry];
     })();
@@ -142,6 +152,34 @@ describe('hnsw index file without the store-held vectors', () => {
       })(),
     );
     expect((await readFile(restored)).equals(await readFile(full))).toBe(true);
+  });
+
+  it('refuses a links file that is cut short, runs on, or is not one, before any vector is placed', async () => {
+    const vectors = clusteredVectors({ count: 120, dimensions: DIMENSIONS, clusters: 3, seed: 5 });
+    const graph = new hnswlib.HierarchicalNSW('cosine', DIMENSIONS);
+    graph.initIndex(vectors.length, 8, 20, 100, true);
+    vectors.forEach((vector, label) => graph.addPoint(Array.from(vector), label, false));
+    const full = join(dir, 'full.bin');
+    await graph.writeIndex(full);
+    const links = join(dir, 'links.bin');
+    await writeLinksFile(full, links, DIMENSIONS);
+    const bytes = await readFile(links);
+    const damaged = join(dir, 'damaged.bin');
+    const restoreOf = async (content: Buffer, dimensions = DIMENSIONS) => {
+      await writeFile(damaged, content);
+      const restored = await nativeGraph().restore(damaged, dimensions);
+      restored.release();
+    };
+    await expect(restoreOf(bytes.subarray(0, bytes.length - 3))).rejects.toThrow(/links file: truncated/);
+    await expect(restoreOf(bytes.subarray(0, 50))).rejects.toThrow(/links file: truncated/);
+    await expect(restoreOf(Buffer.concat([bytes, Buffer.alloc(8)]))).rejects.toThrow(/links file: trailing bytes/);
+    // Read as another dimension count, or a full file read as a links file: not this layout.
+    await expect(restoreOf(bytes, DIMENSIONS * 2)).rejects.toThrow(/links file: unexpected layout/);
+    await expect(restoreOf(await readFile(full))).rejects.toThrow(/links file: /);
+    // The intact file restores, and wants every vector.
+    const intact = await nativeGraph().restore(links, DIMENSIONS);
+    expect(intact.missing()).toBe(vectors.length);
+    intact.release();
   });
 
   it('keeps each vector once on disk, reloads from the source, and rebuilds when the source disagrees', async () => {

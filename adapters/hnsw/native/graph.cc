@@ -22,6 +22,7 @@
 
 #include "hnswlib/hnswlib.h"
 #include "inner-product.h"
+#include "links-file.h"
 
 namespace {
 
@@ -43,6 +44,8 @@ struct State {
   size_t dimensions;
   CosineSpace space;
   std::unique_ptr<Index> index;
+  // Set for a graph read from a links file (Graph.restore): which live slots still lack a vector.
+  std::unique_ptr<ragdesk::Unplaced> unplaced;
   // hnswlib lets inserts, deletions and searches run at once, except a resize, which moves the
   // graph's memory: it takes this lock alone, everything else shares it.
   std::shared_mutex resizing;
@@ -77,8 +80,8 @@ class Registry {
 };
 
 // The cosine space stores unit vectors. Normalised exactly as hnswlib-node does it (a float sum of
-// squares in order, its square root, one float division per component), so the vectors in a file
-// are the ones the links-only restore recomputes (cosine-image.ts).
+// squares in order, its square root, one float division per component): files written by either
+// binding hold the same points, and a restore (place) puts back exactly the points a file lost.
 void normalise(float* vector, size_t dimensions) {
   const float norm = std::sqrt(std::fabs(std::inner_product(vector, vector + dimensions, vector, 0.0f)));
   if (norm > 0.0f) {
@@ -238,11 +241,14 @@ class Graph : public Napi::ObjectWrap<Graph> {
     return DefineClass(env, "Graph",
                        {
                            StaticMethod("read", &Graph::Read),
+                           StaticMethod("restore", &Graph::Restore),
                            StaticMethod("kernel", &Graph::Kernel),
                            StaticMethod("attach", &Graph::Attach),
                            InstanceMethod("share", &Graph::Share),
                            InstanceMethod("release", &Graph::Release),
                            InstanceMethod("write", &Graph::Write),
+                           InstanceMethod("place", &Graph::Place),
+                           InstanceMethod("missing", &Graph::Missing),
                            InstanceMethod("add", &Graph::Add),
                            InstanceMethod("remove", &Graph::Remove),
                            InstanceMethod("resize", &Graph::Resize),
@@ -316,26 +322,33 @@ class Graph : public Napi::ObjectWrap<Graph> {
     return constructor->New({Napi::External<std::shared_ptr<State>>::New(env, &state)});
   }
 
-  // Graph.read(path, dimensions): Promise<Graph>, read on libuv's pool.
-  static Napi::Value Read(const Napi::CallbackInfo& info) {
-    Napi::Env env = info.Env();
-    const std::string path = info[0].As<Napi::String>().Utf8Value();
-    const size_t dimensions = info[1].As<Napi::Number>().Uint32Value();
-    auto* worker = new ReadWorker(env, path, dimensions);
-    Napi::Promise promise = worker->Promise();
-    worker->Queue();
-    return promise;
-  }
+  // Graph.read(path, dimensions): Promise<Graph>, hnswlib's own file read on libuv's pool.
+  static Napi::Value Read(const Napi::CallbackInfo& info) { return ReadWorker::Start(info, ReadWorker::Kind::full); }
+
+  // Graph.restore(linksPath, dimensions): Promise<Graph> from a links-only file, read on libuv's
+  // pool; every live slot waits for its vector (place) before the graph may be searched.
+  static Napi::Value Restore(const Napi::CallbackInfo& info) { return ReadWorker::Start(info, ReadWorker::Kind::links); }
 
   class ReadWorker : public Napi::AsyncWorker {
    public:
-    ReadWorker(Napi::Env env, std::string path, size_t dimensions)
-        : Napi::AsyncWorker(env), deferred_(Napi::Promise::Deferred::New(env)), path_(std::move(path)), dimensions_(dimensions) {}
-    Napi::Promise Promise() { return deferred_.Promise(); }
+    enum class Kind { full, links };
+    static Napi::Value Start(const Napi::CallbackInfo& info, Kind kind) {
+      Napi::Env env = info.Env();
+      auto* worker = new ReadWorker(env, kind, info[0].As<Napi::String>().Utf8Value(), info[1].As<Napi::Number>().Uint32Value());
+      Napi::Promise promise = worker->deferred_.Promise();
+      worker->Queue();
+      return promise;
+    }
+    ReadWorker(Napi::Env env, Kind kind, std::string path, size_t dimensions)
+        : Napi::AsyncWorker(env), deferred_(Napi::Promise::Deferred::New(env)), kind_(kind), path_(std::move(path)), dimensions_(dimensions) {}
     void Execute() override {
       const std::string failure = failureOf([&] {
         state_ = std::make_shared<State>(dimensions_);
-        state_->index = std::make_unique<Index>(&state_->space, path_, false, 0, true);
+        if (kind_ == Kind::full) {
+          state_->index = std::make_unique<Index>(&state_->space, path_, false, 0, true);
+        } else {
+          state_->index = ragdesk::readLinksFile(path_, &state_->space, dimensions_, state_->unplaced);
+        }
       });
       if (!failure.empty()) SetError(failure);
     }
@@ -348,6 +361,7 @@ class Graph : public Napi::ObjectWrap<Graph> {
 
    private:
     Napi::Promise::Deferred deferred_;
+    Kind kind_;
     std::string path_;
     size_t dimensions_;
     std::shared_ptr<State> state_;
@@ -381,6 +395,51 @@ class Graph : public Napi::ObjectWrap<Graph> {
     Napi::Promise promise = worker->Promise();
     worker->Queue();
     return promise;
+  }
+
+  // place(labels, vectors): the vectors of live slots of a restored graph, one per label, back to
+  // back, normalised into place. A label that is not a live element of the file, or comes again,
+  // is an error: the store and the file do not match.
+  Napi::Value Place(const Napi::CallbackInfo& info) {
+    if (released(info)) return info.Env().Undefined();
+    Napi::Env env = info.Env();
+    const auto labels = typedArray<uint32_t>(info[0]);
+    const auto vectors = typedArray<float>(info[1]);
+    const size_t dimensions = state_->dimensions;
+    ragdesk::Unplaced* unplaced = state_->unplaced.get();
+    if (unplaced == nullptr || vectors.ElementLength() != labels.ElementLength() * dimensions) {
+      throwError(env, unplaced == nullptr ? "place: the graph was not restored" : "place: vectors and labels differ in length");
+      return env.Undefined();
+    }
+    Index& graph = index();
+    std::shared_lock<std::shared_mutex> shared(state_->resizing);
+    for (size_t i = 0; i < labels.ElementLength(); i++) {
+      const uint32_t label = labels.Data()[i];
+      hnswlib::tableint slot;
+      {
+        std::lock_guard<std::mutex> lookup(graph.label_lookup_lock);
+        const auto found = graph.label_lookup_.find(label);
+        slot = found == graph.label_lookup_.end() ? static_cast<hnswlib::tableint>(-1) : found->second;
+      }
+      uint8_t expected = ragdesk::Unplaced::kMissing;
+      if (slot >= unplaced->slots || !unplaced->placed[slot].compare_exchange_strong(expected, ragdesk::Unplaced::kWriting)) {
+        throwError(env, "label " + std::to_string(label) + " is not a live element of the index file, or came twice");
+        return env.Undefined();
+      }
+      float* target = reinterpret_cast<float*>(graph.getDataByInternalId(slot));
+      std::copy(vectors.Data() + i * dimensions, vectors.Data() + (i + 1) * dimensions, target);
+      normalise(target, dimensions);
+      unplaced->placed[slot].store(ragdesk::Unplaced::kPlaced, std::memory_order_release);
+      unplaced->missing.fetch_sub(1, std::memory_order_relaxed);
+    }
+    return env.Undefined();
+  }
+
+  // missing(): live slots of a restored graph still without their vector; 0 for any other graph.
+  Napi::Value Missing(const Napi::CallbackInfo& info) {
+    if (released(info)) return info.Env().Undefined();
+    const ragdesk::Unplaced* unplaced = state_->unplaced.get();
+    return Napi::Number::New(info.Env(), unplaced == nullptr ? 0 : static_cast<double>(unplaced->missing.load()));
   }
 
   // add(labels, update, vectors, from, to, threads): inserts entries [from, to). update[i] is 1 when

@@ -11,12 +11,16 @@
  * copies, and the bounds are stored so loading never walks the postings (at 100k chunks, building
  * the index from a snapshot went from 0.33-0.46 s to 0.10-0.21 s of CPU; see docs/design-notes.md).
  *
- * Older formats are still read, and rewritten in this one on close: 2 stored each posting as a
- * (slot, tf) pair of ints, 1 also lacked the bounds (computed once).
+ * Last comes the term order (term numbers sorted by word, see LexicalIndexState.termOrder), so a
+ * loaded index looks a query's terms up without first building a map of every word.
+ *
+ * Older formats are still read, and rewritten in this one on close: 3 lacked the term order, 2
+ * stored each posting as a (slot, tf) pair of ints, 1 also lacked the bounds (computed once).
  */
 import { LARGE_TF, posting, type LexicalIndexState } from './lexical-index.js';
 
-const FORMAT = 3;
+const FORMAT = 4;
+const UNORDERED_FORMAT = 3;
 const PAIR_FORMAT = 2;
 const FIRST_FORMAT = 1;
 
@@ -27,8 +31,10 @@ interface Header {
   words: string[];
   /** Postings (format 3), or ints of (slot, tf) pairs (formats 1 and 2). */
   postingInts: number;
-  /** Ints of the large-tf triples (format 3). */
+  /** Ints of the large-tf triples (formats 3 and 4). */
   largeTfInts?: number;
+  /** Ints of the term order (format 4): the number of words, or 0 for none. */
+  termOrderInts?: number;
 }
 
 /** What a snapshot of an older format stores instead of packed postings. */
@@ -43,7 +49,8 @@ export function encodeSnapshot(state: LexicalIndexState): Buffer {
     postingInts: state.postings.length,
     largeTfInts: state.largeTfs.length,
   };
-  const json = Buffer.from(JSON.stringify(header), 'utf8');
+  if (state.termOrder !== undefined && state.termOrder.length !== state.words.length) throw new Error('lexical state: term order length');
+  const json = Buffer.from(JSON.stringify({ ...header, termOrderInts: state.termOrder?.length ?? 0 }), 'utf8');
   const start = align(8 + json.length);
   const arrays = [
     state.lengths,
@@ -54,6 +61,7 @@ export function encodeSnapshot(state: LexicalIndexState): Buffer {
     state.minLength,
     state.postings,
     state.largeTfs,
+    state.termOrder ?? new Int32Array(0),
   ];
   const bytes = Buffer.alloc(start + arrays.reduce((sum, array) => sum + array.byteLength, 0));
   bytes.writeUInt32LE(FORMAT, 0);
@@ -78,14 +86,16 @@ export function decodeSnapshot(bytes: Uint8Array): LexicalIndexState | null {
     if (bytes.byteLength < 8) return null;
     const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
     const format = view.getUint32(0, true);
-    if (format !== FORMAT && format !== PAIR_FORMAT && format !== FIRST_FORMAT) return null;
+    if (format !== FORMAT && format !== UNORDERED_FORMAT && format !== PAIR_FORMAT && format !== FIRST_FORMAT) return null;
+    const packedPostings = format === FORMAT || format === UNORDERED_FORMAT;
     const jsonLength = view.getUint32(4, true);
     const header = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset + 8, jsonLength).toString('utf8')) as Header;
     const count = header.ids.length;
     const words = header.words.length;
     const bounds = format === FIRST_FORMAT ? [] : [words, words];
-    const largeTfs = format === FORMAT ? [header.largeTfInts ?? -1] : [];
-    const sizes = [count, count, count, words + 1, ...bounds, header.postingInts, ...largeTfs];
+    const largeTfs = packedPostings ? [header.largeTfInts ?? -1] : [];
+    const termOrder = format === FORMAT ? [header.termOrderInts ?? -1] : [];
+    const sizes = [count, count, count, words + 1, ...bounds, header.postingInts, ...largeTfs, ...termOrder];
     const start = align(8 + jsonLength);
     if (sizes.some((size) => !Number.isSafeInteger(size) || size < 0)) return null;
     if (bytes.byteLength !== start + sizes.reduce((sum, size) => sum + size * 4, 0)) return null;
@@ -108,15 +118,18 @@ export function decodeSnapshot(bytes: Uint8Array): LexicalIndexState | null {
       words: header.words,
       termStarts,
     };
-    if (format === FORMAT) {
+    if (packedPostings) {
       const postings = arrays[6] as Int32Array;
       if (termStarts[words] !== postings.length) return null;
+      const order = arrays[8];
+      if (order !== undefined && order.length !== 0 && order.length !== words) return null;
       return {
         ...base,
         maxTf: arrays[4] as Int32Array,
         minLength: arrays[5] as Int32Array,
         postings: new Uint32Array(postings.buffer, postings.byteOffset, postings.length),
         largeTfs: arrays[7] as Int32Array,
+        ...(order !== undefined && order.length === words ? { termOrder: order } : {}),
       };
     }
     const pairs = arrays[bounds.length === 0 ? 4 : 6] as Int32Array;

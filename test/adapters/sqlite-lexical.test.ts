@@ -28,12 +28,32 @@ function plantWord(bytes: Buffer, word: string): Buffer {
 }
 
 /**
- * The same snapshot in an older format, written here from the layout those formats had: postings as
- * (slot, tf) pairs of int32, and (format 1) no arrays of term bounds.
+ * The same snapshot in an older format, written here from the layout those formats had: (3) no term
+ * order; (2) postings as (slot, tf) pairs of int32; (1) also no arrays of term bounds.
  */
-function olderFormat(bytes: Buffer, format: 1 | 2): Buffer {
+function olderFormat(bytes: Buffer, format: 1 | 2 | 3): Buffer {
   const state = decodeSnapshot(bytes);
   if (state === null) throw new Error('not a snapshot');
+  if (format === 3) {
+    const { ids, sourceIds, tenantIds, words } = state;
+    const header = { ids, sourceIds, tenantIds, words, postingInts: state.postings.length, largeTfInts: state.largeTfs.length };
+    const json = Buffer.from(JSON.stringify(header), 'utf8');
+    const head = Buffer.alloc(Math.ceil((8 + json.length) / 4) * 4);
+    head.writeUInt32LE(3, 0);
+    head.writeUInt32LE(json.length, 4);
+    json.copy(head, 8);
+    const arrays = [
+      state.lengths,
+      state.sources,
+      state.tenants,
+      state.termStarts,
+      state.maxTf,
+      state.minLength,
+      state.postings,
+      state.largeTfs,
+    ];
+    return Buffer.concat([head, ...arrays.map((array) => Buffer.from(array.buffer, array.byteOffset, array.byteLength))]);
+  }
   const large = new Map<string, number>();
   for (let i = 0; i < state.largeTfs.length; i += 3) large.set(`${state.largeTfs[i]}:${state.largeTfs[i + 1]}`, state.largeTfs[i + 2]!);
   const pairs = new Int32Array(state.postings.length * 2);
@@ -196,6 +216,39 @@ describe('LexicalIndex', () => {
     }
     expect(index.search(['w2'], 1)[0]?.id).toMatch(/^big/);
     expect(index.add({ id: 'c1', datasourceId: 's', customId: null }, analysed(['w0']))).toBe(docs.has('c1') ? false : true);
+  });
+
+  it('finds query terms through a snapshot’s term order, then through the map a write builds', () => {
+    const index = new LexicalIndex();
+    const docs = new Map<string, Doc>();
+    const random = seededRandom(17);
+    const vocabulary = ['aardvark', 'Zebra', 'zz', 'échelle', 'mid', 'a', 'b10', 'b9', 'naïve', '中文', 'x-ray'];
+    for (let i = 0; i < 300; i++) {
+      const words = Array.from({ length: 3 + (i % 5) }, () => vocabulary[Math.floor(random() * vocabulary.length)]!);
+      const doc: Doc = { id: `d${i}`, datasourceId: 's', customId: null, text: analysed(words) };
+      index.add(doc, doc.text);
+      docs.set(doc.id, doc);
+    }
+    const state = decodeSnapshot(encodeSnapshot(index.exportState()))!;
+    expect(state.termOrder?.length).toBe(state.words.length);
+    const queries = [...vocabulary.map((word) => [word]), ['nope'], ['0'], ['\uffff'], ['mid', 'zz', 'absent']];
+    const loaded = LexicalIndex.fromState(state);
+    for (const words of queries) expectSameHits(loaded.search(words, 50), bruteForce(docs, words, 50), `ordered: ${words.join(' ')}`);
+    // An order that is not sorted is not trusted: the map is built at once instead.
+    const shuffled = LexicalIndex.fromState({
+      ...decodeSnapshot(encodeSnapshot(index.exportState()))!,
+      termOrder: state.termOrder!.slice().reverse(),
+    });
+    for (const words of queries) expectSameHits(shuffled.search(words, 50), bruteForce(docs, words, 50), `reversed: ${words.join(' ')}`);
+    // Writes after loading: a new word, and a removal.
+    const added: Doc = { id: 'new', datasourceId: 's', customId: null, text: analysed(['quokka', 'mid']) };
+    loaded.add(added, added.text);
+    docs.set(added.id, added);
+    const gone = docs.get('d3')!;
+    loaded.remove(gone.id, gone.text);
+    docs.delete(gone.id);
+    for (const words of [...queries, ['quokka']])
+      expectSameHits(loaded.search(words, 50), bruteForce(docs, words, 50), `written: ${words.join(' ')}`);
   });
 
   it('refuses a document past its slot limit with usage_limit, after reclaiming removed slots', () => {
@@ -513,7 +566,7 @@ describe('sqliteStore lexical index and the rows', () => {
     expect(sql('SELECT datastore_id FROM lexical_snapshots')).toEqual([{ datastore_id: datastore.id }]);
   });
 
-  it.each([1, 2] as const)('loads a snapshot of format %i and rewrites it in the current one on close', async (format) => {
+  it.each([1, 2, 3] as const)('loads a snapshot of format %i and rewrites it in the current one on close', async (format) => {
     const { planted } = await savedWithPlantedWord();
     sql('UPDATE lexical_snapshots SET data = ?', olderFormat(planted, format));
     const store = open();
@@ -523,7 +576,7 @@ describe('sqliteStore lexical index and the rows', () => {
     const [converted] = await Promise.all(QUERIES.map((query) => store.searchText({ datastoreId: datastore.id, query, topK: 20 })));
     await store.close();
     const saved = sql<{ data: Buffer }>('SELECT data FROM lexical_snapshots')[0]!.data;
-    expect(saved.readUInt32LE(0)).toBe(3);
+    expect(saved.readUInt32LE(0)).toBe(4);
     const again = open();
     expectSameHits(await again.searchText({ datastoreId: datastore.id, query: QUERIES[0]!, topK: 20 }), converted!, 'reloaded');
   });

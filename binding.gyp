@@ -2,7 +2,7 @@
   "targets": [
     {
       "target_name": "ragdesk_hnsw",
-      "sources": ["adapters/hnsw/native/graph.cc", "adapters/hnsw/native/inner-product.cc", "adapters/hnsw/native/links-file.cc"],
+      "sources": ["adapters/hnsw/native/graph.cc", "adapters/hnsw/native/inner-product.cc", "adapters/hnsw/native/links-file.cc", "adapters/hnsw/native/partial-search.cc"],
       "include_dirs": [
         "<!(node -p \"require('node-addon-api').include_dir\")",
         "<!(node -p \"require('path').join(require('path').dirname(require.resolve('hnswlib-node/package.json')), 'src')\")"

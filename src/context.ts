@@ -4,7 +4,7 @@ import type { Embeddings } from './ports/embeddings.js';
 import type { FileLoading } from './ports/loader.js';
 import type { WebLoader } from './ports/web-loader.js';
 import type { Store } from './ports/store.js';
-import type { VectorIndex } from './ports/vector-index.js';
+import type { OpenResult, VectorIndex } from './ports/vector-index.js';
 import type { Tokenizer } from './ingest/tokenizer.js';
 import { KeyedMutex } from './util/keyed-mutex.js';
 import type { UsageLimits } from './datasources/usage-limits.js';
@@ -112,31 +112,56 @@ export class RagdeskContext {
     this.openedIndexes.delete(datastoreId);
   }
 
-  private async openIndex(datastore: { id: string; embeddingDimensions: number; embeddingModel: string }): Promise<void> {
-    const store = this.store;
-    // Under the datastore's write lock and only while it exists: deleting a datastore holds the
-    // same lock, so an open racing a delete (an upsert or a sync that read the record just before)
-    // can never write index files for a datastore that is gone, files nothing would ever remove.
-    await this.writes.run(datastore.id, async () => {
-      if (!(await store.getDatastore(datastore.id))) throw notFound('datastore', datastore.id);
-      await this.index.open(
-        { datastoreId: datastore.id, dimensions: datastore.embeddingDimensions, model: datastore.embeddingModel },
-        {
-          sequence: () => store.chunkSequence(datastore.id),
-          entries: async function* () {
-            for await (const batch of store.iterateChunks(datastore.id)) {
-              yield batch.map((chunk) => ({
-                id: chunk.id,
-                vector: chunk.vector,
-                datasourceId: chunk.datasourceId,
-                customId: chunk.customId,
-              }));
-            }
-          },
-          vectors: () => store.iterateChunkVectors?.(datastore.id) ?? store.iterateChunks(datastore.id),
-        },
-      );
+  /**
+   * Resolves once the collection answers queries. An index may answer its `open` while it still
+   * reads the store (`OpenResult.ready`): the write lock is held until it is done, so no write
+   * changes the chunks under it, and a load that fails then is forgotten so the next use reopens.
+   */
+  private openIndex(datastore: { id: string; embeddingDimensions: number; embeddingModel: string }): Promise<void> {
+    const opening = new Promise<void>((searchable, failed) => {
+      this.writes
+        .run(datastore.id, async () => {
+          const result = await this.openIndexLocked(datastore);
+          searchable();
+          await result.ready;
+        })
+        .catch((error: unknown) => {
+          if (this.openedIndexes.get(datastore.id) === opening) this.openedIndexes.delete(datastore.id);
+          failed(error);
+        });
     });
+    return opening;
+  }
+
+  /**
+   * Under the datastore's write lock and only while it exists: deleting a datastore holds the same
+   * lock, so an open racing a delete (an upsert or a sync that read the record just before) can
+   * never write index files for a datastore that is gone, files nothing would ever remove.
+   */
+  private async openIndexLocked(datastore: { id: string; embeddingDimensions: number; embeddingModel: string }): Promise<OpenResult> {
+    const store = this.store;
+    if (!(await store.getDatastore(datastore.id))) throw notFound('datastore', datastore.id);
+    return this.index.open(
+      { datastoreId: datastore.id, dimensions: datastore.embeddingDimensions, model: datastore.embeddingModel },
+      {
+        sequence: () => store.chunkSequence(datastore.id),
+        entries: async function* () {
+          for await (const batch of store.iterateChunks(datastore.id)) {
+            yield batch.map((chunk) => ({
+              id: chunk.id,
+              vector: chunk.vector,
+              datasourceId: chunk.datasourceId,
+              customId: chunk.customId,
+            }));
+          }
+        },
+        vectors: () => store.iterateChunkVectors?.(datastore.id) ?? store.iterateChunks(datastore.id),
+        vectorsOf: async (ids) =>
+          store.getChunkVectors
+            ? store.getChunkVectors(datastore.id, ids)
+            : (await store.getChunks(ids)).filter((chunk) => chunk.datastoreId === datastore.id),
+      },
+    );
   }
 
   /**

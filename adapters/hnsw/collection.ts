@@ -3,7 +3,7 @@ import type { GraphKey } from './graph-protocol.js';
 import type { LabelScores, LabelTables, SearchFilter } from './graph-search.js';
 import type { GraphThread } from './graph-thread.js';
 import type { HeaderContent, IndexHeader } from './persistence.js';
-import { restoreOnThread, type RestoreSource } from './restore.js';
+import { fillOnThread, lendVectors, type RestoreSource } from './restore.js';
 
 /** What filters and results need to know about a label. */
 export interface LabelInfo {
@@ -23,6 +23,12 @@ export interface GraphSettings {
   efConstruction: number;
   initialCapacity: number;
 }
+
+/**
+ * Fetch-and-search rounds a search may take while a restore fills its graph (each round's walk
+ * reaches further); ~10-30 at 100k chunks. Past it, the search waits for the store's pass.
+ */
+const MAX_LENDING_ROUNDS = 100;
 
 /** hnswlib labels are uint32 in the Node binding. */
 const MAX_LABEL = 0xffff_ffff;
@@ -67,6 +73,8 @@ export class Collection {
   private readonly datasources = new Interner();
   private readonly customIds = new Interner();
   private nextLabel = 0;
+  /** While a restore's vectors are still arriving (restore.ts): how searches get theirs, and the end of the pass. */
+  private filling: { vectorsOf: RestoreSource['vectorsOf']; done: Promise<void> } | undefined;
 
   private constructor(
     readonly identity: CollectionIdentity,
@@ -91,7 +99,8 @@ export class Collection {
   /**
    * Loads a verified binary and the header's maps; throws when the two disagree. The graph thread
    * reads the binary while the header's maps are filled here. A links-only binary comes with
-   * `restore`: the live vectors it lacks, put back on the graph thread first (restore.ts).
+   * `restore`: the live vectors it lacks, which then follow while the collection already answers
+   * searches (restore.ts); `filled` says when they are all back.
    */
   static async load(
     identity: CollectionIdentity,
@@ -103,9 +112,10 @@ export class Collection {
     const key = thread.newKey();
     const collection = new Collection(identity, thread, key);
     try {
+      const { dimensions } = identity;
       const reading = restore
-        ? restoreOnThread(thread, key, header, binaryPath, restore)
-        : thread.request({ op: 'load', key, dimensions: identity.dimensions, path: binaryPath, live: header.entries.ids.length });
+        ? thread.request({ op: 'restore', key, linksPath: binaryPath, dimensions })
+        : thread.request({ op: 'load', key, dimensions, path: binaryPath, live: header.entries.ids.length });
       try {
         collection.trackHeader(header);
       } finally {
@@ -121,6 +131,15 @@ export class Collection {
         }
       }
       if (count < collection.count) throw new Error('binary holds fewer points than the header');
+      if (restore) {
+        const done = fillOnThread(thread, key, header, restore.vectors).finally(() => {
+          collection.filling = undefined;
+        });
+        // Awaited by whoever opened the collection; marked handled here so a failure before that
+        // await is not an unhandled rejection.
+        done.catch(() => undefined);
+        collection.filling = { vectorsOf: restore.vectorsOf, done };
+      }
     } catch (error) {
       collection.release();
       throw error;
@@ -278,10 +297,42 @@ export class Collection {
     return this.thread.room();
   }
 
-  /** Labels and scores from the graph after every change made before the call. */
-  search(vector: Float32Array, k: number, ef: number, filter: Omit<SearchFilter, 'nextLabel' | 'tables'> | null): Promise<LabelScores> {
+  /**
+   * Resolves once a restore's vectors are all in the graph (at once for any other collection);
+   * rejects when the store and the file turned out not to match.
+   */
+  get isFilling(): boolean {
+    return this.filling !== undefined;
+  }
+
+  get filled(): Promise<void> {
+    return this.filling?.done ?? Promise.resolve();
+  }
+
+  /**
+   * Labels and scores from the graph after every change made before the call. While a restore's
+   * vectors arrive, a search the graph cannot finish (its walk reached points without their
+   * vector) fetches those from the store, lends them to the graph and searches again; the answer
+   * is the one the whole graph gives. Without a way to fetch, or when fetching stops helping, it
+   * waits for the store's pass instead.
+   */
+  async search(
+    vector: Float32Array,
+    k: number,
+    ef: number,
+    filter: Omit<SearchFilter, 'nextLabel' | 'tables'> | null,
+  ): Promise<LabelScores> {
     const tables: LabelTables = { source: this.sourceOfLabel, tenant: this.tenantOfLabel };
-    return this.thread.search(this.key, vector, k, ef, filter && { ...filter, nextLabel: this.nextLabel, tables });
+    for (let round = 0; ; round++) {
+      const found = await this.thread.search(this.key, vector, k, ef, filter && { ...filter, nextLabel: this.nextLabel, tables });
+      if (found.missing === undefined) return found;
+      const filling = this.filling;
+      const lent =
+        filling?.vectorsOf !== undefined && round < MAX_LENDING_ROUNDS
+          ? await lendVectors(this.thread, this.key, found.missing, (label) => this.idOfLabel[label], filling.vectorsOf)
+          : 0;
+      if (lent === 0) await this.filled;
+    }
   }
 
   /** hnswlib's file at `fullPath`, then the links-only file at `linksPath`; `fullPath` is removed. */

@@ -10,9 +10,9 @@ export type GraphKey = number;
 export type GraphOp =
   | { op: 'create'; key: GraphKey; dimensions: number; capacity: number; m: number; efConstruction: number }
   /**
-   * The graph of a links-only file (graph-file.ts), read by the binding; the live elements' vectors
-   * follow in `restore-vectors` ops, then `restore-done` checks that none is missing and answers as
-   * `load` does.
+   * The graph of a links-only file (graph-file.ts), read by the binding and answered as `load` is,
+   * shared before its live elements' vectors are back: they follow in `restore-vectors` ops (a
+   * search meanwhile lends itself the ones it needs), then `restore-done` checks none is missing.
    */
   | { op: 'restore'; key: GraphKey; linksPath: string; dimensions: number }
   /** Vectors of a restore, back to back, one per label, in a buffer of `GraphThread.opBuffer`. */

@@ -31,6 +31,8 @@ export interface SearchFilter {
 export interface LabelScores {
   labels: Uint32Array;
   scores: Float64Array;
+  /** Labels whose vector the graph still waits for (a restore in progress): the hits are not final. */
+  missing?: Uint32Array;
 }
 
 interface Hits {
@@ -61,8 +63,9 @@ export function searchGraph(
   } else {
     fromGraph = walk(graph, vector, k, ef, tables, hidden);
     // The reachable part of the graph ran out of matches: the scan keeps the promise of k hits.
-    if (tables && fromGraph.labels.length + queued.labels.length < k) fromGraph = graph.exact(vector, tables, hidden);
+    if (tables && !fromGraph.missing && fromGraph.labels.length + queued.labels.length < k) fromGraph = graph.exact(vector, tables, hidden);
   }
+  if (fromGraph.missing) return fromGraph;
   return queued.labels.length === 0 ? fromGraph : best([fromGraph, queued], k);
 }
 

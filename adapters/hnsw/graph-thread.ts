@@ -4,7 +4,7 @@ import { startWorker, workerEntry } from '../kit/worker-pool.js';
 import type { GraphKey, GraphOp, GraphReply, GraphRequest } from './graph-protocol.js';
 import { type LabelScores, searchGraph, type SearchFilter } from './graph-search.js';
 import { type NativeGraph, nativeGraph } from './native-graph.js';
-import { pendingVectors } from './pending-vectors.js';
+import { blocksSearch, pendingVectors } from './pending-vectors.js';
 
 export type Done = Extract<GraphReply, { ok: true }>;
 
@@ -109,6 +109,14 @@ export class GraphThread {
     return reused;
   }
 
+  /**
+   * Starts the thread ahead of its first op (~50 ms of start-up and module loading), so that it
+   * overlaps with reading a collection's header. An idle thread does not keep the process alive.
+   */
+  warm(): void {
+    if (!this.closed && !this.failure) this.started();
+  }
+
   /** Sends an op and resolves with its reply (after the ops sent before it). */
   request(op: GraphOp): Promise<Done> {
     try {
@@ -169,13 +177,24 @@ export class GraphThread {
       const queued = this.queued.get(key) ?? [];
       const pending = queued.length === 0 ? undefined : pendingVectors(queued.map(({ request }) => request));
       if (queued.length > 0 && !pending) {
-        await (queued[queued.length - 1] as PendingOp).answered;
+        await (queued.find((op) => blocksSearch(op.request)) as PendingOp).answered;
         continue;
       }
       const graph = pending?.unborn ? undefined : this.graphs.get(key);
       if (!graph && !pending?.unborn) throw new RagdeskError('internal', `hnsw graph ${key} is not in memory`);
       return searchGraph(graph, vector, k, ef, filter, pending);
     }
+  }
+
+  /**
+   * Vectors fetched for a search of a graph being restored, put in place here on the calling
+   * thread (native-graph.ts `lend`): the search cannot wait for the store's whole pass.
+   */
+  lend(key: GraphKey, labels: Uint32Array, vectors: Float32Array): void {
+    this.check(key);
+    const graph = this.graphs.get(key);
+    if (!graph) throw new RagdeskError('internal', `hnsw graph ${key} is not in memory`);
+    graph.lend(labels, vectors);
   }
 
   /** Ends the thread once every op sent has been answered. */

@@ -68,13 +68,16 @@ async function apply(request: GraphRequest): Promise<Omit<GraphReply & { ok: tru
     }
     case 'restore': {
       restoring.get(request.key)?.release();
-      restoring.set(request.key, await Graph.restore(request.linksPath, request.dimensions));
-      return {};
+      const graph = await Graph.restore(request.linksPath, request.dimensions);
+      restoring.set(request.key, graph);
+      // Shared at once: the index searches it while its vectors arrive.
+      return { labels: graph.labels(), count: graph.count(), handle: graph.share() };
     }
     case 'restore-vectors': {
       const graph = restoring.get(request.key);
       if (!graph) throw new Error(`no restore of graph ${request.key} in the graph thread`);
       try {
+        graph.layOut();
         graph.place(request.labels, request.vectors);
       } catch (error) {
         graph.release();
@@ -87,12 +90,14 @@ async function apply(request: GraphRequest): Promise<Omit<GraphReply & { ok: tru
       const graph = restoring.get(request.key);
       if (!graph) throw new Error(`no restore of graph ${request.key} in the graph thread`);
       restoring.delete(request.key);
-      const missing = graph.missing();
-      if (missing > 0) {
+      try {
+        graph.settle();
+      } catch (error) {
         graph.release();
-        throw new Error(`the source gave no vector for ${missing} live elements of the index file`);
+        throw error;
       }
-      return hold(request.key, graph, request.live);
+      graphs.set(request.key, { graph, live: request.live });
+      return {};
     }
     case 'load':
       return hold(request.key, await Graph.read(request.path, request.dimensions), request.live);

@@ -5,7 +5,7 @@ import type { CollectionIdentity } from './collection.js';
 import { search } from './filtered-search.js';
 import { CollectionHandle, type SerialQueue } from './handle.js';
 import { GraphThread } from './graph-thread.js';
-import { build, type Loaded, loadOrBuild } from './loading.js';
+import { build, type Loaded, loadOrBuild, settleLoad } from './loading.js';
 import { type HnswIndexOptions, resolveOptions } from './options.js';
 import { collectionDirectory, removeCollectionDirectory } from './persistence.js';
 import { checkCollection, checkEntriesYielding, checkIds, checkSequence, checkTopK, checkVector } from '../kit/vector-index-input.js';
@@ -44,6 +44,8 @@ export function hnswIndex(options: HnswIndexOptions): HnswIndex {
   // Queries skip it: they see the graph as after the ops sent before them (graph-thread.ts).
   const mutex = new KeyedMutex();
   const thread = new GraphThread(settings.insertThreads);
+  /** Collections answering queries while their vectors still arrive: the end of that load. */
+  const loading = new Map<string, Promise<unknown>>();
   let closing: Promise<void> | undefined;
 
   function queueOf(datastoreId: string): SerialQueue {
@@ -86,16 +88,39 @@ export function hnswIndex(options: HnswIndexOptions): HnswIndex {
       const { datastoreId, model, dimensions } = collection;
       const identity: CollectionIdentity = { datastoreId, model, dimensions };
       const queue = queueOf(datastoreId);
-      return queue.run(async () => {
+      thread.warm();
+      // A restored collection answers queries before its vectors are all back: open answers then,
+      // and the rest of the load keeps the datastore's queue (its writes wait) until it is over.
+      let searchable: (result: OpenResult) => void = () => undefined;
+      const answered = new Promise<OpenResult>((resolve) => (searchable = resolve));
+      const opened = queue.run(async () => {
         live();
         const current = collections.get(datastoreId);
         const directory = collectionDirectory(settings.dir, datastoreId);
         const loaded = current ? await reopen(current, identity, source) : await loadOrBuild(identity, directory, source, settings, thread);
         if (current?.state === loaded.state) return loaded.result;
         current?.release();
-        collections.set(datastoreId, new CollectionHandle(loaded.state, directory, queue, settings));
-        return loaded.result;
+        const handle = new CollectionHandle(loaded.state, directory, queue, settings);
+        collections.set(datastoreId, handle);
+        if (!loaded.state.isFilling) return loaded.result;
+        const settling = settleLoad(loaded, identity, directory, source, settings, thread);
+        loading.set(datastoreId, settling);
+        searchable({ ...loaded.result, ready: settling.then((settled) => settled.result) });
+        try {
+          const settled = await settling;
+          if (settled.state === loaded.state) return loaded.result;
+          handle.release();
+          collections.set(datastoreId, new CollectionHandle(settled.state, directory, queue, settings));
+          return settled.result;
+        } catch (error) {
+          handle.release();
+          collections.delete(datastoreId);
+          throw error;
+        } finally {
+          loading.delete(datastoreId);
+        }
       });
+      return Promise.race([answered, opened]);
     },
 
     async upsert(datastoreId, entries, sequence) {
@@ -139,7 +164,15 @@ export function hnswIndex(options: HnswIndexOptions): HnswIndex {
       const { state } = opened(datastoreId);
       checkVector(query.vector, state.identity.dimensions, 'vector');
       checkTopK(query.topK);
-      return await search(state, query, settings);
+      const settling = loading.get(datastoreId);
+      try {
+        return await search(state, query, settings);
+      } catch (error) {
+        // The collection being loaded did not match the store and was rebuilt: ask the new one.
+        if (settling === undefined) throw error;
+        await settling;
+        return await search(opened(datastoreId).state, query, settings);
+      }
     },
 
     async count(datastoreId) {

@@ -50,7 +50,7 @@ export async function loadOrBuild(
 }
 
 /**
- * Loads a verified binary. A links-only binary (version 2) gets the live vectors back from the
+ * Loads a verified binary. A links-only binary (version 2 on) gets the live vectors back from the
  * source: the header's sequence matched the source's, so the source holds exactly the vectors the
  * graph was built with.
  */
@@ -62,7 +62,29 @@ async function loadCollection(
   thread: GraphThread,
 ): Promise<Collection> {
   if (header.version === 1) return Collection.load(identity, header, binary, thread);
-  return Collection.load(identity, header, binary, thread, { vectors: source.vectors?.() ?? source.entries() });
+  const vectorsOf = source.vectorsOf?.bind(source);
+  return Collection.load(identity, header, binary, thread, { vectors: source.vectors?.() ?? source.entries(), vectorsOf });
+}
+
+/**
+ * The collection once its vectors are all back (a restore brings them after it answers searches);
+ * when the store and the file turn out not to match on the way, a rebuild from the source (the
+ * caller releases the loaded one).
+ */
+export async function settleLoad(
+  loaded: Loaded,
+  identity: CollectionIdentity,
+  directory: string,
+  source: IndexSource,
+  settings: GraphSettings,
+  thread: GraphThread,
+): Promise<Loaded> {
+  try {
+    await loaded.state.filled;
+    return loaded;
+  } catch {
+    return build(identity, directory, source, settings, thread, 'corrupt');
+  }
 }
 
 /** Builds from the source and writes at once: a rebuild costs far more than a write. */

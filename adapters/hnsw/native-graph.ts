@@ -16,6 +16,11 @@ import { RagdeskError } from '../../src/errors.js';
 interface NativeHits {
   labels: Uint32Array;
   scores: Float64Array;
+  /**
+   * Set while a restored graph still waits for vectors: labels the search reached whose vector is
+   * not in place. The hits are final only without it; else lend those vectors and search again.
+   */
+  missing?: Uint32Array;
 }
 
 /** The label tables a search accepts by (see graph-protocol.ts `LabelTables`). */
@@ -44,8 +49,23 @@ export interface NativeGraph {
    * when a label is not a live element of the links file or comes again (graph-file.ts).
    */
   place(labels: Uint32Array, vectors: Float32Array): void;
-  /** Live slots of a restored graph still without their vector (0 for any other graph). */
+  /**
+   * Vectors a search fetched from the store before `place` brought them (see `missing` in the
+   * hits); slots that have theirs are skipped. `place` later only counts them.
+   */
+  lend(labels: Uint32Array, vectors: Float32Array): void;
+  /** Live slots of a restored graph that `place` has not given a vector yet (0 for any other graph). */
   missing(): number;
+  /**
+   * Copies a restored graph's level 0 from its file into hnswlib's memory, once (until then a
+   * search reads the links from the file). On the thread that places.
+   */
+  layOut(): void;
+  /**
+   * Ends a restore: throws when `place` left a live slot without its vector (the source and the
+   * file do not match), else lays out and frees what the restore kept. The graph is then whole.
+   */
+  settle(): void;
   /**
    * Inserts entries [from, to): `update[i]` 1 replaces label i's point, else the label takes a
    * deleted slot or a new one (resize first). With `threads` > 1 the labels must be distinct.

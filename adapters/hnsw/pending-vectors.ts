@@ -41,17 +41,23 @@ export function pendingVectors(queued: readonly GraphRequest[]): PendingVectors 
           pending.hidden.add(label);
         }
         break;
+      // A restored graph is searched while its vectors arrive: its hits name what it still lacks.
+      case 'restore-vectors':
+      case 'restore-done':
       case 'write':
         break;
       case 'restore':
-      case 'restore-vectors':
-      case 'restore-done':
       case 'load':
       case 'release':
         return undefined;
     }
   }
   return pending;
+}
+
+/** Whether a search must wait for this op's answer (see pendingVectors). */
+export function blocksSearch(request: GraphRequest): boolean {
+  return request.op === 'restore' || request.op === 'load' || request.op === 'release';
 }
 
 function queueAdd(pending: PendingVectors, request: AddOp): void {

@@ -1,30 +1,34 @@
 /**
- * Reopening a links-only binary (graph-file.ts): the graph thread reads the links file into a graph
- * (the binding lays it out as hnswlib's loader would, with no full file on disk) while this thread
- * reads the live vectors from the store and sends them over, so the store's read and the graph's
- * layout overlap; the binding normalises each vector into its slot.
+ * Reopening a links-only binary (graph-file.ts) in two steps. The graph thread reads the links file
+ * into a graph (the binding lays it out as hnswlib's loader would, with no full file on disk) and
+ * shares it at once; then this thread reads the live vectors from the store and sends them over,
+ * and the binding normalises each into its slot. A search that arrives in between does not wait
+ * for that pass: it fetches the few vectors its walk reaches by id and lends them to the graph
+ * (collection.ts), so the first query after a reopen costs the links file, not every vector.
  */
+import type { IndexVector } from '../../src/ports/index.js';
+import { nextTurn } from '../../src/util/next-turn.js';
 import type { GraphKey } from './graph-protocol.js';
-import type { Done, GraphThread } from './graph-thread.js';
+import type { GraphThread } from './graph-thread.js';
 import type { IndexHeader } from './persistence.js';
 
 export interface RestoreSource {
   /** Every live entry's vector exactly once, in any order. */
-  vectors: AsyncIterable<readonly { id: string; vector: Float32Array }[]>;
+  vectors: AsyncIterable<readonly IndexVector[]>;
+  /** The vectors of the given entries, for a search before the pass is over; absent: searches wait for it. */
+  vectorsOf?: (ids: readonly string[]) => Promise<readonly IndexVector[]>;
 }
 
-/** Resolves with the graph thread's answer to the restored graph (as for a load); throws when the source and the binary do not match. */
-export async function restoreOnThread(
+/** The store's pass: every live vector to the graph thread; throws when the source and the binary do not match. */
+export async function fillOnThread(
   thread: GraphThread,
   key: GraphKey,
   header: IndexHeader,
-  linksPath: string,
-  source: RestoreSource,
-): Promise<Done> {
+  vectors: AsyncIterable<readonly IndexVector[]>,
+): Promise<void> {
   const { dimensions } = header;
-  thread.post({ op: 'restore', key, linksPath, dimensions });
   const labelOf = headerLabels(header);
-  for await (const batch of source.vectors) {
+  for await (const batch of vectors) {
     thread.check(key);
     const buffer = thread.opBuffer(batch.length * 4 * (1 + dimensions));
     const packedLabels = new Uint32Array(buffer, 0, batch.length);
@@ -38,10 +42,43 @@ export async function restoreOnThread(
       packedVectors.set(entry.vector, i * dimensions);
     });
     thread.post({ op: 'restore-vectors', key, labels: packedLabels, vectors: packedVectors });
-    // The thread normalises while this thread reads on; the queue bound keeps the vectors in flight small.
+    // The thread normalises while this thread reads on; the queue bound keeps the vectors in flight
+    // small. A page is one synchronous read of the store: searches get their turns in between.
     await thread.room();
+    await nextTurn();
   }
-  return thread.request({ op: 'restore-done', key, live: header.entries.ids.length });
+  await thread.request({ op: 'restore-done', key, live: header.entries.ids.length });
+}
+
+/**
+ * Fetches the vectors of `labels` (a search's missing points) and lends them to the graph; returns
+ * how many the source had. Labels with no live id are skipped.
+ */
+export async function lendVectors(
+  thread: GraphThread,
+  key: GraphKey,
+  labels: Uint32Array,
+  idOf: (label: number) => string | undefined,
+  vectorsOf: NonNullable<RestoreSource['vectorsOf']>,
+): Promise<number> {
+  const labelOfId = new Map<string, number>();
+  for (const label of labels) {
+    const id = idOf(label);
+    if (id !== undefined) labelOfId.set(id, label);
+  }
+  if (labelOfId.size === 0) return 0;
+  const fetched = (await vectorsOf([...labelOfId.keys()])).filter((entry) => labelOfId.has(entry.id));
+  if (fetched.length === 0) return 0;
+  const dimensions = (fetched[0] as IndexVector).vector.length;
+  const packedLabels = new Uint32Array(fetched.length);
+  const packedVectors = new Float32Array(fetched.length * dimensions);
+  fetched.forEach((entry, i) => {
+    if (entry.vector.length !== dimensions) throw new Error(`entry ${JSON.stringify(entry.id)} does not match the index file`);
+    packedLabels[i] = labelOfId.get(entry.id) as number;
+    packedVectors.set(entry.vector, i * dimensions);
+  });
+  thread.lend(key, packedLabels, packedVectors);
+  return fetched.length;
 }
 
 /**

@@ -49,6 +49,23 @@ function vectorIn(blob: Buffer, at: number, length: number): Float32Array {
   return vectorFromBlob(blob.subarray(at, at + length));
 }
 
+/** Rows of (id, vector). */
+function vectorRows(rows: readonly unknown[][]): IndexVector[] {
+  return rows.map((row) => ({ id: row[0] as string, vector: vectorFromBlob(row[1] as Buffer) }));
+}
+
+/** One row of (ids as a JSON array, vector lengths as a JSON array, the vectors back to back). */
+function concatenatedVectors(row: readonly unknown[]): IndexVector[] {
+  const [ids, lengths, blob] = row as [string, string, Buffer | null];
+  const chunks = (JSON.parse(ids) as string[]).map((id) => ({ id, vector: NO_VECTOR }));
+  let at = 0;
+  (JSON.parse(lengths) as number[]).forEach((length, i) => {
+    (chunks[i] as IndexVector).vector = vectorIn(blob as Buffer, at, length);
+    at += length;
+  });
+  return chunks;
+}
+
 /** Upsert keeps the row (and its pk, hence its full-text rowid) when the id exists. */
 const UPSERT_UPDATES = CHUNK_COLUMNS.split(',')
   .slice(1)
@@ -133,6 +150,17 @@ export function chunkQueries(db: SqliteDatabase, records: RecordQueries) {
       )
       .raw(true);
   const selectVectorPage = { narrow: vectorPageStatement(false), visible: vectorPageStatement(true) };
+  // The ids drive the join (CROSS JOIN keeps that order): left to itself the planner scanned the
+  // datastore's rows by the datastore index, 170 ms a call at 100k chunks instead of ~2 ms.
+  const vectorsOfIdsRows = `SELECT c.id AS id, c.vector AS vector FROM json_each(?) j CROSS JOIN chunks c ON c.id = j.value
+    WHERE c.datastore_id = ? AND ${visible('c')}`;
+  const selectVectorsOfIds = db
+    .prepare(
+      utf8
+        ? `SELECT json_group_array(id), json_group_array(length(vector)), CAST(group_concat(vector, x'') AS BLOB) FROM (${vectorsOfIdsRows})`
+        : vectorsOfIdsRows,
+    )
+    .raw(true);
   const anyHiddenSet = db.prepare('SELECT EXISTS (SELECT 1 FROM hidden_chunk_sets) AS hidden');
   const selectVectors = db.prepare(
     `SELECT hash, vector FROM chunks c
@@ -302,19 +330,16 @@ export function chunkQueries(db: SqliteDatabase, records: RecordQueries) {
       const rows = (hidden ? selectVectorPage.visible : selectVectorPage.narrow).all(datastoreId, cursor ?? -1, size) as unknown[][];
       if (!utf8) {
         const last = rows[rows.length - 1];
-        return {
-          chunks: rows.map((row) => ({ id: row[0] as string, vector: vectorFromBlob(row[1] as Buffer) })),
-          cursor: last === undefined ? null : (last[2] as number),
-        };
+        return { chunks: vectorRows(rows), cursor: last === undefined ? null : (last[2] as number) };
       }
-      const [ids, lengths, blob, last] = rows[0] as [string, string, Buffer | null, number | null];
-      const chunks = (JSON.parse(ids) as string[]).map((id) => ({ id, vector: NO_VECTOR }));
-      let at = 0;
-      (JSON.parse(lengths) as number[]).forEach((length, i) => {
-        (chunks[i] as IndexVector).vector = vectorIn(blob as Buffer, at, length);
-        at += length;
-      });
-      return { chunks, cursor: last };
+      return { chunks: concatenatedVectors(rows[0] as unknown[]), cursor: (rows[0] as unknown[])[3] as number | null };
+    },
+
+    /** Ids and vectors of these chunks of the datastore, in one statement. */
+    vectorsOfIds(datastoreId: string, ids: readonly string[]): IndexVector[] {
+      if (ids.length === 0) return [];
+      const rows = selectVectorsOfIds.all(JSON.stringify(ids), datastoreId) as unknown[][];
+      return utf8 ? concatenatedVectors(rows[0] as unknown[]) : vectorRows(rows);
     },
 
     countChunks(datastoreId: string): number {

@@ -228,6 +228,8 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
         4_096,
       ),
 
+    getChunkVectors: (datastoreId, ids) => run('getChunkVectors', () => chunks.vectorsOfIds(datastoreId, ids)),
+
     // In parts over several turns of the event loop (stored-files.ts), not one synchronous call.
     putDatasourceFile: (datasourceId, file) => runSteps('putDatasourceFile', () => files.put(datasourceId, file)),
     getDatasourceFile: (datasourceId) => runSteps('getDatasourceFile', () => files.get(datasourceId)),

@@ -99,5 +99,12 @@ export const STORE_METHODS: PortMethods<Store> = {
     ...API_KEYS,
     ...USAGE,
   },
-  optional: { getDatasourceRefs: true, getChunkHits: true, createDocuments: true, iterateChunkVectors: true, prepareTextSearch: true },
+  optional: {
+    getDatasourceRefs: true,
+    getChunkHits: true,
+    createDocuments: true,
+    iterateChunkVectors: true,
+    getChunkVectors: true,
+    prepareTextSearch: true,
+  },
 };

@@ -36,6 +36,12 @@ export interface IndexSource {
    * more cheaply than whole entries.
    */
   vectors?(): AsyncIterable<readonly IndexVector[]>;
+  /**
+   * Optional: the vectors of the given entries (ids with no entry are left out). An index whose
+   * `open` answers before every vector is back (see `OpenResult.ready`) fetches what its first
+   * searches need with it.
+   */
+  vectorsOf?(ids: readonly string[]): Promise<readonly IndexVector[]>;
 }
 
 export interface OpenResult {
@@ -43,6 +49,14 @@ export interface OpenResult {
   rebuilt: boolean;
   /** Why it was rebuilt: `missing`, `corrupt`, `stale`, `model_changed`, `in_memory`. */
   reason?: string;
+  /**
+   * Set when `open` answered while the collection was still loading: queries are served at once,
+   * and this resolves once loading is over, with what it came to (a rebuild when the store and the
+   * persisted files turned out not to match). Until then the caller must not change the
+   * datastore's chunks in the store (the index is still reading them); the index's own writes
+   * wait for it too. It rejects only when the collection could neither load nor be rebuilt.
+   */
+  ready?: Promise<OpenResult>;
 }
 
 export interface IndexQuery {

@@ -3,7 +3,7 @@
  * optional peer dependency: install it in the project that runs the suites.
  */
 export { describeStoreConformance, type StoreHarness } from './store-conformance.js';
-export { describeVectorIndexConformance, InMemoryIndexSource, type VectorIndexHarness } from './vector-index-conformance.js';
+export { describeVectorIndexConformance, InMemoryIndexSource, openSettled, type VectorIndexHarness } from './vector-index-conformance.js';
 export * from './fixtures.js';
 export { seededRandom, clusteredVectors } from './random.js';
 export { describeChatModelConformance, type ChatModelHarness } from './chat-model-conformance.js';

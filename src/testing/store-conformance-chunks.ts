@@ -312,6 +312,37 @@ export function describeChunkConformance(context: StoreSuiteContext): void {
       expect(none).toEqual([]);
     });
 
+    it('reads the ids and vectors of named chunks of one datastore (getChunkVectors, when the store has it)', async (context) => {
+      const vectorsOf = store().getChunkVectors?.bind(store());
+      if (!vectorsOf) {
+        context.skip();
+        return;
+      }
+      const other = makeDatastore({ name: 'Elsewhere' });
+      const otherSource = makeDatasource(other, { name: 'elsewhere.md' });
+      await store().createDatastore(other);
+      await store().createDatasource(otherSource);
+      const mine = makeChunks(source, samplePassages(12, 41));
+      await store().replaceChunks(source.id, mine);
+      const foreign = makeChunks(otherSource, samplePassages(3, 42));
+      await store().replaceChunks(otherSource.id, foreign);
+      const asked = [mine[3]!.id, 'nope', mine[0]!.id, foreign[1]!.id, mine[11]!.id];
+      const found = await vectorsOf(datastore.id, asked);
+      expect(sorted(found.map((entry) => entry.id))).toEqual(sorted([mine[3]!.id, mine[0]!.id, mine[11]!.id]));
+      for (const entry of found) {
+        expect(Object.keys(entry).sort()).toEqual(['id', 'vector']);
+        expectSameBits(entry.vector, mine.find((chunk) => chunk.id === entry.id)!.vector);
+      }
+      // More ids than a short list binds, and none at all.
+      expect((await vectorsOf(datastore.id, ids(mine))).length).toBe(mine.length);
+      expect(await vectorsOf(datastore.id, [])).toEqual([]);
+      // A replaced set is read as it is now.
+      const replaced = mine.map((chunk) => ({ ...chunk, vector: chunk.vector.map((value) => -value) }));
+      await store().replaceChunks(source.id, replaced);
+      const [again] = await vectorsOf(datastore.id, [replaced[5]!.id]);
+      expectSameBits(again!.vector, replaced[5]!.vector);
+    });
+
     it('finds stored vectors by hash across datasources, of the asked length only', async () => {
       const text = 'The observatory maps a faint nebula.';
       const reused = makeChunk(sibling, 0, text);

@@ -1,6 +1,15 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RagdeskError } from '../errors.js';
-import type { IndexCollection, IndexEntry, IndexSource, IndexVector, RetrievalFilter, ScoredId, VectorIndex } from '../ports/index.js';
+import type {
+  IndexCollection,
+  IndexEntry,
+  IndexSource,
+  IndexVector,
+  OpenResult,
+  RetrievalFilter,
+  ScoredId,
+  VectorIndex,
+} from '../ports/index.js';
 import { clusteredVectors } from './random.js';
 import { cosineSimilarity } from '../util/cosine.js';
 
@@ -33,6 +42,15 @@ const DIMENSIONS = 32;
 const MODEL = 'conformance-model';
 const DATASTORE = 'datastore-conformance';
 
+/**
+ * `index.open`, then what loading came to: an index may answer `open` while it still loads
+ * (`OpenResult.ready`), and find only then that it must rebuild.
+ */
+export async function openSettled(index: VectorIndex, collection: IndexCollection, source: IndexSource): Promise<OpenResult> {
+  const result = await index.open(collection, source);
+  return result.ready ? await result.ready : result;
+}
+
 /** An in-memory Store stand-in: the source of truth an index under test is kept in step with. */
 export class InMemoryIndexSource implements IndexSource {
   readonly byId = new Map<string, IndexEntry>();
@@ -56,6 +74,13 @@ export class InMemoryIndexSource implements IndexSource {
   async *entries(): AsyncIterable<IndexEntry[]> {
     const all = [...this.byId.values()];
     for (let i = 0; i < all.length; i += 250) yield all.slice(i, i + 250);
+  }
+
+  async vectorsOf(ids: readonly string[]): Promise<IndexVector[]> {
+    return ids.flatMap((id) => {
+      const entry = this.byId.get(id);
+      return entry ? [{ id, vector: entry.vector }] : [];
+    });
   }
 
   /** Ids and vectors only, newest first: another order and other batches than `entries`. */
@@ -420,7 +445,7 @@ export function describeVectorIndexConformance(name: string, harness: VectorInde
         const queries = makeQueries(5);
         const before = await Promise.all(queries.map((vector) => index.query(DATASTORE, { vector, topK: 10 })));
         await reopen();
-        expect(await index.open(collection(), source)).toEqual({ rebuilt: false });
+        expect(await openSettled(index, collection(), source)).toEqual({ rebuilt: false });
         expect(await index.count(DATASTORE)).toBe(280);
         const after = await Promise.all(queries.map((vector) => index.query(DATASTORE, { vector, topK: 10 })));
         expect(after.map((hits) => hits.map((hit) => hit.id))).toEqual(before.map((hits) => hits.map((hit) => hit.id)));
@@ -438,7 +463,7 @@ export function describeVectorIndexConformance(name: string, harness: VectorInde
         await reopen();
         const late = makeEntries(50, { prefix: 'late', seed: 5 });
         source.put(late); // the store moved on while the index was closed
-        expect(await index.open(collection(), source)).toEqual({ rebuilt: true, reason: 'stale' });
+        expect(await openSettled(index, collection(), source)).toEqual({ rebuilt: true, reason: 'stale' });
         expect(await index.count(DATASTORE)).toBe(250);
         expect((await index.query(DATASTORE, { vector: (late[0] as IndexEntry).vector, topK: 1 }))[0]?.id).toBe(late[0]?.id);
       });
@@ -447,7 +472,10 @@ export function describeVectorIndexConformance(name: string, harness: VectorInde
         await index.open(collection(), source);
         await put(makeEntries(80));
         await reopen();
-        expect(await index.open(collection({ model: 'another-model' }), source)).toEqual({ rebuilt: true, reason: 'model_changed' });
+        expect(await openSettled(index, collection({ model: 'another-model' }), source)).toEqual({
+          rebuilt: true,
+          reason: 'model_changed',
+        });
         await reopen();
         const wider = new InMemoryIndexSource();
         wider.put(makeEntries(40, { dimensions: DIMENSIONS + 8 }));
@@ -479,7 +507,7 @@ export function describeVectorIndexConformance(name: string, harness: VectorInde
         await put(makeEntries(30));
         await index.drop(DATASTORE);
         await reopen();
-        expect(await index.open(collection(), source)).toEqual({ rebuilt: true, reason: 'missing' });
+        expect(await openSettled(index, collection(), source)).toEqual({ rebuilt: true, reason: 'missing' });
       });
     });
   });

@@ -10,7 +10,7 @@ import { hnswIndex } from '../../adapters/hnsw/index.js';
 import { collectionDirectory, HEADER_FILE } from '../../adapters/hnsw/persistence.js';
 import type { IndexCollection, IndexEntry } from '../../src/ports/index.js';
 import { clusteredVectors } from '../../src/testing/random.js';
-import { InMemoryIndexSource as Source } from '../../src/testing/vector-index-conformance.js';
+import { InMemoryIndexSource as Source, openSettled } from '../../src/testing/vector-index-conformance.js';
 
 const DIMENSIONS = 128;
 const DATASTORE = 'ds-graph';
@@ -37,12 +37,22 @@ async function restoreFullFile(
         packed,
       );
     }
-    const missing = graph.missing();
-    if (missing > 0) throw new Error(`the source gave no vector for ${missing} live elements`);
+    graph.settle();
     await graph.write(fullPath);
   } finally {
     graph.release();
   }
+}
+
+/** A header's entry numbers as version 3 writes them (base64 of little-endian int32) back as numbers. */
+function base64Ints(value: unknown): number[] {
+  return Array.from(new Int32Array(new Uint8Array(Buffer.from(value as string, 'base64')).buffer));
+}
+
+/** A version 3 header's entries as versions 1 and 2 wrote them: JSON arrays of numbers. */
+function arrayEntries(entries: Record<string, unknown>): Record<string, unknown> {
+  const { ids, labels, datasources, customIds } = entries;
+  return { ids, labels: base64Ints(labels), datasources: base64Ints(datasources), customIds: base64Ints(customIds) };
 }
 
 /** Not unit length: the restored bytes must be what hnswlib's cosine space stored (normalised). */
@@ -192,12 +202,12 @@ describe('hnsw index file without the store-held vectors', () => {
     await index.close();
     const directory = collectionDirectory(dir, DATASTORE);
     const header = JSON.parse(await readFile(join(directory, HEADER_FILE), 'utf8')) as { version: number; binary: { file: string } };
-    expect(header.version).toBe(2);
+    expect(header.version).toBe(3);
     // Links and labels only: far less than the 498 live vectors alone.
     expect((await stat(join(directory, header.binary.file))).size).toBeLessThan(498 * DIMENSIONS * 4);
 
     const reopened = hnswIndex({ dir, flushAfterMs: Number.POSITIVE_INFINITY });
-    expect(await reopened.open(COLLECTION, source)).toEqual({ rebuilt: false });
+    expect(await openSettled(reopened, COLLECTION, source)).toEqual({ rebuilt: false });
     const [best] = await reopened.query(DATASTORE, { vector: (all[9] as IndexEntry).vector, topK: 1 });
     expect(best?.id).toBe('c9');
     expect(best?.score).toBeCloseTo(1, 5);
@@ -208,7 +218,39 @@ describe('hnsw index file without the store-held vectors', () => {
     other.put(entries(498, 11));
     while ((await other.sequence()) < (await source.sequence())) other.delete([]);
     const third = hnswIndex({ dir, flushAfterMs: Number.POSITIVE_INFINITY });
-    expect(await third.open(COLLECTION, other)).toEqual({ rebuilt: true, reason: 'corrupt' });
+    expect(await openSettled(third, COLLECTION, other)).toEqual({ rebuilt: true, reason: 'corrupt' });
+    await third.close();
+  });
+
+  it('loads a header whose entry numbers are JSON arrays (version 2), as written before', async () => {
+    const source = new Source();
+    const all = entries(200);
+    const index = hnswIndex({ dir, flushAfterMs: Number.POSITIVE_INFINITY });
+    await index.open(COLLECTION, source);
+    await index.upsert(DATASTORE, all, source.put(all));
+    await index.close();
+    const headerPath = join(collectionDirectory(dir, DATASTORE), HEADER_FILE);
+    const header = JSON.parse(await readFile(headerPath, 'utf8')) as { version: number; entries: Record<string, unknown> };
+    expect(header.version).toBe(3);
+    const ints = (value: unknown) => Array.from(new Int32Array(new Uint8Array(Buffer.from(value as string, 'base64')).buffer));
+    const { ids, labels, datasources, customIds } = header.entries;
+    await writeFile(
+      headerPath,
+      JSON.stringify({
+        ...header,
+        version: 2,
+        entries: { ids, labels: ints(labels), datasources: ints(datasources), customIds: ints(customIds) },
+      }),
+    );
+    const reopened = hnswIndex({ dir, flushAfterMs: Number.POSITIVE_INFINITY });
+    expect(await openSettled(reopened, COLLECTION, source)).toEqual({ rebuilt: false });
+    const [best] = await reopened.query(DATASTORE, { vector: (all[17] as IndexEntry).vector, topK: 1, filter: { datasourceIds: ['ds'] } });
+    expect(best?.id).toBe('c17');
+    await reopened.close();
+    // A version 3 header whose numbers do not decode to whole 32-bit values is corrupt.
+    await writeFile(headerPath, JSON.stringify({ ...header, entries: { ...header.entries, labels: 'AAA' } }));
+    const third = hnswIndex({ dir, flushAfterMs: Number.POSITIVE_INFINITY });
+    expect(await openSettled(third, COLLECTION, source)).toEqual({ rebuilt: true, reason: 'corrupt' });
     await third.close();
   });
 
@@ -225,33 +267,29 @@ describe('hnsw index file without the store-held vectors', () => {
     const header = JSON.parse(await readFile(headerPath, 'utf8')) as { binary: { file: string } };
     const linksPath = join(directory, header.binary.file);
     const wholePath = join(directory, 'index.9.0badc0de.bin');
-    const { entries: persisted } = JSON.parse(await readFile(headerPath, 'utf8')) as { entries: { ids: string[]; labels: number[] } };
-    const labelById = new Map(persisted.ids.map((id, i) => [id, persisted.labels[i] as number]));
+    const { entries: persisted } = JSON.parse(await readFile(headerPath, 'utf8')) as { entries: { ids: string[]; labels: string } };
+    const labels = base64Ints(persisted.labels);
+    const labelById = new Map(persisted.ids.map((id, i) => [id, labels[i] as number]));
     await restoreFullFile(linksPath, wholePath, DIMENSIONS, (id) => labelById.get(id), source.entries());
     await rm(linksPath);
     const whole = await readFile(wholePath);
     const binary = { file: 'index.9.0badc0de.bin', bytes: whole.length, sha256: createHash('sha256').update(whole).digest('hex') };
-    await writeFile(
-      headerPath,
-      JSON.stringify({
-        ...JSON.parse(await readFile(headerPath, 'utf8')),
-        version: 1,
-        binary,
-      }),
-    );
+    // Version 1 also wrote the entry numbers as JSON arrays.
+    const current = JSON.parse(await readFile(headerPath, 'utf8')) as { entries: Record<string, unknown> };
+    await writeFile(headerPath, JSON.stringify({ ...current, version: 1, binary, entries: arrayEntries(current.entries) }));
 
     const reopened = hnswIndex({ dir, flushAfterMs: Number.POSITIVE_INFINITY });
-    expect(await reopened.open(COLLECTION, source)).toEqual({ rebuilt: false });
+    expect(await openSettled(reopened, COLLECTION, source)).toEqual({ rebuilt: false });
     const [best] = await reopened.query(DATASTORE, { vector: (all[42] as IndexEntry).vector, topK: 1 });
     expect(best?.id).toBe('c42');
     const more = entries(10, 5).map((entry) => ({ ...entry, id: `more${entry.id}` }));
     await reopened.upsert(DATASTORE, more, source.put(more));
     await reopened.close();
     const rewritten = JSON.parse(await readFile(headerPath, 'utf8')) as { version: number; binary: { file: string } };
-    expect(rewritten.version).toBe(2);
+    expect(rewritten.version).toBe(3);
     expect((await stat(join(directory, rewritten.binary.file))).size).toBeLessThan(whole.length - 300 * DIMENSIONS * 4 + 4096);
     const third = hnswIndex({ dir, flushAfterMs: Number.POSITIVE_INFINITY });
-    expect(await third.open(COLLECTION, source)).toEqual({ rebuilt: false });
+    expect(await openSettled(third, COLLECTION, source)).toEqual({ rebuilt: false });
     await third.close();
   });
 });

@@ -9,7 +9,7 @@ import { hnswIndex, type HnswIndex, type HnswIndexOptions } from '../../adapters
 import { collectionDirectory, HEADER_FILE } from '../../adapters/hnsw/persistence.js';
 import type { IndexCollection, IndexEntry, VectorIndex } from '../../src/ports/index.js';
 import { clusteredVectors } from '../../src/testing/random.js';
-import { InMemoryIndexSource as Source } from '../../src/testing/vector-index-conformance.js';
+import { InMemoryIndexSource as Source, openSettled } from '../../src/testing/vector-index-conformance.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DIMENSIONS = 16;
@@ -103,7 +103,7 @@ describe('hnswIndex (hnsw-specific behaviour)', () => {
     const stale = new Source();
     stale.put(first); // sequence 1, matching header 1: only the binary check can catch this
     const reopened = make();
-    expect(await reopened.open(COLLECTION, stale)).toEqual({ rebuilt: true, reason: 'corrupt' });
+    expect(await openSettled(reopened, COLLECTION, stale)).toEqual({ rebuilt: true, reason: 'corrupt' });
     const [best] = await reopened.query(DATASTORE, { vector: (first[3] as IndexEntry).vector, topK: 1 });
     expect(best?.id).toBe('c3');
     expect(best?.score).toBeCloseTo(1, 4);
@@ -121,14 +121,14 @@ describe('hnswIndex (hnsw-specific behaviour)', () => {
     expect(typeof written.binary.stamp).toBe('string');
     written.binary.sha256 = '0'.repeat(64);
     await writeFile(join(directory, HEADER_FILE), JSON.stringify(written));
-    expect(await make().open(COLLECTION, source)).toEqual({ rebuilt: false });
+    expect(await openSettled(make(), COLLECTION, source)).toEqual({ rebuilt: false });
     // The same bytes written again (a copy, a restore): another stamp, so the checksum is read.
     await opened.pop()?.close();
     const file = join(directory, (await header()).binary.file);
     await writeFile(file, await readFile(file));
     written.binary.sha256 = '0'.repeat(64);
     await writeFile(join(directory, HEADER_FILE), JSON.stringify(written));
-    expect(await make().open(COLLECTION, source)).toEqual({ rebuilt: true, reason: 'corrupt' });
+    expect(await openSettled(make(), COLLECTION, source)).toEqual({ rebuilt: true, reason: 'corrupt' });
   });
 
   it('rebuilds when the header is torn or names a missing binary, and ignores crash leftovers', async () => {
@@ -142,15 +142,15 @@ describe('hnswIndex (hnsw-specific behaviour)', () => {
     // Leftovers of a flush that crashed before its rename: the previous pair must still load.
     await writeFile(join(directory, 'index.9.deadbeef.bin.tmp'), 'partial');
     await writeFile(join(directory, `${HEADER_FILE}.cafe.tmp`), '{"format":');
-    expect(await make().open(COLLECTION, source)).toEqual({ rebuilt: false });
+    expect(await openSettled(make(), COLLECTION, source)).toEqual({ rebuilt: false });
     const files = await readdir(directory);
     expect(files.filter((name) => name.endsWith('.tmp'))).toEqual([]);
 
     const text = await readFile(join(directory, HEADER_FILE), 'utf8');
     await writeFile(join(directory, HEADER_FILE), text.slice(0, text.length / 2));
-    expect(await make().open(COLLECTION, source)).toEqual({ rebuilt: true, reason: 'corrupt' });
+    expect(await openSettled(make(), COLLECTION, source)).toEqual({ rebuilt: true, reason: 'corrupt' });
     await rm(join(directory, (await header()).binary.file));
-    expect(await make().open(COLLECTION, source)).toEqual({ rebuilt: true, reason: 'corrupt' });
+    expect(await openSettled(make(), COLLECTION, source)).toEqual({ rebuilt: true, reason: 'corrupt' });
   });
 
   it('leaves a stale header after a crash before a flush, and rebuilds from the source', async () => {
@@ -163,7 +163,7 @@ describe('hnswIndex (hnsw-specific behaviour)', () => {
     await index.upsert(DATASTORE, data.slice(60), source.put(data.slice(60)));
     expect((await header()).sequence).toBe(1); // the "crash": nothing wrote sequence 2
     const after = make();
-    expect(await after.open(COLLECTION, source)).toEqual({ rebuilt: true, reason: 'stale' });
+    expect(await openSettled(after, COLLECTION, source)).toEqual({ rebuilt: true, reason: 'stale' });
     expect(await after.count(DATASTORE)).toBe(120);
   });
 
@@ -188,7 +188,7 @@ describe('hnswIndex (hnsw-specific behaviour)', () => {
     ];
     for (const [label, change] of cases) {
       const index = make();
-      expect(await index.open(COLLECTION, wrong(change)), label).toEqual({ rebuilt: true, reason: 'corrupt' });
+      expect(await openSettled(index, COLLECTION, wrong(change)), label).toEqual({ rebuilt: true, reason: 'corrupt' });
       const [hit] = await index.query(DATASTORE, { vector: (data[7] as IndexEntry).vector, topK: 1 });
       expect(hit?.id, label).toBe('c7');
       await index.close();
@@ -219,14 +219,15 @@ describe('hnswIndex (hnsw-specific behaviour)', () => {
     ];
     for (const [label, order] of orders) {
       const index = make();
-      expect(await index.open(COLLECTION, ordered(order)), label).toEqual({ rebuilt: false });
+      expect(await openSettled(index, COLLECTION, ordered(order)), label).toEqual({ rebuilt: false });
       expect(await Promise.all(probes.map((vector) => index.query(DATASTORE, { vector, topK: 5 }))), label).toEqual(expected);
       await index.close();
     }
     // In order but one missing midway: the pair is still refused.
     const index = make();
     expect(
-      await index.open(
+      await openSettled(
+        index,
         COLLECTION,
         ordered((all) => [...all.slice(0, 100), ...all.slice(101)]),
       ),
@@ -290,7 +291,7 @@ describe('hnswIndex (hnsw-specific behaviour)', () => {
     expect((await readdir(directory)).filter((name) => name.endsWith('.bin'))).toHaveLength(1);
     await index.close();
     const reopened = make();
-    expect(await reopened.open(COLLECTION, source)).toEqual({ rebuilt: false });
+    expect(await openSettled(reopened, COLLECTION, source)).toEqual({ rebuilt: false });
     expect(await reopened.count(DATASTORE)).toBe(source.byId.size);
     // Slots freed before the write are reused after the load.
     const dropped = live.slice(0, 50).map((entry) => entry.id);
@@ -334,7 +335,7 @@ describe('hnswIndex (hnsw-specific behaviour)', () => {
     await index.close();
 
     const reopened = make();
-    expect(await reopened.open(COLLECTION, source)).toEqual({ rebuilt: false });
+    expect(await openSettled(reopened, COLLECTION, source)).toEqual({ rebuilt: false });
     expect(await reopened.count(DATASTORE)).toBe(400);
     const rare = all.filter((entry) => entry.datasourceId === 'rare').map((entry) => entry.id);
     const hits = await reopened.query(DATASTORE, { vector: all[1]!.vector, topK: 50, filter: { datasourceIds: ['rare'] } });

@@ -23,6 +23,7 @@
 #include "hnswlib/hnswlib.h"
 #include "inner-product.h"
 #include "links-file.h"
+#include "partial-search.h"
 
 namespace {
 
@@ -176,7 +177,8 @@ void readFilter(const Napi::Value& filterValue, const Napi::Value& hiddenValue, 
   }
 }
 
-Napi::Object hits(Napi::Env env, const std::vector<uint32_t>& labels, const std::vector<double>& scores) {
+Napi::Object hits(Napi::Env env, const std::vector<uint32_t>& labels, const std::vector<double>& scores,
+                  const std::vector<uint32_t>& missing) {
   auto labelArray = Napi::Uint32Array::New(env, labels.size());
   auto scoreArray = Napi::Float64Array::New(env, scores.size());
   std::copy(labels.begin(), labels.end(), labelArray.Data());
@@ -184,6 +186,14 @@ Napi::Object hits(Napi::Env env, const std::vector<uint32_t>& labels, const std:
   Napi::Object result = Napi::Object::New(env);
   result.Set("labels", labelArray);
   result.Set("scores", scoreArray);
+  if (!missing.empty()) {
+    std::vector<uint32_t> distinct(missing);
+    std::sort(distinct.begin(), distinct.end());
+    distinct.erase(std::unique(distinct.begin(), distinct.end()), distinct.end());
+    auto missingArray = Napi::Uint32Array::New(env, distinct.size());
+    std::copy(distinct.begin(), distinct.end(), missingArray.Data());
+    result.Set("missing", missingArray);
+  }
   return result;
 }
 
@@ -248,6 +258,9 @@ class Graph : public Napi::ObjectWrap<Graph> {
                            InstanceMethod("release", &Graph::Release),
                            InstanceMethod("write", &Graph::Write),
                            InstanceMethod("place", &Graph::Place),
+                           InstanceMethod("lend", &Graph::Lend),
+                           InstanceMethod("layOut", &Graph::LayOut),
+                           InstanceMethod("settle", &Graph::Settle),
                            InstanceMethod("missing", &Graph::Missing),
                            InstanceMethod("add", &Graph::Add),
                            InstanceMethod("remove", &Graph::Remove),
@@ -397,10 +410,17 @@ class Graph : public Napi::ObjectWrap<Graph> {
     return promise;
   }
 
-  // place(labels, vectors): the vectors of live slots of a restored graph, one per label, back to
-  // back, normalised into place. A label that is not a live element of the file, or comes again,
-  // is an error: the store and the file do not match.
-  Napi::Value Place(const Napi::CallbackInfo& info) {
+  // place(labels, vectors): the store's pass over a restored graph's live vectors, one per label,
+  // back to back, each normalised into its slot. A label that is not a live element of the file, or
+  // comes again, is an error: the store and the file do not match. A slot a search was lent a
+  // vector for already holds this one (the store has one vector per entry) and is only counted.
+  Napi::Value Place(const Napi::CallbackInfo& info) { return PutVectors(info, false); }
+
+  // lend(labels, vectors): vectors a search fetched ahead of the store's pass; a slot that has its
+  // vector or is being written is skipped.
+  Napi::Value Lend(const Napi::CallbackInfo& info) { return PutVectors(info, true); }
+
+  Napi::Value PutVectors(const Napi::CallbackInfo& info, bool lending) {
     if (released(info)) return info.Env().Undefined();
     Napi::Env env = info.Env();
     const auto labels = typedArray<uint32_t>(info[0]);
@@ -408,38 +428,80 @@ class Graph : public Napi::ObjectWrap<Graph> {
     const size_t dimensions = state_->dimensions;
     ragdesk::Unplaced* unplaced = state_->unplaced.get();
     if (unplaced == nullptr || vectors.ElementLength() != labels.ElementLength() * dimensions) {
-      throwError(env, unplaced == nullptr ? "place: the graph was not restored" : "place: vectors and labels differ in length");
+      throwError(env, unplaced == nullptr ? "the graph was not restored" : "vectors and labels differ in length");
       return env.Undefined();
     }
+    using ragdesk::Unplaced;
     Index& graph = index();
     std::shared_lock<std::shared_mutex> shared(state_->resizing);
     for (size_t i = 0; i < labels.ElementLength(); i++) {
       const uint32_t label = labels.Data()[i];
-      hnswlib::tableint slot;
+      size_t slot;
       {
         std::lock_guard<std::mutex> lookup(graph.label_lookup_lock);
         const auto found = graph.label_lookup_.find(label);
-        slot = found == graph.label_lookup_.end() ? static_cast<hnswlib::tableint>(-1) : found->second;
+        slot = found == graph.label_lookup_.end() ? unplaced->slots : found->second;
       }
-      uint8_t expected = ragdesk::Unplaced::kMissing;
-      if (slot >= unplaced->slots || !unplaced->placed[slot].compare_exchange_strong(expected, ragdesk::Unplaced::kWriting)) {
+      uint8_t state = Unplaced::kMissing;
+      const bool claimed = slot < unplaced->slots && unplaced->placed[slot].compare_exchange_strong(state, Unplaced::kWriting);
+      if (!claimed) {
+        if (lending) continue;
+        if (state == Unplaced::kLent && unplaced->placed[slot].compare_exchange_strong(state, Unplaced::kPlaced)) {
+          unplaced->lent.fetch_sub(1);
+          continue;
+        }
         throwError(env, "label " + std::to_string(label) + " is not a live element of the index file, or came twice");
         return env.Undefined();
       }
-      float* target = reinterpret_cast<float*>(graph.getDataByInternalId(slot));
+      float* target = reinterpret_cast<float*>(graph.getDataByInternalId(static_cast<hnswlib::tableint>(slot)));
       std::copy(vectors.Data() + i * dimensions, vectors.Data() + (i + 1) * dimensions, target);
       normalise(target, dimensions);
-      unplaced->placed[slot].store(ragdesk::Unplaced::kPlaced, std::memory_order_release);
-      unplaced->missing.fetch_sub(1, std::memory_order_relaxed);
+      if (lending) unplaced->lent.fetch_add(1);
+      unplaced->placed[slot].store(lending ? Unplaced::kLent : Unplaced::kPlaced, std::memory_order_release);
+      unplaced->missing.fetch_sub(1);
     }
     return env.Undefined();
   }
 
-  // missing(): live slots of a restored graph still without their vector; 0 for any other graph.
+  // missing(): live slots of a restored graph the store's pass has not given a vector yet, lent ones
+  // included; 0 for any other graph.
   Napi::Value Missing(const Napi::CallbackInfo& info) {
     if (released(info)) return info.Env().Undefined();
     const ragdesk::Unplaced* unplaced = state_->unplaced.get();
-    return Napi::Number::New(info.Env(), unplaced == nullptr ? 0 : static_cast<double>(unplaced->missing.load()));
+    return Napi::Number::New(info.Env(), unplaced == nullptr ? 0 : static_cast<double>(unplaced->missing.load() + unplaced->lent.load()));
+  }
+
+  // A restored graph whose searches must still check each point (partial-search.h), else null.
+  const ragdesk::Unplaced* filling() const {
+    const ragdesk::Unplaced* unplaced = state_->unplaced.get();
+    return unplaced != nullptr && (unplaced->missing.load() > 0 || !unplaced->laidOut.load()) ? unplaced : nullptr;
+  }
+
+  // settle(): ends a restore once the store's pass has given every live vector: level 0 laid out,
+  // the file and the slot states freed (after the searches still reading them). Throws, leaving
+  // the graph as it is, when a live slot got no vector: the store and the file do not match.
+  Napi::Value Settle(const Napi::CallbackInfo& info) {
+    if (released(info)) return info.Env().Undefined();
+    Napi::Env env = info.Env();
+    ragdesk::Unplaced* unplaced = state_->unplaced.get();
+    if (unplaced == nullptr) return env.Undefined();
+    const size_t missing = unplaced->missing.load() + unplaced->lent.load();
+    if (missing > 0) {
+      throwError(env, "the source gave no vector for " + std::to_string(missing) + " live elements of the index file");
+      return env.Undefined();
+    }
+    ragdesk::layOut(index(), *unplaced);
+    std::unique_lock<std::shared_mutex> alone(state_->resizing);
+    state_->unplaced.reset();
+    return env.Undefined();
+  }
+
+  // layOut(): copies a restored graph's level 0 from its file into hnswlib's memory (links-file.h),
+  // once; on the graph thread, before the graph is searched as a whole.
+  Napi::Value LayOut(const Napi::CallbackInfo& info) {
+    if (released(info)) return info.Env().Undefined();
+    if (state_->unplaced) ragdesk::layOut(index(), *state_->unplaced);
+    return info.Env().Undefined();
   }
 
   // add(labels, update, vectors, from, to, threads): inserts entries [from, to). update[i] is 1 when
@@ -561,9 +623,12 @@ class Graph : public Napi::ObjectWrap<Graph> {
     Index& graph = index();
     std::vector<uint32_t> labels;
     std::vector<double> scores;
+    std::vector<uint32_t> missing;
     const bool searched = hnswlibCall(env, [&] {
       std::shared_lock<std::shared_mutex> shared(state_->resizing);
-      auto found = nearest(graph, query.data(), k, ef, filtered ? &filter : nullptr);
+      const ragdesk::Unplaced* unplaced = filling();
+      auto found = unplaced != nullptr ? ragdesk::partialNearest(graph, *unplaced, query.data(), k, ef, filtered ? &filter : nullptr, missing)
+                                       : nearest(graph, query.data(), k, ef, filtered ? &filter : nullptr);
       labels.resize(found.size());
       scores.resize(found.size());
       for (size_t i = found.size(); i-- > 0; found.pop()) {
@@ -571,7 +636,7 @@ class Graph : public Napi::ObjectWrap<Graph> {
         scores[i] = 1.0 - static_cast<double>(found.top().first);
       }
     });
-    return searched ? hits(env, labels, scores) : env.Undefined();
+    return searched ? hits(env, labels, scores, missing) : env.Undefined();
   }
 
   // exact(query, filter, hidden): every allowed live label below the filter's nextLabel with its
@@ -603,19 +668,27 @@ class Graph : public Napi::ObjectWrap<Graph> {
     Index& graph = index();
     std::vector<uint32_t> labels;
     std::vector<double> scores;
+    std::vector<uint32_t> missing;
     std::shared_lock<std::shared_mutex> shared(state_->resizing);
+    const ragdesk::Unplaced* unplaced = filling();
     std::lock_guard<std::mutex> lookup(graph.label_lookup_lock);
     for (uint32_t label = 0; label < filter.nextLabel; label++) {
       if (!filter(label)) continue;
       const auto found = graph.label_lookup_.find(label);
-      if (found == graph.label_lookup_.end() || graph.isMarkedDeleted(found->second)) continue;
-      const float* stored = reinterpret_cast<const float*>(graph.getDataByInternalId(found->second));
+      if (found == graph.label_lookup_.end()) continue;
+      if (unplaced != nullptr ? unplaced->deleted(found->second) : graph.isMarkedDeleted(found->second)) continue;
+      if (unplaced != nullptr && !unplaced->ready(found->second)) {
+        missing.push_back(label);
+        continue;
+      }
+      const float* stored = reinterpret_cast<const float*>(unplaced != nullptr ? unplaced->vector(graph, found->second)
+                                                                                : graph.getDataByInternalId(found->second));
       double score = 0;
       for (size_t d = 0; d < dimensions; d++) score += query[d] * static_cast<double>(stored[d]);
       labels.push_back(label);
       scores.push_back(score);
     }
-    return hits(env, labels, scores);
+    return hits(env, labels, scores, missing);
   }
 };
 

@@ -28,6 +28,8 @@ export async function fillOnThread(
 ): Promise<void> {
   const { dimensions } = header;
   const labelOf = headerLabels(header);
+  // The collection answers first: the pass's first page is a synchronous read of the store.
+  await nextTurn();
   for await (const batch of vectors) {
     thread.check(key);
     const buffer = thread.opBuffer(batch.length * 4 * (1 + dimensions));

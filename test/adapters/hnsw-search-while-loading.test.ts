@@ -130,14 +130,16 @@ describe('hnsw: searches while a reopened collection loads its vectors', () => {
     const held = heldSource(source);
     const index = make();
     const result = await index.open(COLLECTION, held.source);
+    // The store is left alone until `ready` (the contract): the write names the sequence it will have.
     const added = entries(3, 77, 'late');
     let written = false;
-    const writing = index.upsert(DATASTORE, added, source.put(added)).then(() => (written = true));
+    const writing = index.upsert(DATASTORE, added, source.current + 1).then(() => (written = true));
     await answers(index);
     await new Promise((resolve) => setTimeout(resolve, 30));
     expect(written).toBe(false);
     held.release();
     await result.ready;
+    source.put(added);
     await writing;
     const [best] = await index.query(DATASTORE, { vector: (added[1] as IndexEntry).vector, topK: 1 });
     expect(best?.id).toBe('late1');

@@ -25,6 +25,8 @@ export class RagdeskContext {
   /** Serialises chunk writes per datastore so the index sees them in store order. */
   readonly writes = new KeyedMutex();
   private readonly openedIndexes = new Map<string, Promise<void>>();
+  /** Per datastore: the end of its collection's loading, which may outlast `openedIndexes` (see openIndex). */
+  private readonly loadingIndexes = new Map<string, Promise<void>>();
   private closed = false;
   private closing: Promise<void> | undefined;
   /** Runs before the store closes (the job runner stops there). */
@@ -119,18 +121,33 @@ export class RagdeskContext {
    */
   private openIndex(datastore: { id: string; embeddingDimensions: number; embeddingModel: string }): Promise<void> {
     const opening = new Promise<void>((searchable, failed) => {
-      this.writes
-        .run(datastore.id, async () => {
-          const result = await this.openIndexLocked(datastore);
-          searchable();
-          await result.ready;
-        })
-        .catch((error: unknown) => {
-          if (this.openedIndexes.get(datastore.id) === opening) this.openedIndexes.delete(datastore.id);
-          failed(error);
-        });
+      const loading = this.writes.run(datastore.id, async () => {
+        const result = await this.openIndexLocked(datastore);
+        searchable();
+        await result.ready;
+      });
+      this.loadingIndexes.set(
+        datastore.id,
+        loading.then(
+          () => undefined,
+          () => undefined,
+        ),
+      );
+      loading.catch((error: unknown) => {
+        if (this.openedIndexes.get(datastore.id) === opening) this.openedIndexes.delete(datastore.id);
+        failed(error);
+      });
     });
     return opening;
+  }
+
+  /**
+   * `ensureIndex`, then the rest of its loading (`OpenResult.ready`): for a caller that wants the
+   * collection whole, such as `datastore.load()` before a server takes visitors.
+   */
+  async ensureIndexLoaded(datastore: { id: string; embeddingDimensions: number; embeddingModel: string }): Promise<void> {
+    await this.ensureIndex(datastore);
+    await this.loadingIndexes.get(datastore.id);
   }
 
   /**
@@ -155,7 +172,9 @@ export class RagdeskContext {
             }));
           }
         },
-        vectors: () => store.iterateChunkVectors?.(datastore.id) ?? store.iterateChunks(datastore.id),
+        // Pages of 1,024 (~4 ms on SQLite at 384 dimensions): an index that answers queries while
+        // it reads them (OpenResult.ready) lets one page run between queries.
+        vectors: () => store.iterateChunkVectors?.(datastore.id, { batchSize: 1024 }) ?? store.iterateChunks(datastore.id),
         vectorsOf: async (ids) =>
           store.getChunkVectors
             ? store.getChunkVectors(datastore.id, ids)

@@ -120,9 +120,11 @@ export class Datastore {
     return this.context.operation(async () => {
       const record = await this.current();
       const { context } = this;
-      // Both at once: the vector index's file is read on its own thread while the text index loads here.
+      // Both at once: the vector index's file is read on its own thread while the text index loads
+      // here. The vector index whole: one that answers queries while it still reads its vectors
+      // would leave the first visitors its rounds of fetches.
       await Promise.all([
-        embeddingMatches(context, record) ? context.ensureIndex(record) : undefined,
+        embeddingMatches(context, record) ? context.ensureIndexLoaded(record) : undefined,
         context.store.prepareTextSearch?.(record.id),
       ]);
     });

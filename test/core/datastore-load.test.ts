@@ -62,6 +62,41 @@ describe('datastore.load()', () => {
     }
   });
 
+  it('serves queries while the index still loads (OpenResult.ready), holds writes until it is done, and load() waits for it', async () => {
+    let finish: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (finish = resolve));
+    const store = sqliteStore({ path: join(temp.dir, 'ragdesk.db') });
+    const inner = hnswIndex({ dir: join(temp.dir, 'indexes') });
+    // The index answers open at once and says it is still loading until the gate opens.
+    const index: VectorIndex = {
+      ...inner,
+      open: async (collection, source) => {
+        const result = await inner.open(collection, source);
+        return { ...result, ready: gate.then(() => ({ rebuilt: result.rebuilt })) };
+      },
+    };
+    const ragdesk = createRagdesk({ store, index, embeddings: localEmbeddings({ dimensions: 64 }) });
+    try {
+      const datastore = await ragdesk.datastores.get(datastoreId);
+      const fragments = await datastore.query({ query: 'coral reef bleaching', topK: 1 });
+      expect(fragments[0]?.text).toContain('coral');
+      let written = false;
+      const writing = datastore.upsert([{ text: 'Document 9 is about volcanic islands.' }]).then(() => (written = true));
+      let loaded = false;
+      const loading = datastore.load().then(() => (loaded = true));
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(written).toBe(false);
+      expect(loaded).toBe(false);
+      expect((await datastore.query({ query: 'medieval castle', topK: 1 }))[0]?.text).toContain('castle');
+      finish();
+      await Promise.all([writing, loading]);
+      expect((await datastore.query({ query: 'volcanic islands', topK: 1 }))[0]?.text).toContain('volcanic');
+    } finally {
+      finish();
+      await ragdesk.close();
+    }
+  });
+
   it('loads only the text search of a datastore embedded with another model, without failing', async () => {
     const { ragdesk, index } = open(localEmbeddings({ dimensions: 128 }));
     try {

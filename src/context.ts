@@ -7,6 +7,7 @@ import type { Store } from './ports/store.js';
 import type { OpenResult, VectorIndex } from './ports/vector-index.js';
 import type { Tokenizer } from './ingest/tokenizer.js';
 import { KeyedMutex } from './util/keyed-mutex.js';
+import { indexSource } from './datastores/index-source.js';
 import type { UsageLimits } from './datasources/usage-limits.js';
 
 export interface ChunkingOptions {
@@ -160,26 +161,7 @@ export class RagdeskContext {
     if (!(await store.getDatastore(datastore.id))) throw notFound('datastore', datastore.id);
     return this.index.open(
       { datastoreId: datastore.id, dimensions: datastore.embeddingDimensions, model: datastore.embeddingModel },
-      {
-        sequence: () => store.chunkSequence(datastore.id),
-        entries: async function* () {
-          for await (const batch of store.iterateChunks(datastore.id)) {
-            yield batch.map((chunk) => ({
-              id: chunk.id,
-              vector: chunk.vector,
-              datasourceId: chunk.datasourceId,
-              customId: chunk.customId,
-            }));
-          }
-        },
-        // Pages of 1,024 (~4 ms on SQLite at 384 dimensions): an index that answers queries while
-        // it reads them (OpenResult.ready) lets one page run between queries.
-        vectors: () => store.iterateChunkVectors?.(datastore.id, { batchSize: 1024 }) ?? store.iterateChunks(datastore.id),
-        vectorsOf: async (ids) =>
-          store.getChunkVectors
-            ? store.getChunkVectors(datastore.id, ids)
-            : (await store.getChunks(ids)).filter((chunk) => chunk.datastoreId === datastore.id),
-      },
+      indexSource(store, datastore.id),
     );
   }
 

@@ -298,14 +298,15 @@ export class Collection {
     return this.thread.room();
   }
 
-  /**
-   * Resolves once a restore's vectors are all in the graph (at once for any other collection);
-   * rejects when the store and the file turned out not to match.
-   */
+  /** Whether a restore's vectors are still arriving (searches are answered meanwhile). */
   get isFilling(): boolean {
     return this.filling !== undefined;
   }
 
+  /**
+   * Resolves once a restore's vectors are all in the graph (at once for any other collection);
+   * rejects when the store and the file turned out not to match.
+   */
   get filled(): Promise<void> {
     return this.filling?.done ?? Promise.resolve();
   }

@@ -8,6 +8,7 @@ import Database from 'better-sqlite3';
 import { collectionDirectory } from '../../adapters/hnsw/persistence.js';
 import type { OpenResult, Store, VectorIndex } from '../../src/ports/index.js';
 import type { DatasourceRecord } from '../../src/ports/records.js';
+import { indexSource } from '../../src/datastores/index-source.js';
 
 /** `PRAGMA integrity_check` and `foreign_key_check` on the database file (the WAL is replayed by opening it). */
 export function checkDatabaseFile(path: string): string[] {
@@ -50,22 +51,12 @@ export async function checkConsistency(store: Store, index: VectorIndex, options
   const fail = (message: string) => report.failures.push(message);
   for (const datastore of await store.listDatastores()) {
     report.datastores++;
-    const result = await index.open(
+    // The way the core opens it, then what loading came to (an index may answer before its load is over).
+    const opened = await index.open(
       { datastoreId: datastore.id, dimensions: datastore.embeddingDimensions, model: datastore.embeddingModel },
-      {
-        sequence: () => store.chunkSequence(datastore.id),
-        entries: async function* () {
-          for await (const batch of store.iterateChunks(datastore.id)) {
-            yield batch.map((chunk) => ({
-              id: chunk.id,
-              vector: chunk.vector,
-              datasourceId: chunk.datasourceId,
-              customId: chunk.customId,
-            }));
-          }
-        },
-      },
+      indexSource(store, datastore.id),
     );
+    const result = opened.ready ? await opened.ready : opened;
     report.opens.push({ datastoreId: datastore.id, result });
     const sources = await store.listDatasources(datastore.id);
     report.datasources += sources.length;

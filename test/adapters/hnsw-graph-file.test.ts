@@ -186,6 +186,11 @@ describe('hnsw index file without the store-held vectors', () => {
     // Read as another dimension count, or a full file read as a links file: not this layout.
     await expect(restoreOf(bytes, DIMENSIONS * 2)).rejects.toThrow(/links file: unexpected layout/);
     await expect(restoreOf(await readFile(full))).rejects.toThrow(/links file: /);
+    // A level-0 link to an element the file does not have (a search would follow it).
+    const linked = Buffer.from(bytes);
+    expect(linked.readUInt16LE(96)).toBeGreaterThan(0);
+    linked.writeUInt32LE(vectors.length + 5, 100);
+    await expect(restoreOf(linked)).rejects.toThrow(/links file: level-0 links/);
     // The intact file restores, and wants every vector.
     const intact = await nativeGraph().restore(links, DIMENSIONS);
     expect(intact.missing()).toBe(vectors.length);

@@ -198,22 +198,14 @@ Napi::Object hits(Napi::Env env, const std::vector<uint32_t>& labels, const std:
 }
 
 // hnswlib's searchKnn with two changes for a search that runs while another thread inserts: the
-// entry point and the top level are read together under the lock an insert that raises the top
-// level holds (searchKnn reads them apart, and could pair a new level with an old entry point
-// that has no links there), and the beam is an argument instead of the shared ef_.
+// entry point and the top level are read together (ragdesk::entryPoint), and the beam is an
+// argument instead of the shared ef_.
 std::priority_queue<std::pair<float, hnswlib::labeltype>> nearest(Index& graph, const void* query, size_t k, size_t ef,
                                                                  hnswlib::BaseFilterFunctor* filter) {
   std::priority_queue<std::pair<float, hnswlib::labeltype>> result;
-  if (graph.cur_element_count == 0) return result;
   hnswlib::tableint current;
   int top;
-  {
-    std::lock_guard<std::mutex> guard(graph.global);
-    current = graph.enterpoint_node_;
-    top = graph.maxlevel_;
-  }
-  // The first insert counts its element before it makes it the entry point.
-  if (current == static_cast<hnswlib::tableint>(-1)) return result;
+  if (!ragdesk::entryPoint(graph, current, top)) return result;
   float closest = graph.fstdistfunc_(query, graph.getDataByInternalId(current), graph.dist_func_param_);
   for (int level = top; level > 0; level--) {
     bool changed = true;
@@ -426,14 +418,20 @@ class Graph : public Napi::ObjectWrap<Graph> {
     const auto labels = typedArray<uint32_t>(info[0]);
     const auto vectors = typedArray<float>(info[1]);
     const size_t dimensions = state_->dimensions;
+    if (vectors.ElementLength() != labels.ElementLength() * dimensions) {
+      throwError(env, "vectors and labels differ in length");
+      return env.Undefined();
+    }
+    // Under the lock settle takes alone to free the restore's state.
+    std::shared_lock<std::shared_mutex> shared(state_->resizing);
     ragdesk::Unplaced* unplaced = state_->unplaced.get();
-    if (unplaced == nullptr || vectors.ElementLength() != labels.ElementLength() * dimensions) {
-      throwError(env, unplaced == nullptr ? "the graph was not restored" : "vectors and labels differ in length");
+    if (unplaced == nullptr) {
+      // A search's vectors that arrive after the store's pass ended are not needed any more.
+      if (!lending) throwError(env, "the graph was not restored");
       return env.Undefined();
     }
     using ragdesk::Unplaced;
     Index& graph = index();
-    std::shared_lock<std::shared_mutex> shared(state_->resizing);
     for (size_t i = 0; i < labels.ElementLength(); i++) {
       const uint32_t label = labels.Data()[i];
       size_t slot;
@@ -446,6 +444,12 @@ class Graph : public Napi::ObjectWrap<Graph> {
       const bool claimed = slot < unplaced->slots && unplaced->placed[slot].compare_exchange_strong(state, Unplaced::kWriting);
       if (!claimed) {
         if (lending) continue;
+        // A search may be lending this slot its vector at this moment (on its own thread): the
+        // copy of one vector, waited for.
+        while (state == Unplaced::kWriting) {
+          std::this_thread::yield();
+          state = unplaced->placed[slot].load(std::memory_order_acquire);
+        }
         if (state == Unplaced::kLent && unplaced->placed[slot].compare_exchange_strong(state, Unplaced::kPlaced)) {
           unplaced->lent.fetch_sub(1);
           continue;

@@ -103,6 +103,16 @@ std::unique_ptr<hnswlib::HierarchicalNSW<float>> readLinksFile(const std::string
     const char* head = in.take(3);
     const bool deleted = (static_cast<unsigned char>(head[2]) & 1) != 0;
     in.take((deleted ? recordBytes : shortBytes) - 3);
+    // Searches follow these links before hnswlib's level 0 holds them: each must name an element.
+    hnswlib::linklistsizeint links0;
+    std::memcpy(&links0, head, sizeof(links0));
+    const size_t degree = links0 & 0xffff;
+    if (degree > maxM0) corrupt("level-0 links");
+    for (size_t j = 0; j < degree; j++) {
+      hnswlib::tableint target;
+      std::memcpy(&target, head + sizeof(links0) + j * sizeof(target), sizeof(target));
+      if (target >= count) corrupt("level-0 links");
+    }
     hnswlib::labeltype label;
     std::memcpy(&label, head + (deleted ? labelOffset : dataOffset), sizeof(label));
     const auto slot = static_cast<hnswlib::tableint>(i);

@@ -5,7 +5,7 @@
 #include "partial-search.h"
 
 #include <limits>
-#include <mutex>
+#include <stdexcept>
 
 namespace ragdesk {
 namespace {
@@ -21,6 +21,8 @@ class Walk {
 
   // The point's distance, or false (and its label noted) while its vector is not placed.
   bool measure(hnswlib::tableint point, float& distance) {
+    // Level-0 links were checked when the file was read; upper-level ones are checked here.
+    if (point >= unplaced_.slots) throw std::runtime_error("links file: a link past the last element");
     if (!unplaced_.ready(point)) {
       missing_.push_back(static_cast<uint32_t>(unplaced_.label(point)));
       return false;
@@ -87,15 +89,9 @@ std::priority_queue<std::pair<float, hnswlib::labeltype>> partialNearest(Graph& 
                                                                         size_t ef, hnswlib::BaseFilterFunctor* filter,
                                                                         std::vector<uint32_t>& missing) {
   std::priority_queue<std::pair<float, hnswlib::labeltype>> result;
-  if (graph.cur_element_count == 0) return result;
   hnswlib::tableint current;
   int top;
-  {
-    std::lock_guard<std::mutex> guard(graph.global);
-    current = graph.enterpoint_node_;
-    top = graph.maxlevel_;
-  }
-  if (current == static_cast<hnswlib::tableint>(-1)) return result;
+  if (!entryPoint(graph, current, top)) return result;
   Walk walk(graph, unplaced, query, missing);
   float closest = 0;
   if (!walk.measure(current, closest)) return result;

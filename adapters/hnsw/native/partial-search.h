@@ -3,6 +3,7 @@
 #pragma once
 
 #include <cstdint>
+#include <mutex>
 #include <queue>
 #include <utility>
 #include <vector>
@@ -11,6 +12,20 @@
 #include "links-file.h"
 
 namespace ragdesk {
+
+// The entry point and top level, read together under the lock an insert that raises the top level
+// holds (hnswlib's searchKnn reads them apart, and could pair a new level with an old entry point
+// that has no links there). False for a graph without an entry point yet.
+inline bool entryPoint(hnswlib::HierarchicalNSW<float>& graph, hnswlib::tableint& entry, int& top) {
+  if (graph.cur_element_count == 0) return false;
+  {
+    std::lock_guard<std::mutex> guard(graph.global);
+    entry = graph.enterpoint_node_;
+    top = graph.maxlevel_;
+  }
+  // The first insert counts its element before it makes it the entry point.
+  return entry != static_cast<hnswlib::tableint>(-1);
+}
 
 // The k nearest allowed labels as hnswlib's search finds them (greedy descent through the upper
 // levels, then a beam of `ef` on level 0, the bare variant when nothing is deleted or filtered),

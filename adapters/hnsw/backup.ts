@@ -5,7 +5,7 @@
  */
 import { copyFile, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { HEADER_FILE, readHeader, verifiedBinary, type IndexHeader } from './persistence.js';
+import { HEADER_FILE, headerText, readHeader, verifiedBinary, type IndexHeader } from './persistence.js';
 
 export interface CopiedCollection {
   /** Directory name under the index directory. */
@@ -69,7 +69,7 @@ async function copyCollection(
       await rm(join(target, header.binary.file), { force: true });
       continue;
     }
-    await writeFile(join(target, HEADER_FILE), JSON.stringify(header));
+    await writeFile(join(target, HEADER_FILE), headerText(header));
     return summary(header);
   }
   await rm(target, { recursive: true, force: true });

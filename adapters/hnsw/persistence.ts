@@ -163,7 +163,7 @@ export async function writeGeneration(
   const headerTemporary = join(directory, `${HEADER_FILE}.${randomBytes(4).toString('hex')}.tmp`);
   const handle = await open(headerTemporary, 'w');
   try {
-    await handle.writeFile(JSON.stringify({ ...header, entries: encodeEntries(header.entries) }));
+    await handle.writeFile(headerText(header));
     await handle.sync();
   } finally {
     await handle.close();
@@ -245,6 +245,21 @@ async function syncDirectory(directory: string): Promise<void> {
 
 function isNotFound(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'ENOENT';
+}
+
+/**
+ * A header as its file holds it (what `readHeader` parses back). The entries' numbers are in the
+ * memory form after a read (typed arrays for version 3): written here in the header's own version.
+ */
+export function headerText(header: IndexHeader): string {
+  if (header.version !== FORMAT_VERSION) {
+    const { ids, labels, datasources, customIds } = header.entries;
+    return JSON.stringify({
+      ...header,
+      entries: { ids, labels: Array.from(labels), datasources: Array.from(datasources), customIds: Array.from(customIds) },
+    });
+  }
+  return JSON.stringify({ ...header, entries: encodeEntries(header.entries) });
 }
 
 function encodeEntries(entries: PersistedEntries): EncodedEntries {

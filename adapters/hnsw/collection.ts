@@ -335,7 +335,14 @@ export class Collection {
       const filling = this.filling;
       const lent =
         filling?.vectorsOf !== undefined && round < MAX_LENDING_ROUNDS
-          ? await lendVectors(this.thread, this.key, found.missing, (label) => this.idOfLabel[label], filling.vectorsOf)
+          ? await lendVectors(
+              this.thread,
+              this.key,
+              this.identity.dimensions,
+              found.missing,
+              (label) => this.idOfLabel[label],
+              filling.vectorsOf,
+            )
           : 0;
       if (lent === 0) await this.filled;
     }

@@ -47,9 +47,11 @@ async function drain(): Promise<void> {
   draining = false;
 }
 
-/** Holds a loaded graph. The index checks its labels against its header before it sends anything else for this key. */
-function hold(key: GraphKey, graph: NativeGraph, live: number): { labels: Uint32Array; count: number; handle: number } {
-  graphs.set(key, { graph, live });
+/**
+ * The answer to a load or a restore: the graph's labels, which the index checks against its header
+ * before it sends anything else for this key, and the number that shares it.
+ */
+function loadedReply(graph: NativeGraph): { labels: Uint32Array; count: number; handle: number } {
   return { labels: graph.labels(), count: graph.count(), handle: graph.share() };
 }
 
@@ -71,7 +73,7 @@ async function apply(request: GraphRequest): Promise<Omit<GraphReply & { ok: tru
       const graph = await Graph.restore(request.linksPath, request.dimensions);
       restoring.set(request.key, graph);
       // Shared at once: the index searches it while its vectors arrive.
-      return { labels: graph.labels(), count: graph.count(), handle: graph.share() };
+      return loadedReply(graph);
     }
     case 'restore-vectors': {
       const graph = restoring.get(request.key);
@@ -99,8 +101,11 @@ async function apply(request: GraphRequest): Promise<Omit<GraphReply & { ok: tru
       graphs.set(request.key, { graph, live: request.live });
       return {};
     }
-    case 'load':
-      return hold(request.key, await Graph.read(request.path, request.dimensions), request.live);
+    case 'load': {
+      const graph = await Graph.read(request.path, request.dimensions);
+      graphs.set(request.key, { graph, live: request.live });
+      return loadedReply(graph);
+    }
     case 'add': {
       add(held(request.key), request.labels, request.update, request.vectors);
       return {};

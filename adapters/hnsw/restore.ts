@@ -32,18 +32,8 @@ export async function fillOnThread(
   await nextTurn();
   for await (const batch of vectors) {
     thread.check(key);
-    const buffer = thread.opBuffer(batch.length * 4 * (1 + dimensions));
-    const packedLabels = new Uint32Array(buffer, 0, batch.length);
-    const packedVectors = new Float32Array(buffer, batch.length * 4, batch.length * dimensions);
-    batch.forEach((entry, i) => {
-      const label = labelOf(entry.id);
-      if (label === undefined || entry.vector.length !== dimensions) {
-        throw new Error(`entry ${JSON.stringify(entry.id)} does not match the index file`);
-      }
-      packedLabels[i] = label;
-      packedVectors.set(entry.vector, i * dimensions);
-    });
-    thread.post({ op: 'restore-vectors', key, labels: packedLabels, vectors: packedVectors });
+    const packed = pack(batch, labelOf, dimensions, thread.opBuffer(batch.length * 4 * (1 + dimensions)));
+    thread.post({ op: 'restore-vectors', key, ...packed });
     // The thread normalises while this thread reads on; the queue bound keeps the vectors in flight
     // small. A page is one synchronous read of the store: searches get their turns in between.
     await thread.room();
@@ -59,6 +49,7 @@ export async function fillOnThread(
 export async function lendVectors(
   thread: GraphThread,
   key: GraphKey,
+  dimensions: number,
   labels: Uint32Array,
   idOf: (label: number) => string | undefined,
   vectorsOf: NonNullable<RestoreSource['vectorsOf']>,
@@ -71,16 +62,32 @@ export async function lendVectors(
   if (labelOfId.size === 0) return 0;
   const fetched = (await vectorsOf([...labelOfId.keys()])).filter((entry) => labelOfId.has(entry.id));
   if (fetched.length === 0) return 0;
-  const dimensions = (fetched[0] as IndexVector).vector.length;
-  const packedLabels = new Uint32Array(fetched.length);
-  const packedVectors = new Float32Array(fetched.length * dimensions);
-  fetched.forEach((entry, i) => {
-    if (entry.vector.length !== dimensions) throw new Error(`entry ${JSON.stringify(entry.id)} does not match the index file`);
-    packedLabels[i] = labelOfId.get(entry.id) as number;
-    packedVectors.set(entry.vector, i * dimensions);
-  });
-  thread.lend(key, packedLabels, packedVectors);
+  const packed = pack(fetched, (id) => labelOfId.get(id), dimensions, new ArrayBuffer(fetched.length * 4 * (1 + dimensions)));
+  thread.lend(key, packed.labels, packed.vectors);
   return fetched.length;
+}
+
+/**
+ * Entries' labels, then their vectors back to back, in `buffer`; throws when an id has no label or
+ * a vector another length: the source and the index file do not match.
+ */
+function pack(
+  entries: readonly IndexVector[],
+  labelOf: (id: string) => number | undefined,
+  dimensions: number,
+  buffer: ArrayBufferLike,
+): { labels: Uint32Array; vectors: Float32Array } {
+  const labels = new Uint32Array(buffer, 0, entries.length);
+  const vectors = new Float32Array(buffer, entries.length * 4, entries.length * dimensions);
+  entries.forEach((entry, i) => {
+    const label = labelOf(entry.id);
+    if (label === undefined || entry.vector.length !== dimensions) {
+      throw new Error(`entry ${JSON.stringify(entry.id)} does not match the index file`);
+    }
+    labels[i] = label;
+    vectors.set(entry.vector, i * dimensions);
+  });
+  return { labels, vectors };
 }
 
 /**

@@ -1,4 +1,5 @@
 import type { IndexEntry } from '../../src/ports/index.js';
+import { PackedStrings } from '../kit/packed-strings.js';
 import type { GraphKey } from './graph-protocol.js';
 import type { LabelScores, LabelTables, SearchFilter } from './graph-search.js';
 import type { GraphThread } from './graph-thread.js';
@@ -67,8 +68,14 @@ export class Collection {
    */
   private labelMap: Map<string, number> | undefined = new Map();
   private liveCount = 0;
-  /** Per label: its id (undefined once removed), datasource number and custom id number (-1: none). */
+  /**
+   * Per label: its id (undefined once removed), datasource number and custom id number (-1: none).
+   * After a load the ids stay in the header's packed list (`loadedIds`) until a mutation needs them
+   * as strings: a query decodes the few it returns.
+   */
   private idOfLabel: (string | undefined)[] = [];
+  /** A loaded header's ids by label (see PersistedEntries), while no mutation needed them as strings. */
+  private loadedIds: PackedStrings | undefined;
   private sourceOfLabel = labelTable(0);
   private tenantOfLabel = labelTable(0);
   private readonly datasources = new Interner();
@@ -114,26 +121,26 @@ export class Collection {
     const collection = new Collection(identity, thread, key);
     try {
       const { dimensions } = identity;
-      const reading = restore
-        ? thread.request({ op: 'restore', key, linksPath: binaryPath, dimensions })
-        : thread.request({ op: 'load', key, dimensions, path: binaryPath, live: header.entries.ids.length });
+      // The header is taken in first (it may be refused): the load of a whole file needs its live count.
+      const reading = restore ? thread.request({ op: 'restore', key, linksPath: binaryPath, dimensions }) : undefined;
       try {
         collection.trackHeader(header);
       } finally {
         await reading;
       }
-      const { labels = new Uint32Array(0), count = 0 } = await reading;
+      const { labels = new Uint32Array(0), count = 0 } =
+        (await reading) ?? (await thread.request({ op: 'load', key, dimensions, path: binaryPath, live: collection.count }));
       // Labels are below nextLabel (checked when the header was parsed): one byte per label.
       const present = new Uint8Array(header.nextLabel);
       for (const label of labels) if (label < present.length) present[label] = 1;
       for (let label = 0; label < header.nextLabel; label++) {
-        if (collection.idOfLabel[label] !== undefined && present[label] !== 1) {
-          throw new Error(`header entry ${JSON.stringify(collection.idOfLabel[label])} is not in the binary`);
+        if (collection.isLive(label) && present[label] !== 1) {
+          throw new Error(`header entry ${JSON.stringify(collection.idOf(label))} is not in the binary`);
         }
       }
       if (count < collection.count) throw new Error('binary holds fewer points than the header');
       if (restore) {
-        const done = fillOnThread(thread, key, header, restore.vectors).finally(() => {
+        const done = fillOnThread(thread, key, header, collection.count, restore.vectors).finally(() => {
           collection.filling = undefined;
         });
         // Awaited by whoever opened the collection; marked handled here so a failure before that
@@ -148,20 +155,37 @@ export class Collection {
     return collection;
   }
 
-  /** The header's entries and counters, without the id → label map (built on first need). */
+  /**
+   * The header's entries and counters, without the id → label map (built on first need) and with
+   * the ids left packed (see `loadedIds`). Refused when an entry names a datasource or custom id the
+   * header's tables do not have.
+   */
   private trackHeader(header: IndexHeader): void {
-    const { ids, labels, datasources, customIds } = header.entries;
-    this.reserve(header.nextLabel);
-    this.idOfLabel = new Array<string | undefined>(header.nextLabel);
-    this.labelMap = undefined;
+    const { ids, datasources, customIds } = header.entries;
+    const sourceCount = header.datasourceIds.length;
+    const tenantCount = header.customIds.length;
     // The header's tables are distinct names (see toHeaderContent): its indexes are the numbers.
-    this.datasources.adopt(header.datasourceIds);
-    this.customIds.adopt(header.customIds);
-    for (let i = 0; i < ids.length; i++) {
-      const label = labels[i] as number;
-      if (this.idOfLabel[label] !== undefined) throw new Error(`header entries repeat label ${label}`);
-      this.trackNumbers(label, ids[i] as string, datasources[i] as number, customIds[i] as number);
+    const sourceLive = new Int32Array(sourceCount);
+    const tenantLive = new Int32Array(tenantCount);
+    let live = 0;
+    for (let label = 0; label < datasources.length; label++) {
+      const source = datasources[label] as number;
+      if (source < 0) continue;
+      const tenant = customIds[label] as number;
+      if (source >= sourceCount || tenant < -1 || tenant >= tenantCount) throw new Error(`header entry of label ${label} is out of range`);
+      sourceLive[source] = (sourceLive[source] as number) + 1;
+      if (tenant >= 0) tenantLive[tenant] = (tenantLive[tenant] as number) + 1;
+      live += 1;
     }
+    this.reserve(header.nextLabel);
+    this.sourceOfLabel.set(datasources);
+    this.tenantOfLabel.set(customIds);
+    this.labelMap = undefined;
+    this.idOfLabel = [];
+    this.loadedIds = ids;
+    this.liveCount = live;
+    this.datasources.adopt(header.datasourceIds, sourceLive);
+    this.customIds.adopt(header.customIds, tenantLive);
     this.nextLabel = header.nextLabel;
     this.sequence = header.sequence;
     this.generation = header.generation;
@@ -173,10 +197,11 @@ export class Collection {
    */
   private get labelsById(): Map<string, number> {
     if (this.labelMap !== undefined) return this.labelMap;
+    const ids = this.idList;
     const map = new Map<string, number>();
     this.labelMap = map;
     for (let label = 0; label < this.nextLabel; label++) {
-      const id = this.idOfLabel[label];
+      const id = ids[label];
       if (id === undefined) continue;
       if (!map.has(id)) {
         map.set(id, label);
@@ -188,12 +213,29 @@ export class Collection {
     return map;
   }
 
+  /** The ids by label as strings, for a mutation: a loaded header's are decoded now. */
+  private get idList(): (string | undefined)[] {
+    const loaded = this.loadedIds;
+    if (loaded !== undefined) {
+      const ids = new Array<string | undefined>(this.nextLabel);
+      for (let label = 0; label < loaded.length; label++) if (this.isLive(label)) ids[label] = loaded.at(label);
+      this.idOfLabel = ids;
+      this.loadedIds = undefined;
+    }
+    return this.idOfLabel;
+  }
+
+  private isLive(label: number): boolean {
+    if (this.loadedIds === undefined) return this.idOfLabel[label] !== undefined;
+    return label < this.loadedIds.length && (this.sourceOfLabel[label] as number) >= 0;
+  }
+
   get count(): number {
     return this.liveCount;
   }
 
   info(label: number): LabelInfo | undefined {
-    const id = this.idOfLabel[label];
+    const id = this.idOf(label);
     if (id === undefined) return undefined;
     const tenant = this.tenantOfLabel[label] as number;
     return {
@@ -205,7 +247,8 @@ export class Collection {
 
   /** The id of a live label, else undefined. */
   idOf(label: number): string | undefined {
-    return this.idOfLabel[label];
+    if (this.loadedIds === undefined) return this.idOfLabel[label];
+    return this.isLive(label) ? this.loadedIds.at(label) : undefined;
   }
 
   /** Numbers for filters: -1 when no live entry has that datasource / custom id. */
@@ -237,7 +280,7 @@ export class Collection {
 
   /** Every live label, in label order. */
   *labels(): Iterable<number> {
-    for (let label = 0; label < this.nextLabel; label++) if (this.idOfLabel[label] !== undefined) yield label;
+    for (let label = 0; label < this.nextLabel; label++) if (this.isLive(label)) yield label;
   }
 
   /**
@@ -340,7 +383,7 @@ export class Collection {
               this.key,
               this.identity.dimensions,
               found.missing,
-              (label) => this.idOfLabel[label],
+              (label) => this.idOf(label),
               filling.vectorsOf,
             )
           : 0;
@@ -362,36 +405,35 @@ export class Collection {
   toHeaderContent(generation: number): HeaderContent {
     const datasourceIds: string[] = [];
     const customIds: string[] = [];
-    // Interned number → position in the header's table (-1: not written yet).
+    // Interned number → position in the header's table.
     const sourceIndex = new Map<number, number>();
     const tenantIndex = new Map<number, number>();
-    const entries = { ids: [] as string[], labels: [] as number[], datasources: [] as number[], customIds: [] as number[] };
+    const ids = new Array<string>(this.nextLabel).fill('');
+    const sources = new Int32Array(this.nextLabel).fill(-1);
+    const tenants = new Int32Array(this.nextLabel).fill(-1);
     for (let label = 0; label < this.nextLabel; label++) {
-      const id = this.idOfLabel[label];
+      const id = this.idOf(label);
       if (id === undefined) continue;
       const source = this.sourceOfLabel[label] as number;
       let at = sourceIndex.get(source);
       if (at === undefined) sourceIndex.set(source, (at = datasourceIds.push(this.datasources.name(source)) - 1));
       const tenant = this.tenantOfLabel[label] as number;
-      let tenantAt = -1;
       if (tenant >= 0) {
-        const known = tenantIndex.get(tenant);
-        if (known === undefined) tenantIndex.set(tenant, (tenantAt = customIds.push(this.customIds.name(tenant)) - 1));
-        else tenantAt = known;
+        let tenantAt = tenantIndex.get(tenant);
+        if (tenantAt === undefined) tenantIndex.set(tenant, (tenantAt = customIds.push(this.customIds.name(tenant)) - 1));
+        tenants[label] = tenantAt;
       }
-      entries.ids.push(id);
-      entries.labels.push(label);
-      entries.datasources.push(at);
-      entries.customIds.push(tenantAt);
+      ids[label] = id;
+      sources[label] = at;
     }
     return {
       ...this.identity,
       sequence: this.sequence,
       generation,
       nextLabel: this.nextLabel,
-      datasourceIds,
-      customIds,
-      entries,
+      datasourceIds: PackedStrings.of(datasourceIds),
+      customIds: PackedStrings.of(customIds),
+      entries: { ids: PackedStrings.of(ids), datasources: sources, customIds: tenants },
     };
   }
 
@@ -418,7 +460,7 @@ export class Collection {
   private trackNumbers(label: number, id: string, source: number, tenant: number): void {
     this.reserve(label + 1);
     this.labelMap?.set(id, label);
-    this.idOfLabel[label] = id;
+    this.idList[label] = id;
     this.liveCount += 1;
     this.sourceOfLabel[label] = source;
     this.tenantOfLabel[label] = tenant;
@@ -427,7 +469,7 @@ export class Collection {
   }
 
   private untrack(label: number): void {
-    const id = this.idOfLabel[label];
+    const id = this.idList[label];
     if (id === undefined) return;
     this.labelsById.delete(id);
     this.untrackLabel(label);
@@ -435,7 +477,7 @@ export class Collection {
 
   /** Forgets a label's entry and counts (not its map entry: see `untrack`). */
   private untrackLabel(label: number): void {
-    this.idOfLabel[label] = undefined;
+    this.idList[label] = undefined;
     this.liveCount -= 1;
     this.datasources.add(this.sourceOfLabel[label] as number, -1);
     this.sourceOfLabel[label] = -1;
@@ -460,19 +502,30 @@ class Interner {
    */
   private numbers: Map<string, number> | undefined = new Map();
   private names: string[] = [];
+  /** A loaded header's names, until a write needs them as strings (see `list`). */
+  private loaded: PackedStrings | undefined;
   private counts: number[] = [];
 
-  /** Takes `names` (distinct) as the numbers 0..n-1, each with count 0, into an empty interner. */
-  adopt(names: string[]): void {
-    this.names = names;
-    this.counts = new Array<number>(names.length).fill(0);
+  /** Takes `names` (distinct) as the numbers 0..n-1, with their live counts, into an empty interner. */
+  adopt(names: PackedStrings, counts: Int32Array): void {
+    this.loaded = names;
+    this.names = [];
+    this.counts = Array.from(counts);
     this.numbers = undefined;
+  }
+
+  private list(): string[] {
+    if (this.loaded !== undefined) {
+      this.names = this.loaded.toArray();
+      this.loaded = undefined;
+    }
+    return this.names;
   }
 
   private lookup(): Map<string, number> {
     if (this.numbers === undefined) {
       const numbers = new Map<string, number>();
-      this.names.forEach((name, number) => {
+      this.list().forEach((name, number) => {
         if ((this.counts[number] as number) > 0 && !numbers.has(name)) numbers.set(name, number);
       });
       this.numbers = numbers;
@@ -484,7 +537,7 @@ class Interner {
     const numbers = this.lookup();
     let number = numbers.get(name);
     if (number === undefined) {
-      number = this.names.push(name) - 1;
+      number = this.list().push(name) - 1;
       this.counts.push(0);
       numbers.set(name, number);
     }
@@ -496,7 +549,7 @@ class Interner {
   }
 
   name(number: number): string {
-    return this.names[number] as string;
+    return this.loaded !== undefined ? this.loaded.at(number) : (this.names[number] as string);
   }
 
   count(number: number): number {
@@ -507,8 +560,9 @@ class Interner {
     const count = (this.counts[number] as number) + delta;
     this.counts[number] = count;
     if (count === 0) {
-      this.numbers?.delete(this.names[number] as string);
-      this.names[number] = '';
+      const names = this.list();
+      this.numbers?.delete(names[number] as string);
+      names[number] = '';
     }
   }
 }

@@ -20,42 +20,51 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { BigIntStats } from 'node:fs';
+import { isAscii } from 'node:buffer';
 import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { PackedStrings, readPacked } from '../kit/packed-strings.js';
 import { releaseBuffer } from '../kit/release-buffer.js';
 
 export const HEADER_FILE = 'header.json';
 const FORMAT = 'ragdesk-hnsw';
 /**
- * 3: the entries' numbers (labels, datasource and custom id indexes) are base64 of little-endian
- * 32-bit arrays: at 100k entries, parsing them as JSON numbers and checking each was a third of
- * reading the header, ahead of a reopen's first query. 2: the same as JSON arrays. From 2 on, the
- * binary is hnswlib's file without the live elements' vectors (graph-file.ts), which the store
- * holds; 1: hnswlib's own file. Older versions are still read.
+ * 4: the entries by label (`PersistedEntries`), the ids and the datasource and custom id tables as
+ * base64 of packed string lists (adapters/kit/packed-strings.ts), decoded one string at a time when
+ * needed; the file is ASCII (anything else escaped), read without a UTF-8 decode. At 100k entries,
+ * parsing 200k JSON strings, then placing each entry by its label, was most of reading the header
+ * ahead of a reopen's first query. 3: parallel arrays of live entries (ids, labels, datasource and
+ * custom id indexes), the ids and tables as JSON strings, the numbers as base64 of little-endian
+ * 32-bit arrays; 2: the numbers as JSON arrays. From 2 on, the binary is hnswlib's file without
+ * the live elements' vectors (graph-file.ts), which the store holds; 1: hnswlib's own file. Older
+ * versions are still read.
  */
-const FORMAT_VERSION = 3;
+const FORMAT_VERSION = 4;
+const NUMBERS_AS_BASE64 = 3;
 
-/** The id → label map and filter attributes, as parallel arrays (compact for 100k entries). */
+/**
+ * The id → label map and filter attributes, by label (0 to nextLabel - 1): a loaded collection
+ * takes the arrays as they are. A label with no live entry has datasource -1 and id ''.
+ */
 interface PersistedEntries {
-  ids: string[];
-  labels: ArrayLike<number>;
-  /** Index into `IndexHeader.datasourceIds`. */
-  datasources: ArrayLike<number>;
-  /** Index into `IndexHeader.customIds`, or -1 for no custom id. */
-  customIds: ArrayLike<number>;
+  ids: PackedStrings;
+  /** Index into `IndexHeader.datasourceIds`; -1: no live entry. */
+  datasources: Int32Array;
+  /** Index into `IndexHeader.customIds`; -1: none. */
+  customIds: Int32Array;
 }
 
-/** `PersistedEntries` as version 3 writes them. */
-interface EncodedEntries {
+/** The entries of versions 1-3: live entries only, as parallel arrays. */
+interface ParallelEntries {
   ids: string[];
-  labels: string;
-  datasources: string;
-  customIds: string;
+  labels: ArrayLike<number>;
+  datasources: ArrayLike<number>;
+  customIds: ArrayLike<number>;
 }
 
 export interface IndexHeader {
   format: typeof FORMAT;
-  version: 1 | 2 | typeof FORMAT_VERSION;
+  version: 1 | 2 | typeof NUMBERS_AS_BASE64 | typeof FORMAT_VERSION;
   datastoreId: string;
   model: string;
   dimensions: number;
@@ -66,8 +75,8 @@ export interface IndexHeader {
   nextLabel: number;
   /** `stamp`: inode, size and ctime in ns of the file as renamed into place (absent in older headers). */
   binary: { file: string; bytes: number; sha256: string; stamp?: string };
-  datasourceIds: string[];
-  customIds: string[];
+  datasourceIds: PackedStrings;
+  customIds: PackedStrings;
   entries: PersistedEntries;
 }
 
@@ -88,7 +97,7 @@ export function collectionDirectory(root: string, datastoreId: string): string {
 export async function readHeader(directory: string): Promise<HeaderRead> {
   let text: string;
   try {
-    text = await readWhole(join(directory, HEADER_FILE));
+    text = headerString(await readWhole(join(directory, HEADER_FILE)));
   } catch (error) {
     if (isNotFound(error)) return { ok: false, reason: 'missing', detail: 'no header file' };
     return { ok: false, reason: 'corrupt', detail: `header unreadable: ${String(error)}` };
@@ -101,21 +110,28 @@ export async function readHeader(directory: string): Promise<HeaderRead> {
 }
 
 /**
- * A file's text in one read. readFile reads in 512 KiB steps, each a trip through the event loop:
+ * A file's bytes in one read. readFile reads in 512 KiB steps, each a trip through the event loop:
  * at 100k entries (9 MB) those trips waited behind whatever else a reopen's first query was doing
- * on the thread, ~60 ms where the bytes take ~5. Bytes, then one decode: readFile's 'utf8' decodes
- * chunk by chunk through a StringDecoder, which cost more than the JSON.parse.
+ * on the thread, ~60 ms where the bytes take ~5.
  */
-async function readWhole(path: string): Promise<string> {
+async function readWhole(path: string): Promise<Buffer> {
   const handle = await open(path, 'r');
   try {
     const { size } = await handle.stat();
     const bytes = Buffer.allocUnsafeSlow(size);
     const { bytesRead } = await handle.read(bytes, 0, size, 0);
-    return bytes.toString('utf8', 0, bytesRead);
+    return bytes.subarray(0, bytesRead);
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * The header's text. Version 4 writes ASCII only, which reads as Latin-1 without a UTF-8 decode
+ * (~20 ms of 12 MB at 100k entries); older headers hold raw UTF-8.
+ */
+function headerString(bytes: Buffer): string {
+  return isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
 }
 
 /**
@@ -248,60 +264,120 @@ function isNotFound(error: unknown): boolean {
 }
 
 /**
- * A header as its file holds it (what `readHeader` parses back). The entries' numbers are in the
- * memory form after a read (typed arrays for version 3): written here in the header's own version.
+ * A header as its file holds it (what `readHeader` parses back), in the header's own version (a
+ * backup copies older headers as they are).
  */
 export function headerText(header: IndexHeader): string {
-  if (header.version !== FORMAT_VERSION) {
-    const { ids, labels, datasources, customIds } = header.entries;
-    return JSON.stringify({
+  const { ids, datasources, customIds } = header.entries;
+  if (header.version === FORMAT_VERSION) {
+    const text = JSON.stringify({
       ...header,
-      entries: { ids, labels: Array.from(labels), datasources: Array.from(datasources), customIds: Array.from(customIds) },
+      datasourceIds: packedBase64(header.datasourceIds),
+      customIds: packedBase64(header.customIds),
+      entries: { ids: packedBase64(ids), datasources: intsBase64(datasources), customIds: intsBase64(customIds) },
     });
+    return text.replace(/[\u0080-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
   }
-  return JSON.stringify({ ...header, entries: encodeEntries(header.entries) });
+  const tables = { datasourceIds: header.datasourceIds.toArray(), customIds: header.customIds.toArray() };
+  const live = parallelEntries(header.entries);
+  if (header.version === NUMBERS_AS_BASE64) {
+    const entries = {
+      ids: live.ids,
+      labels: intsBase64(live.labels),
+      datasources: intsBase64(live.datasources),
+      customIds: intsBase64(live.customIds),
+    };
+    return JSON.stringify({ ...header, ...tables, entries });
+  }
+  return JSON.stringify({ ...header, ...tables, entries: live });
 }
 
-function encodeEntries(entries: PersistedEntries): EncodedEntries {
-  const base64 = (values: ArrayLike<number>) => {
-    const array = Int32Array.from(values);
-    return Buffer.from(array.buffer, array.byteOffset, array.byteLength).toString('base64');
-  };
-  return {
-    ids: entries.ids,
-    labels: base64(entries.labels),
-    datasources: base64(entries.datasources),
-    customIds: base64(entries.customIds),
-  };
+/** Entries by label as versions 1-3 stored them: the live ones, as parallel arrays. */
+function parallelEntries(entries: PersistedEntries): { ids: string[]; labels: number[]; datasources: number[]; customIds: number[] } {
+  const live = { ids: [] as string[], labels: [] as number[], datasources: [] as number[], customIds: [] as number[] };
+  entries.datasources.forEach((datasource, label) => {
+    if (datasource < 0) return;
+    live.ids.push(entries.ids.at(label));
+    live.labels.push(label);
+    live.datasources.push(datasource);
+    live.customIds.push(entries.customIds[label] as number);
+  });
+  return live;
 }
 
-/** A version 3 array back; not an Int32Array's worth of bytes: thrown. */
-function decodeInts(value: unknown, what: string): Int32Array {
+/** Entries of versions 1-3 by label; throws on a label out of range or named twice. */
+function entriesByLabel(nextLabel: number, parallel: ParallelEntries): PersistedEntries {
+  const { ids, labels, datasources: sources, customIds: tenants } = parallel;
+  const names = new Array<string>(nextLabel).fill('');
+  const datasources = new Int32Array(nextLabel).fill(-1);
+  const customIds = new Int32Array(nextLabel).fill(-1);
+  for (let i = 0; i < ids.length; i++) {
+    const label = labels[i] as number;
+    const datasource = sources[i] as number;
+    if (!(Number.isInteger(label) && label >= 0 && label < nextLabel)) throw new Error('entry label');
+    if (datasources[label] !== -1) throw new Error(`header entries repeat label ${label}`);
+    if (!(Number.isInteger(datasource) && datasource >= 0)) throw new Error('entry datasource');
+    names[label] = ids[i] as string;
+    datasources[label] = datasource;
+    customIds[label] = tenants[i] as number;
+  }
+  return { ids: PackedStrings.of(names), datasources, customIds };
+}
+
+function intsBase64(values: ArrayLike<number>): string {
+  const array = Int32Array.from(values);
+  return Buffer.from(array.buffer, array.byteOffset, array.byteLength).toString('base64');
+}
+
+function packedBase64(strings: PackedStrings): string {
+  const bytes = strings.serialize();
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
+}
+
+/**
+ * Base64 back to bytes of their own (a decoded buffer may sit at an offset a 32-bit view cannot
+ * start at); not a whole number of 32-bit values: thrown.
+ */
+function base64Bytes(value: unknown, what: string): Uint8Array {
   if (typeof value !== 'string') throw new Error(what);
-  const bytes = Buffer.from(value, 'base64');
-  if (bytes.length % 4 !== 0) throw new Error(what);
-  // Copied out: a decoded buffer may sit at an offset a 32-bit view cannot start at.
-  const array = new Int32Array(bytes.length / 4);
-  new Uint8Array(array.buffer).set(bytes);
-  return array;
+  const decoded = Buffer.from(value, 'base64');
+  if (decoded.length % 4 !== 0) throw new Error(what);
+  const bytes = new Uint8Array(decoded.length);
+  bytes.set(decoded);
+  return bytes;
 }
 
+/** A version 3 or 4 array of numbers back. */
+function decodeInts(value: unknown, what: string): Int32Array {
+  const bytes = base64Bytes(value, what);
+  return new Int32Array(bytes.buffer, 0, bytes.length / 4);
+}
+
+/** A version 4 string list back; anything else is thrown. */
+function decodePacked(value: unknown, what: string): PackedStrings {
+  const bytes = base64Bytes(value, what);
+  const { strings, next } = readPacked(bytes, 0);
+  if (next !== bytes.length) throw new Error(what);
+  return strings;
+}
+
+/** A version 1-3 array of strings as a packed list; anything else is thrown. */
+function packedArray(value: unknown, what: string): PackedStrings {
+  if (!isStringArray(value)) throw new Error(what);
+  return PackedStrings.of(value);
+}
+
+/**
+ * A header's fields checked and its entries decoded. The entries' numbers are checked against the
+ * tables where the collection takes them in (collection.ts, one pass that also counts them).
+ */
 function parseHeader(value: unknown): IndexHeader {
   const header = value as IndexHeader;
   const check = (condition: boolean, what: string): void => {
     if (!condition) throw new Error(what);
   };
   check(typeof value === 'object' && value !== null, 'not an object');
-  check(header.format === FORMAT && [1, 2, FORMAT_VERSION].includes(header.version), 'unknown format or version');
-  if (header.version === FORMAT_VERSION && typeof header.entries === 'object' && header.entries !== null) {
-    const encoded = header.entries as unknown as Partial<EncodedEntries>;
-    header.entries = {
-      ids: encoded.ids as string[],
-      labels: decodeInts(encoded.labels, 'entries.labels'),
-      datasources: decodeInts(encoded.datasources, 'entries.datasources'),
-      customIds: decodeInts(encoded.customIds, 'entries.customIds'),
-    };
-  }
+  check(header.format === FORMAT && [1, 2, NUMBERS_AS_BASE64, FORMAT_VERSION].includes(header.version), 'unknown format or version');
   check(typeof header.datastoreId === 'string' && typeof header.model === 'string', 'datastoreId/model');
   for (const key of ['dimensions', 'generation', 'nextLabel'] as const) {
     check(Number.isSafeInteger(header[key]) && header[key] >= 0, key);
@@ -312,23 +388,38 @@ function parseHeader(value: unknown): IndexHeader {
   check(typeof binary?.file === 'string' && /^index\.[0-9]+\.[0-9a-f]+\.bin$/.test(binary.file), 'binary.file');
   check(Number.isSafeInteger(binary?.bytes) && typeof binary?.sha256 === 'string', 'binary size/checksum');
   check(binary?.stamp === undefined || typeof binary.stamp === 'string', 'binary stamp');
-  check(isStringArray(header.datasourceIds) && isStringArray(header.customIds), 'attribute tables');
-  const entries = header.entries as Partial<PersistedEntries> | undefined;
-  const count = entries?.ids?.length ?? -1;
-  check(isStringArray(entries?.ids), 'entries.ids');
-  for (const key of ['labels', 'datasources', 'customIds'] as const) {
+  const stored = value as { datasourceIds?: unknown; customIds?: unknown; entries?: unknown };
+  const entries = stored.entries as Record<string, unknown> | undefined;
+  check(typeof entries === 'object' && entries !== null, 'entries');
+  if (header.version === FORMAT_VERSION) {
+    header.datasourceIds = decodePacked(stored.datasourceIds, 'datasourceIds');
+    header.customIds = decodePacked(stored.customIds, 'customIds');
+    header.entries = {
+      ids: decodePacked(entries?.ids, 'entries.ids'),
+      datasources: decodeInts(entries?.datasources, 'entries.datasources'),
+      customIds: decodeInts(entries?.customIds, 'entries.customIds'),
+    };
+    for (const key of ['ids', 'datasources', 'customIds'] as const)
+      check(header.entries[key].length === header.nextLabel, `entries.${key}`);
+    return header;
+  }
+  header.datasourceIds = packedArray(stored.datasourceIds, 'datasourceIds');
+  header.customIds = packedArray(stored.customIds, 'customIds');
+  const numbers = (key: 'labels' | 'datasources' | 'customIds'): ArrayLike<number> => {
     const values = entries?.[key];
-    check((Array.isArray(values) || values instanceof Int32Array) && values.length === count, `entries.${key}`);
-  }
-  const valid = header.entries;
-  for (let i = 0; i < count; i++) {
-    const label = valid.labels[i] as number;
-    const datasource = valid.datasources[i] as number;
-    const customId = valid.customIds[i] as number;
-    check(Number.isInteger(label) && label >= 0 && label < header.nextLabel, 'entry label');
-    check(Number.isInteger(datasource) && datasource >= 0 && datasource < header.datasourceIds.length, 'entry datasource');
-    check(Number.isInteger(customId) && customId >= -1 && customId < header.customIds.length, 'entry custom id');
-  }
+    if (header.version === NUMBERS_AS_BASE64) return decodeInts(values, `entries.${key}`);
+    check(Array.isArray(values), `entries.${key}`);
+    return values as number[];
+  };
+  check(isStringArray(entries?.ids), 'entries.ids');
+  const parallel = {
+    ids: entries?.ids as string[],
+    labels: numbers('labels'),
+    datasources: numbers('datasources'),
+    customIds: numbers('customIds'),
+  };
+  for (const key of ['labels', 'datasources', 'customIds'] as const) check(parallel[key].length === parallel.ids.length, `entries.${key}`);
+  header.entries = entriesByLabel(header.nextLabel, parallel);
   return header;
 }
 

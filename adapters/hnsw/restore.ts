@@ -24,6 +24,7 @@ export async function fillOnThread(
   thread: GraphThread,
   key: GraphKey,
   header: IndexHeader,
+  live: number,
   vectors: AsyncIterable<readonly IndexVector[]>,
 ): Promise<void> {
   const { dimensions } = header;
@@ -39,7 +40,7 @@ export async function fillOnThread(
     await thread.room();
     await nextTurn();
   }
-  await thread.request({ op: 'restore-done', key, live: header.entries.ids.length });
+  await thread.request({ op: 'restore-done', key, live });
 }
 
 /**
@@ -97,14 +98,23 @@ function pack(
  * once the two orders part, and answers from then on.
  */
 function headerLabels(header: IndexHeader): (id: string) => number | undefined {
-  const { ids, labels } = header.entries;
-  let next = 0;
+  const { ids, datasources } = header.entries;
+  const nextLive = (from: number) => {
+    let label = from;
+    while (label < datasources.length && (datasources[label] as number) < 0) label++;
+    return label;
+  };
+  let next = nextLive(0);
   let byId: Map<string, number> | undefined;
   return (id) => {
     if (byId === undefined) {
-      if (ids[next] === id) return labels[next++];
+      if (next < datasources.length && ids.at(next) === id) {
+        const label = next;
+        next = nextLive(next + 1);
+        return label;
+      }
       byId = new Map();
-      for (let i = 0; i < ids.length; i++) byId.set(ids[i] as string, labels[i] as number);
+      for (let label = 0; label < datasources.length; label++) if ((datasources[label] as number) >= 0) byId.set(ids.at(label), label);
     }
     return byId.get(id);
   };

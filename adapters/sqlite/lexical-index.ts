@@ -21,6 +21,7 @@
  * removed text again); dead pairs are dropped from a list when a search meets a list that is a
  * quarter dead, and all slots are renumbered once dead slots outnumber live ones.
  */
+import { PackedStrings } from '../kit/packed-strings.js';
 import { RagdeskError } from '../../src/errors.js';
 import type { RetrievalFilter, ScoredId } from '../../src/ports/records.js';
 import { scanWords, stem, type AnalysedText } from './lexical-terms.js';
@@ -80,35 +81,38 @@ function largeTfKey(term: number, slot: number): number {
  * of every posting that reads 255, as (term, slot, tf) triples.
  */
 export interface LexicalIndexState {
-  ids: string[];
+  ids: PackedStrings;
   lengths: Int32Array;
   sources: Int32Array;
   tenants: Int32Array;
-  sourceIds: string[];
-  tenantIds: string[];
-  words: string[];
+  sourceIds: PackedStrings;
+  tenantIds: PackedStrings;
+  /**
+   * Term t's word is `words.at(t)`. `exportState` numbers the terms in the order of their words'
+   * bytes (code point order): an index loaded from such a state finds a query's terms by binary
+   * search, and builds its word → term map only when a write first needs it (at 100k chunks,
+   * 120k entries: ~50 ms of the first query).
+   */
+  words: PackedStrings;
   termStarts: Int32Array;
   postings: Uint32Array;
   largeTfs: Int32Array;
   /** Per term: largest tf and shortest document among its pairs (MaxScore's bounds). */
   maxTf: Int32Array;
   minLength: Int32Array;
-  /**
-   * Term numbers in the order of their words (JavaScript string order), when the state has it:
-   * an index loaded with it finds a query's terms by binary search, and builds its word → term map
-   * only when a write first needs it (at 100k chunks, 120k entries: ~50 ms of the first query).
-   */
-  termOrder?: Int32Array;
 }
 
 export class LexicalIndex {
   /**
    * Stem → term number. Dropped terms leave it; their numbers are not reused until `renumber`.
-   * Undefined after loading a state with a term order, until first needed (see `termNumbers`).
+   * Undefined after loading a state whose words are in order, until first needed (see `termNumbers`).
    */
   private termMap: Map<string, number> | undefined = new Map();
-  /** Term numbers sorted by word, while `termMap` is not built (see LexicalIndexState.termOrder). */
-  private termOrder: Int32Array | undefined;
+  /**
+   * The loaded state's words, in order (term t's word is `sortedWords.at(t)`), while `termMap` is
+   * not built; `words` is filled from them then.
+   */
+  private sortedWords: PackedStrings | undefined;
   private words: string[] = [];
   /**
    * Folded word → its term number, for `addText`: one map lookup per token instead of stemming
@@ -139,7 +143,10 @@ export class LexicalIndex {
    * (see `fromState`) does not fill it for every document.
    */
   private slotMap: Map<string, number> | undefined = new Map();
+  /** Id per slot; undefined for a removed document. Decoded from `loadedIds` on the first write. */
   private ids: (string | undefined)[] = [];
+  /** A loaded state's ids while no write has changed a slot (then every slot is live). */
+  private loadedIds: PackedStrings | undefined;
   /** Tokens per slot; DEAD for a removed document. */
   private lengths = new Int32Array(256);
   /** Interned datasource id and custom id (-1: none) per slot, for filters. */
@@ -159,36 +166,55 @@ export class LexicalIndex {
 
   private get termNumbers(): Map<string, number> {
     if (this.termMap === undefined) {
+      if (this.sortedWords !== undefined) this.words = this.sortedWords.toArray();
+      this.sortedWords = undefined;
       const map = new Map<string, number>();
       for (let term = 0; term < this.termCount; term++)
         if ((this.pairCount[term] as number) >= 0) map.set(this.words[term] as string, term);
       this.termMap = map;
-      this.termOrder = undefined;
     }
     return this.termMap;
   }
 
-  /** A word's term number: by the map once built, else by binary search in the loaded term order. */
+  /** A word's term number: by the map once built, else by binary search in the loaded words. */
   private termOf(word: string): number | undefined {
-    const order = this.termOrder;
-    if (this.termMap !== undefined || order === undefined) return this.termNumbers.get(word);
+    const sorted = this.sortedWords;
+    if (sorted === undefined) return this.termNumbers.get(word);
+    const key = Buffer.from(word, 'utf8');
     let low = 0;
-    let high = order.length - 1;
+    let high = sorted.length - 1;
     while (low <= high) {
       const middle = (low + high) >>> 1;
-      const term = order[middle] as number;
-      const found = this.words[term] as string;
-      if (found === word) return term;
-      if (found < word) low = middle + 1;
+      const order = sorted.compareTo(middle, key);
+      if (order === 0) return middle;
+      if (order < 0) low = middle + 1;
       else high = middle - 1;
     }
     return undefined;
   }
 
+  private wordOf(term: number): string {
+    return this.sortedWords?.at(term) ?? (this.words[term] as string);
+  }
+
+  private idOf(slot: number): string | undefined {
+    return this.loadedIds !== undefined ? this.loadedIds.at(slot) : this.ids[slot];
+  }
+
+  /** The ids per slot, for a write: a loaded state's ids are decoded now. */
+  private get idList(): (string | undefined)[] {
+    if (this.loadedIds !== undefined) {
+      this.ids = this.loadedIds.toArray();
+      this.loadedIds = undefined;
+    }
+    return this.ids;
+  }
+
   private get slotById(): Map<string, number> {
     if (this.slotMap === undefined) {
+      const ids = this.idList;
       const map = new Map<string, number>();
-      for (let slot = 0; slot < this.slots; slot++) if (this.lengths[slot] !== DEAD) map.set(this.ids[slot] as string, slot);
+      for (let slot = 0; slot < this.slots; slot++) if (this.lengths[slot] !== DEAD) map.set(ids[slot] as string, slot);
       this.slotMap = map;
     }
     return this.slotMap;
@@ -253,7 +279,7 @@ export class LexicalIndex {
     const slot = this.slotById.get(id);
     if (slot === undefined) return false;
     this.slotById.delete(id);
-    this.ids[slot] = undefined;
+    this.idList[slot] = undefined;
     this.totalLength -= Math.max(0, this.lengths[slot] as number);
     this.lengths[slot] = DEAD;
     this.live -= 1;
@@ -275,7 +301,7 @@ export class LexicalIndex {
     }
     const slot = this.slots++;
     this.reserve(this.slots);
-    this.ids[slot] = chunk.id;
+    this.idList[slot] = chunk.id;
     this.lengths[slot] = 0;
     this.sources[slot] = this.sourceNumbers.intern(chunk.datasourceId);
     this.tenants[slot] = chunk.customId === null ? -1 : this.tenantNumbers.intern(chunk.customId);
@@ -409,11 +435,12 @@ export class LexicalIndex {
 
   /** Forgets a term no document holds any more. */
   private dropTerm(term: number): void {
+    const termNumbers = this.termNumbers;
     this.arenaFree += this.blockPairs[term] as number;
     this.pairCount[term] = -1;
     this.blockPairs[term] = 0;
     this.df[term] = 0;
-    this.termNumbers.delete(this.words[term] as string);
+    termNumbers.delete(this.words[term] as string);
     this.words[term] = '';
   }
 
@@ -428,17 +455,15 @@ export class LexicalIndex {
   /** The live documents as flat arrays (see {@link LexicalIndexState}); the index is unchanged. */
   exportState(): LexicalIndexState {
     const mapping = new Int32Array(this.slots).fill(DEAD);
-    const ids: string[] = [];
-    for (let slot = 0; slot < this.slots; slot++) {
-      if (this.lengths[slot] === DEAD) continue;
-      mapping[slot] = ids.length;
-      ids.push(this.ids[slot] as string);
-    }
+    let live = 0;
+    for (let slot = 0; slot < this.slots; slot++) if (this.lengths[slot] !== DEAD) mapping[slot] = live++;
     const pick = (values: Int32Array) => {
-      const picked = new Int32Array(ids.length);
+      const picked = new Int32Array(live);
       for (let slot = 0; slot < this.slots; slot++) if (mapping[slot] !== DEAD) picked[mapping[slot] as number] = values[slot] as number;
       return picked;
     };
+    const ids =
+      this.loadedIds ?? PackedStrings.of(this.ids.filter((id, slot): id is string => slot < this.slots && this.lengths[slot] !== DEAD));
     const words: string[] = [];
     const starts: number[] = [0];
     const maxTfs: number[] = [];
@@ -449,9 +474,8 @@ export class LexicalIndex {
     const largeTfs: number[] = [];
     const arena = this.arena;
     let at = 0;
-    for (let term = 0; term < this.termCount; term++) {
+    for (const term of this.termsInWordOrder()) {
       const size = this.pairCount[term] as number;
-      if (size <= 0) continue;
       const begin = at;
       const start = this.blockStart[term] as number;
       let maxTf = 0;
@@ -470,7 +494,7 @@ export class LexicalIndex {
         if (length < minLength) minLength = length;
       }
       if (at === begin) continue;
-      words.push(this.words[term] as string);
+      words.push(this.wordOf(term));
       starts.push(at);
       maxTfs.push(maxTf);
       minLengths.push(minLength);
@@ -480,16 +504,26 @@ export class LexicalIndex {
       lengths: pick(this.lengths),
       sources: pick(this.sources),
       tenants: pick(this.tenants),
-      sourceIds: this.sourceNumbers.names.slice(),
-      tenantIds: this.tenantNumbers.names.slice(),
-      words,
+      sourceIds: this.sourceNumbers.packed(),
+      tenantIds: this.tenantNumbers.packed(),
+      words: PackedStrings.of(words),
       termStarts: Int32Array.from(starts),
       postings: postings.subarray(0, at),
       largeTfs: Int32Array.from(largeTfs),
       maxTf: Int32Array.from(maxTfs),
       minLength: Int32Array.from(minLengths),
-      termOrder: Int32Array.from(words.keys()).sort((a, b) => ((words[a] as string) < (words[b] as string) ? -1 : 1)),
     };
+  }
+
+  /** Terms holding postings, in the order of their words' bytes (see LexicalIndexState.words). */
+  private termsInWordOrder(): Int32Array {
+    const terms: number[] = [];
+    for (let term = 0; term < this.termCount; term++) if ((this.pairCount[term] as number) > 0) terms.push(term);
+    // Loaded in order and no term added since: already sorted.
+    if (this.sortedWords !== undefined) return Int32Array.from(terms);
+    const words = PackedStrings.of(terms.map((term) => this.words[term] as string));
+    const order = Int32Array.from(terms.keys()).sort((a, b) => words.compare(a, b));
+    return order.map((position) => terms[position] as number);
   }
 
   /**
@@ -504,7 +538,7 @@ export class LexicalIndex {
     index.lengths.set(state.lengths.subarray(0, count));
     index.sources.set(state.sources.subarray(0, count));
     index.tenants.set(state.tenants.subarray(0, count));
-    index.ids = state.ids;
+    index.loadedIds = state.ids;
     index.slotMap = undefined;
     for (let slot = 0; slot < count; slot++) index.totalLength += state.lengths[slot] as number;
     index.slots = count;
@@ -523,7 +557,6 @@ export class LexicalIndex {
     const terms = state.words.length;
     index.reserveTerms(terms);
     index.termCount = terms;
-    index.words = state.words;
     const { termStarts } = state;
     index.maxTf.set(state.maxTf);
     index.minLength.set(state.minLength);
@@ -535,11 +568,12 @@ export class LexicalIndex {
       index.pairCount[term] = pairs;
       index.df[term] = pairs;
     }
-    if (state.termOrder !== undefined && isTermOrder(state.termOrder, state.words)) {
+    if (state.words.isStrictlyAscending()) {
       index.termMap = undefined;
-      index.termOrder = state.termOrder;
+      index.sortedWords = state.words;
     } else {
-      for (let term = 0; term < terms; term++) index.termNumbers.set(state.words[term] as string, term);
+      index.words = state.words.toArray();
+      for (let term = 0; term < terms; term++) index.termNumbers.set(index.words[term] as string, term);
     }
     return index;
   }
@@ -549,8 +583,10 @@ export class LexicalIndex {
     let postings = 0;
     for (let term = 0; term < this.termCount; term++) postings += Math.max(0, this.pairCount[term] as number);
     const bytes =
-      this.lengths.byteLength * 3 + this.ids.length * 8 + this.arena.byteLength + this.blockStart.byteLength * 8 + this.largeTf.size * 32;
-    return { documents: this.live, terms: this.termNumbers.size, postings, bytes };
+      this.lengths.byteLength * 3 + this.slots * 8 + this.arena.byteLength + this.blockStart.byteLength * 8 + this.largeTf.size * 32;
+    let terms = 0;
+    for (let term = 0; term < this.termCount; term++) if ((this.pairCount[term] as number) >= 0) terms += 1;
+    return { documents: this.live, terms, postings, bytes };
   }
 
   /**
@@ -582,7 +618,7 @@ export class LexicalIndex {
     // Never more heap than documents to rank: topK may be far larger (or not an integer).
     const top = new TopScores(Math.max(1, Math.min(Math.floor(topK), postings)));
     mergeLists(merge, top);
-    return top.results(this.ids);
+    return top.results((slot) => this.idOf(slot) as string);
   }
 
   /** The query's lists, in query order, each with its weight and a cursor at its first posting. */
@@ -700,6 +736,7 @@ export class LexicalIndex {
   /** Gives live documents consecutive slots again (order kept, so lists stay sorted). */
   private renumber(): void {
     const mapping = new Int32Array(this.slots).fill(DEAD);
+    const current = this.idList;
     const ids: (string | undefined)[] = [];
     const lengths = new Int32Array(Math.max(256, this.live * 2));
     const sources = new Int32Array(lengths.length);
@@ -708,11 +745,11 @@ export class LexicalIndex {
       if (this.lengths[slot] === DEAD) continue;
       const next = ids.length;
       mapping[slot] = next;
-      ids.push(this.ids[slot]);
+      ids.push(current[slot]);
       lengths[next] = this.lengths[slot] as number;
       sources[next] = this.sources[slot] as number;
       tenants[next] = this.tenants[slot] as number;
-      this.slotById.set(this.ids[slot] as string, next);
+      this.slotById.set(current[slot] as string, next);
     }
     const arena = this.arena;
     const largeTf = new Map<number, number>();
@@ -753,13 +790,18 @@ export class LexicalIndex {
 /**
  * Distinct strings numbered in order of first use (never forgotten). The string → number map is
  * built on first lookup: a loaded snapshot brings every datasource id (100k at one datasource per
- * document) and a search without filters never looks one up.
+ * document) and a search without filters never looks one up. A loaded table stays packed until a
+ * write adds a name.
  */
 class NameTable {
   private numbers: Map<string, number> | undefined;
+  private names: string[];
+  private loaded: PackedStrings | undefined;
 
-  constructor(readonly names: string[] = []) {
-    this.numbers = names.length === 0 ? new Map() : undefined;
+  constructor(loaded?: PackedStrings) {
+    this.names = [];
+    this.loaded = loaded !== undefined && loaded.length > 0 ? loaded : undefined;
+    this.numbers = this.loaded === undefined ? new Map() : undefined;
   }
 
   numberOf(name: string): number | undefined {
@@ -770,19 +812,32 @@ class NameTable {
     const numbers = this.lookup();
     let number = numbers.get(name);
     if (number === undefined) {
-      number = this.names.push(name) - 1;
+      number = this.list().push(name) - 1;
       numbers.set(name, number);
     }
     return number;
   }
 
+  /** The names, for a snapshot. */
+  packed(): PackedStrings {
+    return this.loaded ?? PackedStrings.of(this.names);
+  }
+
   /** Drops the string → number map (the names stay); the next lookup rebuilds it. */
   forgetLookups(): void {
-    if (this.names.length > 0) this.numbers = undefined;
+    if (this.list().length > 0) this.numbers = undefined;
+  }
+
+  private list(): string[] {
+    if (this.loaded !== undefined) {
+      this.names = this.loaded.toArray();
+      this.loaded = undefined;
+    }
+    return this.names;
   }
 
   private lookup(): Map<string, number> {
-    this.numbers ??= new Map(this.names.map((name, number) => [name, number]));
+    this.numbers ??= new Map(this.list().map((name, number) => [name, number]));
     return this.numbers;
   }
 }
@@ -982,15 +1037,15 @@ class TopScores {
   }
 
   /** The k best, best first, equal scores by id (the smallest ids among those tied at the cut). */
-  results(ids: readonly (string | undefined)[]): ScoredId[] {
+  results(idOf: (slot: number) => string): ScoredId[] {
     const { slots, scores } = this;
     const found: ScoredId[] = [];
     const ties: ScoredId[] = [];
     const cut = this.count < this.k ? Number.NEGATIVE_INFINITY : this.threshold;
     for (let i = 0; i < slots.length; i++) {
       const score = scores[i] as number;
-      if (score > cut) found.push({ id: ids[slots[i] as number] as string, score });
-      else if (score === cut) ties.push({ id: ids[slots[i] as number] as string, score });
+      if (score > cut) found.push({ id: idOf(slots[i] as number), score });
+      else if (score === cut) ties.push({ id: idOf(slots[i] as number), score });
     }
     // Often thousands of ties at the cut (a query of one common word): only the few needed are kept sorted.
     const wanted = this.k - found.length;
@@ -1049,17 +1104,4 @@ class TopScores {
 /** Best first; equal scores by id, so results are deterministic. */
 function byScoreThenId(x: ScoredId, y: ScoredId): number {
   return y.score - x.score || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0);
-}
-
-/** Whether `order` lists every term once, by strictly increasing word (else the state's order is ignored). */
-function isTermOrder(order: Int32Array, words: readonly string[]): boolean {
-  if (order.length !== words.length) return false;
-  let previous: string | undefined;
-  for (const term of order) {
-    if (!(term >= 0 && term < words.length)) return false;
-    const word = words[term] as string;
-    if (previous !== undefined && !(previous < word)) return false;
-    previous = word;
-  }
-  return true;
 }

@@ -3,33 +3,38 @@
  * table so that opening a store does not re-tokenize every chunk (25 s for 100k abstract-sized
  * chunks on the 2-core benchmark machine; a snapshot of the same index loads in well under a second).
  *
- * Layout: u32 format, u32 byte length of a UTF-8 JSON header (ids, interned datasource and custom
- * ids, words, counts), zero padding to a multiple of 4, then little-endian 32-bit arrays: lengths,
- * sources, tenants (one per document), term starts (words + 1), each term's largest tf and
- * shortest document (words each), the postings (one uint32 each, as the index holds them), then
- * the (term, slot, tf) triples of the large tfs. The arrays are views on the bytes as read, not
- * copies, and the bounds are stored so loading never walks the postings (at 100k chunks, building
- * the index from a snapshot went from 0.33-0.46 s to 0.10-0.21 s of CPU; see docs/design-notes.md).
+ * Layout (format 5), little-endian: u32 format, then the u32 counts of documents, terms, postings
+ * and large-tf ints; then 32-bit arrays: lengths, sources, tenants (one per document), term starts
+ * (terms + 1), each term's largest tf and shortest document (terms each), the postings (one uint32
+ * each, as the index holds them), the (term, slot, tf) triples of the large tfs; then four packed
+ * string lists (adapters/kit/packed-strings.ts): ids, datasource ids, custom ids, words, the terms
+ * numbered in the order of their words. Everything is a view on the bytes as read, not a copy:
+ * no string is built until a result or a write needs it, and the bounds are stored so loading never
+ * walks the postings (see docs/design-notes.md).
  *
- * Last comes the term order (term numbers sorted by word, see LexicalIndexState.termOrder), so a
- * loaded index looks a query's terms up without first building a map of every word.
- *
- * Older formats are still read, and rewritten in this one on close: 3 lacked the term order, 2
- * stored each posting as a (slot, tf) pair of ints, 1 also lacked the bounds (computed once).
+ * Older formats are still read, and rewritten in this one on close. They kept the strings in a
+ * JSON header after the format (parsing 100k ids, 100k datasource ids and 120k words was most of
+ * loading a snapshot at 100k chunks): 4 with a term order array, 3 without, 2 stored each posting
+ * as a (slot, tf) pair of ints, 1 also lacked the bounds (computed once).
  */
+import { PackedStrings, readPacked } from '../kit/packed-strings.js';
 import { LARGE_TF, posting, type LexicalIndexState } from './lexical-index.js';
 
-const FORMAT = 4;
+const FORMAT = 5;
+const ORDERED_JSON_FORMAT = 4;
 const UNORDERED_FORMAT = 3;
 const PAIR_FORMAT = 2;
 const FIRST_FORMAT = 1;
+/** u32 format, documents, terms, postings, large-tf ints. */
+const HEADER_BYTES = 20;
 
-interface Header {
+/** The JSON header of formats 1-4. */
+interface JsonHeader {
   ids: string[];
   sourceIds: string[];
   tenantIds: string[];
   words: string[];
-  /** Postings (format 3), or ints of (slot, tf) pairs (formats 1 and 2). */
+  /** Postings (formats 3 and 4), or ints of (slot, tf) pairs (formats 1 and 2). */
   postingInts: number;
   /** Ints of the large-tf triples (formats 3 and 4). */
   largeTfInts?: number;
@@ -38,20 +43,9 @@ interface Header {
 }
 
 /** What a snapshot of an older format stores instead of packed postings. */
-type PairState = Omit<LexicalIndexState, 'postings' | 'largeTfs'> & { pairs: Int32Array };
+type PairState = Omit<LexicalIndexState, 'postings' | 'largeTfs' | 'words'> & { pairs: Int32Array; words: string[] };
 
 export function encodeSnapshot(state: LexicalIndexState): Buffer {
-  const header: Header = {
-    ids: state.ids,
-    sourceIds: state.sourceIds,
-    tenantIds: state.tenantIds,
-    words: state.words,
-    postingInts: state.postings.length,
-    largeTfInts: state.largeTfs.length,
-  };
-  if (state.termOrder !== undefined && state.termOrder.length !== state.words.length) throw new Error('lexical state: term order length');
-  const json = Buffer.from(JSON.stringify({ ...header, termOrderInts: state.termOrder?.length ?? 0 }), 'utf8');
-  const start = align(8 + json.length);
   const arrays = [
     state.lengths,
     state.sources,
@@ -61,17 +55,20 @@ export function encodeSnapshot(state: LexicalIndexState): Buffer {
     state.minLength,
     state.postings,
     state.largeTfs,
-    state.termOrder ?? new Int32Array(0),
   ];
-  const bytes = Buffer.alloc(start + arrays.reduce((sum, array) => sum + array.byteLength, 0));
-  bytes.writeUInt32LE(FORMAT, 0);
-  bytes.writeUInt32LE(json.length, 4);
-  json.copy(bytes, 8);
-  let at = start;
+  const lists = [state.ids, state.sourceIds, state.tenantIds, state.words];
+  const size =
+    HEADER_BYTES + arrays.reduce((sum, array) => sum + array.byteLength, 0) + lists.reduce((sum, list) => sum + list.serializedLength, 0);
+  const bytes = Buffer.alloc(size);
+  [FORMAT, state.ids.length, state.words.length, state.postings.length, state.largeTfs.length].forEach((value, i) =>
+    bytes.writeUInt32LE(value, i * 4),
+  );
+  let at = HEADER_BYTES;
   for (const array of arrays) {
     bytes.set(new Uint8Array(array.buffer, array.byteOffset, array.byteLength), at);
     at += array.byteLength;
   }
+  for (const list of lists) at = list.serializeInto(bytes, at);
   return bytes;
 }
 
@@ -80,69 +77,131 @@ export function isCurrentFormat(bytes: Uint8Array): boolean {
   return bytes.byteLength >= 4 && new DataView(bytes.buffer, bytes.byteOffset, 4).getUint32(0, true) === FORMAT;
 }
 
-/** The state in `bytes`, or null when they are not a snapshot of this format (then: rebuild). */
+/** The state in `bytes`, or null when they are not a snapshot of a known format (then: rebuild). */
 export function decodeSnapshot(bytes: Uint8Array): LexicalIndexState | null {
   try {
     if (bytes.byteLength < 8) return null;
-    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-    const format = view.getUint32(0, true);
-    if (format !== FORMAT && format !== UNORDERED_FORMAT && format !== PAIR_FORMAT && format !== FIRST_FORMAT) return null;
-    const packedPostings = format === FORMAT || format === UNORDERED_FORMAT;
-    const jsonLength = view.getUint32(4, true);
-    const header = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset + 8, jsonLength).toString('utf8')) as Header;
-    const count = header.ids.length;
-    const words = header.words.length;
-    const bounds = format === FIRST_FORMAT ? [] : [words, words];
-    const largeTfs = packedPostings ? [header.largeTfInts ?? -1] : [];
-    const termOrder = format === FORMAT ? [header.termOrderInts ?? -1] : [];
-    const sizes = [count, count, count, words + 1, ...bounds, header.postingInts, ...largeTfs, ...termOrder];
-    const start = align(8 + jsonLength);
-    if (sizes.some((size) => !Number.isSafeInteger(size) || size < 0)) return null;
-    if (bytes.byteLength !== start + sizes.reduce((sum, size) => sum + size * 4, 0)) return null;
-    // 32-bit views need 4-byte alignment; a driver buffer at an odd offset is copied once.
-    const aligned = (bytes.byteOffset + start) % 4 === 0 ? bytes : Uint8Array.from(bytes);
-    let at = aligned.byteOffset + start;
-    const arrays = sizes.map((size) => {
-      const array = new Int32Array(aligned.buffer, at, size);
-      at += size * 4;
-      return array;
-    });
-    const [lengths, sources, tenants, termStarts] = arrays as [Int32Array, Int32Array, Int32Array, Int32Array];
-    const base = {
-      ids: header.ids,
-      lengths,
-      sources,
-      tenants,
-      sourceIds: header.sourceIds,
-      tenantIds: header.tenantIds,
-      words: header.words,
-      termStarts,
-    };
-    if (packedPostings) {
-      const postings = arrays[6] as Int32Array;
-      if (termStarts[words] !== postings.length) return null;
-      const order = arrays[8];
-      if (order !== undefined && order.length !== 0 && order.length !== words) return null;
-      return {
-        ...base,
-        maxTf: arrays[4] as Int32Array,
-        minLength: arrays[5] as Int32Array,
-        postings: new Uint32Array(postings.buffer, postings.byteOffset, postings.length),
-        largeTfs: arrays[7] as Int32Array,
-        ...(order !== undefined && order.length === words ? { termOrder: order } : {}),
-      };
-    }
-    const pairs = arrays[bounds.length === 0 ? 4 : 6] as Int32Array;
-    if (termStarts[words] !== pairs.length / 2) return null;
-    const state: PairState = {
-      ...base,
-      pairs,
-      ...(format === PAIR_FORMAT ? { maxTf: arrays[4] as Int32Array, minLength: arrays[5] as Int32Array } : termBounds(base, pairs)),
-    };
-    return packed(state);
+    const format = new DataView(bytes.buffer, bytes.byteOffset, 4).getUint32(0, true);
+    if (format === FORMAT) return decodeCurrent(alignedCopy(bytes));
+    if (format === ORDERED_JSON_FORMAT || format === UNORDERED_FORMAT || format === PAIR_FORMAT || format === FIRST_FORMAT)
+      return decodeJsonFormat(bytes, format);
+    return null;
   } catch {
     return null;
   }
+}
+
+/** `bytes`, or a copy when they do not start at a 4-byte boundary (32-bit views need one). */
+function alignedCopy(bytes: Uint8Array): Uint8Array {
+  return bytes.byteOffset % 4 === 0 ? bytes : Uint8Array.from(bytes);
+}
+
+function decodeCurrent(bytes: Uint8Array): LexicalIndexState | null {
+  if (bytes.byteLength < HEADER_BYTES) return null;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, HEADER_BYTES);
+  const [documents, terms, postingCount, largeTfInts] = [4, 8, 12, 16].map((at) => view.getUint32(at, true)) as [
+    number,
+    number,
+    number,
+    number,
+  ];
+  const sizes = [documents, documents, documents, terms + 1, terms, terms, postingCount, largeTfInts];
+  let at = HEADER_BYTES;
+  if (at + sizes.reduce((sum, size) => sum + size * 4, 0) > bytes.byteLength) return null;
+  const arrays = sizes.map((size) => {
+    const array = new Int32Array(bytes.buffer, bytes.byteOffset + at, size);
+    at += size * 4;
+    return array;
+  });
+  const lists: PackedStrings[] = [];
+  for (let i = 0; i < 4; i++) {
+    const { strings, next } = readPacked(bytes, at);
+    lists.push(strings);
+    at = next;
+  }
+  if (at !== bytes.byteLength) return null;
+  const [lengths, sources, tenants, termStarts, maxTf, minLength, postings, largeTfs] = arrays as [
+    Int32Array,
+    Int32Array,
+    Int32Array,
+    Int32Array,
+    Int32Array,
+    Int32Array,
+    Int32Array,
+    Int32Array,
+  ];
+  const [ids, sourceIds, tenantIds, words] = lists as [PackedStrings, PackedStrings, PackedStrings, PackedStrings];
+  if (ids.length !== documents || words.length !== terms || termStarts[terms] !== postingCount) return null;
+  return {
+    ids,
+    lengths,
+    sources,
+    tenants,
+    sourceIds,
+    tenantIds,
+    words,
+    termStarts,
+    postings: new Uint32Array(postings.buffer, postings.byteOffset, postings.length),
+    largeTfs,
+    maxTf,
+    minLength,
+  };
+}
+
+/** A snapshot of formats 1-4: strings in a JSON header, then the arrays. */
+function decodeJsonFormat(bytes: Uint8Array, format: number): LexicalIndexState | null {
+  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  const packedPostings = format === ORDERED_JSON_FORMAT || format === UNORDERED_FORMAT;
+  const jsonLength = view.getUint32(4, true);
+  const header = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset + 8, jsonLength).toString('utf8')) as JsonHeader;
+  const count = header.ids.length;
+  const words = header.words.length;
+  const bounds = format === FIRST_FORMAT ? [] : [words, words];
+  const largeTfs = packedPostings ? [header.largeTfInts ?? -1] : [];
+  // Format 4's term order is not kept: the terms are renumbered in word order when it is rewritten.
+  const termOrder = format === ORDERED_JSON_FORMAT ? [header.termOrderInts ?? -1] : [];
+  const sizes = [count, count, count, words + 1, ...bounds, header.postingInts, ...largeTfs, ...termOrder];
+  const start = align(8 + jsonLength);
+  if (sizes.some((size) => !Number.isSafeInteger(size) || size < 0)) return null;
+  if (bytes.byteLength !== start + sizes.reduce((sum, size) => sum + size * 4, 0)) return null;
+  const aligned = (bytes.byteOffset + start) % 4 === 0 ? bytes : Uint8Array.from(bytes);
+  let at = aligned.byteOffset + start;
+  const arrays = sizes.map((size) => {
+    const array = new Int32Array(aligned.buffer, at, size);
+    at += size * 4;
+    return array;
+  });
+  const [lengths, sources, tenants, termStarts] = arrays as [Int32Array, Int32Array, Int32Array, Int32Array];
+  const base = {
+    ids: PackedStrings.of(header.ids),
+    lengths,
+    sources,
+    tenants,
+    sourceIds: PackedStrings.of(header.sourceIds),
+    tenantIds: PackedStrings.of(header.tenantIds),
+    words: header.words,
+    termStarts,
+  };
+  if (packedPostings) {
+    const postings = arrays[6] as Int32Array;
+    if (termStarts[words] !== postings.length) return null;
+    return {
+      ...base,
+      words: PackedStrings.of(base.words),
+      maxTf: arrays[4] as Int32Array,
+      minLength: arrays[5] as Int32Array,
+      postings: new Uint32Array(postings.buffer, postings.byteOffset, postings.length),
+      largeTfs: arrays[7] as Int32Array,
+    };
+  }
+  const pairs = arrays[bounds.length === 0 ? 4 : 6] as Int32Array;
+  if (termStarts[words] !== pairs.length / 2) return null;
+  const state: PairState = {
+    ...base,
+    pairs,
+    ...(format === PAIR_FORMAT ? { maxTf: arrays[4] as Int32Array, minLength: arrays[5] as Int32Array } : termBounds(base, pairs)),
+  };
+  return packed(state);
 }
 
 /** An older snapshot's (slot, tf) pairs as the packed postings the index holds. */
@@ -158,12 +217,12 @@ function packed(state: PairState): LexicalIndexState {
       if (tf >= LARGE_TF) largeTfs.push(term, slot, tf);
     }
   }
-  return { ...rest, words, termStarts, postings, largeTfs: Int32Array.from(largeTfs) };
+  return { ...rest, words: PackedStrings.of(words), termStarts, postings, largeTfs: Int32Array.from(largeTfs) };
 }
 
 /** MaxScore's bounds of each term of a state that does not carry them (a snapshot of the first format). */
 function termBounds(
-  state: Pick<LexicalIndexState, 'words' | 'termStarts' | 'lengths'>,
+  state: Pick<PairState, 'words' | 'termStarts' | 'lengths'>,
   pairs: Int32Array,
 ): {
   maxTf: Int32Array;

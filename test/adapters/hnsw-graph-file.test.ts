@@ -1,3 +1,4 @@
+import { isAscii } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -8,6 +9,7 @@ import { writeLinksFile } from '../../adapters/hnsw/graph-file.js';
 import { nativeGraph } from '../../adapters/hnsw/native-graph.js';
 import { hnswIndex } from '../../adapters/hnsw/index.js';
 import { collectionDirectory, HEADER_FILE } from '../../adapters/hnsw/persistence.js';
+import { readPacked } from '../../adapters/kit/packed-strings.js';
 import type { IndexCollection, IndexEntry } from '../../src/ports/index.js';
 import { clusteredVectors } from '../../src/testing/random.js';
 import { InMemoryIndexSource as Source, openSettled } from '../../src/testing/vector-index-conformance.js';
@@ -44,15 +46,38 @@ async function restoreFullFile(
   }
 }
 
-/** A header's entry numbers as version 3 writes them (base64 of little-endian int32) back as numbers. */
+/** A header's entry numbers as versions 3 and 4 write them (base64 of little-endian int32) back as numbers. */
 function base64Ints(value: unknown): number[] {
   return Array.from(new Int32Array(new Uint8Array(Buffer.from(value as string, 'base64')).buffer));
 }
 
-/** A version 3 header's entries as versions 1 and 2 wrote them: JSON arrays of numbers. */
-function arrayEntries(entries: Record<string, unknown>): Record<string, unknown> {
-  const { ids, labels, datasources, customIds } = entries;
-  return { ids, labels: base64Ints(labels), datasources: base64Ints(datasources), customIds: base64Ints(customIds) };
+/** A version 4 string list (base64 of a packed list) back as strings. */
+function base64Strings(value: unknown): string[] {
+  return readPacked(new Uint8Array(Buffer.from(value as string, 'base64')), 0).strings.toArray();
+}
+
+/**
+ * A version 4 header (entries by label) as an older version wrote it: (3) the live entries as
+ * parallel arrays, their numbers base64 of int32, the ids and the datasource and custom id tables
+ * as JSON arrays of strings; (1, 2) the numbers as JSON arrays too.
+ */
+function olderHeader(header: Record<string, unknown>, version: 1 | 2 | 3): Record<string, unknown> {
+  const entries = header.entries as Record<string, unknown>;
+  const ids = base64Strings(entries.ids);
+  const tenants = base64Ints(entries.customIds);
+  const live = { ids: [] as string[], labels: [] as number[], datasources: [] as number[], customIds: [] as number[] };
+  base64Ints(entries.datasources).forEach((source, label) => {
+    if (source < 0) return;
+    live.ids.push(ids[label]!);
+    live.labels.push(label);
+    live.datasources.push(source);
+    live.customIds.push(tenants[label]!);
+  });
+  const strings = { datasourceIds: base64Strings(header.datasourceIds), customIds: base64Strings(header.customIds) };
+  if (version !== 3) return { ...header, ...strings, version, entries: live };
+  const base64 = (values: number[]) => Buffer.from(Int32Array.from(values).buffer).toString('base64');
+  const numbers = { labels: base64(live.labels), datasources: base64(live.datasources), customIds: base64(live.customIds) };
+  return { ...header, ...strings, version, entries: { ids: live.ids, ...numbers } };
 }
 
 /** Not unit length: the restored bytes must be what hnswlib's cosine space stored (normalised). */
@@ -207,7 +232,7 @@ describe('hnsw index file without the store-held vectors', () => {
     await index.close();
     const directory = collectionDirectory(dir, DATASTORE);
     const header = JSON.parse(await readFile(join(directory, HEADER_FILE), 'utf8')) as { version: number; binary: { file: string } };
-    expect(header.version).toBe(3);
+    expect(header.version).toBe(4);
     // Links and labels only: far less than the 498 live vectors alone.
     expect((await stat(join(directory, header.binary.file))).size).toBeLessThan(498 * DIMENSIONS * 4);
 
@@ -227,37 +252,73 @@ describe('hnsw index file without the store-held vectors', () => {
     await third.close();
   });
 
-  it('loads a header whose entry numbers are JSON arrays (version 2), as written before', async () => {
+  it('keeps ids, datasource and custom ids of any script through an ASCII header', async () => {
+    const collection: IndexCollection = { datastoreId: 'données-数据-🗂', dimensions: DIMENSIONS, model: 'modèle' };
     const source = new Source();
-    const all = entries(200);
+    const all = entries(120).map((entry, i) => ({
+      ...entry,
+      id: `ч${i}-𝒳`,
+      datasourceId: i % 2 === 0 ? 'source-é' : 'source-中',
+      customId: i % 3 === 0 ? 'tenant-ü' : null,
+    }));
     const index = hnswIndex({ dir, flushAfterMs: Number.POSITIVE_INFINITY });
-    await index.open(COLLECTION, source);
-    await index.upsert(DATASTORE, all, source.put(all));
+    await index.open(collection, source);
+    await index.upsert(collection.datastoreId, all, source.put(all));
     await index.close();
-    const headerPath = join(collectionDirectory(dir, DATASTORE), HEADER_FILE);
-    const header = JSON.parse(await readFile(headerPath, 'utf8')) as { version: number; entries: Record<string, unknown> };
-    expect(header.version).toBe(3);
-    const ints = (value: unknown) => Array.from(new Int32Array(new Uint8Array(Buffer.from(value as string, 'base64')).buffer));
-    const { ids, labels, datasources, customIds } = header.entries;
-    await writeFile(
-      headerPath,
-      JSON.stringify({
-        ...header,
-        version: 2,
-        entries: { ids, labels: ints(labels), datasources: ints(datasources), customIds: ints(customIds) },
-      }),
-    );
+    const bytes = await readFile(join(collectionDirectory(dir, collection.datastoreId), HEADER_FILE));
+    expect(isAscii(bytes)).toBe(true);
+    expect((JSON.parse(bytes.toString('latin1')) as { datastoreId: string }).datastoreId).toBe(collection.datastoreId);
     const reopened = hnswIndex({ dir, flushAfterMs: Number.POSITIVE_INFINITY });
-    expect(await openSettled(reopened, COLLECTION, source)).toEqual({ rebuilt: false });
-    const [best] = await reopened.query(DATASTORE, { vector: (all[17] as IndexEntry).vector, topK: 1, filter: { datasourceIds: ['ds'] } });
-    expect(best?.id).toBe('c17');
+    expect(await openSettled(reopened, collection, source)).toEqual({ rebuilt: false });
+    const hits = await reopened.query(collection.datastoreId, {
+      vector: (all[6] as IndexEntry).vector,
+      topK: 3,
+      filter: { datasourceIds: ['source-é'], customIds: ['tenant-ü'] },
+    });
+    expect(hits[0]?.id).toBe('ч6-𝒳');
+    expect(hits.every((hit) => Number(/^ч(\d+)/.exec(hit.id)?.[1]) % 6 === 0)).toBe(true);
     await reopened.close();
-    // A version 3 header whose numbers do not decode to whole 32-bit values is corrupt.
-    await writeFile(headerPath, JSON.stringify({ ...header, entries: { ...header.entries, labels: 'AAA' } }));
-    const third = hnswIndex({ dir, flushAfterMs: Number.POSITIVE_INFINITY });
-    expect(await openSettled(third, COLLECTION, source)).toEqual({ rebuilt: true, reason: 'corrupt' });
-    await third.close();
   });
+
+  it.each([2, 3] as const)(
+    'loads a header of version %i (strings as JSON arrays; numbers too in 2), as written before',
+    async (version) => {
+      const source = new Source();
+      const all = entries(200);
+      const index = hnswIndex({ dir, flushAfterMs: Number.POSITIVE_INFINITY });
+      await index.open(COLLECTION, source);
+      await index.upsert(DATASTORE, all, source.put(all));
+      await index.close();
+      const headerPath = join(collectionDirectory(dir, DATASTORE), HEADER_FILE);
+      const header = JSON.parse(await readFile(headerPath, 'utf8')) as { version: number; entries: Record<string, unknown> };
+      expect(header.version).toBe(4);
+      await writeFile(headerPath, JSON.stringify(olderHeader(header, version)));
+      const reopened = hnswIndex({ dir, flushAfterMs: Number.POSITIVE_INFINITY });
+      expect(await openSettled(reopened, COLLECTION, source)).toEqual({ rebuilt: false });
+      const [best] = await reopened.query(DATASTORE, {
+        vector: (all[17] as IndexEntry).vector,
+        topK: 1,
+        filter: { datasourceIds: ['ds'] },
+      });
+      expect(best?.id).toBe('c17');
+      await reopened.close();
+      // A version 4 header whose numbers do not decode to whole 32-bit values, or whose ids are not a
+      // packed list, is corrupt.
+      const damaged = [
+        { ...header, entries: { ...header.entries, datasources: 'AAA' } },
+        { ...header, entries: { ...header.entries, customIds: Buffer.from(Int32Array.of(0).buffer).toString('base64') } },
+        { ...header, entries: { ...header.entries, datasources: Buffer.from(new Int32Array(200).fill(1).buffer).toString('base64') } },
+        { ...header, entries: { ...header.entries, ids: Buffer.from('not a list').toString('base64') } },
+        { ...header, entries: { ...header.entries, ids: base64Strings(header.entries.ids) } },
+      ];
+      for (const bad of damaged) {
+        await writeFile(headerPath, JSON.stringify(bad));
+        const third = hnswIndex({ dir, flushAfterMs: Number.POSITIVE_INFINITY });
+        expect(await openSettled(third, COLLECTION, source)).toEqual({ rebuilt: true, reason: 'corrupt' });
+        await third.close();
+      }
+    },
+  );
 
   it('loads a folder written by the previous format (hnswlib’s whole file) and rewrites it without the vectors', async () => {
     const source = new Source();
@@ -272,16 +333,16 @@ describe('hnsw index file without the store-held vectors', () => {
     const header = JSON.parse(await readFile(headerPath, 'utf8')) as { binary: { file: string } };
     const linksPath = join(directory, header.binary.file);
     const wholePath = join(directory, 'index.9.0badc0de.bin');
-    const { entries: persisted } = JSON.parse(await readFile(headerPath, 'utf8')) as { entries: { ids: string[]; labels: string } };
-    const labels = base64Ints(persisted.labels);
-    const labelById = new Map(persisted.ids.map((id, i) => [id, labels[i] as number]));
+    const { entries: persisted } = JSON.parse(await readFile(headerPath, 'utf8')) as { entries: { ids: string; datasources: string } };
+    const sources = base64Ints(persisted.datasources);
+    const labelById = new Map(base64Strings(persisted.ids).flatMap((id, label) => (sources[label]! >= 0 ? [[id, label] as const] : [])));
     await restoreFullFile(linksPath, wholePath, DIMENSIONS, (id) => labelById.get(id), source.entries());
     await rm(linksPath);
     const whole = await readFile(wholePath);
     const binary = { file: 'index.9.0badc0de.bin', bytes: whole.length, sha256: createHash('sha256').update(whole).digest('hex') };
     // Version 1 also wrote the entry numbers as JSON arrays.
-    const current = JSON.parse(await readFile(headerPath, 'utf8')) as { entries: Record<string, unknown> };
-    await writeFile(headerPath, JSON.stringify({ ...current, version: 1, binary, entries: arrayEntries(current.entries) }));
+    const current = JSON.parse(await readFile(headerPath, 'utf8')) as Record<string, unknown>;
+    await writeFile(headerPath, JSON.stringify({ ...olderHeader(current, 1), binary }));
 
     const reopened = hnswIndex({ dir, flushAfterMs: Number.POSITIVE_INFINITY });
     expect(await openSettled(reopened, COLLECTION, source)).toEqual({ rebuilt: false });
@@ -291,7 +352,7 @@ describe('hnsw index file without the store-held vectors', () => {
     await reopened.upsert(DATASTORE, more, source.put(more));
     await reopened.close();
     const rewritten = JSON.parse(await readFile(headerPath, 'utf8')) as { version: number; binary: { file: string } };
-    expect(rewritten.version).toBe(3);
+    expect(rewritten.version).toBe(4);
     expect((await stat(join(directory, rewritten.binary.file))).size).toBeLessThan(whole.length - 300 * DIMENSIONS * 4 + 4096);
     const third = hnswIndex({ dir, flushAfterMs: Number.POSITIVE_INFINITY });
     expect(await openSettled(third, COLLECTION, source)).toEqual({ rebuilt: false });

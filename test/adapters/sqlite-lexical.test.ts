@@ -11,6 +11,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { sqliteStore } from '../../adapters/sqlite/index.js';
 import { LexicalIndex, type IndexedChunk } from '../../adapters/sqlite/lexical-index.js';
 import { decodeSnapshot, encodeSnapshot } from '../../adapters/sqlite/lexical-snapshot.js';
+import { PackedStrings } from '../../adapters/kit/packed-strings.js';
 import { analyseText, queryStems, type AnalysedText } from '../../adapters/sqlite/lexical-terms.js';
 import type { ChunkRecord, RetrievalFilter, ScoredId } from '../../src/ports/records.js';
 import type { Store } from '../../src/ports/store.js';
@@ -23,23 +24,36 @@ function plantWord(bytes: Buffer, word: string): Buffer {
   const state = decodeSnapshot(bytes);
   if (state === null) throw new Error('not a snapshot');
   const index = LexicalIndex.fromState(state);
-  index.add({ id: 'planted', datasourceId: state.sourceIds[0]!, customId: null }, analyseText(word));
+  index.add({ id: 'planted', datasourceId: state.sourceIds.at(0), customId: null }, analyseText(word));
   return encodeSnapshot(index.exportState());
 }
 
 /**
- * The same snapshot in an older format, written here from the layout those formats had: (3) no term
- * order; (2) postings as (slot, tf) pairs of int32; (1) also no arrays of term bounds.
+ * The same snapshot in an older format, written here from the layout those formats had: (4) the
+ * strings in a JSON header and a term order array; (3) no term order; (2) postings as (slot, tf)
+ * pairs of int32; (1) also no arrays of term bounds.
  */
-function olderFormat(bytes: Buffer, format: 1 | 2 | 3): Buffer {
-  const state = decodeSnapshot(bytes);
-  if (state === null) throw new Error('not a snapshot');
-  if (format === 3) {
-    const { ids, sourceIds, tenantIds, words } = state;
-    const header = { ids, sourceIds, tenantIds, words, postingInts: state.postings.length, largeTfInts: state.largeTfs.length };
+function olderFormat(bytes: Buffer, format: 1 | 2 | 3 | 4): Buffer {
+  const decoded = decodeSnapshot(bytes);
+  if (decoded === null) throw new Error('not a snapshot');
+  const state = { ...decoded, ids: decoded.ids.toArray(), sourceIds: decoded.sourceIds.toArray(), tenantIds: decoded.tenantIds.toArray() };
+  const words = decoded.words.toArray();
+  if (format === 3 || format === 4) {
+    const { ids, sourceIds, tenantIds } = state;
+    // Format 4's order: term numbers by JavaScript string order of their words.
+    const termOrder = format === 4 ? Int32Array.from(words.keys()).sort((a, b) => (words[a]! < words[b]! ? -1 : 1)) : new Int32Array(0);
+    const header = {
+      ids,
+      sourceIds,
+      tenantIds,
+      words,
+      postingInts: state.postings.length,
+      largeTfInts: state.largeTfs.length,
+      ...(format === 4 ? { termOrderInts: termOrder.length } : {}),
+    };
     const json = Buffer.from(JSON.stringify(header), 'utf8');
     const head = Buffer.alloc(Math.ceil((8 + json.length) / 4) * 4);
-    head.writeUInt32LE(3, 0);
+    head.writeUInt32LE(format, 0);
     head.writeUInt32LE(json.length, 4);
     json.copy(head, 8);
     const arrays = [
@@ -51,20 +65,21 @@ function olderFormat(bytes: Buffer, format: 1 | 2 | 3): Buffer {
       state.minLength,
       state.postings,
       state.largeTfs,
+      termOrder,
     ];
     return Buffer.concat([head, ...arrays.map((array) => Buffer.from(array.buffer, array.byteOffset, array.byteLength))]);
   }
   const large = new Map<string, number>();
   for (let i = 0; i < state.largeTfs.length; i += 3) large.set(`${state.largeTfs[i]}:${state.largeTfs[i + 1]}`, state.largeTfs[i + 2]!);
   const pairs = new Int32Array(state.postings.length * 2);
-  for (let term = 0; term < state.words.length; term++) {
+  for (let term = 0; term < words.length; term++) {
     for (let i = state.termStarts[term]!; i < state.termStarts[term + 1]!; i++) {
       const slot = Math.floor(state.postings[i]! / 256);
       pairs[i * 2] = slot;
       pairs[i * 2 + 1] = large.get(`${term}:${slot}`) ?? state.postings[i]! % 256;
     }
   }
-  const { ids, sourceIds, tenantIds, words } = state;
+  const { ids, sourceIds, tenantIds } = state;
   const json = Buffer.from(JSON.stringify({ ids, sourceIds, tenantIds, words, postingInts: pairs.length }), 'utf8');
   const head = Buffer.alloc(Math.ceil((8 + json.length) / 4) * 4);
   head.writeUInt32LE(format, 0);
@@ -218,11 +233,13 @@ describe('LexicalIndex', () => {
     expect(index.add({ id: 'c1', datasourceId: 's', customId: null }, analysed(['w0']))).toBe(docs.has('c1') ? false : true);
   });
 
-  it('finds query terms through a snapshot’s term order, then through the map a write builds', () => {
+  it('finds query terms by binary search in a snapshot’s ordered words, then through the map a write builds', () => {
     const index = new LexicalIndex();
     const docs = new Map<string, Doc>();
     const random = seededRandom(17);
-    const vocabulary = ['aardvark', 'Zebra', 'zz', 'échelle', 'mid', 'a', 'b10', 'b9', 'naïve', '中文', 'x-ray'];
+    // '\ufa0e' (a CJK compatibility ideograph kept by the folding) orders before '𠀀' (U+20000) by
+    // code point and by UTF-8 bytes, after it by UTF-16 units (JavaScript's <).
+    const vocabulary = ['aardvark', 'Zebra', 'zz', 'échelle', 'mid', 'a', 'b10', 'b9', 'naïve', '中文', 'x-ray', '\ufa0e', '𠀀', 'a𠀀'];
     for (let i = 0; i < 300; i++) {
       const words = Array.from({ length: 3 + (i % 5) }, () => vocabulary[Math.floor(random() * vocabulary.length)]!);
       const doc: Doc = { id: `d${i}`, datasourceId: 's', customId: null, text: analysed(words) };
@@ -230,16 +247,20 @@ describe('LexicalIndex', () => {
       docs.set(doc.id, doc);
     }
     const state = decodeSnapshot(encodeSnapshot(index.exportState()))!;
-    expect(state.termOrder?.length).toBe(state.words.length);
+    expect(state.words.isStrictlyAscending()).toBe(true);
+    expect(state.words.toArray().indexOf('\ufa0e')).toBeLessThan(state.words.toArray().indexOf('𠀀'));
+    expect(state.words.length).toBe(new Set(vocabulary.map((word) => analysed([word]).counts.keys().next().value)).size);
     const queries = [...vocabulary.map((word) => [word]), ['nope'], ['0'], ['\uffff'], ['mid', 'zz', 'absent']];
     const loaded = LexicalIndex.fromState(state);
     for (const words of queries) expectSameHits(loaded.search(words, 50), bruteForce(docs, words, 50), `ordered: ${words.join(' ')}`);
-    // An order that is not sorted is not trusted: the map is built at once instead.
-    const shuffled = LexicalIndex.fromState({
-      ...decodeSnapshot(encodeSnapshot(index.exportState()))!,
-      termOrder: state.termOrder!.slice().reverse(),
-    });
-    for (const words of queries) expectSameHits(shuffled.search(words, 50), bruteForce(docs, words, 50), `reversed: ${words.join(' ')}`);
+    // Words out of order are not searched by halves: the map is built at once instead.
+    const reversedWords = PackedStrings.of(state.words.toArray().reverse());
+    const reversed = LexicalIndex.fromState({ ...decodeSnapshot(encodeSnapshot(index.exportState()))!, words: reversedWords });
+    const renamed = new Map(state.words.toArray().map((word, term) => [word, reversedWords.at(term)]));
+    for (const words of queries) {
+      const asked = words.map((word) => renamed.get(word) ?? word);
+      expectSameHits(reversed.search(asked, 50), bruteForce(docs, words, 50), `reversed: ${words.join(' ')}`);
+    }
     // Writes after loading: a new word, and a removal.
     const added: Doc = { id: 'new', datasourceId: 's', customId: null, text: analysed(['quokka', 'mid']) };
     loaded.add(added, added.text);
@@ -566,7 +587,7 @@ describe('sqliteStore lexical index and the rows', () => {
     expect(sql('SELECT datastore_id FROM lexical_snapshots')).toEqual([{ datastore_id: datastore.id }]);
   });
 
-  it.each([1, 2, 3] as const)('loads a snapshot of format %i and rewrites it in the current one on close', async (format) => {
+  it.each([1, 2, 3, 4] as const)('loads a snapshot of format %i and rewrites it in the current one on close', async (format) => {
     const { planted } = await savedWithPlantedWord();
     sql('UPDATE lexical_snapshots SET data = ?', olderFormat(planted, format));
     const store = open();
@@ -576,7 +597,7 @@ describe('sqliteStore lexical index and the rows', () => {
     const [converted] = await Promise.all(QUERIES.map((query) => store.searchText({ datastoreId: datastore.id, query, topK: 20 })));
     await store.close();
     const saved = sql<{ data: Buffer }>('SELECT data FROM lexical_snapshots')[0]!.data;
-    expect(saved.readUInt32LE(0)).toBe(4);
+    expect(saved.readUInt32LE(0)).toBe(5);
     const again = open();
     expectSameHits(await again.searchText({ datastoreId: datastore.id, query: QUERIES[0]!, topK: 20 }), converted!, 'reloaded');
   });

@@ -5,7 +5,8 @@
  */
 import { copyFile, mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { HEADER_FILE, headerText, readHeader, verifiedBinary, type IndexHeader } from './persistence.js';
+import { headerFile } from './header-codec.js';
+import { readHeader, verifiedBinary, type IndexHeader } from './persistence.js';
 
 export interface CopiedCollection {
   /** Directory name under the index directory. */
@@ -69,7 +70,8 @@ async function copyCollection(
       await rm(join(target, header.binary.file), { force: true });
       continue;
     }
-    await writeFile(join(target, HEADER_FILE), headerText(header));
+    const file = headerFile(header);
+    await writeFile(join(target, file.name), file.bytes);
     return summary(header);
   }
   await rm(target, { recursive: true, force: true });

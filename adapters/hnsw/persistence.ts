@@ -1,12 +1,13 @@
 /**
  * On-disk layout of one collection, under `<dir>/<collection directory>/`:
  *
- *   header.json               what the index reflects (sequence, model, id/label map) and which
+ *   header                    what the index reflects (sequence, model, id/label map) and which
  *                             binary belongs to it, with that binary's size and SHA-256
- *   index.<gen>.<nonce>.bin   hnswlib's own file; never rewritten once a header names it
+ *                             (header-codec.ts; `header.json` in folders written before version 4)
+ *   index.<gen>.<nonce>.bin   the graph's file (graph-file.ts); never rewritten once a header names it
  *   *.tmp                     in-flight writes; leftovers of a crash, deleted on the next flush
  *
- * A flush writes a new binary under a new name, then replaces `header.json` by rename, and only then
+ * A flush writes a new binary under a new name, then replaces the header by rename, and only then
  * deletes the previous binary. A crash at any point leaves either the old pair or the new pair, and
  * the checksum rejects any other combination (a binary copied over, a torn or truncated file)
  * before hnswlib reads it: a damaged file must never reach the native loader.
@@ -20,65 +21,13 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { BigIntStats } from 'node:fs';
-import { isAscii } from 'node:buffer';
 import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { PackedStrings, readPacked } from '../kit/packed-strings.js';
 import { releaseBuffer } from '../kit/release-buffer.js';
 
-export const HEADER_FILE = 'header.json';
-const FORMAT = 'ragdesk-hnsw';
-/**
- * 4: the entries by label (`PersistedEntries`), the ids and the datasource and custom id tables as
- * base64 of packed string lists (adapters/kit/packed-strings.ts), decoded one string at a time when
- * needed; the file is ASCII (anything else escaped), read without a UTF-8 decode. At 100k entries,
- * parsing 200k JSON strings, then placing each entry by its label, was most of reading the header
- * ahead of a reopen's first query. 3: parallel arrays of live entries (ids, labels, datasource and
- * custom id indexes), the ids and tables as JSON strings, the numbers as base64 of little-endian
- * 32-bit arrays; 2: the numbers as JSON arrays. From 2 on, the binary is hnswlib's file without
- * the live elements' vectors (graph-file.ts), which the store holds; 1: hnswlib's own file. Older
- * versions are still read.
- */
-const FORMAT_VERSION = 4;
-const NUMBERS_AS_BASE64 = 3;
+import { currentHeader, decodeHeader, headerFile, HEADER_FILE, JSON_HEADER_FILE, type IndexHeader } from './header-codec.js';
 
-/**
- * The id → label map and filter attributes, by label (0 to nextLabel - 1): a loaded collection
- * takes the arrays as they are. A label with no live entry has datasource -1 and id ''.
- */
-interface PersistedEntries {
-  ids: PackedStrings;
-  /** Index into `IndexHeader.datasourceIds`; -1: no live entry. */
-  datasources: Int32Array;
-  /** Index into `IndexHeader.customIds`; -1: none. */
-  customIds: Int32Array;
-}
-
-/** The entries of versions 1-3: live entries only, as parallel arrays. */
-interface ParallelEntries {
-  ids: string[];
-  labels: ArrayLike<number>;
-  datasources: ArrayLike<number>;
-  customIds: ArrayLike<number>;
-}
-
-export interface IndexHeader {
-  format: typeof FORMAT;
-  version: 1 | 2 | typeof NUMBERS_AS_BASE64 | typeof FORMAT_VERSION;
-  datastoreId: string;
-  model: string;
-  dimensions: number;
-  /** The store chunk sequence the index reflects; any other value at open means stale. */
-  sequence: number;
-  generation: number;
-  /** Next unused label; labels are never reused (see collection.ts). */
-  nextLabel: number;
-  /** `stamp`: inode, size and ctime in ns of the file as renamed into place (absent in older headers). */
-  binary: { file: string; bytes: number; sha256: string; stamp?: string };
-  datasourceIds: PackedStrings;
-  customIds: PackedStrings;
-  entries: PersistedEntries;
-}
+export { HEADER_FILE, type IndexHeader } from './header-codec.js';
 
 export type HeaderContent = Omit<IndexHeader, 'format' | 'version' | 'binary'>;
 
@@ -94,19 +43,23 @@ export function collectionDirectory(root: string, datastoreId: string): string {
   return join(root, `${readable}-${hash}`);
 }
 
+/** The collection's header: `header`, or `header.json` in a folder written before version 4. */
 export async function readHeader(directory: string): Promise<HeaderRead> {
-  let text: string;
-  try {
-    text = headerString(await readWhole(join(directory, HEADER_FILE)));
-  } catch (error) {
-    if (isNotFound(error)) return { ok: false, reason: 'missing', detail: 'no header file' };
-    return { ok: false, reason: 'corrupt', detail: `header unreadable: ${String(error)}` };
+  for (const name of [HEADER_FILE, JSON_HEADER_FILE]) {
+    let bytes: Buffer;
+    try {
+      bytes = await readWhole(join(directory, name));
+    } catch (error) {
+      if (isNotFound(error)) continue;
+      return { ok: false, reason: 'corrupt', detail: `header unreadable: ${String(error)}` };
+    }
+    try {
+      return { ok: true, header: decodeHeader(bytes, name) };
+    } catch (error) {
+      return { ok: false, reason: 'corrupt', detail: `header invalid: ${String(error)}` };
+    }
   }
-  try {
-    return { ok: true, header: parseHeader(JSON.parse(text) as unknown) };
-  } catch (error) {
-    return { ok: false, reason: 'corrupt', detail: `header invalid: ${String(error)}` };
-  }
+  return { ok: false, reason: 'missing', detail: 'no header file' };
 }
 
 /**
@@ -124,14 +77,6 @@ async function readWhole(path: string): Promise<Buffer> {
   } finally {
     await handle.close();
   }
-}
-
-/**
- * The header's text. Version 4 writes ASCII only, which reads as Latin-1 without a UTF-8 decode
- * (~20 ms of 12 MB at 100k entries); older headers hold raw UTF-8.
- */
-function headerString(bytes: Buffer): string {
-  return isAscii(bytes) ? bytes.toString('latin1') : bytes.toString('utf8');
 }
 
 /**
@@ -170,22 +115,20 @@ export async function writeGeneration(
   const { size } = await stat(temporary);
   const sha256 = await fileSha256(temporary);
   await rename(temporary, join(directory, file));
-  const header: IndexHeader = {
-    format: FORMAT,
-    version: FORMAT_VERSION,
-    ...content,
-    binary: { file, bytes: size, sha256, stamp: await fileStamp(join(directory, file)) },
-  };
-  const headerTemporary = join(directory, `${HEADER_FILE}.${randomBytes(4).toString('hex')}.tmp`);
+  const header = currentHeader({ ...content, binary: { file, bytes: size, sha256, stamp: await fileStamp(join(directory, file)) } });
+  const written = headerFile(header);
+  const headerTemporary = join(directory, `${written.name}.${randomBytes(4).toString('hex')}.tmp`);
   const handle = await open(headerTemporary, 'w');
   try {
-    await handle.writeFile(headerText(header));
+    await handle.writeFile(written.bytes);
     await handle.sync();
   } finally {
     await handle.close();
   }
-  await rename(headerTemporary, join(directory, HEADER_FILE));
+  await rename(headerTemporary, join(directory, written.name));
   await syncDirectory(directory);
+  // A folder written before version 4: its header names a binary removed below (`header` is read first).
+  await rm(join(directory, JSON_HEADER_FILE), { force: true });
   await removeOtherFiles(directory, file);
   return header;
 }
@@ -261,168 +204,4 @@ async function syncDirectory(directory: string): Promise<void> {
 
 function isNotFound(error: unknown): boolean {
   return typeof error === 'object' && error !== null && (error as { code?: unknown }).code === 'ENOENT';
-}
-
-/**
- * A header as its file holds it (what `readHeader` parses back), in the header's own version (a
- * backup copies older headers as they are).
- */
-export function headerText(header: IndexHeader): string {
-  const { ids, datasources, customIds } = header.entries;
-  if (header.version === FORMAT_VERSION) {
-    const text = JSON.stringify({
-      ...header,
-      datasourceIds: packedBase64(header.datasourceIds),
-      customIds: packedBase64(header.customIds),
-      entries: { ids: packedBase64(ids), datasources: intsBase64(datasources), customIds: intsBase64(customIds) },
-    });
-    return text.replace(/[\u0080-\uffff]/g, (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`);
-  }
-  const tables = { datasourceIds: header.datasourceIds.toArray(), customIds: header.customIds.toArray() };
-  const live = parallelEntries(header.entries);
-  if (header.version === NUMBERS_AS_BASE64) {
-    const entries = {
-      ids: live.ids,
-      labels: intsBase64(live.labels),
-      datasources: intsBase64(live.datasources),
-      customIds: intsBase64(live.customIds),
-    };
-    return JSON.stringify({ ...header, ...tables, entries });
-  }
-  return JSON.stringify({ ...header, ...tables, entries: live });
-}
-
-/** Entries by label as versions 1-3 stored them: the live ones, as parallel arrays. */
-function parallelEntries(entries: PersistedEntries): { ids: string[]; labels: number[]; datasources: number[]; customIds: number[] } {
-  const live = { ids: [] as string[], labels: [] as number[], datasources: [] as number[], customIds: [] as number[] };
-  entries.datasources.forEach((datasource, label) => {
-    if (datasource < 0) return;
-    live.ids.push(entries.ids.at(label));
-    live.labels.push(label);
-    live.datasources.push(datasource);
-    live.customIds.push(entries.customIds[label] as number);
-  });
-  return live;
-}
-
-/** Entries of versions 1-3 by label; throws on a label out of range or named twice. */
-function entriesByLabel(nextLabel: number, parallel: ParallelEntries): PersistedEntries {
-  const { ids, labels, datasources: sources, customIds: tenants } = parallel;
-  const names = new Array<string>(nextLabel).fill('');
-  const datasources = new Int32Array(nextLabel).fill(-1);
-  const customIds = new Int32Array(nextLabel).fill(-1);
-  for (let i = 0; i < ids.length; i++) {
-    const label = labels[i] as number;
-    const datasource = sources[i] as number;
-    if (!(Number.isInteger(label) && label >= 0 && label < nextLabel)) throw new Error('entry label');
-    if (datasources[label] !== -1) throw new Error(`header entries repeat label ${label}`);
-    if (!(Number.isInteger(datasource) && datasource >= 0)) throw new Error('entry datasource');
-    names[label] = ids[i] as string;
-    datasources[label] = datasource;
-    customIds[label] = tenants[i] as number;
-  }
-  return { ids: PackedStrings.of(names), datasources, customIds };
-}
-
-function intsBase64(values: ArrayLike<number>): string {
-  const array = Int32Array.from(values);
-  return Buffer.from(array.buffer, array.byteOffset, array.byteLength).toString('base64');
-}
-
-function packedBase64(strings: PackedStrings): string {
-  const bytes = strings.serialize();
-  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('base64');
-}
-
-/**
- * Base64 back to bytes of their own (a decoded buffer may sit at an offset a 32-bit view cannot
- * start at); not a whole number of 32-bit values: thrown.
- */
-function base64Bytes(value: unknown, what: string): Uint8Array {
-  if (typeof value !== 'string') throw new Error(what);
-  const decoded = Buffer.from(value, 'base64');
-  if (decoded.length % 4 !== 0) throw new Error(what);
-  const bytes = new Uint8Array(decoded.length);
-  bytes.set(decoded);
-  return bytes;
-}
-
-/** A version 3 or 4 array of numbers back. */
-function decodeInts(value: unknown, what: string): Int32Array {
-  const bytes = base64Bytes(value, what);
-  return new Int32Array(bytes.buffer, 0, bytes.length / 4);
-}
-
-/** A version 4 string list back; anything else is thrown. */
-function decodePacked(value: unknown, what: string): PackedStrings {
-  const bytes = base64Bytes(value, what);
-  const { strings, next } = readPacked(bytes, 0);
-  if (next !== bytes.length) throw new Error(what);
-  return strings;
-}
-
-/** A version 1-3 array of strings as a packed list; anything else is thrown. */
-function packedArray(value: unknown, what: string): PackedStrings {
-  if (!isStringArray(value)) throw new Error(what);
-  return PackedStrings.of(value);
-}
-
-/**
- * A header's fields checked and its entries decoded. The entries' numbers are checked against the
- * tables where the collection takes them in (collection.ts, one pass that also counts them).
- */
-function parseHeader(value: unknown): IndexHeader {
-  const header = value as IndexHeader;
-  const check = (condition: boolean, what: string): void => {
-    if (!condition) throw new Error(what);
-  };
-  check(typeof value === 'object' && value !== null, 'not an object');
-  check(header.format === FORMAT && [1, 2, NUMBERS_AS_BASE64, FORMAT_VERSION].includes(header.version), 'unknown format or version');
-  check(typeof header.datastoreId === 'string' && typeof header.model === 'string', 'datastoreId/model');
-  for (const key of ['dimensions', 'generation', 'nextLabel'] as const) {
-    check(Number.isSafeInteger(header[key]) && header[key] >= 0, key);
-  }
-  // -1 marks a state that failed mid-mutation: it parses, then fails the sequence check (stale).
-  check(Number.isSafeInteger(header.sequence), 'sequence');
-  const binary = header.binary as Partial<IndexHeader['binary']> | undefined;
-  check(typeof binary?.file === 'string' && /^index\.[0-9]+\.[0-9a-f]+\.bin$/.test(binary.file), 'binary.file');
-  check(Number.isSafeInteger(binary?.bytes) && typeof binary?.sha256 === 'string', 'binary size/checksum');
-  check(binary?.stamp === undefined || typeof binary.stamp === 'string', 'binary stamp');
-  const stored = value as { datasourceIds?: unknown; customIds?: unknown; entries?: unknown };
-  const entries = stored.entries as Record<string, unknown> | undefined;
-  check(typeof entries === 'object' && entries !== null, 'entries');
-  if (header.version === FORMAT_VERSION) {
-    header.datasourceIds = decodePacked(stored.datasourceIds, 'datasourceIds');
-    header.customIds = decodePacked(stored.customIds, 'customIds');
-    header.entries = {
-      ids: decodePacked(entries?.ids, 'entries.ids'),
-      datasources: decodeInts(entries?.datasources, 'entries.datasources'),
-      customIds: decodeInts(entries?.customIds, 'entries.customIds'),
-    };
-    for (const key of ['ids', 'datasources', 'customIds'] as const)
-      check(header.entries[key].length === header.nextLabel, `entries.${key}`);
-    return header;
-  }
-  header.datasourceIds = packedArray(stored.datasourceIds, 'datasourceIds');
-  header.customIds = packedArray(stored.customIds, 'customIds');
-  const numbers = (key: 'labels' | 'datasources' | 'customIds'): ArrayLike<number> => {
-    const values = entries?.[key];
-    if (header.version === NUMBERS_AS_BASE64) return decodeInts(values, `entries.${key}`);
-    check(Array.isArray(values), `entries.${key}`);
-    return values as number[];
-  };
-  check(isStringArray(entries?.ids), 'entries.ids');
-  const parallel = {
-    ids: entries?.ids as string[],
-    labels: numbers('labels'),
-    datasources: numbers('datasources'),
-    customIds: numbers('customIds'),
-  };
-  for (const key of ['labels', 'datasources', 'customIds'] as const) check(parallel[key].length === parallel.ids.length, `entries.${key}`);
-  header.entries = entriesByLabel(header.nextLabel, parallel);
-  return header;
-}
-
-function isStringArray(value: unknown): value is string[] {
-  return Array.isArray(value) && value.every((item) => typeof item === 'string');
 }

@@ -4,7 +4,7 @@ import { pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 
 /**
- * WAL checkpoints on a worker thread, and reads of the bm25 snapshot there.
+ * WAL checkpoints on a worker thread.
  *
  * Why: SQLite's automatic checkpoint runs inside the commit that pushes the WAL past 1000 pages,
  * on the thread that commits. With 16 KiB pages that is a 16 MB copy plus an fsync: bench:ingest
@@ -13,11 +13,6 @@ import { Worker } from 'node:worker_threads';
  * reader still needs and never blocks), so a second connection on a worker thread can do it while
  * the main thread keeps serving. The main connection keeps a much larger automatic threshold as a
  * safety net, so the WAL stays bounded even if the worker falls behind or dies.
- *
- * The same connection reads a datastore's bm25 snapshot row (lexical-search.ts) and hands its bytes
- * over without a copy: at 100k chunks the row is 26 MB, and reading it on the main thread (SQLite's
- * copy, then the driver's, each into memory the process faults in) took 35-70 ms of a reopen's
- * first query, which the vector index's load could have used.
  */
 
 /** Pages after which the main connection still checkpoints by itself (16 KiB pages: 256 MiB). */
@@ -26,12 +21,6 @@ export const FALLBACK_AUTOCHECKPOINT_PAGES = 16_384;
 const SQLITE_DEFAULT_AUTOCHECKPOINT_PAGES = 1_000;
 /** How often, at most, the worker is asked to checkpoint while writes happen. */
 const DEFAULT_INTERVAL_MS = 200;
-
-/** A bm25 snapshot row (see lexical-search.ts). */
-export interface SnapshotRow {
-  chunk_sequence: number;
-  data: Uint8Array;
-}
 
 interface CheckpointResult {
   /** Frames in the WAL when the checkpoint ran. */
@@ -45,8 +34,6 @@ export interface Checkpointer {
   noteWrite(): void;
   /** Checkpoints now and resolves when the worker has done it (tests, close). */
   checkpoint(): Promise<CheckpointResult>;
-  /** The datastore's snapshot row as the worker's connection reads it; rejects when the worker cannot. */
-  readSnapshot(datastoreId: string): Promise<SnapshotRow | undefined>;
   /** Stops the timer and the worker; the main connection's close does the final checkpoint. */
   close(): Promise<void>;
 }
@@ -70,7 +57,6 @@ const WORKER_SOURCE = `
   const db = new Database(workerData.path, { fileMustExist: true });
   db.pragma('busy_timeout = 5000');
   db.pragma('synchronous = NORMAL');
-  let selectSnapshot;
   parentPort.on('message', (message) => {
     if (message.type === 'close') {
       db.close();
@@ -78,19 +64,6 @@ const WORKER_SOURCE = `
       return;
     }
     try {
-      if (message.type === 'read-snapshot') {
-        selectSnapshot ??= db.prepare('SELECT chunk_sequence, data FROM lexical_snapshots WHERE datastore_id = ?');
-        const row = selectSnapshot.get(message.datastoreId);
-        if (row === undefined) {
-          parentPort.postMessage({ id: message.id, snapshot: null });
-          return;
-        }
-        // Moved, not copied: the driver's buffer is the row's memory of its own, else a copy is.
-        const { buffer, byteOffset, byteLength } = row.data;
-        const memory = byteOffset === 0 && byteLength === buffer.byteLength ? buffer : buffer.slice(byteOffset, byteOffset + byteLength);
-        parentPort.postMessage({ id: message.id, snapshot: { chunk_sequence: row.chunk_sequence, data: memory } }, [memory]);
-        return;
-      }
       const [row] = db.pragma('wal_checkpoint(PASSIVE)');
       parentPort.postMessage({ id: message.id, walFrames: row.log, checkpointedFrames: row.checkpointed });
     } catch (error) {
@@ -107,7 +80,6 @@ interface WorkerReply {
   id: number;
   walFrames?: number;
   checkpointedFrames?: number;
-  snapshot?: { chunk_sequence: number; data: ArrayBuffer } | null;
   error?: string;
 }
 
@@ -128,7 +100,7 @@ export function startCheckpointer(options: CheckpointerOptions): Checkpointer {
   };
   options.setAutocheckpoint(FALLBACK_AUTOCHECKPOINT_PAGES);
 
-  const pending = new Map<number, { resolve(reply: WorkerReply): void; reject(error: Error): void }>();
+  const pending = new Map<number, { resolve(result: CheckpointResult): void; reject(error: Error): void }>();
   let nextId = 0;
   let dirty = false;
   let inFlight = false;
@@ -151,7 +123,7 @@ export function startCheckpointer(options: CheckpointerOptions): Checkpointer {
     pending.delete(reply.id);
     if (!waiter) return;
     if (reply.error !== undefined) waiter.reject(new Error(reply.error));
-    else waiter.resolve(reply);
+    else waiter.resolve({ walFrames: reply.walFrames ?? 0, checkpointedFrames: reply.checkpointedFrames ?? 0 });
   });
   // Once closing, an error is the worker losing a race with the close (the store closed, and its
   // folder perhaps removed, before the worker had opened the file): nothing is left to checkpoint.
@@ -162,19 +134,15 @@ export function startCheckpointer(options: CheckpointerOptions): Checkpointer {
     if (!closing) fail(new Error(`worker exited with code ${code}`));
   });
 
-  const ask = (message: { type: 'checkpoint' } | { type: 'read-snapshot'; datastoreId: string }): Promise<WorkerReply> => {
+  const request = (): Promise<CheckpointResult> => {
     if (failed) return Promise.reject(failed);
     if (closing) return Promise.reject(new Error('checkpointer closed'));
     const id = nextId++;
     hold();
-    return new Promise<WorkerReply>((resolve, reject) => {
+    return new Promise<CheckpointResult>((resolve, reject) => {
       pending.set(id, { resolve, reject });
-      worker.postMessage({ ...message, id });
+      worker.postMessage({ type: 'checkpoint', id });
     }).finally(release);
-  };
-  const request = async (): Promise<CheckpointResult> => {
-    const reply = await ask({ type: 'checkpoint' });
-    return { walFrames: reply.walFrames ?? 0, checkpointedFrames: reply.checkpointedFrames ?? 0 };
   };
 
   const timer = setInterval(() => {
@@ -195,10 +163,6 @@ export function startCheckpointer(options: CheckpointerOptions): Checkpointer {
       dirty = true;
     },
     checkpoint: request,
-    async readSnapshot(datastoreId) {
-      const { snapshot } = await ask({ type: 'read-snapshot', datastoreId });
-      return snapshot ? { chunk_sequence: snapshot.chunk_sequence, data: new Uint8Array(snapshot.data) } : undefined;
-    },
     close() {
       closing ??= (async () => {
         clearInterval(timer);

@@ -148,10 +148,10 @@ export class LexicalIndex {
   /** A loaded state's ids while no write has changed a slot (then every slot is live). */
   private loadedIds: PackedStrings | undefined;
   /** Tokens per slot; DEAD for a removed document. */
-  private lengths = new Int32Array(256);
+  private lengths: Int32Array<ArrayBufferLike> = new Int32Array(256);
   /** Interned datasource id and custom id (-1: none) per slot, for filters. */
-  private sources = new Int32Array(256);
-  private tenants = new Int32Array(256);
+  private sources: Int32Array<ArrayBufferLike> = new Int32Array(256);
+  private tenants: Int32Array<ArrayBufferLike> = new Int32Array(256);
   private sourceNumbers = new NameTable();
   private tenantNumbers = new NameTable();
   private slots = 0;
@@ -534,10 +534,13 @@ export class LexicalIndex {
   static fromState(state: LexicalIndexState, parameters: Bm25Parameters = DEFAULT_BM25): LexicalIndex {
     const index = new LexicalIndex(parameters);
     const count = state.ids.length;
-    index.reserve(count);
-    index.lengths.set(state.lengths.subarray(0, count));
-    index.sources.set(state.sources.subarray(0, count));
-    index.tenants.set(state.tenants.subarray(0, count));
+    if (state.lengths.length !== count || state.sources.length !== count || state.tenants.length !== count) {
+      throw new Error('lexical state: per-document arrays of another length');
+    }
+    // Taken as they are (views on a snapshot's bytes): the first add past them grows copies.
+    index.lengths = state.lengths;
+    index.sources = state.sources;
+    index.tenants = state.tenants;
     index.loadedIds = state.ids;
     index.slotMap = undefined;
     for (let slot = 0; slot < count; slot++) index.totalLength += state.lengths[slot] as number;

@@ -7,7 +7,6 @@ import { DEFAULT_BM25, LexicalIndex, type IndexedChunk, type LexicalIndexState }
 import { decodeSnapshot, encodeSnapshot, isCurrentFormat } from './lexical-snapshot.js';
 import { analyseText, queryStems } from './lexical-terms.js';
 import { nextTurn } from '../../src/util/next-turn.js';
-import type { SnapshotRow } from './checkpointer.js';
 
 /** Options of the SQLite store's lexical search. */
 export interface LexicalSearchOptions {
@@ -79,12 +78,7 @@ interface Entry {
  * the sequence moved since (then the snapshot is dropped and the rows are read). A process that
  * ends without closing the store only costs that rebuild.
  */
-export function lexicalSearch(
-  db: SqliteDatabase,
-  options: LexicalSearchOptions,
-  /** Reads a snapshot row off this thread (checkpointer.ts); without it, or when it fails, the row is read here. */
-  readOnWorker?: (datastoreId: string) => Promise<SnapshotRow | undefined>,
-) {
+export function lexicalSearch(db: SqliteDatabase, options: LexicalSearchOptions) {
   const selectSequence = db.prepare('SELECT chunk_sequence FROM datastores WHERE id = ?');
   // Keyset pages over the (datastore_id, hash) index, as iterateChunks reads them.
   const selectPage = db.prepare(
@@ -141,10 +135,10 @@ export function lexicalSearch(
 
   /**
    * Takes the saved snapshot when it was saved at `entry.sequence` (the current one); a snapshot of
-   * an older sequence is deleted, it can never become current again. Reading the row (on the
-   * checkpoint worker's connection when there is one, see checkpointer.ts), decoding it and
-   * building the index are three steps with a yield before each: the other loads of a first query
-   * (the vector index's header and file) get the thread in between. A write that lands meanwhile moves
+   * an older sequence is deleted, it can never become current again. Reading the row, decoding its
+   * header and building the index are three steps with a yield before each (tens of ms each at
+   * 100k chunks): the other loads of a first query (the vector index's file, whose read runs on
+   * libuv's pool once started) get the thread in between. A write that lands meanwhile moves
    * `entry.sequence` past the snapshot, which is then dropped for the rows, as a stale one is.
    * True when the entry is done (loaded, or no longer wanted).
    */
@@ -153,8 +147,7 @@ export function lexicalSearch(
     const current = () => building() && entry.sequence === sequence;
     await nextTurn();
     if (!building()) return true;
-    const row = current() ? await readSnapshot(datastoreId) : undefined;
-    if (!building()) return true;
+    const row = current() ? (selectSnapshot.get(datastoreId) as { chunk_sequence: number; data: Buffer } | undefined) : undefined;
     if (row === undefined) return false;
     let state: LexicalIndexState | null = null;
     if (row.chunk_sequence === sequence) {
@@ -170,17 +163,6 @@ export function lexicalSearch(
     entry.state = 'ready';
     entry.unsaved = !isCurrentFormat(row.data);
     return true;
-  }
-
-  async function readSnapshot(datastoreId: string): Promise<SnapshotRow | undefined> {
-    if (readOnWorker !== undefined) {
-      try {
-        return await readOnWorker(datastoreId);
-      } catch {
-        // The worker stopped or is closing: this thread reads it (a closed store is caught after).
-      }
-    }
-    return closed ? undefined : (selectSnapshot.get(datastoreId) as SnapshotRow | undefined);
   }
 
   /** Saves changed, current indexes; a failure (read-only file, lock) only costs a rebuild later. */

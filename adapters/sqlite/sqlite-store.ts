@@ -84,12 +84,8 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     if (ownsDatabase) db.close();
     throw translateError(error, 'opening the SQLite store');
   }
+  const lexical = lexicalSearch(db, { ...DEFAULT_LEXICAL_OPTIONS, ...options.lexical });
   const checkpointer = ownsDatabase && checkpoints === 'worker' ? checkpointerFor(db, options.path) : null;
-  const lexical = lexicalSearch(
-    db,
-    { ...DEFAULT_LEXICAL_OPTIONS, ...options.lexical },
-    checkpointer ? (datastoreId) => checkpointer.readSnapshot(datastoreId) : undefined,
-  );
   let closed = false;
 
   /** Whether a write must return the rows as they were: only where the bm25 index is in memory. */

@@ -1,4 +1,3 @@
-import { isAscii } from 'node:buffer';
 import { createHash } from 'node:crypto';
 import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -8,8 +7,8 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { writeLinksFile } from '../../adapters/hnsw/graph-file.js';
 import { nativeGraph } from '../../adapters/hnsw/native-graph.js';
 import { hnswIndex } from '../../adapters/hnsw/index.js';
-import { collectionDirectory, HEADER_FILE } from '../../adapters/hnsw/persistence.js';
-import { readPacked } from '../../adapters/kit/packed-strings.js';
+import { headerFile, JSON_HEADER_FILE } from '../../adapters/hnsw/header-codec.js';
+import { collectionDirectory, HEADER_FILE, readHeader, type IndexHeader } from '../../adapters/hnsw/persistence.js';
 import type { IndexCollection, IndexEntry } from '../../src/ports/index.js';
 import { clusteredVectors } from '../../src/testing/random.js';
 import { InMemoryIndexSource as Source, openSettled } from '../../src/testing/vector-index-conformance.js';
@@ -46,38 +45,32 @@ async function restoreFullFile(
   }
 }
 
-/** A header's entry numbers as versions 3 and 4 write them (base64 of little-endian int32) back as numbers. */
-function base64Ints(value: unknown): number[] {
-  return Array.from(new Int32Array(new Uint8Array(Buffer.from(value as string, 'base64')).buffer));
-}
-
-/** A version 4 string list (base64 of a packed list) back as strings. */
-function base64Strings(value: unknown): string[] {
-  return readPacked(new Uint8Array(Buffer.from(value as string, 'base64')), 0).strings.toArray();
+/** The collection's header as the index reads it. */
+async function currentHeader(directory: string): Promise<IndexHeader> {
+  const read = await readHeader(directory);
+  if (!read.ok) throw new Error(`no header: ${read.detail}`);
+  return read.header;
 }
 
 /**
- * A version 4 header (entries by label) as an older version wrote it: (3) the live entries as
- * parallel arrays, their numbers base64 of int32, the ids and the datasource and custom id tables
- * as JSON arrays of strings; (1, 2) the numbers as JSON arrays too.
+ * A header as an older version wrote it, as JSON (`header.json`): (3) the live entries as parallel
+ * arrays, their numbers base64 of int32, the ids and the datasource and custom id tables as JSON
+ * arrays of strings; (1, 2) the numbers as JSON arrays too.
  */
-function olderHeader(header: Record<string, unknown>, version: 1 | 2 | 3): Record<string, unknown> {
-  const entries = header.entries as Record<string, unknown>;
-  const ids = base64Strings(entries.ids);
-  const tenants = base64Ints(entries.customIds);
+function olderHeader(header: IndexHeader, version: 1 | 2 | 3): Record<string, unknown> {
   const live = { ids: [] as string[], labels: [] as number[], datasources: [] as number[], customIds: [] as number[] };
-  base64Ints(entries.datasources).forEach((source, label) => {
+  header.entries.datasources.forEach((source, label) => {
     if (source < 0) return;
-    live.ids.push(ids[label]!);
+    live.ids.push(header.entries.ids.at(label));
     live.labels.push(label);
     live.datasources.push(source);
-    live.customIds.push(tenants[label]!);
+    live.customIds.push(header.entries.customIds[label]!);
   });
-  const strings = { datasourceIds: base64Strings(header.datasourceIds), customIds: base64Strings(header.customIds) };
-  if (version !== 3) return { ...header, ...strings, version, entries: live };
+  const fields = { ...header, version, datasourceIds: header.datasourceIds.toArray(), customIds: header.customIds.toArray() };
+  if (version !== 3) return { ...fields, entries: live };
   const base64 = (values: number[]) => Buffer.from(Int32Array.from(values).buffer).toString('base64');
   const numbers = { labels: base64(live.labels), datasources: base64(live.datasources), customIds: base64(live.customIds) };
-  return { ...header, ...strings, version, entries: { ids: live.ids, ...numbers } };
+  return { ...fields, entries: { ids: live.ids, ...numbers } };
 }
 
 /** Not unit length: the restored bytes must be what hnswlib's cosine space stored (normalised). */
@@ -231,7 +224,7 @@ describe('hnsw index file without the store-held vectors', () => {
     await index.remove(DATASTORE, ['c1', 'c2'], source.delete(['c1', 'c2']));
     await index.close();
     const directory = collectionDirectory(dir, DATASTORE);
-    const header = JSON.parse(await readFile(join(directory, HEADER_FILE), 'utf8')) as { version: number; binary: { file: string } };
+    const header = await currentHeader(directory);
     expect(header.version).toBe(4);
     // Links and labels only: far less than the 498 live vectors alone.
     expect((await stat(join(directory, header.binary.file))).size).toBeLessThan(498 * DIMENSIONS * 4);
@@ -252,7 +245,7 @@ describe('hnsw index file without the store-held vectors', () => {
     await third.close();
   });
 
-  it('keeps ids, datasource and custom ids of any script through an ASCII header', async () => {
+  it('keeps ids, datasource and custom ids of any script through the header', async () => {
     const collection: IndexCollection = { datastoreId: 'données-数据-🗂', dimensions: DIMENSIONS, model: 'modèle' };
     const source = new Source();
     const all = entries(120).map((entry, i) => ({
@@ -265,9 +258,9 @@ describe('hnsw index file without the store-held vectors', () => {
     await index.open(collection, source);
     await index.upsert(collection.datastoreId, all, source.put(all));
     await index.close();
-    const bytes = await readFile(join(collectionDirectory(dir, collection.datastoreId), HEADER_FILE));
-    expect(isAscii(bytes)).toBe(true);
-    expect((JSON.parse(bytes.toString('latin1')) as { datastoreId: string }).datastoreId).toBe(collection.datastoreId);
+    const written = await currentHeader(collectionDirectory(dir, collection.datastoreId));
+    expect([written.datastoreId, written.model]).toEqual([collection.datastoreId, collection.model]);
+    expect(written.datasourceIds.toArray().sort()).toEqual(['source-é', 'source-中']);
     const reopened = hnswIndex({ dir, flushAfterMs: Number.POSITIVE_INFINITY });
     expect(await openSettled(reopened, collection, source)).toEqual({ rebuilt: false });
     const hits = await reopened.query(collection.datastoreId, {
@@ -289,10 +282,11 @@ describe('hnsw index file without the store-held vectors', () => {
       await index.open(COLLECTION, source);
       await index.upsert(DATASTORE, all, source.put(all));
       await index.close();
-      const headerPath = join(collectionDirectory(dir, DATASTORE), HEADER_FILE);
-      const header = JSON.parse(await readFile(headerPath, 'utf8')) as { version: number; entries: Record<string, unknown> };
-      expect(header.version).toBe(4);
-      await writeFile(headerPath, JSON.stringify(olderHeader(header, version)));
+      const directory = collectionDirectory(dir, DATASTORE);
+      const header = await currentHeader(directory);
+      const current = await readFile(join(directory, HEADER_FILE));
+      await rm(join(directory, HEADER_FILE));
+      await writeFile(join(directory, JSON_HEADER_FILE), JSON.stringify(olderHeader(header, version)));
       const reopened = hnswIndex({ dir, flushAfterMs: Number.POSITIVE_INFINITY });
       expect(await openSettled(reopened, COLLECTION, source)).toEqual({ rebuilt: false });
       const [best] = await reopened.query(DATASTORE, {
@@ -302,17 +296,21 @@ describe('hnsw index file without the store-held vectors', () => {
       });
       expect(best?.id).toBe('c17');
       await reopened.close();
-      // A version 4 header whose numbers do not decode to whole 32-bit values, or whose ids are not a
-      // packed list, is corrupt.
+      // A version 4 header cut short, running on, or naming a datasource or custom id its tables
+      // do not have, is corrupt.
+      const outOfRange = (key: 'datasources' | 'customIds') => {
+        const entries = { ...header.entries, [key]: header.entries[key].slice() };
+        entries[key][5] = 7;
+        return headerFile({ ...header, entries }).bytes;
+      };
       const damaged = [
-        { ...header, entries: { ...header.entries, datasources: 'AAA' } },
-        { ...header, entries: { ...header.entries, customIds: Buffer.from(Int32Array.of(0).buffer).toString('base64') } },
-        { ...header, entries: { ...header.entries, datasources: Buffer.from(new Int32Array(200).fill(1).buffer).toString('base64') } },
-        { ...header, entries: { ...header.entries, ids: Buffer.from('not a list').toString('base64') } },
-        { ...header, entries: { ...header.entries, ids: base64Strings(header.entries.ids) } },
+        current.subarray(0, current.length - 4),
+        Buffer.concat([current, Buffer.alloc(4)]),
+        outOfRange('datasources'),
+        outOfRange('customIds'),
       ];
       for (const bad of damaged) {
-        await writeFile(headerPath, JSON.stringify(bad));
+        await writeFile(join(directory, HEADER_FILE), bad);
         const third = hnswIndex({ dir, flushAfterMs: Number.POSITIVE_INFINITY });
         expect(await openSettled(third, COLLECTION, source)).toEqual({ rebuilt: true, reason: 'corrupt' });
         await third.close();
@@ -329,20 +327,18 @@ describe('hnsw index file without the store-held vectors', () => {
     await index.close();
     // The previous format: version 1, the binary is hnswlib's own file, no stamp.
     const directory = collectionDirectory(dir, DATASTORE);
-    const headerPath = join(directory, HEADER_FILE);
-    const header = JSON.parse(await readFile(headerPath, 'utf8')) as { binary: { file: string } };
+    const header = await currentHeader(directory);
     const linksPath = join(directory, header.binary.file);
     const wholePath = join(directory, 'index.9.0badc0de.bin');
-    const { entries: persisted } = JSON.parse(await readFile(headerPath, 'utf8')) as { entries: { ids: string; datasources: string } };
-    const sources = base64Ints(persisted.datasources);
-    const labelById = new Map(base64Strings(persisted.ids).flatMap((id, label) => (sources[label]! >= 0 ? [[id, label] as const] : [])));
+    const { ids, datasources } = header.entries;
+    const labelById = new Map(ids.toArray().flatMap((id, label) => (datasources[label]! >= 0 ? [[id, label] as const] : [])));
     await restoreFullFile(linksPath, wholePath, DIMENSIONS, (id) => labelById.get(id), source.entries());
     await rm(linksPath);
     const whole = await readFile(wholePath);
     const binary = { file: 'index.9.0badc0de.bin', bytes: whole.length, sha256: createHash('sha256').update(whole).digest('hex') };
-    // Version 1 also wrote the entry numbers as JSON arrays.
-    const current = JSON.parse(await readFile(headerPath, 'utf8')) as Record<string, unknown>;
-    await writeFile(headerPath, JSON.stringify({ ...olderHeader(current, 1), binary }));
+    // Version 1 also wrote the entry numbers as JSON arrays, in header.json.
+    await rm(join(directory, HEADER_FILE));
+    await writeFile(join(directory, JSON_HEADER_FILE), JSON.stringify({ ...olderHeader(header, 1), binary }));
 
     const reopened = hnswIndex({ dir, flushAfterMs: Number.POSITIVE_INFINITY });
     expect(await openSettled(reopened, COLLECTION, source)).toEqual({ rebuilt: false });
@@ -351,8 +347,9 @@ describe('hnsw index file without the store-held vectors', () => {
     const more = entries(10, 5).map((entry) => ({ ...entry, id: `more${entry.id}` }));
     await reopened.upsert(DATASTORE, more, source.put(more));
     await reopened.close();
-    const rewritten = JSON.parse(await readFile(headerPath, 'utf8')) as { version: number; binary: { file: string } };
+    const rewritten = await currentHeader(directory);
     expect(rewritten.version).toBe(4);
+    await expect(stat(join(directory, JSON_HEADER_FILE))).rejects.toThrow(/ENOENT/);
     expect((await stat(join(directory, rewritten.binary.file))).size).toBeLessThan(whole.length - 300 * DIMENSIONS * 4 + 4096);
     const third = hnswIndex({ dir, flushAfterMs: Number.POSITIVE_INFINITY });
     expect(await openSettled(third, COLLECTION, source)).toEqual({ rebuilt: false });

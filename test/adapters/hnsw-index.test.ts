@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hnswIndex, type HnswIndex, type HnswIndexOptions } from '../../adapters/hnsw/index.js';
-import { collectionDirectory, HEADER_FILE } from '../../adapters/hnsw/persistence.js';
+import { headerFile } from '../../adapters/hnsw/header-codec.js';
+import { collectionDirectory, HEADER_FILE, readHeader, type IndexHeader } from '../../adapters/hnsw/persistence.js';
 import type { IndexCollection, IndexEntry, VectorIndex } from '../../src/ports/index.js';
 import { clusteredVectors } from '../../src/testing/random.js';
 import { InMemoryIndexSource as Source, openSettled } from '../../src/testing/vector-index-conformance.js';
@@ -54,11 +55,11 @@ describe('hnswIndex (hnsw-specific behaviour)', () => {
     opened.push(index);
     return index;
   };
-  const header = async () =>
-    JSON.parse(await readFile(join(directory, HEADER_FILE), 'utf8')) as {
-      sequence: number;
-      binary: { file: string };
-    };
+  const header = async (): Promise<IndexHeader> => {
+    const read = await readHeader(directory);
+    if (!read.ok) throw new Error(`no header: ${read.detail}`);
+    return read.header;
+  };
 
   it('refuses a bad option with invalid_request naming it', () => {
     const refusal = (path: string): unknown =>
@@ -117,17 +118,16 @@ describe('hnswIndex (hnsw-specific behaviour)', () => {
     await index.upsert(DATASTORE, first, source.put(first));
     await index.close();
     // A wrong checksum with the recorded stamp: the file is the one written, so it is not hashed.
-    const written = JSON.parse(await readFile(join(directory, HEADER_FILE), 'utf8')) as { binary: { sha256: string; stamp?: string } };
+    const written = await header();
     expect(typeof written.binary.stamp).toBe('string');
     written.binary.sha256 = '0'.repeat(64);
-    await writeFile(join(directory, HEADER_FILE), JSON.stringify(written));
+    await writeFile(join(directory, HEADER_FILE), headerFile(written).bytes);
     expect(await openSettled(make(), COLLECTION, source)).toEqual({ rebuilt: false });
     // The same bytes written again (a copy, a restore): another stamp, so the checksum is read.
     await opened.pop()?.close();
     const file = join(directory, (await header()).binary.file);
     await writeFile(file, await readFile(file));
-    written.binary.sha256 = '0'.repeat(64);
-    await writeFile(join(directory, HEADER_FILE), JSON.stringify(written));
+    await writeFile(join(directory, HEADER_FILE), headerFile(written).bytes);
     expect(await openSettled(make(), COLLECTION, source)).toEqual({ rebuilt: true, reason: 'corrupt' });
   });
 
@@ -146,8 +146,8 @@ describe('hnswIndex (hnsw-specific behaviour)', () => {
     const files = await readdir(directory);
     expect(files.filter((name) => name.endsWith('.tmp'))).toEqual([]);
 
-    const text = await readFile(join(directory, HEADER_FILE), 'utf8');
-    await writeFile(join(directory, HEADER_FILE), text.slice(0, text.length / 2));
+    const bytes = await readFile(join(directory, HEADER_FILE));
+    await writeFile(join(directory, HEADER_FILE), bytes.subarray(0, bytes.length / 2));
     expect(await openSettled(make(), COLLECTION, source)).toEqual({ rebuilt: true, reason: 'corrupt' });
     await rm(join(directory, (await header()).binary.file));
     expect(await openSettled(make(), COLLECTION, source)).toEqual({ rebuilt: true, reason: 'corrupt' });

@@ -132,32 +132,6 @@ describe('WAL checkpoint worker', () => {
       process.off('warning', onWarning);
     }
   });
-
-  it('reads a bm25 snapshot row on its own connection and hands the bytes over whole', async () => {
-    const path = join(dir, 'store.db');
-    const store = sqliteStore({ path });
-    const datastore = makeDatastore();
-    await store.createDatastore(datastore);
-    const source = makeDatasource(datastore);
-    await store.createDatasource(source);
-    await store.replaceChunks(source.id, makeChunks(source, samplePassages(80, 5)));
-    await store.searchText({ datastoreId: datastore.id, query: 'telescope', topK: 1 });
-    await store.close(); // saves the snapshot
-    const db = new Database(path, { readonly: true });
-    const saved = db.prepare('SELECT chunk_sequence, data FROM lexical_snapshots').get() as { chunk_sequence: number; data: Buffer };
-    db.close();
-    const checkpointer = startCheckpointer({ path, setAutocheckpoint: () => undefined });
-    try {
-      const row = await checkpointer.readSnapshot(datastore.id);
-      expect(row?.chunk_sequence).toBe(saved.chunk_sequence);
-      expect(row?.data.byteOffset).toBe(0);
-      expect(Buffer.from(row!.data).equals(saved.data)).toBe(true);
-      expect(await checkpointer.readSnapshot('missing')).toBeUndefined();
-    } finally {
-      await checkpointer.close();
-    }
-    await expect(checkpointer.readSnapshot(datastore.id)).rejects.toThrow(/closed/);
-  });
 });
 
 describe('the SQLite store with the checkpoint worker', () => {

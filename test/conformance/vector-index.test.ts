@@ -1,8 +1,8 @@
-import { mkdtemp, readFile, rm, truncate } from 'node:fs/promises';
+import { mkdtemp, rm, truncate } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hnswIndex } from '../../adapters/hnsw/index.js';
-import { collectionDirectory, HEADER_FILE } from '../../adapters/hnsw/persistence.js';
+import { collectionDirectory, readHeader } from '../../adapters/hnsw/persistence.js';
 import { exactIndex } from '../../adapters/memory/exact-index.js';
 import { describeVectorIndexConformance } from '../../src/testing/vector-index-conformance.js';
 
@@ -20,7 +20,9 @@ describeVectorIndexConformance('hnsw', {
   },
   async corrupt(datastoreId, how) {
     const directory = collectionDirectory(dir, datastoreId);
-    const header = JSON.parse(await readFile(join(directory, HEADER_FILE), 'utf8')) as { binary: { file: string; bytes: number } };
+    const read = await readHeader(directory);
+    if (!read.ok) throw new Error(`no header: ${read.detail}`);
+    const { header } = read;
     const binary = join(directory, header.binary.file);
     if (how === 'delete') await rm(binary);
     else await truncate(binary, Math.floor(header.binary.bytes / 2));

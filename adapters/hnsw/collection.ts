@@ -133,8 +133,9 @@ export class Collection {
       // Labels are below nextLabel (checked when the header was parsed): one byte per label.
       const present = new Uint8Array(header.nextLabel);
       for (const label of labels) if (label < present.length) present[label] = 1;
+      const sources = header.entries.datasources;
       for (let label = 0; label < header.nextLabel; label++) {
-        if (collection.isLive(label) && present[label] !== 1) {
+        if ((sources[label] as number) >= 0 && present[label] !== 1) {
           throw new Error(`header entry ${JSON.stringify(collection.idOf(label))} is not in the binary`);
         }
       }
@@ -504,13 +505,16 @@ class Interner {
   private names: string[] = [];
   /** A loaded header's names, until a write needs them as strings (see `list`). */
   private loaded: PackedStrings | undefined;
-  private counts: number[] = [];
+  /** Live entries per number, for numbers below `size`. */
+  private counts: Int32Array<ArrayBufferLike> = new Int32Array(16);
+  private size = 0;
 
   /** Takes `names` (distinct) as the numbers 0..n-1, with their live counts, into an empty interner. */
   adopt(names: PackedStrings, counts: Int32Array): void {
     this.loaded = names;
     this.names = [];
-    this.counts = Array.from(counts);
+    this.counts = counts;
+    this.size = counts.length;
     this.numbers = undefined;
   }
 
@@ -538,7 +542,12 @@ class Interner {
     let number = numbers.get(name);
     if (number === undefined) {
       number = this.list().push(name) - 1;
-      this.counts.push(0);
+      if (this.size === this.counts.length) {
+        const grown = new Int32Array(Math.max(16, this.size * 2));
+        grown.set(this.counts);
+        this.counts = grown;
+      }
+      this.counts[this.size++] = 0;
       numbers.set(name, number);
     }
     return number;
@@ -553,7 +562,7 @@ class Interner {
   }
 
   count(number: number): number {
-    return number < 0 ? 0 : (this.counts[number] ?? 0);
+    return number < 0 || number >= this.size ? 0 : (this.counts[number] as number);
   }
 
   add(number: number, delta: number): void {

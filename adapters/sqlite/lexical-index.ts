@@ -126,8 +126,8 @@ export class LexicalIndex {
   private pairCount = new Int32Array(256);
   /** Per term: live documents holding it; largest tf and shortest document among its pairs. */
   private df = new Int32Array(256);
-  private maxTf = new Int32Array(256);
-  private minLength = new Int32Array(256);
+  private maxTf: Int32Array<ArrayBufferLike> = new Int32Array(256);
+  private minLength: Int32Array<ArrayBufferLike> = new Int32Array(256);
   /** `addText` counting: the call that last met the term (`addCalls`) and the term's count in it. */
   private docMark = new Int32Array(256);
   private docTf = new Int32Array(256);
@@ -558,19 +558,22 @@ export class LexicalIndex {
       index.largeTf.set(largeTfKey(term, slot), largeTfs[i + 2] as number);
     }
     const terms = state.words.length;
-    index.reserveTerms(terms);
-    index.termCount = terms;
     const { termStarts } = state;
-    index.maxTf.set(state.maxTf);
-    index.minLength.set(state.minLength);
-    for (let term = 0; term < terms; term++) {
-      const begin = termStarts[term] as number;
-      const pairs = (termStarts[term + 1] as number) - begin;
-      index.blockStart[term] = begin;
-      index.blockPairs[term] = pairs;
-      index.pairCount[term] = pairs;
-      index.df[term] = pairs;
+    if (termStarts.length !== terms + 1 || state.maxTf.length !== terms || state.minLength.length !== terms) {
+      throw new Error('lexical state: per-term arrays of another length');
     }
+    // Every block holds exactly its postings: capacity, size and document frequency are one array, copied.
+    const pairs = new Int32Array(terms);
+    for (let term = 0; term < terms; term++) pairs[term] = (termStarts[term + 1] as number) - (termStarts[term] as number);
+    index.termCount = terms;
+    index.blockStart = termStarts.slice(0, terms);
+    index.blockPairs = pairs;
+    index.pairCount = pairs.slice();
+    index.df = pairs.slice();
+    index.maxTf = state.maxTf;
+    index.minLength = state.minLength;
+    index.docMark = new Int32Array(terms);
+    index.docTf = new Int32Array(terms);
     if (state.words.isStrictlyAscending()) {
       index.termMap = undefined;
       index.sortedWords = state.words;

@@ -273,17 +273,22 @@ describe('hnsw index file without the store-held vectors', () => {
     await reopened.close();
   });
 
+  /** A collection of `count` entries written and closed: its source, entries, directory and header. */
+  async function writtenFolder(count: number) {
+    const source = new Source();
+    const all = entries(count);
+    const index = hnswIndex({ dir, flushAfterMs: Number.POSITIVE_INFINITY });
+    await index.open(COLLECTION, source);
+    await index.upsert(DATASTORE, all, source.put(all));
+    await index.close();
+    const directory = collectionDirectory(dir, DATASTORE);
+    return { source, all, directory, header: await currentHeader(directory) };
+  }
+
   it.each([2, 3] as const)(
     'loads a header of version %i (strings as JSON arrays; numbers too in 2), as written before',
     async (version) => {
-      const source = new Source();
-      const all = entries(200);
-      const index = hnswIndex({ dir, flushAfterMs: Number.POSITIVE_INFINITY });
-      await index.open(COLLECTION, source);
-      await index.upsert(DATASTORE, all, source.put(all));
-      await index.close();
-      const directory = collectionDirectory(dir, DATASTORE);
-      const header = await currentHeader(directory);
+      const { source, all, directory, header } = await writtenFolder(200);
       const current = await readFile(join(directory, HEADER_FILE));
       await rm(join(directory, HEADER_FILE));
       await writeFile(join(directory, JSON_HEADER_FILE), JSON.stringify(olderHeader(header, version)));
@@ -319,15 +324,8 @@ describe('hnsw index file without the store-held vectors', () => {
   );
 
   it('loads a folder written by the previous format (hnswlib’s whole file) and rewrites it without the vectors', async () => {
-    const source = new Source();
-    const all = entries(300);
-    const index = hnswIndex({ dir, flushAfterMs: Number.POSITIVE_INFINITY });
-    await index.open(COLLECTION, source);
-    await index.upsert(DATASTORE, all, source.put(all));
-    await index.close();
+    const { source, all, directory, header } = await writtenFolder(300);
     // The previous format: version 1, the binary is hnswlib's own file, no stamp.
-    const directory = collectionDirectory(dir, DATASTORE);
-    const header = await currentHeader(directory);
     const linksPath = join(directory, header.binary.file);
     const wholePath = join(directory, 'index.9.0badc0de.bin');
     const { ids, datasources } = header.entries;

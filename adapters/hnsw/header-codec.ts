@@ -17,6 +17,7 @@
  * the binary is hnswlib's file without the live elements' vectors (graph-file.ts), which the store
  * holds; 1: hnswlib's own file.
  */
+import { align4, fourByteAligned } from '../kit/byte-layout.js';
 import { PackedStrings, readPacked } from '../kit/packed-strings.js';
 
 export const HEADER_FILE = 'header';
@@ -84,7 +85,7 @@ export function decodeHeader(bytes: Buffer, name: string): IndexHeader {
 function encodeBinary(header: IndexHeader): Buffer {
   const { entries, datasourceIds, customIds, ...meta } = header;
   const json = Buffer.from(JSON.stringify(meta), 'utf8');
-  const arraysAt = align(8 + json.length);
+  const arraysAt = align4(8 + json.length);
   const lists = [entries.ids, datasourceIds, customIds];
   const bytes = Buffer.alloc(
     arraysAt + entries.datasources.byteLength + entries.customIds.byteLength + lists.reduce((sum, list) => sum + list.serializedLength, 0),
@@ -102,15 +103,15 @@ function encodeBinary(header: IndexHeader): Buffer {
 }
 
 function decodeBinary(file: Buffer): IndexHeader {
-  // 32-bit views need a 4-byte boundary.
-  const bytes = file.byteOffset % 4 === 0 ? file : Buffer.from(file);
+  const aligned = fourByteAligned(file);
+  const bytes = Buffer.from(aligned.buffer, aligned.byteOffset, aligned.byteLength);
   if (bytes.length < 8 || bytes.readUInt32LE(0) !== FORMAT_VERSION) throw new Error('not a version 4 header');
   const jsonLength = bytes.readUInt32LE(4);
   if (8 + jsonLength > bytes.length) throw new Error('cut short');
   const header = checkFields(JSON.parse(bytes.toString('utf8', 8, 8 + jsonLength)) as unknown);
   if (header.version !== FORMAT_VERSION) throw new Error('version');
   const labels = header.nextLabel;
-  let at = align(8 + jsonLength);
+  let at = align4(8 + jsonLength);
   if (at + labels * 8 > bytes.length) throw new Error('cut short');
   const datasources = new Int32Array(bytes.buffer, bytes.byteOffset + at, labels);
   const customIds = new Int32Array(bytes.buffer, bytes.byteOffset + at + labels * 4, labels);
@@ -248,8 +249,4 @@ function packedArray(value: unknown, what: string): PackedStrings {
 
 function isStringArray(value: unknown): value is string[] {
   return Array.isArray(value) && value.every((item) => typeof item === 'string');
-}
-
-function align(length: number): number {
-  return Math.ceil(length / 4) * 4;
 }

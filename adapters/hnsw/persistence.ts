@@ -24,7 +24,6 @@ import type { BigIntStats } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { releaseBuffer } from '../kit/release-buffer.js';
-
 import { currentHeader, decodeHeader, headerFile, HEADER_FILE, JSON_HEADER_FILE, type IndexHeader } from './header-codec.js';
 
 export { HEADER_FILE, type IndexHeader } from './header-codec.js';
@@ -138,7 +137,7 @@ export async function removeOtherFiles(directory: string, keep: string): Promise
   const names = await readdir(directory).catch(() => [] as string[]);
   await Promise.all(
     names
-      .filter((name) => name !== keep && name !== HEADER_FILE && (name.endsWith('.bin') || name.endsWith('.tmp')))
+      .filter((name) => name !== keep && (name.endsWith('.bin') || name.endsWith('.tmp')))
       .map((name) => rm(join(directory, name), { force: true }).catch(() => undefined)),
   );
 }

@@ -9,6 +9,8 @@
  * is Unicode code point order (JavaScript's `<` compares UTF-16 units and differs from it for
  * characters beyond U+FFFF).
  */
+import { align4 } from './byte-layout.js';
+
 export class PackedStrings {
   private readonly text: Buffer;
 
@@ -73,7 +75,7 @@ export class PackedStrings {
 
   /** Bytes of the serialized list (see the module comment). */
   get serializedLength(): number {
-    return 8 + this.ends.byteLength + align(this.bytes.byteLength);
+    return 8 + this.ends.byteLength + align4(this.bytes.byteLength);
   }
 
   /** The list serialized into `target` at `offset` (a multiple of 4); returns the offset after it. */
@@ -85,8 +87,8 @@ export class PackedStrings {
     target.set(new Uint8Array(this.ends.buffer, this.ends.byteOffset, this.ends.byteLength), at);
     at += this.ends.byteLength;
     target.set(this.bytes, at);
-    target.fill(0, at + this.bytes.byteLength, at + align(this.bytes.byteLength));
-    return at + align(this.bytes.byteLength);
+    target.fill(0, at + this.bytes.byteLength, at + align4(this.bytes.byteLength));
+    return at + align4(this.bytes.byteLength);
   }
 
   serialize(): Uint8Array {
@@ -110,7 +112,7 @@ export function readPacked(source: Uint8Array, offset: number): { strings: Packe
   const view = new DataView(source.buffer, source.byteOffset + offset, 8);
   const count = view.getUint32(0, true);
   const byteLength = view.getUint32(4, true);
-  const next = offset + 8 + count * 4 + align(byteLength);
+  const next = offset + 8 + count * 4 + align4(byteLength);
   if (next > source.byteLength) throw new Error('packed strings: cut short');
   const ends = new Uint32Array(source.buffer, source.byteOffset + offset + 8, count);
   const bytes = new Uint8Array(source.buffer, source.byteOffset + offset + 8 + count * 4, byteLength);
@@ -127,8 +129,4 @@ function compareBytes(a: Uint8Array, aStart: number, aEnd: number, b: Uint8Array
     if (difference !== 0) return difference;
   }
   return aLength - bLength;
-}
-
-function align(length: number): number {
-  return Math.ceil(length / 4) * 4;
 }

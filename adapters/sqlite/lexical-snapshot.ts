@@ -17,6 +17,7 @@
  * loading a snapshot at 100k chunks): 4 with a term order array, 3 without, 2 stored each posting
  * as a (slot, tf) pair of ints, 1 also lacked the bounds (computed once).
  */
+import { align4, fourByteAligned } from '../kit/byte-layout.js';
 import { PackedStrings, readPacked } from '../kit/packed-strings.js';
 import { LARGE_TF, posting, type LexicalIndexState } from './lexical-index.js';
 
@@ -82,18 +83,13 @@ export function decodeSnapshot(bytes: Uint8Array): LexicalIndexState | null {
   try {
     if (bytes.byteLength < 8) return null;
     const format = new DataView(bytes.buffer, bytes.byteOffset, 4).getUint32(0, true);
-    if (format === FORMAT) return decodeCurrent(alignedCopy(bytes));
+    if (format === FORMAT) return decodeCurrent(fourByteAligned(bytes));
     if (format === ORDERED_JSON_FORMAT || format === UNORDERED_FORMAT || format === PAIR_FORMAT || format === FIRST_FORMAT)
       return decodeJsonFormat(bytes, format);
     return null;
   } catch {
     return null;
   }
-}
-
-/** `bytes`, or a copy when they do not start at a 4-byte boundary (32-bit views need one). */
-function alignedCopy(bytes: Uint8Array): Uint8Array {
-  return bytes.byteOffset % 4 === 0 ? bytes : Uint8Array.from(bytes);
 }
 
 function decodeCurrent(bytes: Uint8Array): LexicalIndexState | null {
@@ -161,10 +157,11 @@ function decodeJsonFormat(bytes: Uint8Array, format: number): LexicalIndexState 
   // Format 4's term order is not kept: the terms are renumbered in word order when it is rewritten.
   const termOrder = format === ORDERED_JSON_FORMAT ? [header.termOrderInts ?? -1] : [];
   const sizes = [count, count, count, words + 1, ...bounds, header.postingInts, ...largeTfs, ...termOrder];
-  const start = align(8 + jsonLength);
+  const start = align4(8 + jsonLength);
   if (sizes.some((size) => !Number.isSafeInteger(size) || size < 0)) return null;
   if (bytes.byteLength !== start + sizes.reduce((sum, size) => sum + size * 4, 0)) return null;
-  const aligned = (bytes.byteOffset + start) % 4 === 0 ? bytes : Uint8Array.from(bytes);
+  // The arrays start at `start`, a multiple of 4 counted from the bytes' own start.
+  const aligned = fourByteAligned(bytes);
   let at = aligned.byteOffset + start;
   const arrays = sizes.map((size) => {
     const array = new Int32Array(aligned.buffer, at, size);
@@ -241,8 +238,4 @@ function termBounds(
     }
   }
   return { maxTf, minLength };
-}
-
-function align(offset: number): number {
-  return Math.ceil(offset / 4) * 4;
 }

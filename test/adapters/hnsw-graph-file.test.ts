@@ -8,7 +8,8 @@ import { writeLinksFile } from '../../adapters/hnsw/graph-file.js';
 import { nativeGraph } from '../../adapters/hnsw/native-graph.js';
 import { hnswIndex } from '../../adapters/hnsw/index.js';
 import { headerFile, JSON_HEADER_FILE } from '../../adapters/hnsw/header-codec.js';
-import { collectionDirectory, HEADER_FILE, readHeader, type IndexHeader } from '../../adapters/hnsw/persistence.js';
+import { collectionDirectory, HEADER_FILE, type IndexHeader } from '../../adapters/hnsw/persistence.js';
+import { writtenHeader } from '../helpers/hnsw-header.js';
 import type { IndexCollection, IndexEntry } from '../../src/ports/index.js';
 import { clusteredVectors } from '../../src/testing/random.js';
 import { InMemoryIndexSource as Source, openSettled } from '../../src/testing/vector-index-conformance.js';
@@ -43,13 +44,6 @@ async function restoreFullFile(
   } finally {
     graph.release();
   }
-}
-
-/** The collection's header as the index reads it. */
-async function currentHeader(directory: string): Promise<IndexHeader> {
-  const read = await readHeader(directory);
-  if (!read.ok) throw new Error(`no header: ${read.detail}`);
-  return read.header;
 }
 
 /**
@@ -224,7 +218,7 @@ describe('hnsw index file without the store-held vectors', () => {
     await index.remove(DATASTORE, ['c1', 'c2'], source.delete(['c1', 'c2']));
     await index.close();
     const directory = collectionDirectory(dir, DATASTORE);
-    const header = await currentHeader(directory);
+    const header = await writtenHeader(directory);
     expect(header.version).toBe(4);
     // Links and labels only: far less than the 498 live vectors alone.
     expect((await stat(join(directory, header.binary.file))).size).toBeLessThan(498 * DIMENSIONS * 4);
@@ -258,7 +252,7 @@ describe('hnsw index file without the store-held vectors', () => {
     await index.open(collection, source);
     await index.upsert(collection.datastoreId, all, source.put(all));
     await index.close();
-    const written = await currentHeader(collectionDirectory(dir, collection.datastoreId));
+    const written = await writtenHeader(collectionDirectory(dir, collection.datastoreId));
     expect([written.datastoreId, written.model]).toEqual([collection.datastoreId, collection.model]);
     expect(written.datasourceIds.toArray().sort()).toEqual(['source-é', 'source-中']);
     const reopened = hnswIndex({ dir, flushAfterMs: Number.POSITIVE_INFINITY });
@@ -282,7 +276,7 @@ describe('hnsw index file without the store-held vectors', () => {
     await index.upsert(DATASTORE, all, source.put(all));
     await index.close();
     const directory = collectionDirectory(dir, DATASTORE);
-    return { source, all, directory, header: await currentHeader(directory) };
+    return { source, all, directory, header: await writtenHeader(directory) };
   }
 
   it.each([2, 3] as const)(
@@ -345,7 +339,7 @@ describe('hnsw index file without the store-held vectors', () => {
     const more = entries(10, 5).map((entry) => ({ ...entry, id: `more${entry.id}` }));
     await reopened.upsert(DATASTORE, more, source.put(more));
     await reopened.close();
-    const rewritten = await currentHeader(directory);
+    const rewritten = await writtenHeader(directory);
     expect(rewritten.version).toBe(4);
     await expect(stat(join(directory, JSON_HEADER_FILE))).rejects.toThrow(/ENOENT/);
     expect((await stat(join(directory, rewritten.binary.file))).size).toBeLessThan(whole.length - 300 * DIMENSIONS * 4 + 4096);

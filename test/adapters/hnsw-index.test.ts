@@ -7,7 +7,8 @@ import ts from 'typescript';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hnswIndex, type HnswIndex, type HnswIndexOptions } from '../../adapters/hnsw/index.js';
 import { headerFile } from '../../adapters/hnsw/header-codec.js';
-import { collectionDirectory, HEADER_FILE, readHeader, type IndexHeader } from '../../adapters/hnsw/persistence.js';
+import { collectionDirectory, HEADER_FILE } from '../../adapters/hnsw/persistence.js';
+import { writtenHeader } from '../helpers/hnsw-header.js';
 import type { IndexCollection, IndexEntry, VectorIndex } from '../../src/ports/index.js';
 import { clusteredVectors } from '../../src/testing/random.js';
 import { InMemoryIndexSource as Source, openSettled } from '../../src/testing/vector-index-conformance.js';
@@ -55,11 +56,7 @@ describe('hnswIndex (hnsw-specific behaviour)', () => {
     opened.push(index);
     return index;
   };
-  const header = async (): Promise<IndexHeader> => {
-    const read = await readHeader(directory);
-    if (!read.ok) throw new Error(`no header: ${read.detail}`);
-    return read.header;
-  };
+  const header = () => writtenHeader(directory);
 
   it('refuses a bad option with invalid_request naming it', () => {
     const refusal = (path: string): unknown =>

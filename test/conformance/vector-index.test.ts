@@ -2,7 +2,8 @@ import { mkdtemp, rm, truncate } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hnswIndex } from '../../adapters/hnsw/index.js';
-import { collectionDirectory, readHeader } from '../../adapters/hnsw/persistence.js';
+import { collectionDirectory } from '../../adapters/hnsw/persistence.js';
+import { writtenHeader } from '../helpers/hnsw-header.js';
 import { exactIndex } from '../../adapters/memory/exact-index.js';
 import { describeVectorIndexConformance } from '../../src/testing/vector-index-conformance.js';
 
@@ -20,9 +21,7 @@ describeVectorIndexConformance('hnsw', {
   },
   async corrupt(datastoreId, how) {
     const directory = collectionDirectory(dir, datastoreId);
-    const read = await readHeader(directory);
-    if (!read.ok) throw new Error(`no header: ${read.detail}`);
-    const { header } = read;
+    const header = await writtenHeader(directory);
     const binary = join(directory, header.binary.file);
     if (how === 'delete') await rm(binary);
     else await truncate(binary, Math.floor(header.binary.bytes / 2));

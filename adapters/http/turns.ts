@@ -1,4 +1,5 @@
 import { nextTurn } from '../../src/util/next-turn.js';
+import { sliceClockNow } from '../../src/util/slice-clock.js';
 
 /**
  * Bounds the request work one event-loop turn runs, so a burst cannot hold the loop.
@@ -41,7 +42,7 @@ export class TurnGate {
   }
 
   private withinBudget(): boolean {
-    const now = performance.now();
+    const now = sliceClockNow();
     if (!this.windowOpen) {
       this.windowOpen = true;
       this.windowStart = now;

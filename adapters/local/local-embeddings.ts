@@ -2,7 +2,7 @@ import { RagdeskError } from '../../src/errors.js';
 import type { EmbedOptions, EmbeddingResult, Embeddings } from '../../src/ports/embeddings.js';
 import { DEFAULT_FEATURES, extractFeatures, wordTokens, type FeatureSettings } from './features.js';
 import { bucketOf, FeatureTable, hashString, signOf } from './hashing.js';
-import { nextTurn } from '../../src/util/next-turn.js';
+import { TimeSlices } from '../../src/util/time-slices.js';
 
 export interface LocalEmbeddingsOptions {
   /** Vector length (default 1024; 64 to 8192). Part of the model id: changing it needs re-embedding. */
@@ -47,17 +47,17 @@ export function embedText(
   return { vector, tokens: tokens.length };
 }
 
-/**
- * An offline embedder: no network, no downloaded weights, deterministic. It hashes stemmed words, word
- * pairs and character n-grams into a fixed-size vector, so it captures shared vocabulary and morphology
- * (not synonyms or meaning). Queries and documents are embedded alike.
- */
 /** Longest stretch of embedding work between two yields to the event loop. */
 const YIELD_AFTER_MS = 8;
 
 /** Hybrid-retrieval weight of this embedder's ranking relative to bm25. */
 const LOCAL_FUSION_WEIGHT = 0.3;
 
+/**
+ * An offline embedder: no network, no downloaded weights, deterministic. It hashes stemmed words, word
+ * pairs and character n-grams into a fixed-size vector, so it captures shared vocabulary and morphology
+ * (not synonyms or meaning). Queries and documents are embedded alike.
+ */
 export function localEmbeddings(options: LocalEmbeddingsOptions = {}): Embeddings {
   const dimensions = options.dimensions ?? DEFAULT_DIMENSIONS;
   if (!Number.isInteger(dimensions) || dimensions < 64 || dimensions > 8192) {
@@ -81,14 +81,13 @@ export function localEmbeddings(options: LocalEmbeddingsOptions = {}): Embedding
       }
       const vectors: Float32Array[] = [];
       let tokens = 0;
-      let sliceStarted = performance.now();
+      const slices = new TimeSlices(YIELD_AFTER_MS);
       for (const [index, text] of texts.entries()) {
         // Embedding is pure CPU: hand the event loop back every few milliseconds so queries and
         // HTTP requests stay responsive while a large batch is ingested.
-        if (performance.now() - sliceStarted > YIELD_AFTER_MS) {
-          await nextTurn();
+        if (slices.due) {
+          await slices.nextSlice();
           embedOptions.signal?.throwIfAborted();
-          sliceStarted = performance.now();
         }
         if (typeof text !== 'string') {
           throw new RagdeskError('invalid_request', `localEmbeddings: texts[${index}] is not a string`);

@@ -10,6 +10,7 @@ import type { PreviousChunk } from './lexical-search.js';
 import type { RecordQueries } from './record-queries.js';
 import { CHUNK_COLUMNS, chunkValues, placeholders } from './row-mapping.js';
 import { nextTurn } from '../../src/util/next-turn.js';
+import { sliceClockNow } from '../../src/util/slice-clock.js';
 
 /**
  * A replace touching more rows than this (new set plus old set) goes in slices; smaller ones stay
@@ -70,10 +71,10 @@ export function chunkSlices(db: SqliteDatabase, records: RecordQueries, queries:
       await nextTurn();
       beforeStep();
       more = inTransaction(db, () => {
-        const started = performance.now();
+        const started = sliceClockNow();
         for (;;) {
           if (!step()) return false;
-          if (performance.now() - started >= SLICE_MS) return true;
+          if (sliceClockNow() - started >= SLICE_MS) return true;
         }
       });
     }

@@ -7,6 +7,7 @@ import { DEFAULT_BM25, LexicalIndex, type IndexedChunk, type LexicalIndexState }
 import { decodeSnapshot, encodeSnapshot, isCurrentFormat } from './lexical-snapshot.js';
 import { analyseText, queryStems } from './lexical-terms.js';
 import { nextTurn } from '../../src/util/next-turn.js';
+import { sliceClockNow } from '../../src/util/slice-clock.js';
 
 /** Options of the SQLite store's lexical search. */
 export interface LexicalSearchOptions {
@@ -112,7 +113,7 @@ export function lexicalSearch(db: SqliteDatabase, options: LexicalSearchOptions)
     if (await loadSnapshot(datastoreId, entry, building)) return;
     let cursor: { hash: string; pk: number } = { hash: '', pk: -1 };
     for (;;) {
-      const started = performance.now();
+      const started = sliceClockNow();
       do {
         if (!building()) return;
         const rows = selectPage.all(datastoreId, cursor.hash, cursor.pk, BUILD_PAGE_ROWS) as ChunkTextRow[];
@@ -128,7 +129,7 @@ export function lexicalSearch(db: SqliteDatabase, options: LexicalSearchOptions)
           return;
         }
         cursor = { hash: last.hash, pk: last.pk };
-      } while (performance.now() - started < BUILD_SLICE_MS);
+      } while (sliceClockNow() - started < BUILD_SLICE_MS);
       await nextTurn();
     }
   }
@@ -260,9 +261,9 @@ export function lexicalSearch(db: SqliteDatabase, options: LexicalSearchOptions)
         for (let done = false; !done;) {
           await nextTurn();
           if (!wanted()) return;
-          const started = performance.now();
+          const started = sliceClockNow();
           do done = steps.next().done === true;
-          while (!done && performance.now() - started < BUILD_SLICE_MS);
+          while (!done && sliceClockNow() - started < BUILD_SLICE_MS);
         }
         entry.queue.shift();
       }

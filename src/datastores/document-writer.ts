@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { chunkSectionsYielding } from '../ingest/chunker.js';
 import { cleanTextYielding } from '../ingest/text-clean.js';
-import { TimeSlices } from '../ingest/time-slices.js';
+import { TimeSlices } from '../util/time-slices.js';
 import type { RagdeskContext } from '../context.js';
 import type { LoadedSection } from '../ports/loader.js';
 import type { ChunkRecord, DatasourceRecord, DatastoreRecord } from '../ports/records.js';

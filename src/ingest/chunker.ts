@@ -3,7 +3,7 @@ import { invalidRequest, type FieldIssue } from '../errors.js';
 import type { LoadedSection } from '../ports/loader.js';
 import { insideCluster, sentenceSpans, Strength, wordSpans, type Span } from './boundaries.js';
 import { cl100kTokenizer, type Tokenizer } from './tokenizer.js';
-import { TimeSlices } from './time-slices.js';
+import { TimeSlices } from '../util/time-slices.js';
 
 export interface ChunkOptions {
   /** Maximum tokens per chunk (default 512, at least 16). Never exceeded. */

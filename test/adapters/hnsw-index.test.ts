@@ -233,12 +233,13 @@ describe('hnswIndex (hnsw-specific behaviour)', () => {
 
   it('writes after the idle delay and after flushAfterChanges', async () => {
     const source = new Source();
-    const timed = make({ flushAfterMs: 40 });
+    // 1.5 s: the read just after the upsert comes long before it, even on a loaded machine.
+    const timed = make({ flushAfterMs: 1_500 });
     await timed.open(COLLECTION, source);
     const data = entries(50);
     await timed.upsert(DATASTORE, data, source.put(data));
     expect((await header()).sequence).toBe(0);
-    const deadline = Date.now() + 5000; // the write itself (fsync) may be slow on a busy machine
+    const deadline = Date.now() + 30_000; // waits for the write (fsync may be slow on a busy machine); no bound on its time
     while ((await header()).sequence !== 1 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 25));
     expect((await header()).sequence).toBe(1);
     await timed.close();
@@ -255,15 +256,20 @@ describe('hnswIndex (hnsw-specific behaviour)', () => {
     const source = new Source();
     const index = make();
     await index.open(COLLECTION, source);
-    // Slices are bounded in time (8 ms): 3,000 inserts take several of them on any machine.
+    // Slices hold 1,024 entries: 3,000 inserts take three of them on any machine.
     const data = entries(3000);
     const order: string[] = [];
+    // One immediate per event-loop turn (a timer would count milliseconds, not turns).
     let turns = 0;
-    const ticker = setInterval(() => turns++, 0);
+    let working = true;
+    const tick = (): void => {
+      turns++;
+      if (working) setImmediate(tick);
+    };
+    setImmediate(tick);
     const work = index.upsert(DATASTORE, data, source.put(data)).then(() => order.push('upserted'));
     setImmediate(() => order.push('other work'));
-    await work;
-    clearInterval(ticker);
+    await work.finally(() => (working = false));
     expect(order).toEqual(['other work', 'upserted']);
     expect(turns).toBeGreaterThan(1);
     expect(await index.count(DATASTORE)).toBe(3000);

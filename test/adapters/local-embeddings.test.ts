@@ -1,7 +1,8 @@
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { localEmbeddings } from '../../adapters/local/index.js';
 import { RagdeskError } from '../../src/errors.js';
 import type { Embeddings } from '../../src/ports/embeddings.js';
+import { setSliceClock, steppingClock } from '../../src/util/slice-clock.js';
 
 const DOCUMENT = { purpose: 'document' } as const;
 const QUERY = { purpose: 'query' } as const;
@@ -22,6 +23,8 @@ async function embedOne(embeddings: Embeddings, text: string): Promise<Float32Ar
 }
 
 describe('localEmbeddings', () => {
+  afterEach(() => setSliceClock(undefined));
+
   const embeddings = localEmbeddings();
 
   it('describes itself', () => {
@@ -128,15 +131,10 @@ describe('localEmbeddings', () => {
     await expect(embeddings.embed(['text'], { purpose: 'query', signal: controller.signal })).rejects.toThrow();
   });
 
-  it('embeds long texts quickly', async () => {
-    const paragraph = 'Retrieval augmented generation grounds answers in documents that were chunked and embedded. ';
-    const texts = Array.from({ length: 256 }, (_, index) => `${paragraph.repeat(20)} ${index}`);
-    const started = performance.now();
-    await embeddings.embed(texts, DOCUMENT);
-    expect(performance.now() - started).toBeLessThan(5000);
-  });
-
   it('hands the event loop back during a large batch', async () => {
+    // Each check of the slice counts as 1 ms of work, so the 8 ms slice is used up after a few texts
+    // on any machine: the test fails only if the embedder never yields.
+    setSliceClock(steppingClock(1));
     const embeddings = localEmbeddings();
     const text = 'Mitochondrial proteins fold inside the matrix while chaperones assist import. '.repeat(40);
     const order: string[] = [];

@@ -184,8 +184,8 @@ describe('openaiChat: streaming', () => {
 
   it('a slow stream aborted by the caller ends with `aborted`, and the server sees the disconnect', async () => {
     server.configure({ reply: () => 'word '.repeat(200), interTokenDelayMs: 20 });
+    // 200 words at 20 ms: without the abort the stream would end normally after 4 s.
     const controller = new AbortController();
-    const started = performance.now();
     const parts: ChatStreamPart[] = [];
     const failure = await failureOf(
       drain(chat().stream({ ...QUESTION, signal: controller.signal }), (part) => {
@@ -199,7 +199,6 @@ describe('openaiChat: streaming', () => {
     expect(disconnect.path).toBe('/v1/chat/completions');
     expect(disconnect.piecesSent).toBeLessThan(20);
     expect(parts).toHaveLength(3);
-    expect(performance.now() - started).toBeLessThan(2000);
   });
 
   it('a consumer that breaks out of the loop closes the upstream request', async () => {
@@ -280,13 +279,12 @@ describe('openaiChat: retries, timeouts, aborts', () => {
   });
 
   it('a Retry-After longer than maxRetryAfterMs fails at once, for the caller to schedule', async () => {
+    // Waiting the 120 s asked for would outlast the test's timeout.
     server.enqueue({ kind: 'rate_limit', retryAfter: '120' });
-    const started = performance.now();
     const failure = await failureOf(chat({ retry: { maxRetryAfterMs: 1000 } }).generate(QUESTION));
     expect(failure.code).toBe('rate_limited');
     expect(failure.details).toMatchObject({ retryAfterMs: 120_000 });
     expect(server.chatRequests()).toHaveLength(1);
-    expect(performance.now() - started).toBeLessThan(1000);
   });
 
   it('a spent quota (429 insufficient_quota) is not retried', async () => {
@@ -329,26 +327,26 @@ describe('openaiChat: retries, timeouts, aborts', () => {
   });
 
   it('a server slower than timeoutMs: upstream_timeout (504) after the retries, each attempt cut off', async () => {
+    // The server waits 2 s before its first token: an attempt that was not cut off would succeed.
     server.configure({ firstTokenDelayMs: 2000 });
-    const started = performance.now();
     const failure = await failureOf(chat({ timeoutMs: 100, maxRetries: 1 }).generate(QUESTION));
     expect(failure.code).toBe('upstream_timeout');
     expect(failure.status).toBe(504);
     expect(failure.details).toMatchObject({ attempts: 2 });
-    expect(performance.now() - started).toBeLessThan(1500);
     await server.nextDisconnect();
     await server.nextDisconnect();
   });
 
   it('for streams timeoutMs bounds each gap, not the whole answer', async () => {
-    server.configure({ reply: () => 'tick '.repeat(12), interTokenDelayMs: 25 });
-    const parts = await drain(chat({ timeoutMs: 150 }).stream(QUESTION));
-    expect(textOf(parts)).toBe('tick '.repeat(12));
+    // 40 gaps of 50 ms: the whole answer (2 s) outlasts the 1 s timeout, each gap is 20x under it.
+    server.configure({ reply: () => 'tick '.repeat(40), interTokenDelayMs: 50 });
+    const parts = await drain(chat({ timeoutMs: 1_000 }).stream(QUESTION));
+    expect(textOf(parts)).toBe('tick '.repeat(40));
 
     server.reset();
-    server.configure({ reply: () => 'tick '.repeat(12), interTokenDelayMs: 600 });
+    server.configure({ reply: () => 'tick '.repeat(12), interTokenDelayMs: 3_000 });
     const seen: ChatStreamPart[] = [];
-    const failure = await failureOf(drain(chat({ timeoutMs: 150, maxRetries: 2 }).stream(QUESTION), (part) => seen.push(part)));
+    const failure = await failureOf(drain(chat({ timeoutMs: 1_000, maxRetries: 2 }).stream(QUESTION), (part) => seen.push(part)));
     expect(failure.code).toBe('upstream_timeout');
     expect(seen).toEqual([{ type: 'delta', text: 'tick ' }]);
     // Text had been yielded, so no retry.
@@ -359,10 +357,9 @@ describe('openaiChat: retries, timeouts, aborts', () => {
     server.enqueue({ kind: 'rate_limit', retryAfter: '30' });
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 100);
-    const started = performance.now();
+    // The wait asked for (30 s) would end in a retry and an answer, not `aborted`.
     const failure = await failureOf(chat({ retry: { maxRetryAfterMs: 60_000 } }).generate({ ...QUESTION, signal: controller.signal }));
     expect(failure.code).toBe('aborted');
-    expect(performance.now() - started).toBeLessThan(2000);
     expect(server.chatRequests()).toHaveLength(1);
   });
 

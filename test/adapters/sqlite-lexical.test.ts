@@ -7,7 +7,7 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { sqliteStore } from '../../adapters/sqlite/index.js';
 import { LexicalIndex, type IndexedChunk } from '../../adapters/sqlite/lexical-index.js';
 import { decodeSnapshot, encodeSnapshot } from '../../adapters/sqlite/lexical-snapshot.js';
@@ -18,6 +18,7 @@ import type { Store } from '../../src/ports/store.js';
 import { makeChunk, makeChunks, makeDatasource, makeDatastore } from '../../src/testing/fixtures.js';
 import { seededRandom } from '../../src/testing/random.js';
 import { samplePassages } from '../../src/testing/sample-texts.js';
+import { setSliceClock, steppingClock } from '../../src/util/slice-clock.js';
 
 /** A snapshot with one more document, `planted`, holding `word`: proves a search read the snapshot. */
 function plantWord(bytes: Buffer, word: string): Buffer {
@@ -409,7 +410,6 @@ describe('sqliteStore lexical index and the rows', () => {
     const sources = Array.from({ length: 30 }, (_, i) => makeDatasource(datastore, { name: `doc-${i}`, customId: `t${i % 3}` }));
     for (const source of sources) {
       await store.createDatasource(source);
-      // Long passages: building takes several 10 ms steps, so the writes below land between them.
       await store.replaceChunks(
         source.id,
         makeChunks(
@@ -418,6 +418,10 @@ describe('sqliteStore lexical index and the rows', () => {
         ),
       );
     }
+    // Each page of the build counts as 5 ms of work: two pages per 10 ms step, so the build takes
+    // many steps and the writes below land between them on any machine.
+    setSliceClock(steppingClock(5));
+    onTestFinished(() => setSliceClock(undefined));
     let built = false;
     const building = store.searchText({ datastoreId: datastore.id, query: 'telescope', topK: 5 }).then((hits) => {
       built = true;

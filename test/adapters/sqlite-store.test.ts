@@ -2,7 +2,7 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { SCHEMA_VERSION, sqliteStore } from '../../adapters/sqlite/index.js';
 import type { Store } from '../../src/ports/store.js';
 import {
@@ -18,6 +18,7 @@ import {
   makeMessage,
 } from '../../src/testing/fixtures.js';
 import { samplePassages } from '../../src/testing/sample-texts.js';
+import { setSliceClock, steppingClock } from '../../src/util/slice-clock.js';
 
 let dir: string;
 let path: string;
@@ -223,7 +224,10 @@ describe('sqliteStore', () => {
       Array.from({ length: 3000 }, (_, i) => `${passages[i % passages.length] ?? ''} ${i}`),
     );
     await store.replaceChunks(big.id, chunks);
-    // Counts the event-loop turns the delete gives back: one immediate per turn.
+    // Each step of the delete counts as 1 ms of work, so its 8 ms slices end by the amount of work
+    // done, not by the machine's speed. Counts the event-loop turns it gives back: one immediate per turn.
+    setSliceClock(steppingClock(1));
+    onTestFinished(() => setSliceClock(undefined));
     let turns = 0;
     let done = false;
     const tick = () => {

@@ -53,9 +53,14 @@ describe('sqliteStore uploaded files in parts', () => {
   it('stores and reads a multi-part file over several event-loop turns', async () => {
     const source = await datasource();
     const bytes = pattern(5 * PART_BYTES + 12_345, 1);
-    // A macrotask queued before the call runs before the call ends: the copy yields.
+    // One immediate per event-loop turn: one that runs before the call ends means the copy yields.
     let turns = 0;
-    const tick = setInterval(() => (turns += 1), 0);
+    let counting = true;
+    const tick = (): void => {
+      turns += 1;
+      if (counting) setImmediate(tick);
+    };
+    setImmediate(tick);
     try {
       await store.putDatasourceFile(source.id, { bytes, mimeType: 'application/octet-stream', fileName: 'big.bin' });
       const afterPut = turns;
@@ -65,7 +70,7 @@ describe('sqliteStore uploaded files in parts', () => {
       expect(read?.fileName).toBe('big.bin');
       expect(Buffer.from(read!.bytes).equals(Buffer.from(bytes))).toBe(true);
     } finally {
-      clearInterval(tick);
+      counting = false;
     }
     expect(partRows(source.id)).toBe(6);
   });

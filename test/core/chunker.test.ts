@@ -10,6 +10,7 @@ import {
   type Tokenizer,
 } from '../../src/ingest/index.js';
 import type { LoadedSection } from '../../src/ports/loader.js';
+import { setSliceClock, steppingClock } from '../../src/util/slice-clock.js';
 
 const tokenizer = cl100kTokenizer();
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
@@ -400,11 +401,13 @@ describe('chunkSectionsYielding', () => {
       if (counting) setImmediate(tick);
     };
     setImmediate(tick);
-    const chunks = await chunkSectionsYielding(text, {}, 1);
+    // Each check of the slice counts as 1 ms of work, whatever the machine's speed.
+    setSliceClock(steppingClock(1));
+    const chunks = await chunkSectionsYielding(text, {}, 8).finally(() => setSliceClock(undefined));
     counting = false;
     expect(chunks).toEqual(chunkSections(text));
-    // One turn per millisecond-slice at least several times over: a single synchronous call would
-    // have let the ticker run once, after it had finished.
+    // Several slices: a single synchronous call would have let the ticker run once, after it had
+    // finished.
     expect(turns).toBeGreaterThan(3);
   });
 });

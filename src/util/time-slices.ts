@@ -1,4 +1,5 @@
-import { nextTurn } from '../util/next-turn.js';
+import { nextTurn } from './next-turn.js';
+import { sliceClockNow } from './slice-clock.js';
 
 /**
  * Hands the event loop back once a slice of synchronous work has run. Awaiting a settled promise
@@ -7,13 +8,13 @@ import { nextTurn } from '../util/next-turn.js';
  * when the slice is used up keeps each turn near `sliceMs` without paying a turn per step.
  */
 export class TimeSlices {
-  private sliceStarted = performance.now();
+  private sliceStarted = sliceClockNow();
 
   constructor(private readonly sliceMs = 8) {}
 
   /** Whether the slice is used up (for loops too hot to await {@link pause} at every step). */
   get due(): boolean {
-    return performance.now() - this.sliceStarted >= this.sliceMs;
+    return sliceClockNow() - this.sliceStarted >= this.sliceMs;
   }
 
   /** Resolves at once while the slice lasts; past it, after the next check phase (`setImmediate`). */
@@ -24,6 +25,6 @@ export class TimeSlices {
   /** Hands the loop back now and starts a new slice. */
   async nextSlice(): Promise<void> {
     await nextTurn();
-    this.sliceStarted = performance.now();
+    this.sliceStarted = sliceClockNow();
   }
 }

@@ -183,8 +183,9 @@ describe('openaiChat: streaming', () => {
   });
 
   it('a slow stream aborted by the caller ends with `aborted`, and the server sees the disconnect', async () => {
-    server.configure({ reply: () => 'word '.repeat(200), interTokenDelayMs: 20 });
-    // 200 words at 20 ms: without the abort the stream would end normally after 4 s.
+    server.configure({ reply: () => 'word '.repeat(200), interTokenDelayMs: 100 });
+    // 200 words at 100 ms: without the abort the stream would end normally after 20 s; fewer than 20
+    // pieces sent leaves 1.7 s for the disconnect to reach the server.
     const controller = new AbortController();
     const parts: ChatStreamPart[] = [];
     const failure = await failureOf(
@@ -202,7 +203,7 @@ describe('openaiChat: streaming', () => {
   });
 
   it('a consumer that breaks out of the loop closes the upstream request', async () => {
-    server.configure({ reply: () => 'word '.repeat(200), interTokenDelayMs: 20 });
+    server.configure({ reply: () => 'word '.repeat(200), interTokenDelayMs: 100 });
     for await (const part of chat().stream(QUESTION)) {
       expect(part.type).toBe('delta');
       break;

@@ -186,8 +186,8 @@ describe.skipIf(url === undefined)('several worker processes on one Postgres dat
   }
 
   it('shares the jobs between two processes and runs each exactly once', async () => {
-    const { schema, store, jobIds } = await prepare(12);
-    const workers = [startWorker(work, schema, 'worker-a', 3_000, 250), startWorker(work, schema, 'worker-b', 3_000, 250)];
+    const { schema, store, jobIds } = await prepare(16);
+    const workers = [startWorker(work, schema, 'worker-a', 3_000, 500), startWorker(work, schema, 'worker-b', 3_000, 500)];
     expect(await Promise.all(workers.map((worker) => worker.exited))).toEqual([0, 0]);
 
     const log = await logOf(schema);
@@ -199,14 +199,16 @@ describe.skipIf(url === undefined)('several worker processes on one Postgres dat
       ).toEqual(['start', 'done']);
       expect(events[0]?.worker).toBe(events[1]?.worker);
     }
-    // Both processes took part (each job takes 250 ms; one process alone would need 3 s).
+    // Both processes took part: each job takes 500 ms, so one process alone would need 8 s, while a
+    // second process starts in about a second even on a loaded machine.
     expect(new Set(log.map((row) => row.worker))).toEqual(new Set(['worker-a', 'worker-b']));
     for (const job of await store.listJobs({})) expect(job).toMatchObject({ status: 'done', attempts: 1, leaseOwner: null });
     await store.close();
   });
 
   it('takes over the job of a killed worker once its lease has run out, not before', async () => {
-    const leaseMs = 1_500;
+    // The heartbeat renews every second: two seconds of slack for a loaded machine.
+    const leaseMs = 3_000;
     const { schema, store, jobIds } = await prepare(1);
     const [jobId] = jobIds as [string];
     // worker-a would work for a minute; it is killed mid-job.
@@ -228,9 +230,10 @@ describe.skipIf(url === undefined)('several worker processes on one Postgres dat
     const takenAt = Date.now();
     expect(await survivor.exited).toBe(0);
 
-    // Taken over once that lease ran out, not before, and promptly after (the survivor polls).
+    // Taken over once that lease ran out, not before, and well within another lease (the survivor
+    // polls every 50 ms).
     expect(takenAt).toBeGreaterThanOrEqual(lastLease);
-    expect(takenAt - lastLease).toBeLessThan(1_000);
+    expect(takenAt - lastLease).toBeLessThan(leaseMs);
     const log = await logOf(schema);
     expect(log.map((row) => `${row.worker}:${row.event}`)).toEqual(['worker-a:start', 'worker-b:start', 'worker-b:done']);
     expect(await store.getJob(jobId)).toMatchObject({ status: 'done', attempts: 2, leaseOwner: null });

@@ -9,7 +9,7 @@ import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FALLBACK_AUTOCHECKPOINT_PAGES, startCheckpointer } from '../../adapters/sqlite/checkpointer.js';
 import { sqliteStore } from '../../adapters/sqlite/index.js';
 import { makeChunks, makeDatasource, makeDatastore } from '../../src/testing/fixtures.js';
@@ -80,7 +80,8 @@ describe('WAL checkpoint worker', () => {
       checkpointer.noteWrite();
       const before = statSync(path).size;
       const target = before + 4 * 2 ** 20;
-      const deadline = Date.now() + 5_000;
+      // A wait, not a bound: the worker thread may start slowly on a loaded machine.
+      const deadline = Date.now() + 30_000;
       while (statSync(path).size < target && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
       // The database file grew by the checkpointed pages, written by the worker, not by this thread.
       expect(statSync(path).size).toBeGreaterThanOrEqual(target);
@@ -124,9 +125,14 @@ describe('WAL checkpoint worker', () => {
     try {
       const checkpointer = startCheckpointer({ path, setAutocheckpoint: (pages) => settings.push(pages) });
       await expect(checkpointer.checkpoint()).rejects.toThrow();
-      await new Promise((resolve) => setTimeout(resolve, 50));
-      expect(settings).toEqual([FALLBACK_AUTOCHECKPOINT_PAGES, 1000]);
-      expect(warnings.join('\n')).toMatch(/checkpoint worker stopped/);
+      // The fallback follows the worker's exit event: waited for, however late it comes.
+      await vi.waitFor(
+        () => {
+          expect(settings).toEqual([FALLBACK_AUTOCHECKPOINT_PAGES, 1000]);
+          expect(warnings.join('\n')).toMatch(/checkpoint worker stopped/);
+        },
+        { timeout: 30_000, interval: 20 },
+      );
       await checkpointer.close();
     } finally {
       process.off('warning', onWarning);

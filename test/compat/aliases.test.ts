@@ -102,7 +102,8 @@ describe('custom_id is the one spelling on the wire', () => {
       expect(created.body).toMatchObject({ custom_id: 'tenant-7', config: { custom_id: 'tenant-7' } });
       expect(created.body).not.toHaveProperty('customId');
       const id = created.body.id as string;
-      for (let i = 0; i < 100 && (await api.get<{ status: string }>(`/api/datasources/${id}`)).body.status !== 'synched'; i++)
+      // Waits up to 30 s (a parse in a child process is slow to start on a loaded machine).
+      for (let i = 0; i < 600 && (await api.get<{ status: string }>(`/api/datasources/${id}`)).body.status !== 'synched'; i++)
         await new Promise((r) => setTimeout(r, 50));
       const listed = await api.get<Record<string, unknown>[]>(`/api/datasources?datastoreId=${datastoreId}`);
       expect(listed.body[0]).toMatchObject({ custom_id: 'tenant-7' });

@@ -124,11 +124,11 @@ describe('ragdesk serve connection timeouts', () => {
       '--data-dir',
       temp.dir,
       '--headers-timeout-ms',
-      '1000',
+      '300',
       '--request-timeout-ms',
-      '2000',
+      '600',
       '--keep-alive-timeout-ms',
-      '500',
+      '300',
     ];
     service = await startService(parseServeArgs(args, ROOT), recordingIo());
   });
@@ -157,17 +157,15 @@ describe('ragdesk serve connection timeouts', () => {
         await sleep(100);
       }
     })();
+    // Configured: 300 ms for headers (checked every 300 ms), 600 ms for a whole request: cut within
+    // about a second. The defaults (10 s, 120 s) would outlast the 8 s deadline, so a cut before it
+    // is the configured timeout at work, with 8x room for a loaded machine.
     const deadline = sleep(8_000).then(() => -1);
     try {
       const headerCuts = await Promise.all([...dribblers, silent].map(({ closed }) => Promise.race([closed, deadline])));
-      // 1 s headers timeout, checked every second.
-      for (const elapsed of headerCuts) {
-        expect(elapsed).toBeGreaterThan(0);
-        expect(elapsed).toBeLessThan(3_500);
-      }
+      for (const elapsed of headerCuts) expect(elapsed).toBeGreaterThan(0);
       const bodyCut = await Promise.race([slowBody.closed, deadline]);
       expect(bodyCut).toBeGreaterThan(0);
-      expect(bodyCut).toBeLessThan(4_500);
     } finally {
       stop = true;
       await drip;
@@ -178,10 +176,10 @@ describe('ragdesk serve connection timeouts', () => {
   it('closes an idle keep-alive connection', async () => {
     const { socket, closed, received } = await rawSocket(service.origin);
     socket.write('GET /api/openapi.json HTTP/1.1\r\nHost: x\r\n\r\n');
-    const elapsed = await Promise.race([closed, sleep(5_000).then(() => -1)]);
+    // 300 ms configured; the default (5 s) would outlast the 4.5 s wait.
+    const elapsed = await Promise.race([closed, sleep(4_500).then(() => -1)]);
     socket.destroy();
     expect(received()).toMatch(/^HTTP\/1\.1 200/);
     expect(elapsed).toBeGreaterThan(0);
-    expect(elapsed).toBeLessThan(2_500);
   });
 });

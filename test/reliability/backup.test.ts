@@ -22,11 +22,13 @@ const QUERIES = ['lava flows from the volcano', 'reef fish and coral', 'ice of t
 
 /** The embedded layout (`ragdesk.db` + `indexes/`) with a chosen index flush delay. */
 function open(dir: string, flushAfterMs = 5_000): Ragdesk {
-  return createRagdesk({
-    store: sqliteStore({ path: join(dir, 'ragdesk.db') }),
-    index: hnswIndex({ dir: join(dir, 'indexes'), flushAfterMs }),
-    embeddings: localEmbeddings(),
-  });
+  return openWithIndex(dir, flushAfterMs).ragdesk;
+}
+
+/** With the index at hand, for tests that write its files (flush) before a backup instead of waiting. */
+function openWithIndex(dir: string, flushAfterMs = 5_000): { ragdesk: Ragdesk; index: ReturnType<typeof hnswIndex> } {
+  const index = hnswIndex({ dir: join(dir, 'indexes'), flushAfterMs });
+  return { ragdesk: createRagdesk({ store: sqliteStore({ path: join(dir, 'ragdesk.db') }), index, embeddings: localEmbeddings() }), index };
 }
 
 function documents(from: number, count: number) {
@@ -79,10 +81,11 @@ describe('backup and restore of a data directory', () => {
   });
 
   it('restores into a fresh directory with identical query results and the index loaded as it was', async () => {
-    ragdesk = open(source, 20);
+    const opened = openWithIndex(source);
+    ragdesk = opened.ragdesk;
     const datastore = await ragdesk.datastores.create({ name: 'kb' });
     await datastore.upsert(documents(0, 40));
-    await new Promise((resolve) => setTimeout(resolve, 300)); // the idle flush writes the index files
+    await opened.index.flush(); // the index files are current
     const before = await answers(datastore);
 
     const report = await backupDataDir(source, join(temp.dir, 'backup'));
@@ -122,7 +125,8 @@ describe('backup and restore of a data directory', () => {
     await new Promise((resolve) => setTimeout(resolve, 100));
     const report = await backupDataDir(source, join(temp.dir, 'backup'));
     const writtenAtBackup = written;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Until one more write lands after the backup, however long a write takes on this machine.
+    while (written === writtenAtBackup) await new Promise((resolve) => setTimeout(resolve, 10));
     writing = false;
     await writer;
     expect(written).toBeGreaterThan(writtenAtBackup); // writes went on around the backup
@@ -186,10 +190,11 @@ describe('backup and restore of a data directory', () => {
   });
 
   it('refuses a backup target that is not empty, and damaged or incomplete backups', async () => {
-    ragdesk = open(source, 20);
+    const opened = openWithIndex(source);
+    ragdesk = opened.ragdesk;
     const datastore = await ragdesk.datastores.create({ name: 'kb' });
     await datastore.upsert(documents(0, 10));
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await opened.index.flush();
     const backup = join(temp.dir, 'backup');
     mkdirSync(backup);
     writeFileSync(join(backup, 'keep.txt'), 'mine');

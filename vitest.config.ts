@@ -11,5 +11,8 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 120_000,
     pool: 'forks',
+    // expect.poll waits for something to happen: its default (1 s) is a bound on the machine's
+    // speed, which a loaded machine can miss. A wait ends as soon as its condition holds.
+    expect: { poll: { timeout: 30_000 } },
   },
 });

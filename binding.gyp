@@ -5,7 +5,7 @@
       "sources": ["adapters/hnsw/native/graph.cc", "adapters/hnsw/native/inner-product.cc", "adapters/hnsw/native/links-file.cc", "adapters/hnsw/native/partial-search.cc"],
       "include_dirs": [
         "<!(node -p \"require('node-addon-api').include_dir\")",
-        "<!(node -p \"require('path').join(require('path').dirname(require.resolve('hnswlib-node/package.json')), 'src')\")"
+        "<!(node -p \"var path = require('path'), shipped = path.join('dist', 'vendor', 'hnswlib'); require('fs').existsSync(shipped) ? shipped : path.join(path.dirname(require.resolve('hnswlib-node/package.json')), 'src')\")"
       ],
       "defines": ["NAPI_VERSION=8", "NAPI_DISABLE_CPP_EXCEPTIONS"],
       "cflags!": ["-fno-exceptions"],

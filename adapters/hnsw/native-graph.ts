@@ -1,6 +1,7 @@
 /**
- * ragdesk's own binding to hnswlib (`native/graph.cc`, compiled at install by node-gyp from the
- * package's `binding.gyp`). Why not hnswlib-node's class: it inserts one plain-array vector at a
+ * ragdesk's own binding to hnswlib (`native/graph.cc`). The package ships a prebuilt binary for the
+ * platforms it was packed on (`prebuilds/`, N-API); elsewhere the install compiles it from
+ * `binding.gyp` against the hnswlib headers shipped in `dist/vendor/hnswlib`. Why not hnswlib-node's class: it inserts one plain-array vector at a
  * time on one thread, filters through a JavaScript callback per candidate, and npm compiles it
  * for the baseline CPU, so its distances never use AVX. This binding inserts a batch on several
  * threads, takes typed arrays, filters by the label tables in C++ and picks the SIMD kernel at run
@@ -97,24 +98,46 @@ interface NativeGraphClass {
   kernel(): string;
 }
 
-const ADDON = join('build', 'Release', 'ragdesk_hnsw.node');
-
-/** The package root is two folders up from the source and three from `dist/`. */
-function addonPath(): string {
+/** The package root: the folder holding `binding.gyp`, two folders up from the source, three from `dist/`. */
+function packageRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
-  for (let up = 0; up < 4; up++, dir = dirname(dir)) {
-    const candidate = join(dir, ADDON);
-    if (existsSync(candidate)) return candidate;
-  }
+  for (let up = 0; up < 4; up++, dir = dirname(dir)) if (existsSync(join(dir, 'binding.gyp'))) return dir;
   throw new RagdeskError(
     'invalid_adapter',
-    `ragdesk's HNSW addon is not built (no ${ADDON} in the package): reinstall ragdesk, or run \`npm rebuild ragdesk\`; it needs a C++ compiler and Python, as hnswlib-node does`,
+    "ragdesk's HNSW addon: no binding.gyp above the adapter; the package is incomplete, reinstall ragdesk",
   );
+}
+
+/** A build of this checkout (build/Release) first, then the package's prebuilt binary for this platform. */
+function loadAddon(): { Graph: NativeGraphClass } {
+  const require = createRequire(import.meta.url);
+  const nodeGypBuild = require('node-gyp-build') as (dir: string) => unknown;
+  try {
+    return nodeGypBuild(packageRoot()) as { Graph: NativeGraphClass };
+  } catch (error) {
+    throw new RagdeskError(
+      'invalid_adapter',
+      `ragdesk's HNSW addon could not be loaded (${(error as Error).message}): no prebuilt binary fits ${process.platform}-${process.arch} and none was compiled; run \`npm rebuild ragdesk\` (it needs a C++ compiler and Python)`,
+      { cause: error },
+    );
+  }
+}
+
+function checkedKernel(graph: NativeGraphClass): NativeGraphClass {
+  const wanted = process.env.RAGDESK_HNSW_KERNEL;
+  if (wanted && graph.kernel() !== wanted) {
+    throw new RagdeskError(
+      'invalid_request',
+      `RAGDESK_HNSW_KERNEL=${wanted}: this CPU has no such kernel (it can run ${graph.kernel()}); use portable, avx2 or avx512`,
+      { details: { wanted, available: graph.kernel() } },
+    );
+  }
+  return graph;
 }
 
 let loaded: NativeGraphClass | undefined;
 
 export function nativeGraph(): NativeGraphClass {
-  loaded ??= (createRequire(import.meta.url)(addonPath()) as { Graph: NativeGraphClass }).Graph;
+  loaded ??= checkedKernel(loadAddon().Graph);
   return loaded;
 }

@@ -400,6 +400,7 @@ async function transpileAdapter(): Promise<string> {
   await symlink(join(ROOT, 'node_modules'), join(work, 'node_modules'), 'dir');
   // The package's own HNSW addon, found beside the package root as in an install.
   await symlink(join(ROOT, 'build'), join(work, 'build'), 'dir');
+  await symlink(join(ROOT, 'binding.gyp'), join(work, 'binding.gyp'), 'file');
   await writeFile(join(work, 'package.json'), '{"type":"module"}');
   const folder = async (path: string) =>
     (await readdir(join(ROOT, path))).filter((name) => name.endsWith('.ts')).map((name) => `${path}/${name}`);

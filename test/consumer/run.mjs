@@ -59,6 +59,12 @@ check(
   'the tarball has the officeparser bundle and its licence',
   files.includes('dist/vendor/officeparser.cjs') && files.includes('dist/vendor/officeparser.LICENSE'),
 );
+const prebuild = `prebuilds/${process.platform}-${process.arch}/ragdesk_hnsw.napi${process.platform === 'linux' ? '.glibc' : ''}.node`;
+check(`the tarball has the HNSW binding prebuilt for this platform (${prebuild})`, files.includes(prebuild));
+check(
+  "the tarball has hnswlib's headers and licence for builds from source",
+  files.includes('dist/vendor/hnswlib/hnswlib/hnswlib.h') && files.includes('dist/vendor/hnswlib/hnswlib/LICENSE'),
+);
 console.log(
   `     tarball ${packed.filename}: ${(packed.size / 1024).toFixed(0)} KiB packed, ${(packed.unpackedSize / 1024 / 1024).toFixed(1)} MiB unpacked, ${files.length} files`,
 );
@@ -100,9 +106,23 @@ const largest = [...sizes]
   .map(([name, size]) => `${name} ${(size / 1024 / 1024).toFixed(1)}`);
 console.log(`     node_modules: ${total.toFixed(1)} MiB in ${sizes.size} packages; largest (MiB): ${largest.join(', ')}`);
 check(`installed size within ${BUDGET_MIB} MiB`, total <= BUDGET_MIB, `${total.toFixed(1)} MiB`);
-for (const heavy of ['tesseract.js', 'tesseract.js-core', '@napi-rs/canvas', 'pdfjs-dist', 'js-tiktoken', 'pg', 'officeparser']) {
+for (const heavy of [
+  'hnswlib-node',
+  'tesseract.js',
+  'tesseract.js-core',
+  '@napi-rs/canvas',
+  'pdfjs-dist',
+  'js-tiktoken',
+  'pg',
+  'officeparser',
+]) {
   check(`${heavy} is not installed by default`, !sizes.has(heavy));
 }
+// The prebuilt binding loaded during install: nothing of ragdesk's was compiled.
+check(
+  'the HNSW binding is the prebuilt one (no build/ folder in the installed package)',
+  !existsSync(join(app, 'node_modules/ragdesk/build')),
+);
 const engineWarnings = installLog.split('\n').filter((line) => /EBADENGINE/.test(line));
 check('no EBADENGINE during install', engineWarnings.length === 0, engineWarnings.join(' | '));
 
@@ -272,6 +292,19 @@ attempt('ragdesk query finds the DOCX text (bundled officeparser)', () => {
     app,
   );
   if (!out.includes('9,250')) throw new Error(out.slice(0, 600));
+});
+// Where no prebuilt binary fits, the install compiles the binding: against the hnswlib headers the
+// package ships, without hnswlib-node. Forced here, then the same query runs on the compiled one.
+attempt('builds the HNSW binding from source when asked, with the shipped headers', () => {
+  run(npm, ['rebuild', 'ragdesk', '--foreground-scripts'], app, { env: { ...env, npm_config_build_from_source: 'true' } });
+  if (!existsSync(join(app, 'node_modules/ragdesk/build/Release/ragdesk_hnsw.node'))) throw new Error('no build/Release/ragdesk_hnsw.node');
+  const out = run(
+    npm,
+    ['exec', '--', 'ragdesk', 'query', 'orchard budget crowns', '--datastore', 'docs', '--json', '--data-dir', dataDir],
+    app,
+  );
+  if (!out.includes('9,250')) throw new Error(out.slice(0, 600));
+  return 'compiled and queried';
 });
 
 finish();

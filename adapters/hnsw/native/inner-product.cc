@@ -4,6 +4,9 @@
 // attribute and is chosen at run time, so one portable binary uses what the CPU has.
 #include "inner-product.h"
 
+#include <cstdlib>
+#include <cstring>
+
 #if defined(__x86_64__) || defined(__i386__)
 #include <immintrin.h>
 #define RAGDESK_X86 1
@@ -66,12 +69,20 @@ struct Choice {
   const char* name;
 };
 
+// RAGDESK_HNSW_KERNEL=portable|avx2|avx512 asks for a narrower kernel than the widest (to compare
+// kernels on one machine, or to rule one out); a kernel the CPU lacks is never chosen, and the
+// loader refuses the mismatch it then sees in innerProductKernel().
+bool allowed(const char* name) {
+  const char* wanted = std::getenv("RAGDESK_HNSW_KERNEL");
+  return wanted == nullptr || *wanted == '\0' || std::strcmp(wanted, name) == 0;
+}
+
 Choice choose() {
 #ifdef RAGDESK_X86
   // GCC's and Clang's checks include the operating system's support for the wide registers.
   __builtin_cpu_init();
-  if (__builtin_cpu_supports("avx512f")) return {avx512, "avx512"};
-  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return {avx2, "avx2"};
+  if (__builtin_cpu_supports("avx512f") && allowed("avx512")) return {avx512, "avx512"};
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") && allowed("avx2")) return {avx2, "avx2"};
 #endif
   return {portable, "portable"};
 }

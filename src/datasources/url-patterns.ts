@@ -6,7 +6,7 @@
  * is a wildcard in disguise: literal characters (escaped punctuation included), `.*`, a leading
  * `^` and a trailing `$`. Groups, classes, alternation and other quantifiers are refused: run by
  * a backtracking engine they are exponential on hostile URLs (`/(a+)+$/` against one link froze
- * the server for 15 s), and no linear engine fits (see docs/decisions/).
+ * the server for 15 s), and a linear engine (RE2 ported to JavaScript) costs tens of ms per URL and pattern.
  */
 
 export interface UrlPatternForm {

@@ -11,7 +11,7 @@ import type { FetchContext, RedirectCheck } from './fetch-resource.js';
 import { robotsLookup, type RobotsLookup } from './site-robots.js';
 
 /** Throws the `forbidden` (or unreachable robots.txt) error when `target` may not be fetched. */
-export async function assertAllowedBy(lookup: RobotsLookup, target: URL, redirectedFrom?: string): Promise<void> {
+async function assertAllowedBy(lookup: RobotsLookup, target: URL, redirectedFrom?: string): Promise<void> {
   const rules = await lookup(target);
   if (rules.unreachable) throw rules.unreachable;
   const verdict = rules.verdict(target);

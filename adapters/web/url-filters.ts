@@ -22,7 +22,7 @@ export type UrlMatcher = (url: string) => boolean;
  * of each, 500 characters long): a URL that needs more is skipped, as if excluded. Ordinary
  * patterns on ordinary URLs take hundreds of steps.
  */
-export const URL_FILTER_STEP_LIMIT = 1_000_000;
+const URL_FILTER_STEP_LIMIT = 1_000_000;
 
 interface CompiledPattern {
   pattern: WildcardPattern;

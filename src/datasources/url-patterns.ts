@@ -22,11 +22,11 @@ export interface RefusedUrlPattern {
   refused: string;
 }
 
-export const URL_PATTERN_HINT = 'use a glob where * matches any characters (e.g. */docs/*, *.pdf), or list several patterns';
+const URL_PATTERN_HINT = 'use a glob where * matches any characters (e.g. */docs/*, *.pdf), or list several patterns';
 
 const REGEX_SPECIALS = new Set(['*', '+', '?', '(', ')', '[', ']', '{', '}', '|', '^', '$', '.']);
 
-export function isRegexPattern(pattern: string): boolean {
+function isRegexPattern(pattern: string): boolean {
   return pattern.length > 2 && pattern.startsWith('/') && pattern.endsWith('/');
 }
 

@@ -25,6 +25,7 @@ import { dirname, join, sep } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { hostileCases, type HostileCase, type HostileInput } from './lib/hostile-cases.js';
+import { patternCases } from './lib/hostile-pattern-cases.js';
 import { flags, percentile, printTable, writeResult } from './lib/report.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -165,21 +166,33 @@ async function startServer(options: HostileOptions, dataDir: string): Promise<Ru
  * socket that the server may close at that very moment (its keep-alive timeout), and a POST is not
  * retried by fetch itself. The server never saw such a request.
  */
-async function api(origin: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
+async function api(
+  origin: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  options: { anonymous?: boolean } = {},
+): Promise<{ status: number; json: unknown }> {
   try {
-    return await apiOnce(origin, method, path, body);
+    return await apiOnce(origin, method, path, body, options);
   } catch (error) {
     const code = ((error as { cause?: { code?: string } }).cause ?? {}).code;
     if (code !== 'EPIPE' && code !== 'ECONNRESET' && code !== 'UND_ERR_SOCKET') throw error;
-    return apiOnce(origin, method, path, body);
+    return apiOnce(origin, method, path, body, options);
   }
 }
 
-async function apiOnce(origin: string, method: string, path: string, body?: unknown): Promise<{ status: number; json: unknown }> {
+async function apiOnce(
+  origin: string,
+  method: string,
+  path: string,
+  body: unknown,
+  options: { anonymous?: boolean },
+): Promise<{ status: number; json: unknown }> {
   const response = await fetch(`${origin}/api${path}`, {
     method,
     headers: {
-      authorization: `Bearer ${API_KEY}`,
+      ...(options.anonymous ? {} : { authorization: `Bearer ${API_KEY}` }),
       ...(body === undefined || body instanceof FormData ? {} : { 'content-type': 'application/json' }),
     },
     ...(body === undefined ? {} : { body: body instanceof FormData ? body : JSON.stringify(body) }),
@@ -309,6 +322,7 @@ async function runCase(
   server.takeStall();
   const started = performance.now();
   let site: Awaited<ReturnType<typeof startLinkSite>> | undefined;
+  let cleanup: (() => Promise<void>) | undefined;
   let outcome: { status: string; error: string; chunks: number };
   let datasourceId: string | undefined;
   try {
@@ -324,6 +338,10 @@ async function runCase(
         status >= 400
           ? { settled: { status: `http ${status}`, error: JSON.stringify(json).slice(0, 160), chunks: 0 } }
           : { datasourceId: (json as { id: string }).id };
+    } else if (input.kind === 'scripted') {
+      const run = await input.run({ origin: server.origin, datastoreId, api: (...args) => api(server.origin, ...args) });
+      cleanup = run.close;
+      submitted = run;
     } else submitted = await submit(server.origin, datastoreId, input);
     datasourceId = submitted.datasourceId;
     outcome = submitted.settled ?? (await waitSettled(server.origin, datasourceId!, started + timeoutMs, server.alive));
@@ -341,6 +359,7 @@ async function runCase(
   const stall = server.takeStall();
   clearInterval(sampler);
   await site?.close();
+  await cleanup?.();
   if (datasourceId && server.alive()) await api(server.origin, 'DELETE', `/datasources/${datasourceId}`).catch(() => undefined);
   const sorted = [...probe.samples].sort((a, b) => a - b);
   return {
@@ -363,7 +382,7 @@ async function runCase(
 export async function runHostile(options: HostileOptions): Promise<HostileResult> {
   const log = options.log ?? (() => undefined);
   const timeoutMs = options.timeoutMs ?? 120_000;
-  const selected = hostileCases(options.scale).filter(
+  const selected = [...hostileCases(options.scale), ...patternCases()].filter(
     (testCase) => !options.cases?.length || options.cases.some((name) => testCase.name.toLowerCase().includes(name.toLowerCase())),
   );
   const dataDir = mkdtempSync(join(tmpdir(), 'ragdesk-hostile-'));

@@ -1,4 +1,5 @@
 import type { Dispatcher } from './dispatch.js';
+import { NOSNIFF } from './response-headers.js';
 import type { HttpRequest, HttpResult } from './types.js';
 
 /** Extra facts a fetch server knows but a `Request` does not carry. */
@@ -88,11 +89,11 @@ async function* chunksOf(stream: ReadableStream<Uint8Array>): AsyncGenerator<Uin
 }
 
 function toResponse(result: HttpResult, aborter: AbortController): Response {
-  if (result.kind === 'empty') return new Response(null, { status: result.status, headers: result.headers ?? {} });
+  if (result.kind === 'empty') return new Response(null, { status: result.status, headers: { ...result.headers, ...NOSNIFF } });
   if (result.kind === 'json') {
     return new Response(JSON.stringify(result.body), {
       status: result.status,
-      headers: { ...result.headers, 'content-type': 'application/json; charset=utf-8' },
+      headers: { ...result.headers, ...NOSNIFF, 'content-type': 'application/json; charset=utf-8' },
     });
   }
   const iterator = result.chunks[Symbol.asyncIterator]();
@@ -114,5 +115,5 @@ function toResponse(result: HttpResult, aborter: AbortController): Response {
       await iterator.return?.();
     },
   });
-  return new Response(body, { status: result.status, headers: result.headers });
+  return new Response(body, { status: result.status, headers: { ...result.headers, ...NOSNIFF } });
 }

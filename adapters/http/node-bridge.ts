@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { RagdeskError } from '../../src/index.js';
 import type { Dispatcher } from './dispatch.js';
+import { NOSNIFF } from './response-headers.js';
 import type { HttpRequest, HttpResult } from './types.js';
 
 /** `(req, res, next?)`: node:http's request listener, Express middleware, or a Fastify raw handler. */
@@ -15,6 +16,7 @@ export function nodeListener(dispatcher: Dispatcher): NodeListener {
       // Only a failure to write the response lands here (the dispatcher turns every other into JSON).
       if (!response.headersSent) {
         response.statusCode = 500;
+        response.setHeader('x-content-type-options', 'nosniff');
         response.end();
       } else {
         response.destroy(error instanceof Error ? error : undefined);
@@ -89,7 +91,7 @@ async function* bodyOf(request: IncomingMessage): AsyncGenerator<Uint8Array> {
 async function writeResult(response: ServerResponse, result: HttpResult, signal?: AbortSignal): Promise<void> {
   if (result.kind === 'empty') {
     // A 204 carries no Content-Length at all (RFC 9110 8.6).
-    response.writeHead(result.status, { ...result.headers, ...(result.status === 204 ? {} : { 'content-length': 0 }) });
+    response.writeHead(result.status, { ...result.headers, ...NOSNIFF, ...(result.status === 204 ? {} : { 'content-length': 0 }) });
     response.end();
     return;
   }
@@ -97,13 +99,14 @@ async function writeResult(response: ServerResponse, result: HttpResult, signal?
     const text = JSON.stringify(result.body);
     response.writeHead(result.status, {
       ...result.headers,
+      ...NOSNIFF,
       'content-type': 'application/json; charset=utf-8',
       'content-length': Buffer.byteLength(text),
     });
     response.end(text);
     return;
   }
-  response.writeHead(result.status, result.headers);
+  response.writeHead(result.status, { ...result.headers, ...NOSNIFF });
   response.flushHeaders();
   const iterator = result.chunks[Symbol.asyncIterator]();
   let done = false;
@@ -155,6 +158,7 @@ async function lingeringAnswer(
   const text = result.kind === 'json' ? JSON.stringify(result.body) : '';
   response.writeHead(result.status, {
     ...result.headers,
+    ...NOSNIFF,
     ...(result.kind === 'json' ? { 'content-type': 'application/json; charset=utf-8' } : {}),
     ...(result.status === 204 ? {} : { 'content-length': Buffer.byteLength(text) }),
   });

@@ -130,8 +130,24 @@ function parsesAsJson(text: string): boolean {
   }
 }
 
+/**
+ * `text` after its leading comments and the whitespace between them. A scan: the regular
+ * expression `^(<!--[\s\S]*?-->\s*)*` could split `<!----><!---->…` into comments in exponentially
+ * many ways before failing (20 of them and a stray character took over 30 s).
+ */
+function afterComments(text: string): string {
+  let at = 0;
+  while (text.startsWith('<!--', at)) {
+    const end = text.indexOf('-->', at + 4);
+    if (end < 0) return text.slice(at);
+    at = end + 3;
+    while (at < text.length && /\s/.test(text[at]!)) at++;
+  }
+  return text.slice(at);
+}
+
 function looksLikeHtml(text: string): boolean {
   const head = text.slice(0, 2048).trimStart().toLowerCase();
-  if (/^(<!--[\s\S]*?-->\s*)*(<!doctype html|<html[\s>]|<head[\s>]|<body[\s>])/.test(head)) return true;
+  if (/^(?:<!doctype html|<html[\s>]|<head[\s>]|<body[\s>])/.test(afterComments(head))) return true;
   return /<html[\s>]/.test(head) && /<\/(head|body|p|div)>/.test(text.slice(0, 65536).toLowerCase());
 }

@@ -52,12 +52,36 @@ function countMatches(text: string, pattern: RegExp): number {
   return count;
 }
 
+/**
+ * True when a `/Filter [ ... ]` array names two filters or more. A scan: the regular expression
+ * `/Filter\s*\[[^\]]*\/\w+[^\]]*\/\w+` split one long name between `\w+` and `[^\]]*` in every
+ * way before failing, quadratic in a dictionary the file's author writes.
+ */
+function hasFilterChain(dictionary: string): boolean {
+  let at = dictionary.indexOf('/Filter');
+  while (at >= 0) {
+    let open = at + 7;
+    while (open < dictionary.length && /\s/.test(dictionary[open]!)) open++;
+    if (dictionary[open] !== '[') {
+      at = dictionary.indexOf('/Filter', open);
+      continue;
+    }
+    const close = dictionary.indexOf(']', open);
+    const names = dictionary.slice(open + 1, close < 0 ? dictionary.length : close).match(/\/\w/g);
+    if (names && names.length >= 2) return true;
+    // A `/Filter [` inside this array sees a part of it: no more names. Go on after it.
+    if (close < 0) return false;
+    at = dictionary.indexOf('/Filter', close + 1);
+  }
+  return false;
+}
+
 /** The raw bytes of the FlateDecode stream whose dictionary holds `position`, if it has one. */
 function streamData(text: string, bytes: Uint8Array, position: number): Uint8Array | undefined {
   const keyword = text.indexOf('stream', position);
   if (keyword === -1) return undefined;
   const dictionary = text.slice(Math.max(0, text.lastIndexOf('obj', position)), keyword);
-  if (!/\/FlateDecode/.test(dictionary) || /\/Filter\s*\[[^\]]*\/\w+[^\]]*\/\w+/.test(dictionary)) return undefined;
+  if (!/\/FlateDecode/.test(dictionary) || hasFilterChain(dictionary)) return undefined;
   let start = keyword + 'stream'.length;
   if (text.charCodeAt(start) === 13) start++;
   if (text.charCodeAt(start) === 10) start++;

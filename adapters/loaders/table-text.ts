@@ -33,7 +33,9 @@ export function tableLine(cells: readonly string[]): string {
   const escaped = cells.map((cell) =>
     cell
       .replace(/\|/g, '\\|')
-      .replace(/\s*\r?\n\s*/g, ' ')
+      // From the start of a whitespace run only: tried inside a run with no line break, the former
+      // `\s*\r?\n\s*` was quadratic in it (a cell of 20,000 spaces: 0.7 s).
+      .replace(/(?<!\s)\s*\r?\n\s*/g, ' ')
       .trim(),
   );
   return `| ${escaped.join(' | ')} |`;

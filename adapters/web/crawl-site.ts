@@ -7,11 +7,13 @@ import { RagdeskError } from '../../src/errors.js';
 import type { SiteCrawlOptions, WebPage, WebPageFailure } from '../../src/ports/web-loader.js';
 import { parseHttpUrl, resolveAllowedAddress } from './address-policy.js';
 import { chooseSource, type Candidate, type CandidateSource } from './crawl-sources.js';
-import type { FetchContext } from './fetch-resource.js';
+import type { FetchContext, RedirectCheck } from './fetch-resource.js';
+import { robotsOnRedirect } from './page-robots.js';
 import { robotsLookup, type RobotsLookup } from './site-robots.js';
+import { nextTurn } from '../../src/util/next-turn.js';
 import { normalizeUrl, urlFilter, type UrlMatcher } from './url-filters.js';
 
-type LoadPage = (url: string, signal: AbortSignal) => Promise<WebPage>;
+type LoadPage = (url: string, signal: AbortSignal, beforeRedirect: RedirectCheck) => Promise<WebPage>;
 type CrawlItem = WebPage | WebPageFailure;
 
 function count(name: string, value: number | undefined, fallback: number, min: number): number {
@@ -55,6 +57,9 @@ async function admit(
   for (;;) {
     if (budget.left <= 0) return undefined;
     budget.left--;
+    // Filtering and robots.txt cost up to a few ms per URL (their step limits); refused URLs would
+    // otherwise run back to back in one turn of the event loop (awaits of settled promises).
+    await nextTurn();
     const candidate = await source.next();
     if (!candidate) return undefined;
     const url = normalizeUrl(candidate.url);
@@ -92,6 +97,7 @@ export async function* crawlSite(context: FetchContext, loadPage: LoadPage, opti
   const signal = controller.signal;
   try {
     const robots = robotsLookup(context, signal);
+    const beforeRedirect = robotsOnRedirect(robots);
     // The frontier (URLs seen and queued) is bounded by max_pages, whatever the sitemaps or pages list.
     const maxUrls = maxPages * context.options.crawlUrlsPerPage;
     const budget: UrlBudget = { left: maxUrls };
@@ -108,7 +114,7 @@ export async function* crawlSite(context: FetchContext, loadPage: LoadPage, opti
         const { candidate, blocked } = admission;
         const result = blocked
           ? Promise.resolve<CrawlItem>(blocked)
-          : loadPage(candidate.url, signal).catch((error: unknown) => failure(candidate.url, error));
+          : loadPage(candidate.url, signal, beforeRedirect).catch((error: unknown) => failure(candidate.url, error));
         inFlight.push({ candidate, result });
       }
       const head = inFlight.shift();

@@ -23,8 +23,13 @@ export interface FetchedResource {
   body: Buffer;
 }
 
+/** Called before a redirect is followed to `next` (from the URL that answered it); throws to refuse. */
+export type RedirectCheck = (next: URL, from: string) => Promise<void>;
+
 export interface FetchOptions {
   signal?: AbortSignal;
+  /** Pages and files: robots.txt of each hop's origin (see `robotsOnRedirect`). */
+  beforeRedirect?: RedirectCheck;
   /** Lower cap than the loader's `maxBytes` (robots.txt is read up to 512 KiB). */
   maxBytes?: number;
 }
@@ -96,6 +101,7 @@ export async function fetchResource(
         details: { url: chain[0], reason: 'too_many_redirects', chain: [...chain, next.href] },
       });
     }
+    await options.beforeRedirect?.(next, current.href);
     chain.push(next.href);
     current = next;
   }

@@ -2,5 +2,5 @@
 export { webLoader } from './web-loader.js';
 export { DEFAULT_USER_AGENT, type ResolvedAddress, type WebLoaderOptions } from './options.js';
 export { isPrivateAddress, blockedRange } from './ip-ranges.js';
-export { parseRobots, type RobotsRules } from './robots.js';
+export { parseRobots, type RobotsRules, type RobotsVerdict } from './robots.js';
 export { parseSitemap, type ParsedSitemap } from './sitemap.js';

@@ -3,14 +3,23 @@ import { RagdeskError } from '../../src/errors.js';
 import type { LoadedDocument } from '../../src/ports/loader.js';
 import type { WebPage } from '../../src/ports/web-loader.js';
 import type { ExtractedHtml } from '../loaders/html/extract-html.js';
-import { fetchResource, type FetchContext } from './fetch-resource.js';
+import { fetchResource, type FetchContext, type RedirectCheck } from './fetch-resource.js';
 import { decodeText, isHtmlType, sniffPageType } from './media-types.js';
 
 /** Main text, title and links of a page: on a parser thread or in process (`WebLoaderOptions.parser`). */
 export type PageExtractor = (html: string, pageUrl: string, signal?: AbortSignal) => Promise<ExtractedHtml>;
 
-export async function loadWebPage(context: FetchContext, extract: PageExtractor, url: string, signal?: AbortSignal): Promise<WebPage> {
-  const fetched = await fetchResource(context, url, 'page', signal ? { signal } : {});
+export async function loadWebPage(
+  context: FetchContext,
+  extract: PageExtractor,
+  url: string,
+  signal?: AbortSignal,
+  beforeRedirect?: RedirectCheck,
+): Promise<WebPage> {
+  const fetched = await fetchResource(context, url, 'page', {
+    ...(signal ? { signal } : {}),
+    ...(beforeRedirect ? { beforeRedirect } : {}),
+  });
   const mime = fetched.mediaType.mime || sniffPageType(fetched.body);
   if (!mime) {
     throw new RagdeskError('unsupported_media_type', `${fetched.finalUrl} has no content type and is not text`, {

@@ -21,7 +21,7 @@ async function loadRobots(context: FetchContext, origin: string, signal: AbortSi
     signal.throwIfAborted();
     // 5xx, 429, timeouts and network errors: "unreachable", crawl nothing for now (retryable).
     if (RagdeskError.isInstance(error) && error.retryable) {
-      return { isAllowed: () => false, sitemaps: [], unreachable: error };
+      return { isAllowed: () => false, verdict: () => 'disallowed', sitemaps: [], unreachable: error };
     }
     // 4xx, odd bodies, refused addresses: "unavailable", crawl as if there were no robots.txt;
     // pages on a refused address then fail on their own with `forbidden`.

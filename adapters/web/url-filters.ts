@@ -1,5 +1,7 @@
 /** URL identity and the include / exclude patterns of a site crawl. */
+import { readUrlPattern } from '../../src/datasources/url-patterns.js';
 import { RagdeskError } from '../../src/errors.js';
+import { compileWildcard, matchWildcard, type StepCounter, type WildcardPattern } from './wildcard-match.js';
 
 /** The form URLs are deduplicated by: no fragment, default port dropped, lower-case host (WHATWG). */
 export function normalizeUrl(input: string): string | undefined {
@@ -16,40 +18,61 @@ export function normalizeUrl(input: string): string | undefined {
 export type UrlMatcher = (url: string) => boolean;
 
 /**
- * `/source/` is a regular expression searched anywhere in the URL; anything else is a glob where
- * `*` matches any run of characters, matched against the whole URL when it has a scheme
- * (`https://example.com/docs/*`), else against path and query (`/docs/*`, `*.html`).
+ * Character comparisons allowed for one URL against all include and exclude patterns (at most 100
+ * of each, 500 characters long): a URL that needs more is skipped, as if excluded. Ordinary
+ * patterns on ordinary URLs take hundreds of steps.
  */
-function compilePattern(pattern: string, field = 'pattern'): UrlMatcher {
-  if (pattern.length > 2 && pattern.startsWith('/') && pattern.endsWith('/')) {
-    let regex: RegExp;
-    try {
-      regex = new RegExp(pattern.slice(1, -1));
-    } catch (error) {
-      throw new RagdeskError('invalid_request', `${field} is not a valid regular expression: ${pattern}`, {
-        cause: error,
-        details: { issues: [{ path: field, message: 'invalid regular expression' }] },
-      });
-    }
-    return (url) => regex.test(url);
+const URL_FILTER_STEP_LIMIT = 1_000_000;
+
+interface CompiledPattern {
+  pattern: WildcardPattern;
+  scope: 'url' | 'path';
+}
+
+/** See `readUrlPattern` for the syntax; a refused pattern is an `invalid_request` naming `field`. */
+function compilePattern(source: string, field: string): CompiledPattern {
+  const form = readUrlPattern(source);
+  if ('refused' in form) {
+    throw new RagdeskError('invalid_request', `${field}: ${form.refused}`, {
+      details: { issues: [{ path: field, message: form.refused }] },
+    });
   }
-  const glob = new RegExp(
-    `^${pattern
-      .split('*')
-      .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-      .join('.*')}$`,
-  );
-  const wholeUrl = /^[a-z][a-z0-9+.-]*:\/\//i.test(pattern);
-  return (url) => {
-    if (wholeUrl) return glob.test(url);
-    const parsed = new URL(url);
-    return glob.test(`${parsed.pathname}${parsed.search}`);
+  return {
+    pattern: compileWildcard(form.wildcard, { start: form.anchoredStart, end: form.anchoredEnd }),
+    scope: form.scope,
   };
 }
 
-/** True when `url` passes the include list (if any) and matches no exclude pattern. */
-export function urlFilter(include: readonly string[] = [], exclude: readonly string[] = []): UrlMatcher {
+/** Any of `patterns` matching; `undefined` once `counter` is past its limit. */
+function anyMatches(patterns: readonly CompiledPattern[], url: string, path: () => string, counter: StepCounter): boolean | undefined {
+  for (const { pattern, scope } of patterns) {
+    const matched = matchWildcard(pattern, scope === 'url' ? url : path(), counter);
+    if (matched !== false) return matched;
+  }
+  return false;
+}
+
+/**
+ * True when `url` passes the include list (if any) and matches no exclude pattern. `counter`
+ * (tests) receives the steps spent; past its limit the URL is refused.
+ */
+export function urlFilter(
+  include: readonly string[] = [],
+  exclude: readonly string[] = [],
+  stepLimit = URL_FILTER_STEP_LIMIT,
+): (url: string, counter?: StepCounter) => boolean {
   const includes = include.map((pattern, index) => compilePattern(pattern, `include.${index}`));
   const excludes = exclude.map((pattern, index) => compilePattern(pattern, `exclude.${index}`));
-  return (url) => (includes.length === 0 || includes.some((matches) => matches(url))) && !excludes.some((matches) => matches(url));
+  return (url, counter = { steps: 0, limit: stepLimit }) => {
+    let pathAndQuery: string | undefined;
+    const path = (): string => {
+      if (pathAndQuery === undefined) {
+        const parsed = new URL(url);
+        pathAndQuery = `${parsed.pathname}${parsed.search}`;
+      }
+      return pathAndQuery;
+    };
+    if (includes.length > 0 && anyMatches(includes, url, path, counter) !== true) return false;
+    return anyMatches(excludes, url, path, counter) === false;
+  };
 }

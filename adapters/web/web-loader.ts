@@ -2,13 +2,13 @@
 import type { SiteCrawlOptions, WebLoader } from '../../src/ports/web-loader.js';
 import { workerEntry, workerPool } from '../kit/worker-pool.js';
 import { crawlSite } from './crawl-site.js';
-import { fetchResource, type FetchContext } from './fetch-resource.js';
+import { fetchResource, type FetchContext, type RedirectCheck } from './fetch-resource.js';
 import { hostLimiter } from './host-limiter.js';
 import { extractHtml, type ExtractedHtml } from '../loaders/html/extract-html.js';
 import type { ExtractPageMessage } from './extract-worker.js';
 import { loadWebPage, type PageExtractor } from './load-page.js';
 import { resolveOptions, type WebLoaderOptions } from './options.js';
-import { assertRobotsAllow } from './page-robots.js';
+import { assertRobotsAllow, robotsOnRedirect } from './page-robots.js';
 
 export function webLoader(options: WebLoaderOptions = {}): WebLoader {
   const resolved = resolveOptions(options);
@@ -31,19 +31,24 @@ export function webLoader(options: WebLoaderOptions = {}): WebLoader {
         return (await pool.run({ message, subject: pageUrl, mimeType: 'text/html', ...(signal ? { signal } : {}) })) as ExtractedHtml;
       }
     : async (html, pageUrl) => extractHtml(html, { pageUrl, maxLinks: resolved.maxLinksPerPage });
-  const load = (url: string, signal?: AbortSignal) => loadWebPage(context, extract, url, signal);
+  const load = (url: string, signal?: AbortSignal, beforeRedirect?: RedirectCheck) =>
+    loadWebPage(context, extract, url, signal, beforeRedirect);
+  /** robots.txt for the URL and, on the same cache, for every redirect hop; none when ignored. */
+  const robotsFor = async (url: string, ignore: boolean | undefined, signal: AbortSignal | undefined) =>
+    ignore === true ? undefined : robotsOnRedirect(await assertRobotsAllow(context, url, signal));
   return {
     name: 'web',
     specificationVersion: 'v1',
     loadPage: async (url, loadOptions) => {
-      if (loadOptions?.ignoreRobots !== true) await assertRobotsAllow(context, url, loadOptions?.signal);
-      return load(url, loadOptions?.signal);
+      const beforeRedirect = await robotsFor(url, loadOptions?.ignoreRobots, loadOptions?.signal);
+      return load(url, loadOptions?.signal, beforeRedirect);
     },
     fetchFile: async (url, fileOptions) => {
       const signal = fileOptions?.signal;
-      if (fileOptions?.ignoreRobots !== true) await assertRobotsAllow(context, url, signal);
+      const beforeRedirect = await robotsFor(url, fileOptions?.ignoreRobots, signal);
       const fetched = await fetchResource(context, url, 'file', {
         ...(signal ? { signal } : {}),
+        ...(beforeRedirect ? { beforeRedirect } : {}),
         ...(fileOptions?.maxBytes === undefined ? {} : { maxBytes: fileOptions.maxBytes }),
       });
       return { bytes: fetched.body, mimeType: fetched.mediaType.mime, finalUrl: fetched.finalUrl };

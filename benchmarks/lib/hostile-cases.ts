@@ -10,7 +10,24 @@ import { crc32, makeZip, zeroDeflate, type ZipSource } from '../../test/fixtures
 import { entryData, readZipDirectory } from '../../adapters/loaders/zip-directory.js';
 
 export type HostileInput =
-  { kind: 'file'; fileName: string; bytes: Uint8Array } | { kind: 'upsert'; text: string } | { kind: 'crawl'; linksPerPage: number };
+  | { kind: 'file'; fileName: string; bytes: Uint8Array }
+  | { kind: 'upsert'; text: string }
+  | { kind: 'crawl'; linksPerPage: number }
+  | { kind: 'scripted'; run(target: ScriptTarget): Promise<ScriptedRun> };
+
+/** What a scripted case may use: the server's API (as the bench's owner, or with no key at all). */
+export interface ScriptTarget {
+  origin: string;
+  datastoreId: string;
+  api(method: string, path: string, body?: unknown, options?: { anonymous?: boolean }): Promise<{ status: number; json: unknown }>;
+}
+
+/** A scripted case's result: a datasource to wait for, or the answer that settled it; `close` cleans up. */
+export interface ScriptedRun {
+  datasourceId?: string;
+  settled?: { status: string; error: string; chunks: number };
+  close: () => Promise<void>;
+}
 
 export interface HostileCase {
   name: string;

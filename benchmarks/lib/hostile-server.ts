@@ -1,7 +1,7 @@
 /**
  * The server bench:hostile uploads to: what `ragdesk serve` runs (openRagdesk on a data folder,
  * the HTTP handler on node:http, default loaders and limits), with two differences the benchmark
- * needs: the web loader may fetch 127.0.0.1 (the crawl case is served there), and limits can be
+ * needs: the web loader may fetch 127.0.0.1 (the crawl and attacker hosts are served there), and limits can be
  * scaled down (the CI test runs every case at a fraction of its size, so the limits must shrink
  * with it). Prints one JSON line `{ "origin": ... }` once listening, then every 250 ms a line
  * `{ "stallMs", "stallCpuMs" }`: the longest gap of a 10 ms ticker since the last line and the CPU
@@ -15,7 +15,7 @@ import type { AddressInfo } from 'node:net';
 import { createHttpHandler } from '../../adapters/http/index.js';
 import { fileLoading, type FileLoadingOptions } from '../../adapters/loaders/index.js';
 import { openRagdesk } from '../../adapters/node.js';
-import { webLoader } from '../../adapters/web/index.js';
+import { isPrivateAddress, webLoader } from '../../adapters/web/index.js';
 import type { UsageLimits } from '../../src/index.js';
 import { cl100kTokenizer } from '../../src/ingest/tokenizer.js';
 import { loopThreadCpuMs } from './thread-cpu.js';
@@ -30,7 +30,8 @@ const ragdesk = openRagdesk({
   env: {},
   usage,
   files: fileLoading(files),
-  web: webLoader({ allowPrivateNetwork: true }),
+  // The address hook lets the cases' hosts on 127.0.0.1 through, and nothing else private.
+  web: webLoader({ isAllowedAddress: (address) => address === '127.0.0.1' || !isPrivateAddress(address) }),
 });
 const handler = createHttpHandler(ragdesk, { apiKeys: [{ key: apiKey, ownerId: 'bench', scopes: ['admin'] }] });
 // As `ragdesk serve` does: the tokenizer loads before the server listens.

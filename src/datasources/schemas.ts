@@ -1,7 +1,18 @@
 import { z } from 'zod';
 import { idSchema, metadataSchema } from '../validation.js';
+import { readUrlPattern } from './url-patterns.js';
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
+
+/** A crawl include/exclude pattern the web loader can match in linear time (see url-patterns.ts). */
+const urlPattern = z
+  .string()
+  .min(1)
+  .max(500)
+  .check((context) => {
+    const form = readUrlPattern(context.value);
+    if ('refused' in form) context.issues.push({ code: 'custom', message: form.refused, input: context.value });
+  });
 
 const common = {
   datastoreId: idSchema,
@@ -41,10 +52,10 @@ export const webSiteDatasourceSchema = z.object({
       source_url: httpUrl.optional(),
       max_pages: z.int().min(1).max(10_000).optional(),
       max_depth: z.int().min(0).max(20).optional(),
-      /** Only URLs matching one of these patterns (`*` wildcards, or a RegExp source in `/.../`). */
-      include: z.array(z.string().min(1).max(500)).max(100).optional(),
+      /** Only URLs matching one of these patterns (`*` globs, or `/.../` limited to literals, `.*`, `^`, `$`). */
+      include: z.array(urlPattern).max(100).optional(),
       /** URLs matching one of these are skipped. */
-      exclude: z.array(z.string().min(1).max(500)).max(100).optional(),
+      exclude: z.array(urlPattern).max(100).optional(),
     })
     .refine((config) => config.sitemap !== undefined || config.source_url !== undefined, {
       message: 'needs sitemap or source_url',

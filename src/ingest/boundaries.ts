@@ -60,7 +60,10 @@ const ABBREVIATIONS = new Set([
 
 // A run of sentence terminators with closing quotes or brackets, then whitespace; CJK terminators need
 // no whitespace after them. Line breaks are found separately so spaces before them are never rescanned.
-const TERMINATOR = /[.!?\u2026]+["'\u201d\u2019)\]]*(?=\s)|[\u3002\uff01\uff1f]+["'\u201d\u2019\u300d\u300f)\]]*|\n/gu;
+// Both runs only from their first character (the lookbehinds): tried inside a run of a million dots
+// with no space after it, the search restarted at each dot, quadratic in the run.
+const TERMINATOR =
+  /(?<![.!?\u2026])[.!?\u2026]+["'\u201d\u2019)\]]*(?=\s)|(?<![\u3002\uff01\uff1f])[\u3002\uff01\uff1f]+["'\u201d\u2019\u300d\u300f)\]]*|\n/gu;
 
 /** `\s` of a regular expression, and NEL. */
 export function isSpace(code: number): boolean {

@@ -46,7 +46,9 @@ function cleanPiece(text: string): string {
       .replace(/[\f\u2029]/g, '\n\n')
       .replace(CONTROL, '')
       .replace(SPACE_RUN, ' ')
-      .replace(/[ \t]+\n/g, '\n')
+      // Only from the start of a run: tried at every character of a run of tabs with no line break
+      // after it, `[ \t]+\n` was quadratic in the run (and a slice grows to hold a whole run).
+      .replace(/(?<![ \t])[ \t]+\n/g, '\n')
       .replace(/\n /g, '\n')
       .replace(/\n{3,}/g, '\n\n')
   );

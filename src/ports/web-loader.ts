@@ -43,7 +43,7 @@ export interface SiteCrawlOptions {
   maxPages?: number;
   /** Link depth from the start URL when crawling links (default 3). */
   maxDepth?: number;
-  /** Only URLs matching one of these patterns (glob-like `*`, or a RegExp source in `/.../`). */
+  /** Only URLs matching one of these patterns (`*` globs; `/.../` limited to literal text, `.*`, `^` and `$`). */
   include?: readonly string[];
   /** URLs matching one of these are skipped. */
   exclude?: readonly string[];

@@ -94,6 +94,12 @@ describe('file loaders: one fixture per mime type', () => {
     expect(markdown.mimeType).toBe(MIME.markdown);
     expect(markdown.title).toBe('Sample Markdown');
     expect(joined(markdown.sections)).toContain(`Some *text* with ${PLANTED.markdown}.\n\n- item one`);
+    const title = async (markdown: string) =>
+      (await loadFile(loaders, { bytes: new TextEncoder().encode(markdown), fileName: 'notes.md' })).title;
+    expect(await title('intro\n#not a heading\n#   Closing hashes ##  \nbody')).toBe('Closing hashes');
+    expect(await title('# \n#\tTabbed title\n')).toBe('Tabbed title');
+    // Spaces the former pattern split in every way between three quantifiers (cubic in the run).
+    expect(await title(`# a${' '.repeat(100_000)}x\n`)).toBe(`a${' '.repeat(100_000)}x`);
     const text = await load('sample.txt');
     expect(text.mimeType).toBe(MIME.text);
     expect(joined(text.sections)).toBe(`Plain text file.\n${PLANTED.text}\n`);
@@ -128,6 +134,15 @@ describe('mime type sniffing', () => {
     expect(detectMimeType(file('sample.txt'), { declared: 'application/pdf' })).toBe(MIME.text);
     expect(detectMimeType(new TextEncoder().encode('Notes on the %PDF-1.7 header.'))).toBe(MIME.text);
     expect(detectMimeType(new TextEncoder().encode('{ not json'), { declared: 'application/json' })).toBe(MIME.text);
+  });
+
+  it('skips leading comments before the HTML tag, in one pass however the comments are laid out', () => {
+    const encode = (text: string) => new TextEncoder().encode(text);
+    expect(detectMimeType(encode('<!-- a --> <!--b-->\n<!DOCTYPE html><p>x</p>'))).toBe(MIME.html);
+    expect(detectMimeType(encode('<!-- only a comment --> plain words'))).toBe(MIME.text);
+    // Splitting these into comments had 2^n ways for a backtracking regular expression (over 30 s at 20).
+    expect(detectMimeType(encode(`${'<!---->'.repeat(290)}x`))).toBe(MIME.text);
+    expect(detectMimeType(encode(`${'<!---->'.repeat(290)}<html>`))).toBe(MIME.html);
   });
 
   it('a file loaded under a wrong declared type goes to the right parser', async () => {

@@ -95,10 +95,38 @@ describe('per-document limits', () => {
     expect(settled.error).toMatch(/more columns than the limit of 50 \(maxTableColumns\)/);
     expect(settled.nbChunks).toBe(0);
   });
+
+  it('ends the sync of a CSV over maxCsvCells in error naming the limit, through the parser process', async () => {
+    ragdesk = open(temp.dir, {}, { parser: 'worker', maxCsvCells: 5_000 });
+    const rows = Array.from({ length: 1_001 }, (_, row) => Array.from({ length: 5 }, (_, column) => `r${row}c${column}`));
+    const { settled } = await upload(csv(rows), 'rows.csv');
+    expect(settled.status).toBe('error');
+    expect(settled.error).toMatch(/more cells than the limit of 5000 \(maxCsvCells\)/);
+    expect(settled.nbChunks).toBe(0);
+  });
 });
 
 describe('table limits in the loaders', () => {
   const loaders = fileLoaders();
+
+  it('refuses a CSV of more cells than maxCsvCells while reading it, naming the limit', async () => {
+    // A plausible export (ten columns of short values), 20,001 rows: 200,010 cells.
+    const header = 'id,date,customer,product,quantity,price,city,country,status,notes';
+    const lines = Array.from(
+      { length: 20_000 },
+      (_, i) => `${i},2024-03-${(i % 28) + 1},C${i % 500},P${i % 30},${i % 17},${i % 99},City,Land,shipped,n${i}`,
+    );
+    const bytes = utf8([header, ...lines].join('\n'));
+    const error = await failure(loadFile(fileLoaders({ maxCsvCells: 200_000 }), { bytes, fileName: 'orders.csv' }));
+    expect(error.code).toBe('payload_too_large');
+    expect(error.message).toMatch(/more cells than the limit of 200000 \(maxCsvCells\)/);
+    expect(error.details).toMatchObject({ reason: 'too_many_cells', maxCells: 200_000 });
+    // At the limit it reads; the default is a million cells.
+    const document = await loadFile(fileLoaders({ maxCsvCells: 200_010 }), { bytes, fileName: 'orders.csv' });
+    expect(document.metadata).toMatchObject({ rows: 20_000 });
+    expect((await loadFile(loaders, { bytes, fileName: 'orders.csv' })).metadata).toMatchObject({ rows: 20_000 });
+    expect(() => fileLoaders({ maxCsvCells: 0 })).toThrow(/maxCsvCells/);
+  });
 
   it('refuses a 1,000,000-column header by default without reading it all', async () => {
     const header = Array.from({ length: 1_000_000 }, (_, index) => `c${index}`).join(',');

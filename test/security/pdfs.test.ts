@@ -128,3 +128,14 @@ describe('huge PDFs and presentations', () => {
     expect(error.details).toEqual({ pages: 30, maxPages: 10 });
   }, 20_000);
 });
+
+describe('counting pages of a PDF with a hostile dictionary', () => {
+  it('reads a megabyte-long /Filter array in one pass (the regular expression was quadratic in it)', async () => {
+    const pdf = Buffer.from(makePdf([['one page']])).toString('latin1');
+    // An object stream whose filter array holds one endless name: one filter, so it is inflated.
+    const objectStream = `9 0 obj\n<< /Type /ObjStm /Filter [/${'a'.repeat(1_000_000)}] /X /FlateDecode /N 0 >>\nstream\n\nendstream\nendobj\n`;
+    const at = pdf.indexOf('xref');
+    const hostile = `${pdf.slice(0, at)}${objectStream}${pdf.slice(at)}`;
+    expect(await countPdfPages(new Uint8Array(Buffer.from(hostile, 'latin1')))).toBe(1);
+  });
+});

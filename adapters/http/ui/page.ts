@@ -33,6 +33,29 @@ export function consolePage(facts: {
 `;
 }
 
+/**
+ * The answer to a console address the browser cannot decode (`/chat/%E0%A4%A`): the console's
+ * router would fail on it and leave a blank page, so the server says what is wrong instead.
+ */
+export function badAddressPage(uiBase: string): string {
+  return `<!doctype html>
+<html lang="en">
+  <head>
+    <meta charset="utf-8">
+    <meta name="viewport" content="width=device-width, initial-scale=1">
+    <meta name="color-scheme" content="light dark">
+    <link rel="icon" href="data:,">
+    <title>Bad address - ragdesk</title>
+  </head>
+  <body>
+    <h1>Bad address</h1>
+    <p>This address has a malformed percent-encoding (a <code>%</code> not followed by a valid escape), so no page can be shown for it.</p>
+    <p><a href="${attr(uiBase)}">Open the console</a></p>
+  </body>
+</html>
+`;
+}
+
 function attr(value: string): string {
   return value.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
 }

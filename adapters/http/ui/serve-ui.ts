@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { gzipSync } from 'node:zlib';
 import { UiAssets, defaultAssetDir, etagOf } from './assets.js';
-import { consolePage } from './page.js';
+import { badAddressPage, consolePage } from './page.js';
 import { optionError } from '../../kit/option-checks.js';
 
 /** `createHttpHandler(ragdesk, { ui: true | { basePath } })`. */
@@ -39,12 +39,23 @@ export const CONSOLE_CSP = [
 const CLIENT_ROUTE = /^(?:datastores|agents|chat)(?:\/[\w.~%-]*)*$/;
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
+/** False when a path segment has a malformed percent-encoding (the client router would throw on it). */
+function decodable(path: string): boolean {
+  try {
+    decodeURIComponent(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 export class UiServer {
   private readonly base: string;
   private readonly assets: UiAssets;
   private readonly page: Buffer;
   private readonly pageGzip: Buffer;
   private readonly pageEtag: string;
+  private readonly badAddress: Buffer;
 
   constructor(
     options: UiOptions,
@@ -59,6 +70,7 @@ export class UiServer {
     this.page = Buffer.from(consolePage({ uiBase: this.base, apiBase: apiBase || '/', maxFileBytes, script, styles }));
     this.pageGzip = gzipSync(this.page, { level: 9 });
     this.pageEtag = etagOf(this.page);
+    this.badAddress = Buffer.from(badAddressPage(this.base));
   }
 
   /** The answer for a GET or HEAD under the console's path, or null when the request is not the console's. */
@@ -70,6 +82,21 @@ export class UiServer {
     else if (path.startsWith(this.base)) rest = path.slice(this.base.length);
     else return null;
 
+    if (CLIENT_ROUTE.test(rest) && !decodable(rest)) {
+      return {
+        status: 400,
+        headers: {
+          'content-type': 'text/html; charset=utf-8',
+          'cache-control': 'no-store',
+          'content-security-policy': CONSOLE_CSP,
+          'referrer-policy': 'no-referrer',
+          'x-frame-options': 'DENY',
+          'x-content-type-options': 'nosniff',
+          'content-length': String(this.badAddress.length),
+        },
+        body: method === 'HEAD' ? null : this.badAddress,
+      };
+    }
     if (rest === '' || CLIENT_ROUTE.test(rest)) {
       return this.finish(method, header, {
         body: this.page,
@@ -111,12 +138,10 @@ export class UiServer {
       'x-content-type-options': 'nosniff',
       vary: 'Accept-Encoding',
     };
-    if (
-      header('if-none-match')
-        ?.split(/\s*,\s*/)
-        .includes(file.etag)
-    )
-      return { status: 304, headers, body: null };
+    // Split on commas and trimmed, not split(/\s*,\s*/): that restarted at every space of a run
+    // with no comma after it, quadratic in a header anyone can send (16 KB of spaces: 0.5 s).
+    const tags = header('if-none-match')?.split(',') ?? [];
+    if (tags.some((tag) => tag.trim() === file.etag)) return { status: 304, headers, body: null };
     const gzip = file.gzipped !== null && /\bgzip\b/.test(header('accept-encoding') ?? '');
     const body = gzip ? (file.gzipped as Buffer) : file.body;
     if (gzip) headers['content-encoding'] = 'gzip';

@@ -51,3 +51,10 @@ describe('tableSections', () => {
     );
   });
 });
+
+describe('tableLine on hostile cells', () => {
+  it('joins the lines of a cell in one pass, whatever its runs of spaces (quadratic before)', () => {
+    const spaces = ' '.repeat(1_000_000);
+    expect(tableLine([`a${spaces}b`, `c${spaces}\n${spaces}d`])).toBe(`| a${spaces}b | c d |`);
+  });
+});

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { ALLOW_ALL, parseRobots } from '../../../../adapters/web/robots.js';
+import { ALLOW_ALL, parseRobots, ROBOTS_STEP_LIMIT } from '../../../../adapters/web/robots.js';
+import type { StepCounter } from '../../../../adapters/web/wildcard-match.js';
 
 const ROBOTS_URL = 'https://site.test/robots.txt';
 const allowed = (robots: string, path: string, userAgent = 'ragdesk/0.1 (+https://example.test)'): boolean =>
@@ -56,6 +57,47 @@ describe('parseRobots', () => {
 
   it('compares non-ASCII rules percent-encoded, as URL paths are', () => {
     expect(allowed('User-agent: *\nDisallow: /café\n', '/café/menu')).toBe(false);
+  });
+
+  it('compares characters outside the Basic Multilingual Plane percent-encoded too, instead of ignoring the file', () => {
+    expect(allowed('User-agent: *\nDisallow: /😀\nDisallow: /private\n', '/private/x')).toBe(false);
+    expect(allowed('User-agent: *\nDisallow: /😀\n', '/😀/x')).toBe(false);
+  });
+
+  it('matches rules in linear steps: many `*`s on long paths, a 12-`*` rule, a file of wildcard rules', () => {
+    const steps = (robots: string, path: string): { verdict: string; steps: number } => {
+      const counter: StepCounter = { steps: 0, limit: ROBOTS_STEP_LIMIT };
+      const verdict = parseRobots(robots, 'ragdesk', ROBOTS_URL).verdict(new URL(path, 'https://site.test'), counter);
+      return { verdict, steps: counter.steps };
+    };
+    const rule = '/*a*a*a*a*a*a*a*a*b';
+    for (const length of [52, 5_000]) {
+      const path = `/${'a'.repeat(length)}`;
+      const result = steps(`User-agent: *\nDisallow: ${rule}\n`, path);
+      expect(result.verdict).toBe('allowed');
+      expect(result.steps).toBeLessThanOrEqual(2 * path.length + rule.length);
+    }
+    const twelve = `/${'*a'.repeat(12)}*b`;
+    const forty = `/${'a'.repeat(39)}`;
+    const result = steps(`User-agent: *\nDisallow: ${twelve}\n`, forty);
+    expect(result).toEqual({ verdict: 'allowed', steps: expect.any(Number) });
+    expect(result.steps).toBeLessThanOrEqual(2 * forty.length + twelve.length);
+    // 40,000 distinct rules that each scan the whole path: the limit ends the check, and the URL
+    // is not allowed.
+    const many = Array.from({ length: 40_000 }, (_, i) => `Disallow: /*a*${i}x`).join('\n');
+    const hostile = steps(`User-agent: *\n${many}\n`, `/${'a'.repeat(2_000)}`);
+    expect(hostile.verdict).toBe('too_complex');
+    expect(hostile.steps).toBeLessThanOrEqual(ROBOTS_STEP_LIMIT + 2 * 2_001 + 20);
+    expect(
+      parseRobots(`User-agent: *\n${many}\n`, 'ragdesk', ROBOTS_URL).isAllowed(new URL('https://site.test/' + 'a'.repeat(2_000))),
+    ).toBe(false);
+  });
+
+  it('skips rules that cannot beat the longest match so far', () => {
+    const counter: StepCounter = { steps: 0, limit: ROBOTS_STEP_LIMIT };
+    const robots = parseRobots(`User-agent: *\nAllow: /${'p'.repeat(50)}\n${'Disallow: /*q\n'.repeat(1_000)}`, 'ragdesk', ROBOTS_URL);
+    expect(robots.verdict(new URL(`https://site.test/${'p'.repeat(500)}`), counter)).toBe('allowed');
+    expect(counter.steps).toBeLessThan(100);
   });
 
   it('never disallows robots.txt itself', () => {

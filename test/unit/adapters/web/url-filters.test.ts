@@ -35,16 +35,54 @@ describe('urlFilter', () => {
     expect(filter('http://site.test/docs/x')).toBe(false);
   });
 
-  it('reads /source/ as a regular expression searched anywhere in the URL', () => {
-    const filter = urlFilter(['/\\/v[0-9]+\\//']);
-    expect(filter(url('/api/v2/x'))).toBe(true);
-    expect(filter(url('/api/latest/x'))).toBe(false);
+  it('reads /source/ made of literals, .*, ^ and $ as the search it always was', () => {
+    expect(urlFilter(['/about/'])(url('/team/about-us'))).toBe(true);
+    expect(urlFilter(['/about/'])(url('/team'))).toBe(false);
+    expect(urlFilter(['/\\.pdf$/'])(url('/a/b.pdf'))).toBe(true);
+    expect(urlFilter(['/\\.pdf$/'])(url('/a/b.pdf?x'))).toBe(false);
+    expect(urlFilter(['/^https:\\/\\/site\\.test\\/docs\\/.*\\.html$/'])(url('/docs/a/b.html'))).toBe(true);
+    expect(urlFilter(['/^https:\\/\\/site\\.test\\/docs\\/.*\\.html$/'])(url('/blog/docs/b.html'))).toBe(false);
     // Two characters are not a regular expression but a glob: `//` never matches a path.
     expect(urlFilter(['//'])(url('/a'))).toBe(false);
   });
 
+  it('refuses any other regular expression, naming the field and the glob alternative', () => {
+    for (const pattern of ['/(a+)+$/', '/\\/v[0-9]+\\//', '/docs|blog/', '/a.c/', '/\\d+/', '/ab?/', '/x{2}/']) {
+      expect(() => urlFilter([pattern]), pattern).toThrow(
+        expect.objectContaining({
+          code: 'invalid_request',
+          details: { issues: [{ path: 'include.0', message: expect.stringContaining('use a glob where * matches any characters') }] },
+        }),
+      );
+    }
+  });
+
+  it('matches in linear steps: a glob of many `*`s against long links, 100 patterns each way', () => {
+    const glob = '*a*a*a*a*a*a*a*a*b';
+    for (const length of [45, 20_000]) {
+      const link = url(`/${'a'.repeat(length)}`);
+      const path = `/${'a'.repeat(length)}`;
+      const counter = { steps: 0, limit: Number.MAX_SAFE_INTEGER };
+      expect(urlFilter([glob])(link, counter)).toBe(false);
+      expect(counter.steps).toBeLessThanOrEqual(2 * path.length + glob.length);
+    }
+    const many = Array.from({ length: 100 }, (_, i) => `*a*a*a*${i}*b`);
+    const counter = { steps: 0, limit: Number.MAX_SAFE_INTEGER };
+    const link = url(`/${'a'.repeat(2_000)}`);
+    expect(urlFilter(many, many)(link, counter)).toBe(false);
+    expect(counter.steps).toBeLessThanOrEqual(100 * (2 * 2_001 + 20));
+  });
+
+  it('refuses a URL whose check runs past the step limit', () => {
+    const many = Array.from({ length: 100 }, (_, i) => `*a*${i}*`);
+    const link = url(`/${'a'.repeat(2_000)}`);
+    expect(urlFilter([], many)(link)).toBe(true);
+    expect(urlFilter([], many, 10_000)(link)).toBe(false);
+    expect(urlFilter(many, [], 10_000)(link)).toBe(false);
+  });
+
   it('needs one include to match and no exclude to match', () => {
-    const filter = urlFilter(['/docs/*', '/guides/*'], ['*/private/*', '/\\.pdf$/']);
+    const filter = urlFilter(['/docs/*', '/guides/*'], ['*/private/*', '*.pdf']);
     expect(filter(url('/guides/start'))).toBe(true);
     expect(filter(url('/docs/private/x'))).toBe(false);
     expect(filter(url('/docs/manual.pdf'))).toBe(false);
@@ -52,12 +90,9 @@ describe('urlFilter', () => {
     expect(urlFilter([], ['/blog/*'])(url('/docs/a'))).toBe(true);
   });
 
-  it('refuses an invalid regular expression as invalid_request naming the field', () => {
+  it('names the exclude field of a refused pattern', () => {
     expect(() => urlFilter([], ['/a/', '/(unclosed/'])).toThrow(
-      expect.objectContaining({
-        code: 'invalid_request',
-        details: { issues: [{ path: 'exclude.1', message: 'invalid regular expression' }] },
-      }),
+      expect.objectContaining({ code: 'invalid_request', details: { issues: [{ path: 'exclude.1', message: expect.any(String) }] } }),
     );
   });
 });

@@ -62,3 +62,17 @@ describe('insideCluster', () => {
     expect(insideCluster('👩👧', 2)).toBe(false);
   });
 });
+
+describe('sentenceSpans on long runs of terminators', () => {
+  it('finds a run of dots once, at its start, whether or not a space follows (quadratic before)', () => {
+    const text = `Wait${'.'.repeat(3)} Then go. Dots${'.'.repeat(1_000_000)}x and more. 終わり。。。次`;
+    const spans = [...sentenceSpans(text, 0, text.length, Strength.paragraph)];
+    expect(spans.map((span) => text.slice(span.start, span.end).trim().slice(0, 12))).toEqual([
+      'Wait...',
+      'Then go.',
+      'Dots........',
+      '終わり。。。',
+      '次',
+    ]);
+  });
+});

@@ -60,3 +60,12 @@ describe('cleanTextYielding', () => {
     expect(pauses).toBe(0);
   });
 });
+
+describe('cleanText on long runs of whitespace', () => {
+  it('removes spaces and tabs before a line break in one pass, whatever the run (quadratic before)', () => {
+    expect(cleanText('a \t \nb\t\t\nc')).toBe('a\nb\nc');
+    const tabs = '\t'.repeat(1_000_000);
+    expect(cleanText(`a${tabs}b`)).toBe(`a${tabs}b`);
+    expect(cleanText(`a${' \t'.repeat(500_000)}\nb`)).toBe('a\nb');
+  });
+});

@@ -27,7 +27,18 @@ describe('the OpenAI-compatible routes, driven by the openai client', () => {
   let publicId: string;
   let openPublicId: string;
   let bobAgentId: string;
-  const client = (apiKey: string) => new OpenAI({ apiKey, baseURL: `${server.origin}/v1`, maxRetries: 0 });
+  let validator: OpenApiValidator;
+  /** Every JSON answer the openai client gets is checked against the OpenAPI document first. */
+  const validatingFetch = async (input: string | URL | Request, init?: RequestInit): Promise<Response> => {
+    const response = await fetch(input, init);
+    const type = response.headers.get('content-type');
+    if (type?.startsWith('application/json')) {
+      const url = new URL(input instanceof Request ? input.url : input);
+      validator.validate(init?.method ?? 'GET', url.pathname, response.status, type, await response.clone().json());
+    }
+    return response;
+  };
+  const client = (apiKey: string) => new OpenAI({ apiKey, baseURL: `${server.origin}/v1`, maxRetries: 0, fetch: validatingFetch });
   /** The openai client insists on a key; a request without one goes through plain fetch. */
   const noKey = (path: string, body?: unknown) =>
     fetch(`${server.origin}/v1${path}`, {
@@ -39,7 +50,8 @@ describe('the OpenAI-compatible routes, driven by the openai client', () => {
   beforeAll(async () => {
     fixture = await openFixture({ http: { openaiCompat: true }, openai: { reply: (body) => `Answer to: ${lastText(body.messages)}` } });
     server = await startServer('node:http', fixture.handler);
-    api = new ApiClient(server.origin, new OpenApiValidator(fixture.handler.openapi()), fixture.alice);
+    validator = new OpenApiValidator(fixture.handler.openapi());
+    api = new ApiClient(server.origin, validator, fixture.alice);
     const datastoreId = (await api.post<{ id: string }>('/api/datastores', { name: 'Facts' })).body.id;
     await api.post(`/api/datastores/upsert/${datastoreId}`, { documents: DOCUMENTS });
     const tools = [{ type: 'datastore', datastoreId }];
@@ -247,6 +259,19 @@ describe('the OpenAI-compatible routes, driven by the openai client', () => {
     const queryless = (await fixture.ragdesk.keys.create({ ownerId: 'alice', name: 'reader', scopes: ['read'] })).key;
     fixture.leaks.addSecret(queryless);
     await expect(client(queryless).models.list()).rejects.toBeInstanceOf(OpenAI.PermissionDeniedError);
+  });
+
+  it('every JSON answer above matched the OpenAPI document', () => {
+    expect([...validator.checked.keys()]).toEqual(
+      expect.arrayContaining([
+        'POST /v1/chat/completions 200',
+        'POST /v1/chat/completions 400',
+        'POST /v1/chat/completions 401',
+        'POST /v1/chat/completions 404',
+        'GET /v1/models 200',
+        'GET /v1/models 403',
+      ]),
+    );
   });
 
   it('the OpenAPI document lists the routes when they are on; without the option they are not served', async () => {

@@ -7,7 +7,7 @@ import type { OperationContext } from './operation.js';
 export type VisitorRule = (agent: Agent) => boolean;
 
 /** The agent query routes: a public agent answers visitors. */
-export const publicAgents: VisitorRule = (agent) => agent.visibility === 'public';
+const publicAgents: VisitorRule = (agent) => agent.visibility === 'public';
 
 export interface QueryableAgent {
   agent: Agent;

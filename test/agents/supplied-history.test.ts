@@ -56,7 +56,7 @@ describe('a caller-supplied history', () => {
     await ragdesk.agents.query(agentId, { query: 'Which turns remain?' }, { history });
     const kept = sentUpstream()
       .slice(1, -1)
-      .map((message) => message.content.split(' ')[0]);
+      .map((message) => (message.content ?? '').split(' ')[0]);
     expect(kept).toEqual(['second', 'third']);
   });
 

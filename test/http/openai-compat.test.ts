@@ -275,8 +275,14 @@ describe('the OpenAI-compatible routes, driven by the openai client', () => {
   });
 
   it('the OpenAPI document lists the routes when they are on; without the option they are not served', async () => {
-    const paths = Object.keys(fixture.handler.openapi().paths as object);
-    expect(paths).toEqual(expect.arrayContaining(['/v1/chat/completions', '/v1/models']));
+    const document = fixture.handler.openapi();
+    expect(Object.keys(document.paths as object)).toEqual(expect.arrayContaining(['/v1/chat/completions', '/v1/models']));
+    // Every component, the request body of the chat route included, compiles as strict JSON Schema.
+    const components = (document.components as { schemas: Record<string, unknown> }).schemas;
+    expect(Object.keys(components)).toEqual(
+      expect.arrayContaining(['ChatCompletionRequest', 'ChatCompletion', 'ModelList', 'OpenAIError']),
+    );
+    for (const name of Object.keys(components)) expect(() => validator.ajv.getSchema(`ragdesk#/$defs/${name}`), name).not.toThrow();
     const plain = await startServer('node:http', fixture.watch(createHttpHandler(fixture.ragdesk)));
     try {
       const response = await fetch(`${plain.origin}/v1/models`, { headers: { authorization: `Bearer ${fixture.alice}` } });

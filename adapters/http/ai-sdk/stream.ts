@@ -14,7 +14,7 @@ const UI_MESSAGE_STREAM_HEADERS: Record<string, string> = {
 const TEXT_ID = 'text-1';
 
 /** ragdesk's own facts about the answer, as the assistant message's `metadata`. */
-export interface RagdeskMessageMetadata {
+interface RagdeskMessageMetadata {
   conversationId: string;
   visitorId: string;
   messageId: string;

@@ -31,7 +31,7 @@ export interface CompletionIdentity {
   model: string;
 }
 
-export function extraOf(response: AgentResponse, warnings: readonly string[]): RagdeskExtra {
+function extraOf(response: AgentResponse, warnings: readonly string[]): RagdeskExtra {
   return {
     sources: response.sources,
     conversationId: response.conversationId,

@@ -274,6 +274,37 @@ describe('the OpenAI-compatible routes, driven by the openai client', () => {
     );
   });
 
+  it('with CORS on, pages on an allowed origin get preflights answered on /v1 and on the AI SDK route', async () => {
+    const app = 'https://app.example.com';
+    const cors = await startServer(
+      'node:http',
+      fixture.watch(createHttpHandler(fixture.ragdesk, { openaiCompat: true, cors: { origins: [app] } })),
+    );
+    try {
+      for (const path of ['/v1/chat/completions', `/api/agents/${openPublicId}/ai-sdk`]) {
+        const preflight = await fetch(`${cors.origin}${path}`, {
+          method: 'OPTIONS',
+          headers: {
+            origin: app,
+            'access-control-request-method': 'POST',
+            'access-control-request-headers': 'authorization, content-type',
+          },
+        });
+        expect(preflight.status, path).toBe(204);
+        expect(preflight.headers.get('access-control-allow-origin')).toBe(app);
+      }
+      const answer = await fetch(`${cors.origin}/v1/chat/completions`, {
+        method: 'POST',
+        headers: { origin: app, 'content-type': 'application/json' },
+        body: JSON.stringify({ model: openPublicId, messages: [{ role: 'user', content: 'Tides?' }] }),
+      });
+      expect(answer.status).toBe(200);
+      expect(answer.headers.get('access-control-allow-origin')).toBe(app);
+    } finally {
+      await cors.close();
+    }
+  });
+
   it('the OpenAPI document lists the routes when they are on; without the option they are not served', async () => {
     const document = fixture.handler.openapi();
     expect(Object.keys(document.paths as object)).toEqual(expect.arrayContaining(['/v1/chat/completions', '/v1/models']));

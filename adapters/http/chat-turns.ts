@@ -18,6 +18,11 @@ export interface SplitTurns {
 
 /** Longest question, as on the agent query route. */
 const MAX_QUERY_CHARS = 20_000;
+/**
+ * Longest earlier message the agent takes. One this long never fits a memory budget (and the
+ * budget drops the oldest turns first), so it is left out with every turn before it.
+ */
+const MAX_HISTORY_MESSAGE_CHARS = 100_000;
 
 /**
  * Splits a stateless chat client's messages into the question (the last message, which must be the
@@ -46,6 +51,11 @@ export function splitTurns(turns: readonly ClientTurn[], field = 'messages'): Sp
     } else toolTurns = true;
   }
   const warnings: string[] = [];
+  const lastTooLong = history.findLastIndex((message) => message.content.length > MAX_HISTORY_MESSAGE_CHARS);
+  if (lastTooLong >= 0) {
+    history.splice(0, lastTooLong + 1);
+    warnings.push(`earlier messages were left out from one of more than ${MAX_HISTORY_MESSAGE_CHARS} characters back`);
+  }
   if (clientSystemText)
     warnings.push("system messages from the client were passed as user turns; the agent's own prompt is the only system text");
   if (toolTurns) warnings.push('tool messages were left out: this agent has no tools');

@@ -161,6 +161,20 @@ describe('the OpenAI-compatible routes, driven by the openai client', () => {
     expect(chunks.map((chunk) => chunk.choices[0]?.delta.content ?? '').join('')).toBe('Answer to: What makes sourdough rise?');
   });
 
+  it('an earlier message too long for any memory budget is left out with the turns before it', async () => {
+    const completion = (await client(fixture.alice).chat.completions.create({
+      model: agentId,
+      messages: [
+        { role: 'user', content: 'Old question.' },
+        { role: 'user', content: 'x'.repeat(150_000) },
+        { role: 'assistant', content: 'Noted.' },
+        { role: 'user', content: 'What causes tides?' },
+      ],
+    })) as WithExtra<OpenAI.ChatCompletion>;
+    expect(completion.ragdesk.warnings.join(' ')).toContain('earlier messages were left out');
+    expect(fixture.openai.chatRequests().at(-1)!.messages.slice(1, -1)).toEqual([{ role: 'assistant', content: 'Noted.' }]);
+  });
+
   it('errors come in OpenAI’s shape with ragdesk’s code and details, as the client’s error classes', async () => {
     const unknown = await client(fixture.alice)
       .chat.completions.create({ model: 'no-such-agent', messages: [{ role: 'user', content: 'x' }] })

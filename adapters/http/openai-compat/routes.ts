@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { RagdeskError, allowsDatastores, hasScope, type Agent, type AgentStreamEvent } from '../../../src/index.js';
+import { RagdeskError, allowsDatastores, type Agent, type AgentStreamEvent } from '../../../src/index.js';
 import { requireScope } from '../auth.js';
 import { readJsonObject } from '../body.js';
 import { json, type OperationContext, type Route } from '../operation.js';
@@ -117,9 +117,7 @@ async function listModels(context: OperationContext) {
   if (principal) requireScope(principal, 'query');
   const agents = await ragdesk.agents.list();
   const listed = agents.filter((agent) =>
-    principal && agent.ownerId === principal.ownerId
-      ? hasScope(principal, 'query') && allowsDatastores(principal, agent.datastoreIds)
-      : openaiVisitors(agent),
+    principal && agent.ownerId === principal.ownerId ? allowsDatastores(principal, agent.datastoreIds) : openaiVisitors(agent),
   );
   return json({ object: 'list', data: listed.map(modelOf) });
 }

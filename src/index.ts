@@ -28,6 +28,7 @@ export type { RetryPolicy } from './ports/retry-policy.js';
 export { DatasourceEvents, type StatusEventPayload, type ProgressEventPayload } from './datasources/events.js';
 export { AgentService, type AgentCallOptions } from './agents/agent-service.js';
 export type { Agent, AgentResponse, AgentStreamEvent } from './agents/agent.js';
+export type { HistoryMessage } from './agents/history.js';
 export type { AgentCreateInput, AgentUpdateInput, AgentQueryInput } from './agents/schemas.js';
 export type { AgentOptionsInput, AgentOptions } from './agents/agent-options.js';
 export { DEFAULT_PRICES, type ModelPrice } from './agents/pricing.js';

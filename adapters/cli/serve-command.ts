@@ -19,7 +19,7 @@ import {
   type ServerTimeouts,
 } from './server-timeouts.js';
 
-export const SERVE_USAGE = `ragdesk serve [--port 3000] [--host 127.0.0.1] [--data-dir ./data] [--owner local] [--demo] [--cors <origins>] [--no-ui] [--no-preload]
+export const SERVE_USAGE = `ragdesk serve [--port 3000] [--host 127.0.0.1] [--data-dir ./data] [--owner local] [--demo] [--cors <origins>] [--no-ui] [--no-preload] [--openai-compat]
   --port 0 picks a free port. With env RAGDESK_API_KEY set, that key is the owner's admin key;
   otherwise an admin key is created on first start and printed once. --demo seeds a datastore and a
   public agent from this package's docs on first run. --cors (or env RAGDESK_CORS) lets browser pages
@@ -27,7 +27,8 @@ export const SERVE_USAGE = `ragdesk serve [--port 3000] [--host 127.0.0.1] [--da
   or * for any origin (then any web page can query your public agents; private routes still need a key).
   The web console is served at / (--no-ui: API only). Once listening, every datastore's search
   indexes are loaded one after another, so that no visitor waits for them (--no-preload: each loads
-  on its first query).
+  on its first query). --openai-compat also serves the OpenAI-compatible chat routes at /v1
+  (POST /v1/chat/completions, GET /v1/models; model = an agent id or @handle).
 ${SERVER_TIMEOUT_USAGE}`;
 
 export interface ServeOptions {
@@ -44,6 +45,8 @@ export interface ServeOptions {
   timeouts?: ServerTimeouts;
   /** `--cors` as given (`*` or comma-separated origins); null: the RAGDESK_CORS env, else no CORS. */
   cors: string | null;
+  /** Serve `POST /v1/chat/completions` and `GET /v1/models` too (default false). */
+  openaiCompat?: boolean;
 }
 
 export interface RunningService {
@@ -71,6 +74,7 @@ export function parseServeArgs(args: string[], packageRoot: string): ServeOption
       preload: { type: 'boolean', default: true },
       ...SERVER_TIMEOUT_FLAGS,
       cors: { type: 'string' },
+      'openai-compat': { type: 'boolean', default: false },
     },
     allowNegative: true,
   });
@@ -88,6 +92,7 @@ export function parseServeArgs(args: string[], packageRoot: string): ServeOption
     packageRoot,
     timeouts: parseServerTimeouts(values),
     cors: values.cors ?? null,
+    openaiCompat: values['openai-compat'] ?? false,
   };
 }
 
@@ -128,7 +133,12 @@ export async function startService(
     const cors = parseCors(options.cors ?? io.env.RAGDESK_CORS);
     let handler: ReturnType<typeof createHttpHandler>;
     try {
-      handler = createHttpHandler(ragdesk, { apiKeys, ui: options.ui, ...(cors ? { cors } : {}) });
+      handler = createHttpHandler(ragdesk, {
+        apiKeys,
+        ui: options.ui,
+        ...(cors ? { cors } : {}),
+        ...(options.openaiCompat ? { openaiCompat: true } : {}),
+      });
     } catch (error) {
       // A malformed origin: said at start, not discovered later in a browser console.
       if (RagdeskError.isInstance(error) && error.code === 'invalid_request' && error.message.startsWith('cors'))
@@ -203,6 +213,7 @@ function printBanner(
   // The console first: it is where a newcomer starts (the key to sign in with follows).
   const lines = options.ui ? [`Open the console: ${origin}/`] : [];
   lines.push(`ragdesk listening on ${origin}/api  (OpenAPI: ${origin}/api/openapi.json)`, `  data: ${options.dataDir}`);
+  if (options.openaiCompat) lines.push(`  OpenAI-compatible chat: ${origin}/v1 (model = an agent id or @handle)`);
   for (const note of ragdesk.notes) lines.push(`  ${note}`);
   if (facts.cors)
     lines.push(

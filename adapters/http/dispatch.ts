@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { RagdeskError, type Ragdesk } from '../../src/index.js';
 import { Authenticator, requirePrincipal, requireScope, type Principal } from './auth.js';
 import { errorResult, logError } from './errors.js';
+import { asOpenAIError } from './openai-compat/errors.js';
 import type { OperationContext, Route } from './operation.js';
 import type { ResolvedOptions } from './options.js';
 import { Router } from './router.js';
@@ -40,7 +41,7 @@ export class Dispatcher {
     if (base === '') return path || '/';
     if (path === base) return '/';
     if (path.startsWith(`${base}/`)) return path.slice(base.length);
-    return this.outsideRouter.methodsFor(path).length > 0 ? path : null;
+    return this.outsideRouter.methodsFor(path).length > 0 || this.isOpenAIPath(path) ? path : null;
   }
 
   /** The router for a request: the alias routes outside the base path, or the main ones. */
@@ -86,10 +87,17 @@ export class Dispatcher {
       if (result.kind === 'stream') result = { ...result, pace: () => this.turns.enter() };
     } catch (error) {
       result = errorResult(error, requestId, this.options.logger, where);
+      if (this.isOpenAIPath(request.path)) result = asOpenAIError(result);
     }
     // Errors and streams carry CORS headers too: a browser script can then read why it was refused.
     const corsHeaders = cors && !preflight ? cors.responseHeaders(request) : {};
     return this.withRequestId({ ...result, headers: { ...(result.headers ?? {}), ...corsHeaders } }, requestId);
+  }
+
+  /** Requests on the OpenAI-compatible routes get errors in OpenAI's shape, unmatched paths below them too. */
+  private isOpenAIPath(path: string): boolean {
+    const base = this.options.openaiCompatBasePath;
+    return base !== null && (path === base || path.startsWith(`${base}/`));
   }
 
   private withRequestId(result: HttpResult, requestId: string): HttpResult {

@@ -24,7 +24,7 @@ const VERSION = '0.1.0';
 export function createHttpHandler(ragdesk: Ragdesk, options: HttpHandlerOptions = {}): RagdeskHttpHandler {
   const resolved = resolveOptions(options);
   let document: Record<string, unknown> | undefined;
-  const routes = allRoutes(() => openapi(), resolved.basePath);
+  const routes = allRoutes(() => openapi(), resolved.basePath, resolved.openaiCompatBasePath);
   const openapi = () => (document ??= buildOpenApiDocument(routes, resolved.basePath, { title: 'ragdesk', version: VERSION }));
   const dispatcher = new Dispatcher(ragdesk, resolved, routes);
   const api = nodeListener(dispatcher);

@@ -35,12 +35,15 @@ export interface Route {
   path: string;
   operationId: string;
   summary: string;
-  tag: 'agents' | 'datastores' | 'datasources' | 'meta';
+  tag: 'agents' | 'datastores' | 'datasources' | 'meta' | 'openai';
   auth: RouteAuth;
   body?: RouteBody;
   /** Query string parameters, for the document. */
   queryParameters?: { name: string; description: string; required: boolean }[];
-  /** Component name of the 200 response (`Agent`, `Datastore[]`, ...); `raw` for the OpenAPI document itself. */
+  /**
+   * Component name of the 200 response (`Agent`, `Datastore[]`, ...); `raw` for the OpenAPI document
+   * itself; `event-stream` when the answer is always the stream `streams` describes.
+   */
   response: string;
   /** Error statuses worth documenting beyond the ones every route can give. */
   errors: number[];
@@ -50,8 +53,11 @@ export interface Route {
    * routes without `/api` (`/agents/query/{id}`), kept as aliases so its clients work unchanged.
    */
   outsideBasePath?: boolean;
-  /** Agent query only: may answer with an event stream. */
-  streams?: boolean;
+  /**
+   * May answer with an event stream: `true` for ragdesk's agent query frames, or a description of
+   * the frames. `'only'` in `response` means the stream is the one answer.
+   */
+  streams?: true | string;
   run(context: OperationContext): Promise<HttpResult>;
 }
 

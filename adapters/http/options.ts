@@ -52,6 +52,11 @@ export interface HttpHandlerOptions {
    * `{ basePath: '/console' }` elsewhere. Static, built at `npm run build`; they call only this API.
    */
   ui?: boolean | UiOptions;
+  /**
+   * The OpenAI-compatible routes (off by default): `POST {basePath}/chat/completions` and
+   * `GET {basePath}/models`, `basePath` `/v1` unless given. `true` is `{ basePath: '/v1' }`.
+   */
+  openaiCompat?: boolean | { basePath?: string };
 }
 
 export interface ResolvedOptions {
@@ -62,6 +67,8 @@ export interface ResolvedOptions {
   rateLimiter: RateLimiter | undefined;
   logger: HttpLogger;
   cors: CorsPolicy | undefined;
+  /** Where the OpenAI-compatible routes are (absolute), or null when they are off. */
+  openaiCompatBasePath: string | null;
 }
 
 const stderrLogger: HttpLogger = {
@@ -83,5 +90,14 @@ export function resolveOptions(options: HttpHandlerOptions): ResolvedOptions {
     rateLimiter: options.rateLimiter,
     logger: options.logger ?? stderrLogger,
     cors: options.cors === undefined ? undefined : new CorsPolicy(options.cors),
+    openaiCompatBasePath: openaiCompatBasePath(options.openaiCompat),
   };
+}
+
+function openaiCompatBasePath(option: HttpHandlerOptions['openaiCompat']): string | null {
+  if (option === undefined || option === false) return null;
+  const given = option === true ? '/v1' : (option.basePath ?? '/v1');
+  const basePath = given.replace(/\/+$/, '');
+  if (!basePath.startsWith('/')) throw optionError(OWNER, 'openaiCompat.basePath', 'must start with "/" and name a path', given);
+  return basePath;
 }

@@ -11,6 +11,7 @@ import type { AgentOptions } from './agent-options.js';
 import { finishAnswer } from './finish-answer.js';
 import { checkVisitorQuery, type AgentCaller } from './override-policy.js';
 import { splitSettings } from './agent-settings.js';
+import { historySchema, type HistoryMessage } from './history.js';
 import { prepareQuery, type PreparedQuery } from './prepare-query.js';
 import {
   agentCreateSchema,
@@ -33,6 +34,13 @@ export interface AgentCallOptions {
    * Default `'owner'`.
    */
   caller?: AgentCaller;
+  /**
+   * The conversation so far, supplied by the caller instead of read from the store: stateless chat
+   * clients (OpenAI-compatible ones, the AI SDK) send the whole exchange with every question. Only
+   * `user` and `assistant` turns; fitted to the memory budget, the oldest dropped first. Not with
+   * `conversationId`: the query starts a new conversation that stores this question and its answer.
+   */
+  history?: readonly HistoryMessage[];
 }
 
 /** `ragdesk.agents`: agents that answer from their datastores, with memory, sources and streaming. */
@@ -192,6 +200,12 @@ export class AgentService {
     options: AgentCallOptions,
   ): Promise<{ chat: ChatModel; prepared: PreparedQuery }> {
     const query = parseInput(agentQuerySchema, input, 'agent query');
+    const history = options.history === undefined ? undefined : parseInput(historySchema, options.history, 'history');
+    if (history && query.conversationId !== undefined) {
+      throw new RagdeskError('invalid_request', 'Give either a conversationId or a history, not both', {
+        details: { issues: [{ path: 'conversationId', message: 'not allowed together with history' }] },
+      });
+    }
     const agent = await this.record(id);
     const caller = options.caller ?? 'owner';
     if (caller === 'visitor') checkVisitorQuery(agent, { context: (input as { context?: unknown }).context, ...query });
@@ -200,7 +214,7 @@ export class AgentService {
       throw new RagdeskError('invalid_adapter', 'No chat model is configured: pass `chat` to createRagdesk (openaiChat or localAnswerer)');
     }
     throwIfAborted(options.signal);
-    const prepared = await prepareQuery(this.context, chat, this.options, agent, query, options.ownerId, options.signal, caller);
+    const prepared = await prepareQuery(this.context, chat, this.options, agent, query, options.ownerId, options.signal, caller, history);
     throwIfAborted(options.signal);
     return { chat, prepared };
   }

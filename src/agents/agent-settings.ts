@@ -20,6 +20,11 @@ export const agentSettingsFields = {
   iconUrl: z.string().max(2_000).nullable().optional(),
   interfaceConfig: z.record(z.string().max(200), z.unknown()).nullable().optional(),
   prompt: z.string().max(100_000).nullable().optional(),
+  /**
+   * A public agent answers visitors (no key, or another owner's key) on the OpenAI-compatible
+   * routes only when this is true. Off by default: any OpenAI client could otherwise use the agent.
+   */
+  openaiCompatPublic: z.boolean().optional(),
 };
 
 const SETTING_KEYS = [
@@ -30,6 +35,7 @@ const SETTING_KEYS = [
   'iconUrl',
   'interfaceConfig',
   'prompt',
+  'openaiCompatPublic',
 ] as const;
 
 /** Splits parsed input into the record's own fields and the settings given (absent ones left out). */

@@ -1,4 +1,5 @@
 import type { AgentRecord, MessageUsage, SourceEntry } from '../ports/agent-key-usage-records.js';
+import type { FinishReason } from '../ports/chat-model.js';
 
 /** An agent as the library returns it: the The API's "Agent" fields plus its datastores and timestamps. */
 export type Agent = AgentRecord;
@@ -13,6 +14,8 @@ export interface AgentResponse {
   usage: MessageUsage;
   /** Chat adapter and model id, e.g. `openai:gpt-4o-mini` or `local:extractive`. */
   model: string;
+  /** Why the model stopped: `stop`, `length` (cut at maxTokens), `content_filter`, `error` or `other`. */
+  finishReason: FinishReason;
   /** Things the caller should know (a missing price, an ignored setting, a deleted datastore). */
   warnings: string[];
 }

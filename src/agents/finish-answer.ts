@@ -69,6 +69,7 @@ export async function finishAnswer(
     messageId: answer.id,
     usage,
     model: modelLabel(chat, prepared.modelId),
+    finishReason: outcome.finishReason,
     warnings,
   };
 }

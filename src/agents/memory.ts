@@ -22,6 +22,23 @@ export async function loadMemory(store: Store, conversationId: string, budget: n
   return kept.reverse().flatMap((turn) => turn.map((message) => ({ role: message.role, content: message.text })));
 }
 
+/** One earlier turn a caller supplies instead of the stored conversation (see `AgentCallOptions.history`). */
+export interface HistoryMessage {
+  role: 'user' | 'assistant';
+  content: string;
+}
+
+/**
+ * Caller-supplied history within the budget: the newest messages that fit, the oldest dropped first.
+ * The scan stops at the first message that does not fit, so only what is kept (plus one) is counted.
+ */
+export function fitHistory(messages: readonly HistoryMessage[], budget: number, tokenizer: Tokenizer): ChatMessage[] {
+  if (budget <= 0) return [];
+  const newestFirst = [...messages].reverse();
+  const kept = takeWithinBudget(newestFirst, budget, (message) => tokenizer.count(message.content) + MESSAGE_OVERHEAD_TOKENS);
+  return kept.reverse().map((message) => ({ role: message.role, content: message.content }));
+}
+
 /** Groups newest-first messages into [user, assistant] turns, newest turn first. */
 function pairTurns(newestFirst: readonly MessageRecord[]): MessageRecord[][] {
   const turns: MessageRecord[][] = [];

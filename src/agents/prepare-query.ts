@@ -9,7 +9,7 @@ import { nowIso } from '../util/ids.js';
 import { retrieveForAgent } from './agent-retrieval.js';
 import { resolveConversation } from './conversation-access.js';
 import { MESSAGE_OVERHEAD_TOKENS, splitBudget, takeWithinBudget, truncateToTokens } from './budget.js';
-import { loadMemory } from './memory.js';
+import { fitHistory, loadMemory, type HistoryMessage } from './memory.js';
 import { MODEL_CONTEXT_WINDOWS } from './model-windows.js';
 import { assembleMessages, fillUserPrompt, formatPassage, resolvePrompts } from './prompt.js';
 import type { AgentQuery } from './schemas.js';
@@ -49,6 +49,7 @@ export async function prepareQuery(
   callerOwnerId: string | null | undefined,
   signal: AbortSignal | undefined,
   caller: AgentCaller = 'owner',
+  suppliedHistory?: readonly HistoryMessage[],
 ): Promise<PreparedQuery> {
   const startedAt = nowIso();
   const chosen = await resolveConversation(context, agent, query, caller);
@@ -106,7 +107,11 @@ export async function prepareQuery(
   const passages = fitPassages(fragments, datasources, split.context, tokenizer);
   const used = fragments.slice(0, passages.length).map((fragment, i) => ({ ...fragment, text: passages[i]!.text }));
   const contextText = passages.map((passage) => formatPassage(passage.number, passage.label, passage.text)).join('\n\n');
-  const history = isNew ? [] : await loadMemory(context.store, conversation.id, split.memory, tokenizer);
+  const history = suppliedHistory
+    ? fitHistory(suppliedHistory, split.memory, tokenizer)
+    : isNew
+      ? []
+      : await loadMemory(context.store, conversation.id, split.memory, tokenizer);
 
   const request: ChatRequest = {
     messages: assembleMessages(prompts, history, fillUserPrompt(prompts.user, modelQuery, contextText)),

@@ -65,6 +65,8 @@ export interface AgentSettings {
   iconUrl?: string | null;
   interfaceConfig?: Record<string, unknown> | null;
   prompt?: string | null;
+  /** A public agent answers visitors on the OpenAI-compatible routes (off by default). */
+  openaiCompatPublic?: boolean;
 }
 
 export interface ConversationRecord {

@@ -153,6 +153,13 @@ for (const [specifier, result] of Object.entries(imported)) {
       result.ok || /'vitest'/.test(result.message),
       result.ok ? 'vitest found' : result.message,
     );
+  } else if (specifier === 'ragdesk/langchain') {
+    // @langchain/core is an optional peer: without it the import fails naming that package.
+    check(
+      `import ${specifier} without @langchain/core names the package`,
+      !result.ok && /@langchain\/core/.test(result.message),
+      result.message,
+    );
   } else if (specifier === 'ragdesk/postgres') {
     // pg is an optional peer: without it the adapter must say which package to install.
     check(
@@ -305,6 +312,29 @@ attempt('builds the HNSW binding from source when asked, with the shipped header
   );
   if (!out.includes('9,250')) throw new Error(out.slice(0, 600));
   return 'compiled and queried';
+});
+
+// --- ragdesk/langchain once the app has @langchain/core --------------------------------------------
+attempt('ragdesk/langchain retrieves in a LangChain app (npm install @langchain/core)', () => {
+  const pinned = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')).devDependencies['@langchain/core'];
+  run(npm, ['install', '--no-audit', '--no-fund', '--loglevel=error', `@langchain/core@${pinned}`], app);
+  writeFileSync(
+    join(app, 'langchain.mjs'),
+    `
+import { RagdeskRetriever } from 'ragdesk/langchain';
+import { createRagdesk } from 'ragdesk';
+import { memoryStore, exactIndex } from 'ragdesk/memory';
+import { localEmbeddings } from 'ragdesk/local';
+const ragdesk = createRagdesk({ store: memoryStore(), index: exactIndex(), embeddings: localEmbeddings() });
+const datastore = await ragdesk.datastores.create({ name: 'notes' });
+await datastore.upsert([{ name: 'kettle', text: 'The kettle is in the left cupboard.' }]);
+const documents = await new RagdeskRetriever({ datastore, topK: 1 }).invoke('where is the kettle');
+await ragdesk.close();
+console.log(documents[0].pageContent);
+`,
+  );
+  const out = run(process.execPath, ['langchain.mjs'], app);
+  if (!out.includes('left cupboard')) throw new Error(out.slice(0, 600));
 });
 
 finish();

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
-const NATIVE_OR_OPTIONAL = ['better-sqlite3', 'hnswlib-node', 'openai', 'pg', 'officeparser', 'linkedom'];
+const NATIVE_OR_OPTIONAL = ['better-sqlite3', 'hnswlib-node', 'openai', 'pg', 'officeparser', 'linkedom', '@langchain'];
 /** The composition points allowed to wire several adapters together. */
 const WIRING = ['adapters/node.ts', 'adapters/backup.ts', 'adapters/cli/'];
 /**
@@ -23,7 +23,7 @@ const SHARED_FOR_ADAPTERS = [...SHARED_CORE, KIT];
  * Adapters that sit on top of the whole library rather than under one port (the HTTP adapter serves
  * it): they may use its public barrel, exactly what a user of `ragdesk` imports, and nothing deeper.
  */
-const PUBLIC_API_CONSUMERS: Record<string, string[]> = { 'adapters/http/': ['src/index.ts'] };
+const PUBLIC_API_CONSUMERS: Record<string, string[]> = { 'adapters/http/': ['src/index.ts'], 'adapters/langchain/': ['src/index.ts'] };
 /**
  * Modules one adapter shares with another. Web pages are read by the HTML extractor of the file
  * loaders, so an uploaded page and a fetched one give the same text; the web adapter imports that

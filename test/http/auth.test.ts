@@ -85,14 +85,14 @@ describe("auth matrix: every route without a key, with a wrong key, with another
   });
 
   it('covers every route of the document', () => {
-    // 23 routes and 5 deprecated aliases of the reference's paths.
-    expect(operations.length).toBe(28);
+    // 24 routes and 5 deprecated aliases of the reference's paths.
+    expect(operations.length).toBe(29);
     expect(
       operations
         .filter((operation) => operation.scope === null)
         .map((operation) => operation.operationId)
         .sort(),
-    ).toEqual(['getOpenApiDocument', 'queryAgent', 'queryAgentAlias2']);
+    ).toEqual(['chatAgentUiMessages', 'getOpenApiDocument', 'queryAgent', 'queryAgentAlias2']);
   });
 
   it('without a key, or with a malformed, unknown or revoked key: 401 everywhere but the document', async () => {

@@ -92,6 +92,7 @@ const OPENAPI_31_SHAPE = {
 /** Every endpoint of docs/api.md, as `METHOD path`. */
 const EXPECTED_ROUTES = [
   'POST /api/agents/{id}/query',
+  'POST /api/agents/{id}/ai-sdk',
   'PATCH /api/agents/{id}',
   'DELETE /api/agents/{id}',
   'POST /api/agents',

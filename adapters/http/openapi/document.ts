@@ -11,6 +11,7 @@ import {
   sourceEntrySchema,
   upsertResponseSchema,
 } from './response-schemas.js';
+import { chatCompletionSchema, modelListSchema, openaiErrorSchema } from './chat-client-schemas.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -37,7 +38,12 @@ const RESPONSES: Record<string, z.ZodType> = {
   UpsertResponse: upsertResponseSchema,
   DocumentUpdateResponse: documentUpdateResponseSchema,
   Error: errorResponseSchema,
+  ChatCompletion: chatCompletionSchema,
+  ModelList: modelListSchema,
+  OpenAIError: openaiErrorSchema,
 };
+
+const AGENT_QUERY_FRAMES = 'SSE: `event: answer` deltas, one `event: endpoint_response`, then `data: [DONE]` (data URI-encoded)';
 
 /**
  * The OpenAPI 3.1 document, generated from the route table and from the same zod schemas that
@@ -66,6 +72,7 @@ export function buildOpenApiDocument(routes: readonly Route[], basePath: string,
       { name: 'datastores', description: 'Searchable document stores' },
       { name: 'datasources', description: 'Files, web pages and sites feeding datastores' },
       { name: 'meta', description: 'This document' },
+      { name: 'openai', description: 'OpenAI-compatible chat (only when the handler was created with `openaiCompat`)' },
     ],
     paths,
     components: {
@@ -123,39 +130,31 @@ function requestBody(body: NonNullable<Route['body']>): JsonObject {
 }
 
 function responses(route: Route): JsonObject {
-  const success =
-    route.response === 'raw'
-      ? { description: 'The OpenAPI document', content: { 'application/json': { schema: { type: 'object' } } } }
-      : {
-          description: 'Success',
-          content: {
-            'application/json': {
-              schema: route.response.endsWith('[]') ? { type: 'array', items: ref(route.response.slice(0, -2)) } : ref(route.response),
-            },
-            ...(route.streams
-              ? {
-                  'text/event-stream': {
-                    schema: {
-                      type: 'string',
-                      description: 'SSE: `event: answer` deltas, one `event: endpoint_response`, then `data: [DONE]` (data URI-encoded)',
-                    },
-                  },
-                }
-              : {}),
-          },
-        };
+  const result: JsonObject = { '200': success(route) };
   const statuses = new Set(route.errors);
   if (route.auth !== 'none') [401, 429].forEach((status) => statuses.add(status));
   if (typeof route.auth === 'object') statuses.add(403);
-  const result: JsonObject = { '200': success };
+  const error = { 'application/json': { schema: ref(route.tag === 'openai' ? 'OpenAIError' : 'Error') } };
   for (const status of [...statuses].sort()) {
-    result[String(status)] = { description: STATUS_TEXT[status] ?? 'Error', content: { 'application/json': { schema: ref('Error') } } };
+    result[String(status)] = { description: STATUS_TEXT[status] ?? 'Error', content: error };
   }
-  result.default = {
-    description: 'Any other error (405, 5xx with a request id)',
-    content: { 'application/json': { schema: ref('Error') } },
-  };
+  result.default = { description: 'Any other error (405, 5xx with a request id)', content: error };
   return result;
+}
+
+function success(route: Route): JsonObject {
+  if (route.response === 'raw')
+    return { description: 'The OpenAPI document', content: { 'application/json': { schema: { type: 'object' } } } };
+  const content: JsonObject = {};
+  if (route.response !== 'event-stream') {
+    content['application/json'] = {
+      schema: route.response.endsWith('[]') ? { type: 'array', items: ref(route.response.slice(0, -2)) } : ref(route.response),
+    };
+  }
+  if (route.streams) {
+    content['text/event-stream'] = { schema: { type: 'string', description: route.streams === true ? AGENT_QUERY_FRAMES : route.streams } };
+  }
+  return { description: 'Success', content };
 }
 
 function ref(name: string): JsonObject {

@@ -40,6 +40,7 @@ export const agentResponseSchema = z.object({
     iconUrl: z.string().nullable().optional(),
     interfaceConfig: z.record(z.string(), z.unknown()).nullable().optional(),
     prompt: z.string().nullable().optional(),
+    openaiCompatPublic: z.boolean().optional(),
   }),
   tools: z.array(z.object({ type: z.literal('datastore'), datastoreId: z.string() })),
   createdAt: timestamp,
@@ -114,6 +115,7 @@ export const agentQueryResponseSchema = z.object({
   messageId: z.string(),
   usage: z.object({ promptTokens: z.int(), completionTokens: z.int(), totalTokens: z.int(), cost: z.number() }),
   model: z.string(),
+  finishReason: z.enum(['stop', 'length', 'content_filter', 'error', 'other']),
   warnings: z.array(z.string()),
 });
 

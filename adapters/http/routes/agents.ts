@@ -1,6 +1,7 @@
-import { RagdeskError, allowsDatastores, parseInput, schemas, type AgentQueryInput } from '../../../src/index.js';
-import { agentByIdOrHandle, ownedAgent, missing } from '../access.js';
-import { requireDatastoreAccess, requirePrincipal, requireScope, type Principal } from '../auth.js';
+import { allowsDatastores, parseInput, schemas, type AgentQueryInput } from '../../../src/index.js';
+import { ownedAgent } from '../access.js';
+import { requireDatastoreAccess, requirePrincipal, type Principal } from '../auth.js';
+import { queryableAgent, queryOptions } from '../queryable-agent.js';
 import { readJsonObject } from '../body.js';
 import { json, param, type OperationContext, type Route } from '../operation.js';
 import { agentStream } from '../agent-stream.js';
@@ -113,17 +114,10 @@ export const agentRoutes: Route[] = [
     streams: true,
     errors: [400, 402, 403, 404, 413, 415],
     async run(context) {
-      const id = param(context, 'id');
-      const agent = await queryableAgent(context, id);
+      const { agent, caller } = await queryableAgent(context, param(context, 'id'));
       // Passed on as it came: the library validates it with the schema the OpenAPI document shows.
       const body = (await readJsonObject(context.request, context.options.maxJsonBytes)) as AgentQueryInput;
-      // Anyone but the owner is a visitor: no per-query settings beyond the agent's allowOverrides.
-      const caller = context.principal !== null && context.principal.ownerId === agent.ownerId ? 'owner' : 'visitor';
-      const options = {
-        signal: context.request.signal,
-        caller,
-        ...(context.principal ? { ownerId: context.principal.ownerId } : {}),
-      } as const;
+      const options = queryOptions(context, caller);
       if (body.streaming === true) {
         const events = await context.ragdesk.agents.openStream(agent.id, body, options);
         return agentStream(events, context.request.signal, context.reportBug);
@@ -132,29 +126,3 @@ export const agentRoutes: Route[] = [
     },
   },
 ];
-
-/**
- * Who may query: the owner's key (with the `query` scope), or anyone at all when the agent is
- * public. Without a key a private or unknown agent is a 401 (asking for a key reveals nothing);
- * with another owner's key it is a 404.
- */
-async function queryableAgent(context: OperationContext, id: string) {
-  const { principal, ragdesk } = context;
-  const agent = await agentByIdOrHandle(ragdesk, id).catch((error: unknown) => {
-    if (RagdeskError.isInstance(error) && error.code === 'not_found') return null;
-    throw error;
-  });
-  if (principal === null) {
-    if (agent?.visibility === 'public') return agent;
-    throw new RagdeskError(
-      'unauthorized',
-      'Missing API key: send "Authorization: Bearer <API key>" (only public agents answer without one)',
-    );
-  }
-  if (agent && agent.ownerId === principal.ownerId) {
-    requireScope(principal, 'query');
-    return ownedAgent(ragdesk, principal, id);
-  }
-  if (agent?.visibility === 'public') return agent;
-  throw missing('agent', id);
-}

@@ -3,13 +3,19 @@ import { json } from '../operation.js';
 import { agentRoutes } from './agents.js';
 import { datasourceRoutes } from './datasources.js';
 import { datastoreRoutes } from './datastores.js';
+import { aiSdkChatRoute } from '../ai-sdk/route.js';
+import { openaiCompatRoutes } from '../openai-compat/routes.js';
 
-/** Every route of the HTTP API (docs/api.md), and the OpenAPI document (served as built). */
-export function allRoutes(document: () => unknown, basePath = '/api'): Route[] {
-  const main = [...agentRoutes, ...datastoreRoutes, ...datasourceRoutes];
+/**
+ * Every route of the HTTP API (docs/api.md), and the OpenAPI document (served as built). The
+ * OpenAI-compatible routes only when `openaiCompatBasePath` is given.
+ */
+export function allRoutes(document: () => unknown, basePath = '/api', openaiCompatBasePath: string | null = null): Route[] {
+  const main = [...agentRoutes, aiSdkChatRoute, ...datastoreRoutes, ...datasourceRoutes];
   return [
     ...main,
     ...referenceAliases(main, basePath),
+    ...(openaiCompatBasePath === null ? [] : openaiCompatRoutes(openaiCompatBasePath, basePath)),
     {
       method: 'GET',
       path: '/openapi.json',

@@ -18,10 +18,11 @@ export interface OperationContext {
 }
 
 /**
- * How a route authenticates: `scope` routes need a key with that scope; `public-agent` lets a
- * public agent be queried without a key; `none` is for the OpenAPI document.
+ * How a route authenticates: `scope` routes need a key with that scope; `key` needs a valid key of
+ * any scope; `public-agent` lets a public agent be read or queried without a key; `none` is for the
+ * OpenAPI document.
  */
-type RouteAuth = { scope: ApiKeyScope } | 'public-agent' | 'none';
+type RouteAuth = { scope: ApiKeyScope } | 'key' | 'public-agent' | 'none';
 
 /** The request body, for routing and for the OpenAPI document. */
 type RouteBody =

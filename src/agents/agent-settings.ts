@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { interfaceConfigSchema } from './interface-config.js';
 import type { AgentRecord, AgentSettings } from '../ports/agent-key-usage-records.js';
 
 /**
@@ -18,7 +19,7 @@ export const agentSettingsFields = {
   useMarkdown: z.boolean().optional(),
   useLanguageDetection: z.boolean().optional(),
   iconUrl: z.string().max(2_000).nullable().optional(),
-  interfaceConfig: z.record(z.string().max(200), z.unknown()).nullable().optional(),
+  interfaceConfig: interfaceConfigSchema.nullable().optional(),
   prompt: z.string().max(100_000).nullable().optional(),
 };
 

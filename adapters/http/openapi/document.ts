@@ -2,12 +2,16 @@ import { z } from 'zod';
 import type { Route } from '../operation.js';
 import {
   agentQueryResponseSchema,
+  agentOrPublicAgentSchema,
   agentResponseSchema,
+  agentUpdateResponseSchema,
+  publicAgentResponseSchema,
   datasourceResponseSchema,
   datastoreResponseSchema,
   documentUpdateResponseSchema,
   errorResponseSchema,
   fragmentResponseSchema,
+  keyOwnerResponseSchema,
   sourceEntrySchema,
   upsertResponseSchema,
 } from './response-schemas.js';
@@ -29,11 +33,15 @@ const STATUS_TEXT: Record<number, string> = {
 
 const RESPONSES: Record<string, z.ZodType> = {
   Agent: agentResponseSchema,
+  PublicAgent: publicAgentResponseSchema,
+  AgentOrPublicAgent: agentOrPublicAgentSchema,
+  AgentUpdateResponse: agentUpdateResponseSchema,
   Datastore: datastoreResponseSchema,
   Datasource: datasourceResponseSchema,
   DocumentFragment: fragmentResponseSchema,
   SourceEntry: sourceEntrySchema,
   AgentQueryResponse: agentQueryResponseSchema,
+  KeyOwner: keyOwnerResponseSchema,
   UpsertResponse: upsertResponseSchema,
   DocumentUpdateResponse: documentUpdateResponseSchema,
   Error: errorResponseSchema,
@@ -65,7 +73,7 @@ export function buildOpenApiDocument(routes: readonly Route[], basePath: string,
       { name: 'agents', description: 'Conversational agents answering from datastores' },
       { name: 'datastores', description: 'Searchable document stores' },
       { name: 'datasources', description: 'Files, web pages and sites feeding datastores' },
-      { name: 'meta', description: 'This document' },
+      { name: 'meta', description: 'This document, the key owner, upload links' },
     ],
     paths,
     components: {

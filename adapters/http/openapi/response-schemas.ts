@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { schemas, type AgentResponse, type DatastoreRecord, type DocumentFragment } from '../../../src/index.js';
+import { schemas, type AgentResponse, type PublicAgentView, type DatastoreRecord, type DocumentFragment } from '../../../src/index.js';
 import type { AgentWire, DatasourceWire } from '../wire.js';
 
 /**
@@ -16,6 +16,15 @@ export const errorResponseSchema = z.object({
     details: z.record(z.string(), z.unknown()).optional().describe('For invalid_request: `issues`, one `{ path, message }` per bad field'),
   }),
 });
+
+/** The agent settings again at the top level, with their values in effect, where the reference's widget reads them. */
+const displaySettings = {
+  includeSources: z.boolean(),
+  useMarkdown: z.boolean(),
+  useLanguageDetection: z.boolean(),
+  iconUrl: z.string().nullable(),
+  interfaceConfig: z.record(z.string(), z.unknown()).nullable(),
+};
 
 export const agentResponseSchema = z.object({
   id: z.string(),
@@ -41,9 +50,27 @@ export const agentResponseSchema = z.object({
     interfaceConfig: z.record(z.string(), z.unknown()).nullable().optional(),
     prompt: z.string().nullable().optional(),
   }),
+  ...displaySettings,
+  restrictKnowledge: z.boolean(),
   tools: z.array(z.object({ type: z.literal('datastore'), datastoreId: z.string() })),
   createdAt: timestamp,
   updatedAt: timestamp,
+});
+
+/** What anyone may read of a public agent without a key (Agent Get without the owner's key). */
+export const publicAgentResponseSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  handle: z.string().nullable(),
+  visibility: z.literal('public'),
+  ...displaySettings,
+});
+
+export const agentOrPublicAgentSchema = z.union([agentResponseSchema, publicAgentResponseSchema]);
+
+export const agentUpdateResponseSchema = agentResponseSchema.extend({
+  warnings: z.array(z.string()).describe('Read-only fields of the body that were ignored'),
 });
 
 export const datastoreResponseSchema = z.object({
@@ -117,6 +144,15 @@ export const agentQueryResponseSchema = z.object({
   warnings: z.array(z.string()),
 });
 
+export const keyOwnerResponseSchema = z.object({
+  id: z.string().describe('The owner id'),
+  name: z.string().describe('The owner id again (the reference service names its organization here)'),
+  ownerId: z.string(),
+  keyId: z.string(),
+  scopes: z.array(schemas.apiKeyScopeSchema),
+  datastoreIds: z.array(z.string()).nullable().describe('null: every datastore of the owner'),
+});
+
 export const upsertResponseSchema = z.object({ ids: z.array(z.string()) });
 export const documentUpdateResponseSchema = z.object({ id: z.string() });
 
@@ -124,8 +160,9 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 // Each line fails to compile when the response type and its schema disagree.
 const _DRIFT_CHECKS: [
   Same<z.output<typeof agentResponseSchema>, AgentWire>,
+  Same<z.output<typeof publicAgentResponseSchema>, PublicAgentView>,
   Same<z.output<typeof datastoreResponseSchema>, DatastoreRecord>,
   Same<z.output<typeof datasourceResponseSchema>, DatasourceWire>,
   Same<z.output<typeof fragmentResponseSchema>, DocumentFragment>,
   Same<z.output<typeof agentQueryResponseSchema>, AgentResponse>,
-] = [true, true, true, true, true];
+] = [true, true, true, true, true, true];

@@ -1,12 +1,13 @@
 import type { Route } from '../operation.js';
 import { json } from '../operation.js';
+import { accountRoutes } from './account.js';
 import { agentRoutes } from './agents.js';
 import { datasourceRoutes } from './datasources.js';
 import { datastoreRoutes } from './datastores.js';
 
 /** Every route of the HTTP API (docs/api.md), and the OpenAPI document (served as built). */
 export function allRoutes(document: () => unknown, basePath = '/api'): Route[] {
-  const main = [...agentRoutes, ...datastoreRoutes, ...datasourceRoutes];
+  const main = [...agentRoutes, ...datastoreRoutes, ...datasourceRoutes, ...accountRoutes];
   return [
     ...main,
     ...referenceAliases(main, basePath),
@@ -32,6 +33,7 @@ export function allRoutes(document: () => unknown, basePath = '/api'): Route[] {
  */
 const ALIASES: { path: string; of: string; outsideBasePath: boolean }[] = [
   { path: '/datastores/query/{id}', of: 'queryDatastore', outsideBasePath: false },
+  { path: '/datastores/query/{id}', of: 'queryDatastore', outsideBasePath: true },
   { path: '/agents/query/{id}', of: 'queryAgent', outsideBasePath: true },
   { path: '/datastores/upsert/{datastoreId}', of: 'upsertDocuments', outsideBasePath: true },
   { path: '/datastores/update/{datastoreId}', of: 'updateDocument', outsideBasePath: true },
@@ -47,6 +49,7 @@ function referenceAliases(main: readonly Route[], basePath: string): Route[] {
     // With no base path an absolute alias is a plain path, and may already be the main route.
     const outside = alias.outsideBasePath && basePath !== '';
     if (!outside && taken.has(`${route.method} ${alias.path}`)) continue;
+    if (!outside) taken.add(`${route.method} ${alias.path}`);
     aliases.push({
       ...route,
       path: alias.path,

@@ -31,12 +31,12 @@ type RouteBody =
   | { json: z.ZodType; multipart: z.ZodType; name: string; multipartName: string };
 
 export interface Route {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Relative to the base path, with `{name}` parameters, e.g. `/agents/{id}/query`. */
   path: string;
   operationId: string;
   summary: string;
-  tag: 'agents' | 'datastores' | 'datasources' | 'meta';
+  tag: 'agents' | 'datastores' | 'datasources' | 'uploads' | 'meta';
   auth: RouteAuth;
   body?: RouteBody;
   /** Query string parameters, for the document. */

@@ -52,6 +52,11 @@ export interface HttpHandlerOptions {
    * `{ basePath: '/console' }` elsewhere. Static, built at `npm run build`; they call only this API.
    */
   ui?: boolean | UiOptions;
+  /**
+   * The origin upload links are made with (`https://api.example.com`). Default: the request's `Host`
+   * over http, or https when `X-Forwarded-Proto` says so (behind a TLS proxy).
+   */
+  publicUrl?: string;
 }
 
 export interface ResolvedOptions {
@@ -62,6 +67,7 @@ export interface ResolvedOptions {
   rateLimiter: RateLimiter | undefined;
   logger: HttpLogger;
   cors: CorsPolicy | undefined;
+  publicUrl: string | undefined;
 }
 
 const stderrLogger: HttpLogger = {
@@ -83,5 +89,20 @@ export function resolveOptions(options: HttpHandlerOptions): ResolvedOptions {
     rateLimiter: options.rateLimiter,
     logger: options.logger ?? stderrLogger,
     cors: options.cors === undefined ? undefined : new CorsPolicy(options.cors),
+    publicUrl: publicUrlOption(options.publicUrl),
   };
+}
+
+function publicUrlOption(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  let url: URL | null = null;
+  try {
+    url = new URL(value);
+  } catch {
+    url = null;
+  }
+  if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.pathname !== '/' || url.search !== '') {
+    throw optionError(OWNER, 'publicUrl', 'must be an http(s) origin such as https://api.example.com', value);
+  }
+  return url.origin;
 }

@@ -13,6 +13,8 @@ import {
   fragmentResponseSchema,
   keyOwnerResponseSchema,
   sourceEntrySchema,
+  uploadedFileResponseSchema,
+  uploadLinkResponseSchema,
   upsertResponseSchema,
 } from './response-schemas.js';
 
@@ -42,6 +44,8 @@ const RESPONSES: Record<string, z.ZodType> = {
   SourceEntry: sourceEntrySchema,
   AgentQueryResponse: agentQueryResponseSchema,
   KeyOwner: keyOwnerResponseSchema,
+  UploadLink: uploadLinkResponseSchema,
+  UploadedFile: uploadedFileResponseSchema,
   UpsertResponse: upsertResponseSchema,
   DocumentUpdateResponse: documentUpdateResponseSchema,
   Error: errorResponseSchema,
@@ -73,7 +77,8 @@ export function buildOpenApiDocument(routes: readonly Route[], basePath: string,
       { name: 'agents', description: 'Conversational agents answering from datastores' },
       { name: 'datastores', description: 'Searchable document stores' },
       { name: 'datasources', description: 'Files, web pages and sites feeding datastores' },
-      { name: 'meta', description: 'This document, the key owner, upload links' },
+      { name: 'uploads', description: 'Upload links for files attached to chat messages' },
+      { name: 'meta', description: 'This document and the key owner' },
     ],
     paths,
     components: {

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { schemas, type AgentResponse, type PublicAgentView, type DatastoreRecord, type DocumentFragment } from '../../../src/index.js';
 import type { AgentWire, DatasourceWire } from '../wire.js';
+import type { UploadLinkWire } from '../upload-links.js';
 
 /**
  * What the routes answer, for the OpenAPI document. The compile-time checks at the bottom fail the
@@ -153,6 +154,24 @@ export const keyOwnerResponseSchema = z.object({
   datastoreIds: z.array(z.string()).nullable().describe('null: every datastore of the owner'),
 });
 
+export const uploadLinkResponseSchema = z.object({
+  signedUrl: z.string().describe('PUT the file here, once, before expiresAt'),
+  fileUrl: z.string().describe("The attachment's url in an agent query"),
+  uploadId: z.string(),
+  mimeType: z.string(),
+  maxBytes: z.int(),
+  expiresAt: timestamp,
+});
+
+export const uploadedFileResponseSchema = z.object({
+  id: z.string(),
+  fileName: z.string(),
+  mimeType: z.string(),
+  size: z.int(),
+  uploadedAt: timestamp,
+  keepUntil: timestamp.describe('Queries read the file until then'),
+});
+
 export const upsertResponseSchema = z.object({ ids: z.array(z.string()) });
 export const documentUpdateResponseSchema = z.object({ id: z.string() });
 
@@ -161,8 +180,9 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 const _DRIFT_CHECKS: [
   Same<z.output<typeof agentResponseSchema>, AgentWire>,
   Same<z.output<typeof publicAgentResponseSchema>, PublicAgentView>,
+  Same<z.output<typeof uploadLinkResponseSchema>, UploadLinkWire>,
   Same<z.output<typeof datastoreResponseSchema>, DatastoreRecord>,
   Same<z.output<typeof datasourceResponseSchema>, DatasourceWire>,
   Same<z.output<typeof fragmentResponseSchema>, DocumentFragment>,
   Same<z.output<typeof agentQueryResponseSchema>, AgentResponse>,
-] = [true, true, true, true, true, true];
+] = [true, true, true, true, true, true, true];

@@ -153,7 +153,7 @@ export const agentRoutes: Route[] = [
  * public. Without a key a private or unknown agent is a 401 (asking for a key reveals nothing);
  * with another owner's key it is a 404.
  */
-async function queryableAgent(context: OperationContext, id: string) {
+export async function queryableAgent(context: OperationContext, id: string) {
   const { principal, ragdesk } = context;
   const agent = await agentByIdOrHandle(ragdesk, id).catch((error: unknown) => {
     if (RagdeskError.isInstance(error) && error.code === 'not_found') return null;

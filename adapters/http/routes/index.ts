@@ -4,10 +4,11 @@ import { accountRoutes } from './account.js';
 import { agentRoutes } from './agents.js';
 import { datasourceRoutes } from './datasources.js';
 import { datastoreRoutes } from './datastores.js';
+import { uploadRoutes } from './uploads.js';
 
 /** Every route of the HTTP API (docs/api.md), and the OpenAPI document (served as built). */
 export function allRoutes(document: () => unknown, basePath = '/api'): Route[] {
-  const main = [...agentRoutes, ...datastoreRoutes, ...datasourceRoutes, ...accountRoutes];
+  const main = [...agentRoutes, ...datastoreRoutes, ...datasourceRoutes, ...accountRoutes, ...uploadRoutes];
   return [
     ...main,
     ...referenceAliases(main, basePath),

@@ -95,12 +95,7 @@ export function resolveOptions(options: HttpHandlerOptions): ResolvedOptions {
 
 function publicUrlOption(value: string | undefined): string | undefined {
   if (value === undefined) return undefined;
-  let url: URL | null = null;
-  try {
-    url = new URL(value);
-  } catch {
-    url = null;
-  }
+  const url = URL.canParse(value) ? new URL(value) : null;
   if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.pathname !== '/' || url.search !== '') {
     throw optionError(OWNER, 'publicUrl', 'must be an http(s) origin such as https://api.example.com', value);
   }

@@ -27,6 +27,8 @@ type RouteAuth = { scope: ApiKeyScope } | 'key' | 'public-agent' | 'none';
 /** The request body, for routing and for the OpenAPI document. */
 type RouteBody =
   | { json: z.ZodType; name: string }
+  /** Raw bytes (an upload link's file), described by media types only. */
+  | { raw: readonly string[]; description: string }
   | { multipart: z.ZodType; name: string }
   | { json: z.ZodType; multipart: z.ZodType; name: string; multipartName: string };
 

@@ -127,6 +127,10 @@ function operation(route: Route): JsonObject {
 
 function requestBody(body: NonNullable<Route['body']>): JsonObject {
   const content: JsonObject = {};
+  if ('raw' in body) {
+    for (const type of body.raw) content[type] = { schema: { type: 'string', contentMediaType: type, description: body.description } };
+    return { required: true, content };
+  }
   if ('json' in body) content['application/json'] = { schema: ref(body.name) };
   if ('multipart' in body) {
     const name = 'multipartName' in body ? body.multipartName : body.name;
@@ -180,7 +184,7 @@ function componentSchemas(routes: readonly Route[], io: 'input'): Record<string,
   const multipart = new Set<string>();
   for (const route of routes) {
     const body = route.body;
-    if (!body) continue;
+    if (!body || 'raw' in body) continue;
     if ('json' in body && !registry.has(body.json)) registry.add(body.json, { id: body.name });
     if ('multipart' in body) {
       const name = 'multipartName' in body ? body.multipartName : body.name;

@@ -34,11 +34,11 @@ export function allRoutes(document: () => unknown, basePath = '/api'): Route[] {
  */
 const ALIASES: { path: string; of: string; outsideBasePath: boolean }[] = [
   { path: '/datastores/query/{id}', of: 'queryDatastore', outsideBasePath: false },
-  { path: '/datastores/query/{id}', of: 'queryDatastore', outsideBasePath: true },
   { path: '/agents/query/{id}', of: 'queryAgent', outsideBasePath: true },
   { path: '/datastores/upsert/{datastoreId}', of: 'upsertDocuments', outsideBasePath: true },
   { path: '/datastores/update/{datastoreId}', of: 'updateDocument', outsideBasePath: true },
   { path: '/datastores/file-upload/{datastoreId}', of: 'uploadFile', outsideBasePath: true },
+  { path: '/datastores/query/{id}', of: 'queryDatastore', outsideBasePath: true },
 ];
 
 function referenceAliases(main: readonly Route[], basePath: string): Route[] {

@@ -1,4 +1,4 @@
-import { RagdeskError, parseInput } from '../../../src/index.js';
+import { RagdeskError, UPLOAD_TYPES, parseInput } from '../../../src/index.js';
 import { readBytes, readJsonValue } from '../body.js';
 import { json, param, type Route } from '../operation.js';
 import { publicOrigin, uploadLinksBodySchema, uploadLinkToWire } from '../upload-links.js';
@@ -61,6 +61,7 @@ export const uploadRoutes: Route[] = [
     tag: 'uploads',
     auth: 'none',
     queryParameters: [{ name: 'token', description: 'The secret part of the signed URL', required: true }],
+    body: { raw: Object.keys(UPLOAD_TYPES), description: "The file's bytes, in the type the link was made for" },
     response: 'UploadedFile',
     errors: [403, 404, 409, 413, 415],
     async run(context) {

@@ -24,8 +24,6 @@ const uploadLinkItemSchema = z.strictObject({
 
 export const uploadLinksBodySchema = z.array(uploadLinkItemSchema).min(1).max(10);
 
-export type UploadLinkItem = z.output<typeof uploadLinkItemSchema>;
-
 /** The answer for one file: the reference's two URLs, plus what the link allows. */
 export interface UploadLinkWire {
   signedUrl: string;

@@ -89,7 +89,7 @@ describe('agents as the reference widget reads them', () => {
     expect((await api.get<Body>(`/api/agents/${publicId}`, { key: fixture.bob })).body).toEqual(byId.body);
   });
 
-  it('a private or unknown agent answers exactly as before: 401 without a key, 404 with another owner\'s', async () => {
+  it("a private or unknown agent answers exactly as before: 401 without a key, 404 with another owner's", async () => {
     const privateAnswer = await api.get<Body>(`/api/agents/${privateId}`, { key: null });
     const unknownAnswer = await api.get<Body>('/api/agents/no-such-agent', { key: null });
     const unknownHandle = await api.get<Body>('/api/agents/@nobody', { key: null });
@@ -103,7 +103,9 @@ describe('agents as the reference widget reads them', () => {
     const unknownForBob = await api.get<Body>('/api/agents/no-such-agent', { key: fixture.bob });
     expect(privateForBob.status).toBe(404);
     expect(unknownForBob.status).toBe(404);
-    expect(JSON.stringify(privateForBob.body).replaceAll(privateId, 'ID')).toBe(JSON.stringify(unknownForBob.body).replaceAll('no-such-agent', 'ID'));
+    expect(JSON.stringify(privateForBob.body).replaceAll(privateId, 'ID')).toBe(
+      JSON.stringify(unknownForBob.body).replaceAll('no-such-agent', 'ID'),
+    );
   });
 
   it('the owner with a key lacking `read` gets the public view of a public agent and a 403 for a private one', async () => {
@@ -114,13 +116,18 @@ describe('agents as the reference widget reads them', () => {
 
   it('interfaceConfig is checked field by field', async () => {
     const bad = async (interfaceConfig: unknown) =>
-      (await api.patch<Body>(`/api/agents/${publicId}`, { description: 'd', interfaceConfig })).body.error?.details.issues?.map((issue) => issue.path);
+      (await api.patch<Body>(`/api/agents/${publicId}`, { description: 'd', interfaceConfig })).body.error?.details.issues?.map(
+        (issue) => issue.path,
+      );
     expect(await bad({ position: 'top' })).toEqual(['interfaceConfig.position']);
     expect(await bad({ primaryColor: 'red;background:url(x)' })).toEqual(['interfaceConfig.primaryColor']);
     expect(await bad({ initialMessages: 'hello' })).toEqual(['interfaceConfig.initialMessages']);
     expect(await bad({ dispalyName: 'typo' })).toEqual(['interfaceConfig']);
     for (const colour of ['#fff', '#0b7285cc', 'rgb(10, 20, 30)', 'hsl(200 50% 40%)', 'teal']) {
-      expect((await api.patch<Body>(`/api/agents/${publicId}`, { description: 'd', interfaceConfig: { ...INTERFACE, primaryColor: colour } })).status).toBe(200);
+      expect(
+        (await api.patch<Body>(`/api/agents/${publicId}`, { description: 'd', interfaceConfig: { ...INTERFACE, primaryColor: colour } }))
+          .status,
+      ).toBe(200);
     }
     await api.patch(`/api/agents/${publicId}`, { description: 'Tides and ferries', interfaceConfig: INTERFACE });
   });
@@ -129,7 +136,12 @@ describe('agents as the reference widget reads them', () => {
     const current = (await api.get<Body>(`/api/agents/${publicId}`)).body;
     const patched = await api.patch<Body>(`/api/agents/${publicId}`, { ...current, name: 'Harbour master', includeSources: false });
     expect(patched.status).toBe(200);
-    expect(patched.body).toMatchObject({ name: 'Harbour master', includeSources: false, settings: { includeSources: false }, handle: 'harbour' });
+    expect(patched.body).toMatchObject({
+      name: 'Harbour master',
+      includeSources: false,
+      settings: { includeSources: false },
+      handle: 'harbour',
+    });
     expect(patched.body.warnings).toEqual(['read-only fields ignored: id, ownerId, datastoreIds, settings, createdAt, updatedAt']);
     // Sending the PATCH answer back works too (its warnings are read-only as well).
     const again = await api.patch<Body>(`/api/agents/${publicId}`, { ...patched.body, includeSources: true });

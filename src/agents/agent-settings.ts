@@ -55,12 +55,19 @@ const USE_MARKDOWN = 'Format the answer in Markdown.';
 
 /** The system prompt with the instructions the agent's settings add (as the reference does). */
 export function withSettingsInstructions(system: string | null, agent: AgentRecord): string | null {
-  const extra = [
-    ...(agent.settings.restrictKnowledge === true ? [RESTRICT_KNOWLEDGE] : []),
-    ...(agent.settings.useMarkdown === true ? [USE_MARKDOWN] : []),
-  ];
+  const extra = [...(restrictsKnowledge(agent) ? [RESTRICT_KNOWLEDGE] : []), ...(usesMarkdown(agent) ? [USE_MARKDOWN] : [])];
   if (extra.length === 0) return system;
   return [system, ...extra].filter((part): part is string => part !== null && part !== '').join('\n');
+}
+
+/** Whether answers keep to the retrieved context (`restrictKnowledge`; absent: off). */
+export function restrictsKnowledge(agent: AgentRecord): boolean {
+  return agent.settings.restrictKnowledge === true;
+}
+
+/** Whether answers are asked for in Markdown (`useMarkdown`; absent: off). */
+export function usesMarkdown(agent: AgentRecord): boolean {
+  return agent.settings.useMarkdown === true;
 }
 
 /** `includeSources: false` answers without sources. */

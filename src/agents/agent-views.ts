@@ -1,5 +1,5 @@
 import type { Agent } from './agent.js';
-import { includesSources } from './agent-settings.js';
+import { includesSources, restrictsKnowledge, usesMarkdown } from './agent-settings.js';
 
 /**
  * The agent settings as the reference service's clients read them: at the top level of the agent,
@@ -19,8 +19,8 @@ export function agentDisplaySettings(agent: Agent): AgentDisplaySettings {
   const { settings } = agent;
   return {
     includeSources: includesSources(agent),
-    restrictKnowledge: settings.restrictKnowledge === true,
-    useMarkdown: settings.useMarkdown === true,
+    restrictKnowledge: restrictsKnowledge(agent),
+    useMarkdown: usesMarkdown(agent),
     useLanguageDetection: settings.useLanguageDetection === true,
     iconUrl: settings.iconUrl ?? null,
     interfaceConfig: settings.interfaceConfig ?? null,

@@ -62,7 +62,7 @@ export const agentRoutes: Route[] = [
     summary:
       "Agent Get. `{id}` may be `@handle`. The owner's key with the `read` scope gets the whole agent; anyone else gets the public view " +
       'of a public agent (what a chat widget shows: no prompts, model settings or owner). Without a key a private or unknown agent is a 401, ' +
-      "with another owner's key a 404, as before.",
+      "with another owner's key a 404.",
     tag: 'agents',
     auth: 'public-agent',
     response: 'AgentOrPublicAgent',
@@ -155,10 +155,7 @@ export const agentRoutes: Route[] = [
  */
 export async function queryableAgent(context: OperationContext, id: string) {
   const { principal, ragdesk } = context;
-  const agent = await agentByIdOrHandle(ragdesk, id).catch((error: unknown) => {
-    if (RagdeskError.isInstance(error) && error.code === 'not_found') return null;
-    throw error;
-  });
+  const agent = await findAgent(context, id);
   if (principal === null) {
     if (agent?.visibility === 'public') return agent;
     throw new RagdeskError(
@@ -176,20 +173,25 @@ export async function queryableAgent(context: OperationContext, id: string) {
 
 /**
  * Agent Get: the whole agent for its owner's key with the `read` scope; the public view of a public
- * agent for anyone else. Everything else answers exactly as before public views existed (401
- * without a key, 404 for another owner's key, 403 for the owner's key without `read`), so the
- * answer tells nothing about private agents.
+ * agent for anyone else. Everything else answers as if there were no public views (401 without a
+ * key, 404 for another owner's key, 403 for the owner's key without `read`), so the answer tells
+ * nothing about private agents.
  */
 async function readableAgent(context: OperationContext, id: string) {
   const { principal, ragdesk } = context;
-  const agent = await agentByIdOrHandle(ragdesk, id).catch((error: unknown) => {
-    if (RagdeskError.isInstance(error) && error.code === 'not_found') return null;
-    throw error;
-  });
+  const agent = await findAgent(context, id);
   const owner = principal !== null && agent !== null && agent.ownerId === principal.ownerId;
   if (owner && hasScope(principal, 'read')) return agentToWire(await ownedAgent(ragdesk, principal, id));
   if (agent?.visibility === 'public') return publicAgentView({ ...agent, visibility: 'public' });
   if (principal === null) throw missingKeyError();
   requireScope(principal, 'read');
   return agentToWire(await ownedAgent(ragdesk, principal, id));
+}
+
+/** The agent with this id or `@handle`, or null when there is none (whoever owns it). */
+function findAgent(context: OperationContext, id: string) {
+  return agentByIdOrHandle(context.ragdesk, id).catch((error: unknown) => {
+    if (RagdeskError.isInstance(error) && error.code === 'not_found') return null;
+    throw error;
+  });
 }

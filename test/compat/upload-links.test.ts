@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { createHttpHandler } from '../../adapters/http/index.js';
 import { ApiClient } from '../http/client.js';
 import { DOCUMENTS, openFixture, type Fixture } from '../http/fixture.js';
 import { OpenApiValidator } from '../http/openapi-validator.js';
@@ -231,5 +232,48 @@ describe('upload links: the reference widget asks for them, PUTs the file, attac
       0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 73, 72, 68, 82, 0, 0, 0, 1, 0, 0, 0, 1, 8, 6, 0, 0, 0,
     ]);
     expect((await put(disguised.signedUrl, png)).status).toBe(415);
+  });
+});
+
+describe('the origin upload links name', () => {
+  let fixture: Fixture;
+  let agentId: string;
+  const item = () => [
+    { case: 'chatUpload', agentId, conversationId: 'ckorigin00000000000001', fileName: 'a.md', mimeType: 'text/markdown' },
+  ];
+
+  beforeAll(async () => {
+    fixture = await openFixture();
+    agentId = (await fixture.ragdesk.agents.create({ name: 'A', description: 'd', visibility: 'public' }, { ownerId: 'alice' })).id;
+  });
+  afterAll(async () => {
+    await fixture?.close();
+  });
+
+  async function linkVia(handler: typeof fixture.handler, headers: Record<string, string> = {}): Promise<Link> {
+    const server = await startServer('node:http', handler);
+    try {
+      const response = await fetch(`${server.origin}/api/generate-upload-links`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...headers },
+        body: JSON.stringify(item()),
+      });
+      expect(response.status).toBe(200);
+      return ((await response.json()) as Link[])[0]!;
+    } finally {
+      await server.close();
+    }
+  }
+
+  it('is the publicUrl option when set, else the request host (https behind a proxy that says so)', async () => {
+    const configured = await linkVia(fixture.watch(createHttpHandler(fixture.ragdesk, { publicUrl: 'https://api.example.com/' })));
+    expect(configured.fileUrl).toMatch(/^https:\/\/api\.example\.com\/api\/uploads\/rdu_[\w-]{22}$/);
+    const proxied = await linkVia(fixture.handler, { 'x-forwarded-proto': 'https' });
+    expect(proxied.fileUrl).toMatch(/^https:\/\/127\.0\.0\.1:\d+\/api\/uploads\//);
+    const plain = await linkVia(fixture.handler);
+    expect(plain.fileUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/api\/uploads\//);
+    for (const bad of ['ftp://files.example.com', 'https://api.example.com/base', 'not a url']) {
+      expect(() => createHttpHandler(fixture.ragdesk, { publicUrl: bad })).toThrow(/publicUrl/);
+    }
   });
 });

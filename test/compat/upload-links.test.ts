@@ -77,8 +77,12 @@ describe('upload links: the reference widget asks for them, PUTs the file, attac
     expect(response.status, response.text).toBe(200);
     return (response.body as Link[])[0]!;
   }
-  function put(url: string, body: string | Uint8Array, type = 'text/markdown') {
-    return fetch(url, { method: 'PUT', headers: { 'content-type': type }, body });
+  /** The upload as the widget makes it; every answer is checked against the OpenAPI document too. */
+  async function put(url: string, body: string | Uint8Array, type = 'text/markdown') {
+    const response = await fetch(url, { method: 'PUT', headers: { 'content-type': type }, body });
+    const parsed = JSON.parse(await response.clone().text()) as unknown;
+    api.validator.validate('PUT', new URL(url).pathname, response.status, response.headers.get('content-type'), parsed);
+    return response;
   }
   function ask(agentId: string, body: Record<string, unknown>) {
     return api.post<Answer>(`/api/agents/${agentId}/query`, { query: 'When does the ferry leave?', ...body }, { key: null });

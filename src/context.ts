@@ -35,6 +35,8 @@ export class RagdeskContext {
   /** Public calls in progress (see `operation`); close waits for them. */
   private readonly operations = new Set<Promise<unknown>>();
   private readonly shutdown = new AbortController();
+  /** The clock upload links expire by (`uploads.now`, a test seam); the query flow checks uploads with it too. */
+  uploadClock: () => Date = () => new Date();
 
   constructor(
     readonly store: Store,

@@ -29,6 +29,10 @@ export { DatasourceEvents, type StatusEventPayload, type ProgressEventPayload } 
 export { AgentService, type AgentCallOptions } from './agents/agent-service.js';
 export type { Agent, AgentResponse, AgentStreamEvent } from './agents/agent.js';
 export type { HistoryMessage } from './agents/history.js';
+export { agentDisplaySettings, publicAgentView, type AgentDisplaySettings, type PublicAgentView } from './agents/agent-views.js';
+export { interfaceConfigSchema, type InterfaceConfig } from './agents/interface-config.js';
+export { UploadService, type UploadOptions, type UploadLink, type UploadLinkRequest } from './uploads/upload-service.js';
+export { UPLOAD_TYPES } from './uploads/upload-types.js';
 export type { AgentCreateInput, AgentUpdateInput, AgentQueryInput } from './agents/schemas.js';
 export type { AgentOptionsInput, AgentOptions } from './agents/agent-options.js';
 export { DEFAULT_PRICES, type ModelPrice } from './agents/pricing.js';

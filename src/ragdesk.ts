@@ -4,6 +4,7 @@ import { DatastoreService } from './datastores/datastore-service.js';
 import { AgentService } from './agents/agent-service.js';
 import { resolveAgentOptions, type AgentOptionsInput } from './agents/agent-options.js';
 import { ApiKeyService, type ApiKeyServiceOptions } from './auth/api-keys.js';
+import { UploadService, type UploadOptions } from './uploads/upload-service.js';
 import { RagdeskError } from './errors.js';
 import { assertAdapter } from './adapter-checks/assert-adapter.js';
 import {
@@ -43,6 +44,8 @@ export interface RagdeskOptions {
   keys?: ApiKeyServiceOptions;
   /** Agent retrieval depth, prompt budgets, price table and query limits. */
   agents?: AgentOptionsInput;
+  /** Upload links for chat attachments: how long a link and a file last, the largest file. */
+  uploads?: UploadOptions;
 }
 
 export interface Ragdesk {
@@ -51,6 +54,8 @@ export interface Ragdesk {
   /** API keys of owners (used by the HTTP adapter and the CLI). */
   readonly keys: ApiKeyService;
   readonly agents: AgentService;
+  /** Upload links for files chat visitors attach to a message (used by the HTTP adapter). */
+  readonly uploads: UploadService;
   /** The adapters this instance was composed of, e.g. for labelling responses. */
   readonly adapters: { store: string; index: string; embeddings: string; chat: string | null };
   /** Waits for pending writes, flushes the vector index, closes the loaders and the store. Idempotent. */
@@ -84,11 +89,14 @@ export function createRagdesk(options: RagdeskOptions): Ragdesk {
   // Unfinished jobs of a previous run resume in the background. A failure to read them is not lost:
   // `start()` keeps the rejected promise, and `create` / `sync` await it and rethrow.
   datasources.start().catch(() => undefined);
+  const uploads = new UploadService(context, options.uploads);
+  context.uploadClock = uploads.now;
   return {
     datastores: new DatastoreService(context, (datastoreId) => datasources.stopSyncsOf(datastoreId)),
     datasources,
     keys: new ApiKeyService(options.store, () => context.assertOpen(), options.keys),
     agents: new AgentService(context, options.chat, resolveAgentOptions(options.agents)),
+    uploads,
     adapters: {
       store: options.store.name,
       index: options.index.name,

@@ -73,8 +73,13 @@ function digest(secret: string): Buffer {
 }
 
 export function requirePrincipal(principal: Principal | null): Principal {
-  if (!principal) throw new RagdeskError('unauthorized', 'Missing API key: send "Authorization: Bearer <API key>"');
+  if (!principal) throw missingKeyError();
   return principal;
+}
+
+/** The one 401 for a request without a key, whatever the route and whether or not the id exists. */
+export function missingKeyError(): RagdeskError {
+  return new RagdeskError('unauthorized', 'Missing API key: send "Authorization: Bearer <API key>"');
 }
 
 export function requireScope(principal: Principal, scope: ApiKeyScope): void {

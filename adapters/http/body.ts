@@ -57,6 +57,26 @@ async function readJsonBody(request: HttpRequest, limit: number): Promise<unknow
   }
 }
 
+/** The body as any JSON value (an empty body is `{}`). */
+export function readJsonValue(request: HttpRequest, limit: number): Promise<unknown> {
+  return readJsonBody(request, limit);
+}
+
+/** The body's bytes within `limit` (413 as soon as it is passed, declared or read). */
+export async function readBytes(request: HttpRequest, limit: number): Promise<Uint8Array> {
+  const declared = declaredLength(request);
+  if (declared !== undefined && declared > limit) throw tooLarge(limit);
+  if (request.body === null) return new Uint8Array(0);
+  const chunks: Uint8Array[] = [];
+  let total = 0;
+  for await (const chunk of request.body) {
+    total += chunk.length;
+    if (total > limit) throw tooLarge(limit);
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, total);
+}
+
 /** The body as one object; fails with 400 when it is JSON but not an object. */
 export async function readJsonObject(request: HttpRequest, limit: number): Promise<Record<string, unknown>> {
   const body = await readJsonBody(request, limit);

@@ -75,6 +75,7 @@ export class Dispatcher {
       const principal = route.auth === 'none' ? null : await this.identify(request);
       await this.limitRate(request, principal);
       if (typeof route.auth === 'object') requireScope(requirePrincipal(principal), route.auth.scope);
+      if (route.auth === 'key') requirePrincipal(principal);
       const context: OperationContext = {
         ragdesk: this.ragdesk,
         request,

@@ -18,24 +18,27 @@ export interface OperationContext {
 }
 
 /**
- * How a route authenticates: `scope` routes need a key with that scope; `public-agent` lets a
- * public agent be queried without a key; `none` is for the OpenAPI document.
+ * How a route authenticates: `scope` routes need a key with that scope; `key` needs a valid key of
+ * any scope; `public-agent` lets a public agent be read or queried without a key; `none` is for the
+ * OpenAPI document.
  */
-type RouteAuth = { scope: ApiKeyScope } | 'public-agent' | 'none';
+type RouteAuth = { scope: ApiKeyScope } | 'key' | 'public-agent' | 'none';
 
 /** The request body, for routing and for the OpenAPI document. */
 type RouteBody =
   | { json: z.ZodType; name: string }
+  /** Raw bytes (an upload link's file), described by media types only. */
+  | { raw: readonly string[]; description: string }
   | { multipart: z.ZodType; name: string }
   | { json: z.ZodType; multipart: z.ZodType; name: string; multipartName: string };
 
 export interface Route {
-  method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
   /** Relative to the base path, with `{name}` parameters, e.g. `/agents/{id}/query`. */
   path: string;
   operationId: string;
   summary: string;
-  tag: 'agents' | 'datastores' | 'datasources' | 'meta' | 'openai';
+  tag: 'agents' | 'datastores' | 'datasources' | 'uploads' | 'meta' | 'openai';
   auth: RouteAuth;
   body?: RouteBody;
   /** Query string parameters, for the document. */

@@ -57,6 +57,11 @@ export interface HttpHandlerOptions {
    * `GET {basePath}/models`, `basePath` `/v1` unless given. `true` is `{ basePath: '/v1' }`.
    */
   openaiCompat?: boolean | { basePath?: string };
+  /**
+   * The origin upload links are made with (`https://api.example.com`). Default: the request's `Host`
+   * over http, or https when `X-Forwarded-Proto` says so (behind a TLS proxy).
+   */
+  publicUrl?: string;
 }
 
 export interface ResolvedOptions {
@@ -69,6 +74,7 @@ export interface ResolvedOptions {
   cors: CorsPolicy | undefined;
   /** Where the OpenAI-compatible routes are (absolute), or null when they are off. */
   openaiCompatBasePath: string | null;
+  publicUrl: string | undefined;
 }
 
 const stderrLogger: HttpLogger = {
@@ -91,6 +97,7 @@ export function resolveOptions(options: HttpHandlerOptions): ResolvedOptions {
     logger: options.logger ?? stderrLogger,
     cors: options.cors === undefined ? undefined : new CorsPolicy(options.cors),
     openaiCompatBasePath: openaiCompatBasePath(options.openaiCompat),
+    publicUrl: publicUrlOption(options.publicUrl),
   };
 }
 
@@ -100,4 +107,13 @@ function openaiCompatBasePath(option: HttpHandlerOptions['openaiCompat']): strin
   const basePath = given.replace(/\/+$/, '');
   if (!basePath.startsWith('/')) throw optionError(OWNER, 'openaiCompat.basePath', 'must start with "/" and name a path', given);
   return basePath;
+}
+
+function publicUrlOption(value: string | undefined): string | undefined {
+  if (value === undefined) return undefined;
+  const url = URL.canParse(value) ? new URL(value) : null;
+  if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.pathname !== '/' || url.search !== '') {
+    throw optionError(OWNER, 'publicUrl', 'must be an http(s) origin such as https://api.example.com', value);
+  }
+  return url.origin;
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { schemas, type Agent, type DatasourceRecord } from '../../src/index.js';
+import { agentDisplaySettings, schemas, type Agent, type AgentDisplaySettings, type DatasourceRecord } from '../../src/index.js';
 
 /**
  * HTTP request bodies, derived from the library's own schemas (the OpenAPI document is generated
@@ -40,11 +40,14 @@ export const fileUploadFieldsSchema = fileFormFieldsSchema.omit({ type: true, da
 
 export type AgentTool = z.output<typeof agentToolSchema>;
 
-/** The wire shape of an agent: the library's fields plus `tools`. */
-export type AgentWire = Agent & { tools: AgentTool[] };
+/**
+ * The wire shape of an agent: the library's fields, `tools`, and the settings again at the top level
+ * with their values in effect, where the reference service's clients read them.
+ */
+export type AgentWire = Agent & AgentDisplaySettings & { tools: AgentTool[] };
 
 export function agentToWire(agent: Agent): AgentWire {
-  return { ...agent, tools: agent.datastoreIds.map((datastoreId) => ({ type: 'datastore', datastoreId })) };
+  return { ...agent, ...agentDisplaySettings(agent), tools: agent.datastoreIds.map((datastoreId) => ({ type: 'datastore', datastoreId })) };
 }
 
 export function toolsToDatastoreIds(tools: readonly AgentTool[]): string[] {

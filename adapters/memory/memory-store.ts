@@ -5,6 +5,7 @@ import { patchedDatastore } from '../kit/record-patches.js';
 import { conflict, copyChunk, copyDatasource, oldestFirst, patchDatasource, validateChunks } from './record-copies.js';
 import { memoryAgents } from './memory-agents-keys-usage.js';
 import { memoryJobs } from './memory-jobs.js';
+import { memoryUploads } from './memory-uploads.js';
 import { TextPostings } from './text-postings.js';
 
 /**
@@ -33,6 +34,7 @@ export function memoryStore(_options: MemoryStoreOptions = {}): Store {
   const chunkIds = new Map<string, Set<string>>();
   const jobs = memoryJobs((id) => datasources.get(id));
   const agents = memoryAgents();
+  const uploads = memoryUploads();
   let closed = false;
 
   function open(): void {
@@ -391,6 +393,31 @@ export function memoryStore(_options: MemoryStoreOptions = {}): Store {
     async consumeUsage(request) {
       open();
       return agents.consumeUsage(request);
+    },
+
+    async createUpload(record) {
+      open();
+      uploads.createUpload(record);
+    },
+
+    async getUpload(id) {
+      open();
+      return uploads.getUpload(id);
+    },
+
+    async completeUpload(id, upload) {
+      open();
+      return uploads.completeUpload(id, upload);
+    },
+
+    async getUploadBytes(id) {
+      open();
+      return uploads.getUploadBytes(id);
+    },
+
+    async deleteUploadsBefore(cutoff) {
+      open();
+      return uploads.deleteUploadsBefore(cutoff);
     },
 
     async close() {

@@ -2,6 +2,7 @@ import { RagdeskError } from '../../src/errors.js';
 import type { Store } from '../../src/ports/store.js';
 import { chunkPages } from '../kit/chunk-pages.js';
 import { agentQueries } from './agent-key-usage-queries.js';
+import { uploadQueries } from './upload-queries.js';
 import { chunkQueries } from './chunk-queries.js';
 import { openPool, quoteIdentifier, translateError, type PoolHandle, type PostgresConnectionOptions } from './connection.js';
 import { jobQueries } from './job-queries.js';
@@ -60,6 +61,7 @@ export async function createPostgresStore(
   const chunks = chunkQueries(pool, s);
   const jobs = jobQueries(pool, s, records);
   const agents = agentQueries(pool, s);
+  const uploads = uploadQueries(pool, s);
   const lexical = lexicalSearch(pool, s, { ...DEFAULT_LEXICAL_LIMITS, ...options.lexicalLimits });
   let closed = false;
 
@@ -151,6 +153,11 @@ export async function createPostgresStore(
     listApiKeys: (filter) => run('listApiKeys', () => agents.listApiKeys(filter)),
     updateApiKey: (id, patch) => run('updateApiKey', () => agents.updateApiKey(id, patch)),
     consumeUsage: (request) => run('consumeUsage', () => agents.consumeUsage(request)),
+    createUpload: (record) => run('createUpload', () => uploads.createUpload(record)),
+    getUpload: (id) => run('getUpload', () => uploads.getUpload(id)),
+    completeUpload: (id, upload) => run('completeUpload', () => uploads.completeUpload(id, upload)),
+    getUploadBytes: (id) => run('getUploadBytes', () => uploads.getUploadBytes(id)),
+    deleteUploadsBefore: (cutoff) => run('deleteUploadsBefore', () => uploads.deleteUploadsBefore(cutoff)),
 
     async close() {
       if (closed) return;

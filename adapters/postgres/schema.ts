@@ -203,6 +203,27 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
   CREATE UNIQUE INDEX agents_handle ON ${s}.agents (handle) WHERE handle IS NOT NULL;
   ALTER TABLE ${s}.conversations ADD COLUMN contact text;
   `,
+  // Upload links: files chat visitors attach to a message, kept for a day (upload-queries.ts).
+  (s) => `
+  CREATE TABLE ${s}.uploads (
+    id text COLLATE "C" PRIMARY KEY,
+    secret_hash text NOT NULL,
+    owner_id text,
+    agent_id text NOT NULL,
+    conversation_id text NOT NULL,
+    visitor_id text,
+    file_name text NOT NULL,
+    mime_type text NOT NULL,
+    max_bytes bigint NOT NULL,
+    created_at text COLLATE "C" NOT NULL,
+    upload_before text COLLATE "C" NOT NULL,
+    keep_until text COLLATE "C" NOT NULL,
+    uploaded_at text COLLATE "C",
+    size bigint,
+    bytes bytea
+  );
+  CREATE INDEX uploads_keep_until ON ${s}.uploads (keep_until);
+  `,
 ];
 
 /** The schema version this code writes. */

@@ -309,6 +309,27 @@ const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (datasource_id, generation)
   ) WITHOUT ROWID;
   `,
+  // Upload links: files chat visitors attach to a message, kept for a day (upload-queries.ts).
+  `
+  CREATE TABLE uploads (
+    id TEXT PRIMARY KEY,
+    secret_hash TEXT NOT NULL,
+    owner_id TEXT,
+    agent_id TEXT NOT NULL,
+    conversation_id TEXT NOT NULL,
+    visitor_id TEXT,
+    file_name TEXT NOT NULL,
+    mime_type TEXT NOT NULL,
+    max_bytes INTEGER NOT NULL,
+    created_at TEXT NOT NULL,
+    upload_before TEXT NOT NULL,
+    keep_until TEXT NOT NULL,
+    uploaded_at TEXT,
+    size INTEGER,
+    bytes BLOB
+  );
+  CREATE INDEX uploads_keep_until ON uploads (keep_until);
+  `,
 ];
 
 /** The schema version this code writes. */

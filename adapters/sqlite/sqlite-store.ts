@@ -19,6 +19,7 @@ import { jobQueries } from './job-queries.js';
 import { recordQueries } from './record-queries.js';
 import { migrate } from './schema.js';
 import { storedFiles } from './stored-files.js';
+import { uploadQueries } from './upload-queries.js';
 
 interface CommonOptions {
   /** Milliseconds a write waits for another connection's lock. Default 5000. */
@@ -71,6 +72,7 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
   const chunks = chunkQueries(db, records);
   const jobs = jobQueries(db, records);
   const agents = agentQueries(db);
+  const uploads = uploadQueries(db);
   // Every step of a file read or write: refuses after close, counts for the checkpointer.
   const beforeStep = () => {
     if (closed) throw closedError();
@@ -259,6 +261,11 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     listApiKeys: (filter = {}) => run('listApiKeys', () => agents.listApiKeys(filter.ownerId)),
     updateApiKey: (id, patch) => run('updateApiKey', () => agents.updateApiKey(id, patch)),
     consumeUsage: (request) => run('consumeUsage', () => agents.consumeUsage(request)),
+    createUpload: (record) => run('createUpload', () => uploads.createUpload(record)),
+    getUpload: (id) => run('getUpload', () => uploads.getUpload(id)),
+    completeUpload: (id, upload) => run('completeUpload', () => uploads.completeUpload(id, upload)),
+    getUploadBytes: (id) => run('getUploadBytes', () => uploads.getUploadBytes(id)),
+    deleteUploadsBefore: (cutoff) => run('deleteUploadsBefore', () => uploads.deleteUploadsBefore(cutoff)),
 
     async close() {
       if (closed) return;

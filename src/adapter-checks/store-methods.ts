@@ -9,6 +9,7 @@ import type {
   Store,
   StoreLifecycle,
   TextSearchStore,
+  UploadStore,
   UsageStore,
 } from '../ports/store.js';
 import type { PortMethods, RequiredMethodName } from './method-names.js';
@@ -82,6 +83,14 @@ const API_KEYS: Record<RequiredMethodName<ApiKeyStore>, true> = {
 
 const USAGE: Record<RequiredMethodName<UsageStore>, true> = { consumeUsage: true };
 
+const UPLOADS: Record<RequiredMethodName<UploadStore>, true> = {
+  createUpload: true,
+  getUpload: true,
+  completeUpload: true,
+  getUploadBytes: true,
+  deleteUploadsBefore: true,
+};
+
 /**
  * The Store's methods, part by part. The whole is typed against `Store` too, so a part added to the
  * port without its list here does not compile either.
@@ -98,6 +107,7 @@ export const STORE_METHODS: PortMethods<Store> = {
     ...CONVERSATIONS,
     ...API_KEYS,
     ...USAGE,
+    ...UPLOADS,
   },
   optional: {
     getDatasourceRefs: true,

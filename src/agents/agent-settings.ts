@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { interfaceConfigSchema } from './interface-config.js';
 import type { AgentRecord, AgentSettings } from '../ports/agent-key-usage-records.js';
 
 /**
@@ -18,7 +19,7 @@ export const agentSettingsFields = {
   useMarkdown: z.boolean().optional(),
   useLanguageDetection: z.boolean().optional(),
   iconUrl: z.string().max(2_000).nullable().optional(),
-  interfaceConfig: z.record(z.string().max(200), z.unknown()).nullable().optional(),
+  interfaceConfig: interfaceConfigSchema.nullable().optional(),
   prompt: z.string().max(100_000).nullable().optional(),
   /**
    * A public agent answers visitors (no key, or another owner's key) on the OpenAI-compatible
@@ -60,12 +61,19 @@ const USE_MARKDOWN = 'Format the answer in Markdown.';
 
 /** The system prompt with the instructions the agent's settings add (as the reference does). */
 export function withSettingsInstructions(system: string | null, agent: AgentRecord): string | null {
-  const extra = [
-    ...(agent.settings.restrictKnowledge === true ? [RESTRICT_KNOWLEDGE] : []),
-    ...(agent.settings.useMarkdown === true ? [USE_MARKDOWN] : []),
-  ];
+  const extra = [...(restrictsKnowledge(agent) ? [RESTRICT_KNOWLEDGE] : []), ...(usesMarkdown(agent) ? [USE_MARKDOWN] : [])];
   if (extra.length === 0) return system;
   return [system, ...extra].filter((part): part is string => part !== null && part !== '').join('\n');
+}
+
+/** Whether answers keep to the retrieved context (`restrictKnowledge`; absent: off). */
+export function restrictsKnowledge(agent: AgentRecord): boolean {
+  return agent.settings.restrictKnowledge === true;
+}
+
+/** Whether answers are asked for in Markdown (`useMarkdown`; absent: off). */
+export function usesMarkdown(agent: AgentRecord): boolean {
+  return agent.settings.useMarkdown === true;
 }
 
 /** `includeSources: false` answers without sources. */

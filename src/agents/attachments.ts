@@ -10,6 +10,11 @@ export interface AttachmentReaders {
   maxFileBytes?: number | undefined;
   /** The agent's owner, so parsing shares the parsers fairly like datasource syncs do. */
   owner?: string | undefined;
+  /**
+   * Files uploaded to this instance through upload links, read from the Store instead of fetched:
+   * null when the URL is no upload link, a warning when this query may not read it.
+   */
+  uploaded?: ((url: string) => Promise<{ bytes: Uint8Array; mimeType: string } | string | null>) | undefined;
 }
 
 export interface QueryAttachment {
@@ -39,7 +44,6 @@ export async function readAttachments(
   const warnings: string[] = [];
   if (attachments.length === 0) return { parts, warnings };
   const { web } = readers;
-  if (!web) return { parts, warnings: ['attachments were not read: no web loader is configured'] };
   let budget = ATTACHMENT_TEXT_LIMIT;
   for (const attachment of attachments) {
     const name = attachment.name.slice(0, 200);
@@ -52,7 +56,18 @@ export async function readAttachments(
       continue;
     }
     try {
-      const document = await readOne(readers, web, attachment, name, signal);
+      const uploaded = (await readers.uploaded?.(attachment.url)) ?? null;
+      if (typeof uploaded === 'string') {
+        warnings.push(`attachment ${JSON.stringify(name)} was not read: ${uploaded}`);
+        continue;
+      }
+      let document: LoadedDocument | string;
+      if (uploaded !== null) document = await parseUploaded(readers, uploaded, attachment, name, signal);
+      else if (web) document = await readOne(readers, web, attachment, name, signal);
+      else {
+        if (!warnings.includes(NO_WEB_LOADER)) warnings.push(NO_WEB_LOADER);
+        continue;
+      }
       if (typeof document === 'string') {
         warnings.push(document);
         continue;
@@ -76,6 +91,20 @@ export async function readAttachments(
   return { parts, warnings };
 }
 
+const NO_WEB_LOADER = 'attachments were not read: no web loader is configured';
+
+/** An uploaded file's document (parsed like a fetched one), or the warning saying why it is not read. */
+async function parseUploaded(
+  readers: AttachmentReaders,
+  file: { bytes: Uint8Array; mimeType: string },
+  attachment: QueryAttachment,
+  name: string,
+  signal: AbortSignal | undefined,
+): Promise<LoadedDocument | string> {
+  if (!readers.files) return `attachment ${JSON.stringify(name)} was not read: no file loaders are configured`;
+  return parseFile(readers, readers.files, { bytes: file.bytes, mimeType: file.mimeType }, attachment, name, signal);
+}
+
 /** One attachment's document, or the warning saying why it is not read. */
 async function readOne(
   readers: AttachmentReaders,
@@ -90,6 +119,17 @@ async function readOne(
     ...(signal ? { signal } : {}),
     ...(readers.maxFileBytes === undefined ? {} : { maxBytes: readers.maxFileBytes }),
   });
+  return parseFile(readers, files, fetched, attachment, name, signal);
+}
+
+async function parseFile(
+  readers: AttachmentReaders,
+  files: FileLoading,
+  fetched: { bytes: Uint8Array; mimeType: string },
+  attachment: QueryAttachment,
+  name: string,
+  signal: AbortSignal | undefined,
+): Promise<LoadedDocument | string> {
   if (fetched.mimeType.startsWith('image/')) return imageWarning(name);
   // Storage often serves uploads as application/octet-stream: the uploader's type is the better
   // hint. Either way the loaders decide from the bytes.

@@ -15,6 +15,17 @@ export const optionalId = z.preprocess((value) => (value === null || value === '
 
 const shortText = z.string().max(200);
 
+/**
+ * A boolean as form-filling tools send an optional one: `""` (left empty) is absent, and `"true"` /
+ * `"false"` are the booleans (the reference's Zapier app renders its fields into strings).
+ */
+const formBoolean = z.preprocess((value) => {
+  if (value === '' || value === null) return undefined;
+  if (value === 'true') return true;
+  if (value === 'false') return false;
+  return value;
+}, z.boolean().optional());
+
 /** A file the user attached to the message, already uploaded somewhere the server can fetch. */
 const attachmentSchema = z.object({
   name: z.string().min(1).max(500),
@@ -46,7 +57,7 @@ export const clientQueryFields = {
   images: z.array(z.string().max(4_000)).max(10).optional(),
   contact: contactSchema.optional(),
   isDraft: z.boolean().optional(),
-  truncateQuery: z.boolean().optional(),
+  truncateQuery: formBoolean.optional(),
   toolsConfig: z.record(z.string().max(200), z.unknown()).optional(),
   formId: optionalId,
   contactId: optionalId,

@@ -16,6 +16,7 @@ import type { AgentQuery } from './schemas.js';
 import { buildSources } from './sources.js';
 import { contactOf, ignoredFieldsWarning, narrowDatastores, withContext } from './client-fields.js';
 import { readAttachments, withAttachments } from './attachments.js';
+import { readUploadedAttachment } from '../uploads/uploaded-attachments.js';
 import { includesSources, withSettingsInstructions } from './agent-settings.js';
 import { consumeQuery, DEFAULT_OWNER } from './usage-policy.js';
 import type { AgentOptions } from './agent-options.js';
@@ -75,8 +76,21 @@ export async function prepareQuery(
   if (agent.datastoreIds.length === 0) warnings.push('the agent reads no datastore, so it answers without context');
   const ignored = ignoredFieldsWarning(query);
   if (ignored) warnings.push(ignored);
+  const uploadScope = {
+    agentId: agent.id,
+    continuedConversationId: isNew ? null : conversation.id,
+    requestedConversationId: query.conversationId,
+    visitorId: conversation.visitorId,
+    now: context.uploadClock,
+  };
   const attached = await readAttachments(
-    { web: context.web, files: context.files, maxFileBytes: context.usage.maxFileBytes, owner: agent.ownerId ?? undefined },
+    {
+      web: context.web,
+      files: context.files,
+      maxFileBytes: context.usage.maxFileBytes,
+      owner: agent.ownerId ?? undefined,
+      uploaded: (url) => readUploadedAttachment(context.store, url, uploadScope),
+    },
     query.attachments ?? [],
     signal,
   );

@@ -4,14 +4,31 @@ import { filtersSchema, idSchema, metadataSchema, nonBlankString } from '../vali
 export const MAX_TOP_K = 1000;
 export const DEFAULT_TOP_K = 5;
 
+/**
+ * The reference service's datastore `type` and `visibility` mean nothing here, and are refused by
+ * name rather than dropped: the vector store is the instance's index adapter (HNSW files,
+ * pgvector), not a per-datastore choice; and a datastore is only ever read with its owner's key (a
+ * public agent is how anyone may ask it), so only `"private"`, which every datastore is, is taken.
+ */
+const referenceOnlyFields = {
+  type: z.never({ error: "the vector store is the server's index adapter, not chosen per datastore: leave type out" }).optional(),
+  visibility: z
+    .literal('private', {
+      error: 'datastores are read only with their owner\'s key (make a public agent instead): leave visibility out, or "private"',
+    })
+    .optional(),
+};
+
 export const datastoreCreateSchema = z.object({
   name: nonBlankString.pipe(z.string().max(200)),
   description: z.string().max(10_000).optional(),
+  ...referenceOnlyFields,
 });
 
 export const datastoreUpdateSchema = z.object({
   name: nonBlankString.pipe(z.string().max(200)).optional(),
   description: z.string().max(10_000).optional(),
+  ...referenceOnlyFields,
 });
 
 /**

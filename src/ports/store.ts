@@ -7,6 +7,7 @@ import type { DatastoreStore } from './store/datastore-store.js';
 import type { JobStore } from './store/job-store.js';
 import type { TextSearchStore } from './store/text-search-store.js';
 import type { UsageStore } from './store/usage-store.js';
+import type { UploadStore } from './store/upload-store.js';
 import type { SpecificationVersion } from './specification.js';
 
 export type { DatastorePatch, DatastoreStore } from './store/datastore-store.js';
@@ -18,6 +19,7 @@ export type { AgentPatch, AgentStore } from './store/agent-store.js';
 export type { ConversationStore } from './store/conversation-store.js';
 export type { ApiKeyPatch, ApiKeyStore } from './store/api-key-store.js';
 export type { UsageStore } from './store/usage-store.js';
+export type { UploadRecord, UploadStore } from './store/upload-store.js';
 
 /** What every Store has besides its records: a name, the contract version, and `close`. */
 export interface StoreLifecycle {
@@ -52,4 +54,5 @@ export interface Store
     AgentStore,
     ConversationStore,
     ApiKeyStore,
-    UsageStore {}
+    UsageStore,
+    UploadStore {}

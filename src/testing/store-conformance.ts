@@ -8,7 +8,7 @@
  * Its parts follow the parts of the `Store` port: records (`DatastoreStore`, `DatasourceStore`), chunks
  * (`ChunkStore`), search and lifecycle (`TextSearchStore`, `close`), the datasource pipeline
  * (`DatasourceStore` status and files, `JobStore`) and agents (`AgentStore`, `ConversationStore`,
- * `ApiKeyStore`, `UsageStore`).
+ * `ApiKeyStore`, `UsageStore`) and uploads (`UploadStore`).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DatasourceRecord } from '../ports/records.js';
@@ -18,6 +18,7 @@ import { describeBigReplaceConformance } from './store-conformance-big-replace.j
 import { describeChunkConformance } from './store-conformance-chunks.js';
 import { describeJobConformance } from './store-conformance-jobs.js';
 import { describeSearchConformance } from './store-conformance-search.js';
+import { describeUploadConformance } from './store-conformance-uploads.js';
 import { isoAt, makeDatasource, makeDatastore } from './fixtures.js';
 import { expectCode, type StoreHarness, type StoreSuiteContext } from './store-harness.js';
 
@@ -60,6 +61,7 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
     describeSearchConformance(context);
     describeJobConformance(context);
     describeAgentConformance(context);
+    describeUploadConformance(context);
   });
 }
 

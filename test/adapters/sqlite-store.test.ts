@@ -325,6 +325,9 @@ const WITHOUT_CHUNK_GENERATIONS = `
   DROP INDEX chunks_id; DROP INDEX chunks_datasource; ALTER TABLE chunks DROP COLUMN generation;
   CREATE UNIQUE INDEX chunks_id_before_10 ON chunks (id); CREATE INDEX chunks_datasource ON chunks (datasource_id, position);`;
 
+/** Undoes the upload links migration (one table of its own). */
+const WITHOUT_UPLOADS = 'DROP TABLE uploads;';
+
 describe('sqliteStore datasource pipeline', () => {
   /** Tables, indexes and triggers as SQLite stores them, to compare two files' schemas. */
   const schemaOf = (file: string) => {
@@ -347,6 +350,7 @@ describe('sqliteStore datasource pipeline', () => {
       DROP INDEX datastores_owner; ALTER TABLE datastores DROP COLUMN owner_id;
       DROP TABLE jobs; DROP TABLE status_events; DROP TABLE datasource_file_parts; DROP TABLE datasource_files;
       ${WITHOUT_CHUNK_GENERATIONS}
+      ${WITHOUT_UPLOADS}
       PRAGMA user_version = 1;
     `);
     addLegacyFullText(db, 1);
@@ -398,6 +402,7 @@ describe('sqliteStore datasource pipeline', () => {
       ALTER TABLE datastores DROP COLUMN owner_id;
       ${WITHOUT_FILE_PARTS}
       ${WITHOUT_CHUNK_GENERATIONS}
+      ${WITHOUT_UPLOADS}
       PRAGMA user_version = 3;
     `);
     addLegacyFullText(db, 3);
@@ -467,6 +472,7 @@ describe('sqliteStore datasource pipeline', () => {
     db.exec('ALTER TABLE agents DROP COLUMN allow_overrides'); // added by migration 6
     db.exec(WITHOUT_FILE_PARTS);
     db.exec(WITHOUT_CHUNK_GENERATIONS);
+    db.exec(WITHOUT_UPLOADS);
     db.pragma('user_version = 4');
     db.close();
     expect(schemaOf(path).map((row) => (row as { name: string }).name)).toContain('chunks_fts');

@@ -34,7 +34,11 @@ function concreteRequest(
     updateDocument: { id: ids.datasource, text: 'hello' },
     updateDocumentExternal: { id: ids.datasource, text: 'hello' },
     createDatasource: { type: 'web_page', datastoreId: ids.datastore, config: { source_url: 'https://example.invalid/' } },
+    generateUploadLinks: [{ case: 'chatUpload', agentId: ids.agent, conversationId: 'c-1', fileName: 'a.md', mimeType: 'text/markdown' }],
   };
+  // The upload itself takes no key: its link's token is the credential (here an unknown link).
+  if (operation.operationId === 'uploadFileToLink')
+    return { path, options: { body: 'some text', headers: { 'content-type': 'text/markdown' } } };
   if (operation.operationId.replace(/Alias\d+$/, '') === 'uploadFile') {
     const form = new FormData();
     form.set('file', new Blob(['some text'], { type: 'text/plain' }), 'a.txt');
@@ -85,14 +89,23 @@ describe("auth matrix: every route without a key, with a wrong key, with another
   });
 
   it('covers every route of the document', () => {
-    // 24 routes and 5 deprecated aliases of the reference's paths.
-    expect(operations.length).toBe(29);
+    // 27 routes and 6 deprecated aliases of the reference's paths.
+    expect(operations.length).toBe(33);
     expect(
       operations
         .filter((operation) => operation.scope === null)
         .map((operation) => operation.operationId)
         .sort(),
-    ).toEqual(['chatAgentUiMessages', 'getOpenApiDocument', 'queryAgent', 'queryAgentAlias2']);
+    ).toEqual([
+      'chatAgentUiMessages',
+      'generateUploadLinks',
+      'getAgent',
+      'getKeyOwner',
+      'getOpenApiDocument',
+      'queryAgent',
+      'queryAgentAlias2',
+      'uploadFileToLink',
+    ]);
   });
 
   it('without a key, or with a malformed, unknown or revoked key: 401 everywhere but the document', async () => {
@@ -103,20 +116,21 @@ describe("auth matrix: every route without a key, with a wrong key, with another
       const { path, options } = concreteRequest(operation, ids);
       for (const key of badKeys) {
         const response = await api.call<{ error: { code: string } }>(operation.method, path, { ...options, key });
-        const expected = operation.operationId === 'getOpenApiDocument' ? 200 : 401;
+        const expected = operation.operationId === 'getOpenApiDocument' ? 200 : operation.operationId === 'uploadFileToLink' ? 404 : 401;
         expect(response.status, `${operation.method} ${operation.template} with ${key ? 'a bad key' : 'no key'}`).toBe(expected);
         if (expected === 401) expect(response.body.error.code).toBe('unauthorized');
       }
       const basic = await api.call(operation.method, path, { ...options, key: null, headers: { authorization: 'Basic YWxpY2U6c2VjcmV0' } });
       expect(basic.status, `${operation.method} ${operation.template} with Basic auth`).toBe(
-        operation.operationId === 'getOpenApiDocument' ? 200 : 401,
+        operation.operationId === 'getOpenApiDocument' ? 200 : operation.operationId === 'uploadFileToLink' ? 404 : 401,
       );
     }
   });
 
   it("with another owner's key: her ids answer 404, lists leave her out", async () => {
     for (const operation of operations) {
-      if (operation.operationId === 'getOpenApiDocument' || operation.operationId === 'createDatastore') continue;
+      // The document is anyone's; a new datastore and /me are the caller's own.
+      if (['getOpenApiDocument', 'createDatastore', 'getKeyOwner'].includes(operation.operationId)) continue;
       const { path, options } = concreteRequest(operation, ids);
       const response = await api.call<unknown>(operation.method, path, { ...options, key: fixture.bob });
       if (operation.operationId === 'listAgents' || operation.operationId === 'listDatastores') {
@@ -151,6 +165,12 @@ describe("auth matrix: every route without a key, with a wrong key, with another
       }
     }
     expect(checked).toBe(50);
+    // Agent Get takes any key for a public agent; a private one still needs `read`.
+    for (const scope of ['write', 'query']) {
+      const refused = await api.get<{ error: { details: { scope: string } } }>(`/api/agents/${ids.agent}`, { key: keys[scope]! });
+      expect(refused.status).toBe(403);
+      expect(refused.body.error.details.scope).toBe('read');
+    }
     // And each scope does open its own routes.
     expect((await api.get(`/api/datastores/${ids.datastore}`, { key: keys.read! })).status).toBe(200);
     expect((await api.post(`/api/datastores/${ids.datastore}/query`, { query: 'tides' }, { key: keys.query! })).status).toBe(200);
@@ -204,8 +224,11 @@ describe("auth matrix: every route without a key, with a wrong key, with another
     expect(anonymous.status).toBe(200);
     expect(anonymous.body.answer).toBe('Because of the moon.');
     expect((await api.post(`/api/agents/${ids.agent}/query`, { query: 'tides?' }, { key: fixture.bob })).status).toBe(200);
-    // Public means queryable, not manageable.
-    expect((await api.get(`/api/agents/${ids.agent}`, { key: fixture.bob })).status).toBe(404);
+    // Public means queryable and readable in its public view, not manageable.
+    const seen = await api.get<Record<string, unknown>>(`/api/agents/${ids.agent}`, { key: fixture.bob });
+    expect(seen.status).toBe(200);
+    expect(seen.body).not.toHaveProperty('systemPrompt');
+    expect(seen.body).not.toHaveProperty('ownerId');
     expect((await api.patch(`/api/agents/${ids.agent}`, { description: 'mine now' }, { key: fixture.bob })).status).toBe(404);
     expect((await api.post(`/api/agents/${ids.agent}/query`, { query: 'tides?' }, { key: 'rdk_' + 'y'.repeat(43) })).status).toBe(401);
     await api.patch(`/api/agents/${ids.agent}`, { description: 'd', visibility: 'private' });

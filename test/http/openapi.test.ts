@@ -91,6 +91,10 @@ const OPENAPI_31_SHAPE = {
 
 /** Every endpoint of docs/api.md, as `METHOD path`. */
 const EXPECTED_ROUTES = [
+  'GET /api/me',
+  'POST /api/generate-upload-links',
+  'PUT /api/uploads/{id}',
+  'POST /datastores/query/{id}',
   'POST /api/agents/{id}/query',
   'POST /api/agents/{id}/ai-sdk',
   'PATCH /api/agents/{id}',

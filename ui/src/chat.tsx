@@ -23,6 +23,8 @@ export interface ChatProps {
   storage?: Storage | null;
   /** First message shown before anything is asked. */
   greeting?: string;
+  /** The agent's own first messages (its `interfaceConfig.initialMessages`), shown above the conversation instead of the greeting. */
+  initialMessages?: readonly string[];
 }
 
 interface Conversation {
@@ -33,7 +35,7 @@ interface Conversation {
 let nextTurnId = 1;
 
 /** The chat itself, shared by the console's chat page and the embeddable widget. */
-export function Chat({ apiBase, agentId, apiKey, storage = null, greeting }: ChatProps) {
+export function Chat({ apiBase, agentId, apiKey, storage = null, greeting, initialMessages = [] }: ChatProps) {
   const storageKey = `ragdesk.conversation.${agentId}`;
   const [turns, setTurns] = useState<Turn[]>([]);
   const [draft, setDraft] = useState('');
@@ -107,20 +109,31 @@ export function Chat({ apiBase, agentId, apiKey, storage = null, greeting }: Cha
   return (
     <div class="chat">
       <div class="chat-log" ref={log} role="log" aria-live="polite" aria-busy={busy} aria-label="Conversation">
-        {turns.length === 0 && greeting ? <p class="chat-greeting">{greeting}</p> : null}
+        {initialMessages.map((message, index) => (
+          <div key={`initial-${index}`} class="turn turn-assistant initial-message" data-role="initial">
+            <p class="turn-text">{message}</p>
+          </div>
+        ))}
+        {turns.length === 0 && greeting && initialMessages.length === 0 ? <p class="chat-greeting">{greeting}</p> : null}
         {turns.map((turn) => (
           <div key={turn.id} class={`turn turn-${turn.role}`} data-role={turn.role}>
             <span class="sr-only">{turn.role === 'user' ? 'You said:' : 'Answer:'}</span>
             {turn.role === 'user' ? <p class="turn-text">{turn.text}</p> : <Markdown text={turn.text} />}
             {turn.role === 'assistant' && busy && turn.text === '' && !turn.error ? <p class="typing">Thinking…</p> : null}
             {turn.stopped ? <p class="turn-note">Stopped.</p> : null}
-            {turn.error ? <p class="turn-error" role="alert">{turn.error}</p> : null}
+            {turn.error ? (
+              <p class="turn-error" role="alert">
+                {turn.error}
+              </p>
+            ) : null}
             {turn.sources.length > 0 ? <Sources sources={turn.sources} /> : null}
           </div>
         ))}
       </div>
       <form class="chat-form" onSubmit={send}>
-        <label class="sr-only" for={`chat-input-${agentId}`}>Your question</label>
+        <label class="sr-only" for={`chat-input-${agentId}`}>
+          Your question
+        </label>
         <textarea
           id={`chat-input-${agentId}`}
           ref={input}
@@ -135,11 +148,17 @@ export function Chat({ apiBase, agentId, apiKey, storage = null, greeting }: Cha
         />
         <div class="chat-actions">
           {busy ? (
-            <button type="button" class="button danger" onClick={() => aborter.current?.abort()}>Stop</button>
+            <button type="button" class="button danger" onClick={() => aborter.current?.abort()}>
+              Stop
+            </button>
           ) : (
-            <button type="submit" class="button primary" disabled={draft.trim() === ''}>Send</button>
+            <button type="submit" class="button primary" disabled={draft.trim() === ''}>
+              Send
+            </button>
           )}
-          <button type="button" class="button" onClick={restart} disabled={turns.length === 0}>New conversation</button>
+          <button type="button" class="button" onClick={restart} disabled={turns.length === 0}>
+            New conversation
+          </button>
         </div>
       </form>
     </div>
@@ -157,9 +176,16 @@ function Sources({ sources }: { sources: SourceEntry[] }) {
           return (
             <li key={source.chunk_id}>
               <details>
-                <summary>{source.datasource_name || 'Untitled'}{page}</summary>
+                <summary>
+                  {source.datasource_name || 'Untitled'}
+                  {page}
+                </summary>
                 <blockquote class="fragment">{source.text}</blockquote>
-                {href ? <a href={href} target="_blank" rel="noopener noreferrer nofollow">Open the source</a> : null}
+                {href ? (
+                  <a href={href} target="_blank" rel="noopener noreferrer nofollow">
+                    Open the source
+                  </a>
+                ) : null}
               </details>
             </li>
           );

@@ -2,13 +2,19 @@ import { z } from 'zod';
 import type { Route } from '../operation.js';
 import {
   agentQueryResponseSchema,
+  agentOrPublicAgentSchema,
   agentResponseSchema,
+  agentUpdateResponseSchema,
+  publicAgentResponseSchema,
   datasourceResponseSchema,
   datastoreResponseSchema,
   documentUpdateResponseSchema,
   errorResponseSchema,
   fragmentResponseSchema,
+  keyOwnerResponseSchema,
   sourceEntrySchema,
+  uploadedFileResponseSchema,
+  uploadLinkResponseSchema,
   upsertResponseSchema,
 } from './response-schemas.js';
 import { chatCompletionSchema, modelListSchema, openaiErrorSchema } from './chat-client-schemas.js';
@@ -30,11 +36,17 @@ const STATUS_TEXT: Record<number, string> = {
 
 const RESPONSES: Record<string, z.ZodType> = {
   Agent: agentResponseSchema,
+  PublicAgent: publicAgentResponseSchema,
+  AgentOrPublicAgent: agentOrPublicAgentSchema,
+  AgentUpdateResponse: agentUpdateResponseSchema,
   Datastore: datastoreResponseSchema,
   Datasource: datasourceResponseSchema,
   DocumentFragment: fragmentResponseSchema,
   SourceEntry: sourceEntrySchema,
   AgentQueryResponse: agentQueryResponseSchema,
+  KeyOwner: keyOwnerResponseSchema,
+  UploadLink: uploadLinkResponseSchema,
+  UploadedFile: uploadedFileResponseSchema,
   UpsertResponse: upsertResponseSchema,
   DocumentUpdateResponse: documentUpdateResponseSchema,
   Error: errorResponseSchema,
@@ -71,7 +83,8 @@ export function buildOpenApiDocument(routes: readonly Route[], basePath: string,
       { name: 'agents', description: 'Conversational agents answering from datastores' },
       { name: 'datastores', description: 'Searchable document stores' },
       { name: 'datasources', description: 'Files, web pages and sites feeding datastores' },
-      { name: 'meta', description: 'This document' },
+      { name: 'uploads', description: 'Upload links for files attached to chat messages' },
+      { name: 'meta', description: 'This document and the key owner' },
       { name: 'openai', description: 'OpenAI-compatible chat (only when the handler was created with `openaiCompat`)' },
     ],
     paths,
@@ -121,6 +134,10 @@ function operation(route: Route): JsonObject {
 
 function requestBody(body: NonNullable<Route['body']>): JsonObject {
   const content: JsonObject = {};
+  if ('raw' in body) {
+    for (const type of body.raw) content[type] = { schema: { type: 'string', contentMediaType: type, description: body.description } };
+    return { required: true, content };
+  }
   if ('json' in body) content['application/json'] = { schema: ref(body.name) };
   if ('multipart' in body) {
     const name = 'multipartName' in body ? body.multipartName : body.name;
@@ -166,7 +183,7 @@ function componentSchemas(routes: readonly Route[], io: 'input'): Record<string,
   const multipart = new Set<string>();
   for (const route of routes) {
     const body = route.body;
-    if (!body) continue;
+    if (!body || 'raw' in body) continue;
     if ('json' in body && !registry.has(body.json)) registry.add(body.json, { id: body.name });
     if ('multipart' in body) {
       const name = 'multipartName' in body ? body.multipartName : body.name;

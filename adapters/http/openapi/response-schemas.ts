@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { schemas, type AgentResponse, type DatastoreRecord, type DocumentFragment } from '../../../src/index.js';
+import { schemas, type AgentResponse, type PublicAgentView, type DatastoreRecord, type DocumentFragment } from '../../../src/index.js';
 import type { AgentWire, DatasourceWire } from '../wire.js';
+import type { UploadLinkWire } from '../upload-links.js';
 
 /**
  * What the routes answer, for the OpenAPI document. The compile-time checks at the bottom fail the
@@ -16,6 +17,15 @@ export const errorResponseSchema = z.object({
     details: z.record(z.string(), z.unknown()).optional().describe('For invalid_request: `issues`, one `{ path, message }` per bad field'),
   }),
 });
+
+/** The agent settings again at the top level, with their values in effect, where the reference's widget reads them. */
+const displaySettings = {
+  includeSources: z.boolean(),
+  useMarkdown: z.boolean(),
+  useLanguageDetection: z.boolean(),
+  iconUrl: z.string().nullable(),
+  interfaceConfig: z.record(z.string(), z.unknown()).nullable(),
+};
 
 export const agentResponseSchema = z.object({
   id: z.string(),
@@ -42,9 +52,27 @@ export const agentResponseSchema = z.object({
     prompt: z.string().nullable().optional(),
     openaiCompatPublic: z.boolean().optional(),
   }),
+  ...displaySettings,
+  restrictKnowledge: z.boolean(),
   tools: z.array(z.object({ type: z.literal('datastore'), datastoreId: z.string() })),
   createdAt: timestamp,
   updatedAt: timestamp,
+});
+
+/** What anyone may read of a public agent without a key (Agent Get without the owner's key). */
+export const publicAgentResponseSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  description: z.string(),
+  handle: z.string().nullable(),
+  visibility: z.literal('public'),
+  ...displaySettings,
+});
+
+export const agentOrPublicAgentSchema = z.union([agentResponseSchema, publicAgentResponseSchema]);
+
+export const agentUpdateResponseSchema = agentResponseSchema.extend({
+  warnings: z.array(z.string()).describe('Read-only fields of the body that were ignored'),
 });
 
 export const datastoreResponseSchema = z.object({
@@ -119,6 +147,33 @@ export const agentQueryResponseSchema = z.object({
   warnings: z.array(z.string()),
 });
 
+export const keyOwnerResponseSchema = z.object({
+  id: z.string().describe('The owner id'),
+  name: z.string().describe('The owner id again (the reference service names its organization here)'),
+  ownerId: z.string(),
+  keyId: z.string(),
+  scopes: z.array(schemas.apiKeyScopeSchema),
+  datastoreIds: z.array(z.string()).nullable().describe('null: every datastore of the owner'),
+});
+
+export const uploadLinkResponseSchema = z.object({
+  signedUrl: z.string().describe('PUT the file here, once, before expiresAt'),
+  fileUrl: z.string().describe("The attachment's url in an agent query"),
+  uploadId: z.string(),
+  mimeType: z.string(),
+  maxBytes: z.int(),
+  expiresAt: timestamp,
+});
+
+export const uploadedFileResponseSchema = z.object({
+  id: z.string(),
+  fileName: z.string(),
+  mimeType: z.string(),
+  size: z.int(),
+  uploadedAt: timestamp,
+  keepUntil: timestamp.describe('Queries read the file until then'),
+});
+
 export const upsertResponseSchema = z.object({ ids: z.array(z.string()) });
 export const documentUpdateResponseSchema = z.object({ id: z.string() });
 
@@ -126,8 +181,10 @@ type Same<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
 // Each line fails to compile when the response type and its schema disagree.
 const _DRIFT_CHECKS: [
   Same<z.output<typeof agentResponseSchema>, AgentWire>,
+  Same<z.output<typeof publicAgentResponseSchema>, PublicAgentView>,
+  Same<z.output<typeof uploadLinkResponseSchema>, UploadLinkWire>,
   Same<z.output<typeof datastoreResponseSchema>, DatastoreRecord>,
   Same<z.output<typeof datasourceResponseSchema>, DatasourceWire>,
   Same<z.output<typeof fragmentResponseSchema>, DocumentFragment>,
   Same<z.output<typeof agentQueryResponseSchema>, AgentResponse>,
-] = [true, true, true, true, true];
+] = [true, true, true, true, true, true, true];

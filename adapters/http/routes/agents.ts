@@ -1,10 +1,19 @@
-import { allowsDatastores, parseInput, schemas, type AgentQueryInput } from '../../../src/index.js';
-import { ownedAgent } from '../access.js';
-import { requireDatastoreAccess, requirePrincipal, type Principal } from '../auth.js';
+import {
+  RagdeskError,
+  allowsDatastores,
+  hasScope,
+  parseInput,
+  publicAgentView,
+  schemas,
+  type AgentQueryInput,
+} from '../../../src/index.js';
+import { agentByIdOrHandle, ownedAgent } from '../access.js';
+import { missingKeyError, requireDatastoreAccess, requirePrincipal, requireScope, type Principal } from '../auth.js';
 import { queryableAgent, queryOptions } from '../queryable-agent.js';
 import { readJsonObject } from '../body.js';
 import { json, param, type OperationContext, type Route } from '../operation.js';
 import { agentStream } from '../agent-stream.js';
+import { withoutReadOnlyFields } from '../agent-update-body.js';
 import { agentCreateBodySchema, agentToWire, agentUpdateBodySchema, toolsToDatastoreIds } from '../wire.js';
 
 function principalOf(context: OperationContext): Principal {
@@ -51,34 +60,40 @@ export const agentRoutes: Route[] = [
     method: 'GET',
     path: '/agents/{id}',
     operationId: 'getAgent',
-    summary: 'Agent Get. `{id}` may be `@handle`.',
+    summary:
+      "Agent Get. `{id}` may be `@handle`. The owner's key with the `read` scope gets the whole agent; anyone else gets the public view " +
+      'of a public agent (what a chat widget shows: no prompts, model settings or owner). Without a key a private or unknown agent is a 401, ' +
+      "with another owner's key a 404.",
     tag: 'agents',
-    auth: { scope: 'read' },
-    response: 'Agent',
-    errors: [404],
+    auth: 'public-agent',
+    response: 'AgentOrPublicAgent',
+    errors: [403, 404],
     async run(context) {
-      return json(agentToWire(await ownedAgent(context.ragdesk, principalOf(context), param(context, 'id'))));
+      return json(await readableAgent(context, param(context, 'id')));
     },
   },
   {
     method: 'PATCH',
     path: '/agents/{id}',
     operationId: 'updateAgent',
-    summary: 'Agent Update: `description` is required, absent fields stay unchanged.',
+    summary:
+      'Agent Update: `description` is required, absent fields stay unchanged. The body of Agent Get is accepted as it is: its read-only ' +
+      'fields (`id`, `ownerId`, `settings`, `datastoreIds`, timestamps) are ignored and named in `warnings`.',
     tag: 'agents',
     auth: { scope: 'write' },
     body: { json: agentUpdateBodySchema, name: 'AgentUpdateRequest' },
-    response: 'Agent',
+    response: 'AgentUpdateResponse',
     errors: [400, 404, 413, 415],
     async run(context) {
       const principal = principalOf(context);
       const { id } = await ownedAgent(context.ragdesk, principal, param(context, 'id'));
-      const body = parseInput(agentUpdateBodySchema, await readJsonObject(context.request, context.options.maxJsonBytes), 'agent update');
+      const raw = withoutReadOnlyFields(id, await readJsonObject(context.request, context.options.maxJsonBytes));
+      const body = parseInput(agentUpdateBodySchema, raw.body, 'agent update');
       const { tools, ...rest } = body;
       const datastoreIds = tools === undefined ? undefined : toolsToDatastoreIds(tools);
       for (const datastoreId of datastoreIds ?? []) requireDatastoreAccess(principal, datastoreId);
       const agent = await context.ragdesk.agents.update(id, { ...rest, ...(datastoreIds === undefined ? {} : { datastoreIds }) });
-      return json(agentToWire(agent));
+      return json({ ...agentToWire(agent), warnings: raw.warnings });
     },
   },
   {
@@ -126,3 +141,28 @@ export const agentRoutes: Route[] = [
     },
   },
 ];
+
+/**
+ * Agent Get: the whole agent for its owner's key with the `read` scope; the public view of a public
+ * agent for anyone else. Everything else answers as if there were no public views (401 without a
+ * key, 404 for another owner's key, 403 for the owner's key without `read`), so the answer tells
+ * nothing about private agents.
+ */
+async function readableAgent(context: OperationContext, id: string) {
+  const { principal, ragdesk } = context;
+  const agent = await findAgent(context, id);
+  const owner = principal !== null && agent !== null && agent.ownerId === principal.ownerId;
+  if (owner && hasScope(principal, 'read')) return agentToWire(await ownedAgent(ragdesk, principal, id));
+  if (agent?.visibility === 'public') return publicAgentView({ ...agent, visibility: 'public' });
+  if (principal === null) throw missingKeyError();
+  requireScope(principal, 'read');
+  return agentToWire(await ownedAgent(ragdesk, principal, id));
+}
+
+/** The agent with this id or `@handle`, or null when there is none (whoever owns it). */
+function findAgent(context: OperationContext, id: string) {
+  return agentByIdOrHandle(context.ragdesk, id).catch((error: unknown) => {
+    if (RagdeskError.isInstance(error) && error.code === 'not_found') return null;
+    throw error;
+  });
+}

@@ -96,7 +96,7 @@ export const datasourceRoutes: Route[] = [
     async run(context) {
       const datasource = await ownedDatasource(context.ragdesk, requirePrincipal(context.principal), param(context, 'id'));
       await readJsonObject(context.request, context.options.maxJsonBytes);
-      return json(await context.ragdesk.datasources.sync(datasource.id));
+      return json(datasourceToWire(await context.ragdesk.datasources.sync(datasource.id)));
     },
   },
   {

@@ -1,17 +1,19 @@
 import type { Route } from '../operation.js';
 import { json } from '../operation.js';
+import { accountRoutes } from './account.js';
 import { agentRoutes } from './agents.js';
 import { datasourceRoutes } from './datasources.js';
 import { datastoreRoutes } from './datastores.js';
 import { aiSdkChatRoute } from '../ai-sdk/route.js';
 import { openaiCompatRoutes } from '../openai-compat/routes.js';
+import { uploadRoutes } from './uploads.js';
 
 /**
  * Every route of the HTTP API (docs/api.md), and the OpenAPI document (served as built). The
  * OpenAI-compatible routes only when `openaiCompatBasePath` is given.
  */
 export function allRoutes(document: () => unknown, basePath = '/api', openaiCompatBasePath: string | null = null): Route[] {
-  const main = [...agentRoutes, aiSdkChatRoute, ...datastoreRoutes, ...datasourceRoutes];
+  const main = [...agentRoutes, aiSdkChatRoute, ...datastoreRoutes, ...datasourceRoutes, ...accountRoutes, ...uploadRoutes];
   return [
     ...main,
     ...referenceAliases(main, basePath),
@@ -42,6 +44,7 @@ const ALIASES: { path: string; of: string; outsideBasePath: boolean }[] = [
   { path: '/datastores/upsert/{datastoreId}', of: 'upsertDocuments', outsideBasePath: true },
   { path: '/datastores/update/{datastoreId}', of: 'updateDocument', outsideBasePath: true },
   { path: '/datastores/file-upload/{datastoreId}', of: 'uploadFile', outsideBasePath: true },
+  { path: '/datastores/query/{id}', of: 'queryDatastore', outsideBasePath: true },
 ];
 
 function referenceAliases(main: readonly Route[], basePath: string): Route[] {
@@ -53,6 +56,7 @@ function referenceAliases(main: readonly Route[], basePath: string): Route[] {
     // With no base path an absolute alias is a plain path, and may already be the main route.
     const outside = alias.outsideBasePath && basePath !== '';
     if (!outside && taken.has(`${route.method} ${alias.path}`)) continue;
+    if (!outside) taken.add(`${route.method} ${alias.path}`);
     aliases.push({
       ...route,
       path: alias.path,

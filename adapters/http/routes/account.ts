@@ -1,0 +1,33 @@
+import { requirePrincipal } from '../auth.js';
+import { json, type Route } from '../operation.js';
+
+/**
+ * Who the key belongs to: the connection test of automation tools (the reference's Zapier app
+ * calls it before anything else). Nothing secret: the owner id, the key's id (also inside the key
+ * itself) and its grant.
+ */
+export const accountRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/me',
+    operationId: 'getKeyOwner',
+    summary:
+      'The owner of the API key and what the key may do: `id` and `name` (both the owner id, where the reference service puts its ' +
+      'organization), `ownerId`, `keyId`, `scopes`, `datastoreIds` (null: every datastore of the owner). Any valid key, whatever its scopes.',
+    tag: 'meta',
+    auth: 'key',
+    response: 'KeyOwner',
+    errors: [],
+    async run(context) {
+      const principal = requirePrincipal(context.principal);
+      return json({
+        id: principal.ownerId,
+        name: principal.ownerId,
+        ownerId: principal.ownerId,
+        keyId: principal.keyId,
+        scopes: [...principal.scopes],
+        datastoreIds: principal.datastoreIds === null ? null : [...principal.datastoreIds],
+      });
+    },
+  },
+];

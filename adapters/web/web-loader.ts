@@ -45,6 +45,7 @@ export function webLoader(options: WebLoaderOptions = {}): WebLoader {
       const fetched = await fetchResource(context, url, 'file', {
         ...(signal ? { signal } : {}),
         ...(fileOptions?.maxBytes === undefined ? {} : { maxBytes: fileOptions.maxBytes }),
+        ...(fileOptions?.maxRedirects === undefined ? {} : { maxRedirects: fileOptions.maxRedirects }),
       });
       return { bytes: fetched.body, mimeType: fetched.mediaType.mime, finalUrl: fetched.finalUrl };
     },

@@ -4,6 +4,7 @@ import { requireDatastoreAccess, requirePrincipal, requireScope, type Principal 
 import { readJsonObject } from '../body.js';
 import { json, param, type OperationContext, type Route } from '../operation.js';
 import { agentStream } from '../agent-stream.js';
+import { takeVisitorTurn } from '../visitor-limits.js';
 import { agentCreateBodySchema, agentToWire, agentUpdateBodySchema, toolsToDatastoreIds } from '../wire.js';
 
 function principalOf(context: OperationContext): Principal {
@@ -117,12 +118,17 @@ export const agentRoutes: Route[] = [
       const agent = await queryableAgent(context, id);
       // Passed on as it came: the library validates it with the schema the OpenAPI document shows.
       const body = (await readJsonObject(context.request, context.options.maxJsonBytes)) as AgentQueryInput;
-      // Anyone but the owner is a visitor: no per-query settings beyond the agent's allowOverrides.
+      // Anyone but the owner is a visitor: no per-query settings beyond the agent's allowOverrides,
+      // and rate limits per address and visitor id (their queries count against the owner's limit).
       const caller = context.principal !== null && context.principal.ownerId === agent.ownerId ? 'owner' : 'visitor';
+      const limits = context.options.visitorLimits;
+      const visitor = { address: context.request.remoteAddress, visitorId: (body as { visitorId?: unknown }).visitorId };
+      if (caller === 'visitor') await takeVisitorTurn(limits.queries, visitor, 'queries');
       const options = {
         signal: context.request.signal,
         caller,
         ...(context.principal ? { ownerId: context.principal.ownerId } : {}),
+        ...(caller === 'visitor' ? { admitConversation: () => takeVisitorTurn(limits.conversations, visitor, 'new conversations') } : {}),
       } as const;
       if (body.streaming === true) {
         const events = await context.ragdesk.agents.openStream(agent.id, body, options);

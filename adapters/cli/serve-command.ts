@@ -10,6 +10,7 @@ import { openData } from './open-data.js';
 import { preloadDatastores, type PreloadReport } from './preload.js';
 import { cl100kTokenizer } from '../../src/ingest/tokenizer.js';
 import { DEFAULT_OWNER } from './resolve.js';
+import { parseServeLimits, SERVE_LIMIT_FLAGS, SERVE_LIMIT_USAGE, serveLimitHandlerOptions, type ServeLimits } from './serve-limits.js';
 import {
   DEFAULT_SERVER_TIMEOUTS,
   SERVER_TIMEOUT_FLAGS,
@@ -28,7 +29,8 @@ export const SERVE_USAGE = `ragdesk serve [--port 3000] [--host 127.0.0.1] [--da
   The web console is served at / (--no-ui: API only). Once listening, every datastore's search
   indexes are loaded one after another, so that no visitor waits for them (--no-preload: each loads
   on its first query).
-${SERVER_TIMEOUT_USAGE}`;
+${SERVER_TIMEOUT_USAGE}
+${SERVE_LIMIT_USAGE}`;
 
 export interface ServeOptions {
   dataDir: string;
@@ -42,6 +44,8 @@ export interface ServeOptions {
   preload: boolean;
   packageRoot: string;
   timeouts?: ServerTimeouts;
+  /** Query and rate limits (default `DEFAULT_SERVE_LIMITS`). */
+  limits?: ServeLimits;
   /** `--cors` as given (`*` or comma-separated origins); null: the RAGDESK_CORS env, else no CORS. */
   cors: string | null;
 }
@@ -70,6 +74,7 @@ export function parseServeArgs(args: string[], packageRoot: string): ServeOption
       ui: { type: 'boolean', default: true },
       preload: { type: 'boolean', default: true },
       ...SERVER_TIMEOUT_FLAGS,
+      ...SERVE_LIMIT_FLAGS,
       cors: { type: 'string' },
     },
     allowNegative: true,
@@ -87,6 +92,7 @@ export function parseServeArgs(args: string[], packageRoot: string): ServeOption
     preload: values.preload ?? true,
     packageRoot,
     timeouts: parseServerTimeouts(values),
+    limits: parseServeLimits(values),
     cors: values.cors ?? null,
   };
 }
@@ -113,7 +119,9 @@ export async function startService(
   /** Adapters replacing the defaults (tests reach a local web server through a loader allowing it). */
   adapters: Omit<OpenRagdeskOptions, 'dataDir' | 'env'> = {},
 ): Promise<RunningService> {
-  const ragdesk = openData(options.dataDir, io, adapters);
+  const limits = options.limits ?? parseServeLimits({});
+  const queryLimit = limits.queryLimit ? { queryLimit: limits.queryLimit } : {};
+  const ragdesk = openData(options.dataDir, io, { ...adapters, agents: { ...queryLimit, ...adapters.agents } });
   try {
     const configured = io.env.RAGDESK_API_KEY?.trim();
     const apiKeys: ConfiguredApiKey[] = configured ? [{ key: configured, ownerId: options.ownerId, scopes: ['admin'] }] : [];
@@ -128,7 +136,7 @@ export async function startService(
     const cors = parseCors(options.cors ?? io.env.RAGDESK_CORS);
     let handler: ReturnType<typeof createHttpHandler>;
     try {
-      handler = createHttpHandler(ragdesk, { apiKeys, ui: options.ui, ...(cors ? { cors } : {}) });
+      handler = createHttpHandler(ragdesk, { apiKeys, ui: options.ui, ...serveLimitHandlerOptions(limits), ...(cors ? { cors } : {}) });
     } catch (error) {
       // A malformed origin: said at start, not discovered later in a browser console.
       if (RagdeskError.isInstance(error) && error.code === 'invalid_request' && error.message.startsWith('cors'))

@@ -50,6 +50,11 @@ interface WorkerTask {
    * share one turn.
    */
   owner?: string;
+  /**
+   * Started only when its owner has no queued task without this flag: work the owner did not ask
+   * for (a visitor's attachment) waits behind the owner's own, inside the owner's turn.
+   */
+  yieldsToOwner?: boolean;
 }
 
 export interface WorkerPool {
@@ -123,7 +128,10 @@ export function workerPool(options: WorkerPoolOptions): WorkerPool {
     }
   };
 
-  /** The oldest queued task of the owner served longest ago; an owner not served yet comes first. */
+  /**
+   * The oldest queued task of the owner served longest ago (an owner not served yet comes first),
+   * its own tasks before those that yield to it.
+   */
   const takeFairly = (): Job => {
     let chosen = 0;
     let chosenTurn = Infinity;
@@ -137,6 +145,11 @@ export function workerPool(options: WorkerPoolOptions): WorkerPool {
         chosen = index;
         chosenTurn = turn;
       }
+    }
+    if (queue[chosen]!.task.yieldsToOwner === true) {
+      const owner = queue[chosen]!.task.owner ?? '';
+      const own = queue.findIndex((job) => (job.task.owner ?? '') === owner && job.task.yieldsToOwner !== true);
+      if (own !== -1) chosen = own;
     }
     const [job] = queue.splice(chosen, 1) as [Job];
     turns.set(job.task.owner ?? '', turnCounter++);

@@ -98,7 +98,7 @@ export async function readAttachments(
         continue;
       }
       try {
-        const document = await readOne(readers, web, attachment, name, deadline.signal, budget, limits);
+        const document = await readOne(readers, web, attachment, name, deadline.signal, budget, limits, policy.visitor !== undefined);
         if (typeof document === 'string') {
           warnings.push(document);
           continue;
@@ -188,6 +188,7 @@ async function readOne(
   signal: AbortSignal,
   budget: { bytes: number },
   limits: AttachmentLimits,
+  visitor: boolean,
 ): Promise<LoadedDocument | string> {
   const { files } = readers;
   if (!files || !web.fetchFile) {
@@ -216,8 +217,14 @@ async function readOne(
     }
     throw error;
   }
-  // The parse runs under the same deadline, in the agent owner's turn of the parser queue.
-  return files.load({ ...file, signal, ...(readers.owner === undefined ? {} : { owner: readers.owner }) });
+  // The parse runs under the same deadline, in the agent owner's turn of the parser queue; a
+  // visitor's behind the owner's own files.
+  return files.load({
+    ...file,
+    signal,
+    ...(readers.owner === undefined ? {} : { owner: readers.owner }),
+    ...(visitor ? { yieldToOwner: true } : {}),
+  });
 }
 
 function imageWarning(name: string): string {

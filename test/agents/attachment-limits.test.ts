@@ -54,7 +54,7 @@ describe('attachment limits', () => {
   const requested: string[] = [];
   /** Responses held open by `/hold` until the test ends them. */
   const held: ServerResponse[] = [];
-  const parsedFor: Array<string | undefined> = [];
+  const parsedFor: string[] = [];
 
   beforeAll(async () => {
     server = createServer((request, response) => {
@@ -91,7 +91,7 @@ describe('attachment limits', () => {
     const recording: FileLoading = {
       ...files,
       load: (file) => {
-        parsedFor.push(file.owner);
+        parsedFor.push(`${file.owner}${file.yieldToOwner ? ' (yields)' : ''}`);
         return files.load(file);
       },
     };
@@ -161,8 +161,11 @@ describe('attachment limits', () => {
 
   it("visitors of an agent share one attachment budget per minute; the owner's queries do not draw on it", async () => {
     clock.advance(60_000);
+    parsedFor.length = 0;
     const first = await ask([file('/120.txt'), file('/121.txt'), file('/122.txt')], 'visitor');
     expect(readNames(first.prompt)).toEqual(['120.txt', '121.txt', '122.txt']);
+    // A visitor's attachments are parsed in the owner's turn, behind the owner's own files.
+    expect(parsedFor).toEqual(['olga (yields)', 'olga (yields)', 'olga (yields)']);
     const second = await ask([file('/123.txt'), file('/124.txt'), file('/125.txt')], 'visitor');
     expect(readNames(second.prompt)).toEqual(['123.txt']);
     expect(second.warnings).toContain(

@@ -107,6 +107,29 @@ describe('worker pool', () => {
     }
   });
 
+  it("starts an owner's own tasks before the queued ones that yield to it, within the owner's turn", async () => {
+    const pool = workerPool({ entry: hostileEntry(), isolation: 'process', threads: 1 });
+    try {
+      const order: string[] = [];
+      const run = (owner: string, value: string, yieldsToOwner = false) =>
+        pool
+          .run({ message: { kind: 'wait', ms: 30, value }, subject: value, mimeType: 'text/plain', owner, yieldsToOwner })
+          .then((done) => order.push(done as string));
+      // A visitor's attachments of acme's agent queue first, then acme's own upload and globex's file.
+      await Promise.all([
+        run('acme', 'v1', true),
+        run('acme', 'v2', true),
+        run('acme', 'v3', true),
+        run('acme', 'own', false),
+        run('globex', 'g1'),
+      ]);
+      // v1 was running; acme's own file comes at acme's next turn, before v2; globex keeps its turn.
+      expect(order).toEqual(['v1', 'g1', 'own', 'v2', 'v3']);
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('finds a worker module beside the module naming it, and refuses a missing one as invalid_adapter', () => {
     const entry = hostileEntry();
     expect(workerEntry(new URL('./hostile-worker.mjs', pathToFileURL(join(scratch, 'starter.js'))))).toBe(entry);

@@ -27,8 +27,8 @@ export interface ResolvedVisitorLimits {
   conversations: RateLimiter | null;
 }
 
-export const DEFAULT_VISITOR_QUERIES = { ratePerSecond: 0.5, burst: 20 } as const;
-export const DEFAULT_VISITOR_CONVERSATIONS = { ratePerSecond: 10 / 60, burst: 10 } as const;
+const DEFAULT_VISITOR_QUERIES = { ratePerSecond: 0.5, burst: 20 } as const;
+const DEFAULT_VISITOR_CONVERSATIONS = { ratePerSecond: 10 / 60, burst: 10 } as const;
 
 export function resolveVisitorLimits(options: VisitorLimitOptions | false | undefined): ResolvedVisitorLimits {
   if (options === false) return { queries: null, conversations: null };

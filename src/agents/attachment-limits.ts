@@ -24,7 +24,7 @@ export interface AttachmentLimits {
   visitorConcurrency: number;
 }
 
-export const DEFAULT_ATTACHMENT_LIMITS: AttachmentLimits = {
+const DEFAULT_ATTACHMENT_LIMITS: AttachmentLimits = {
   maxAttachments: 5,
   maxBytes: 20 * 1024 * 1024,
   deadlineMs: 20_000,

@@ -168,11 +168,12 @@ function bytesWarning(name: string, limits: AttachmentLimits): string {
   return `attachment ${JSON.stringify(name)} was not read: the attachments passed the ${limits.maxBytes}-byte budget of a query (attachment_bytes)`;
 }
 
-/** The error's code, and for an upstream failure its reason (`upstream_failed: too_many_redirects`). */
+/** The error's code, and for an upstream failure or a stopped parse its reason (`upstream_failed: too_many_redirects`). */
 function failureLabel(error: unknown): string {
   if (!RagdeskError.isInstance(error)) return 'upstream_failed';
   const reason = (error.details as { reason?: unknown } | undefined)?.reason;
-  return error.code === 'upstream_failed' && typeof reason === 'string' ? `${error.code}: ${reason}` : error.code;
+  const explained = error.code === 'upstream_failed' || error.code === 'aborted';
+  return explained && typeof reason === 'string' ? `${error.code}: ${reason}` : error.code;
 }
 
 function isCode(error: unknown, code: string): boolean {

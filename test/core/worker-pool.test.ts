@@ -107,24 +107,24 @@ describe('worker pool', () => {
     }
   });
 
-  it("starts an owner's own tasks before the queued ones that yield to it, within the owner's turn", async () => {
+  it("an owner's own task goes before the queued ones that yield to it, and takes the thread of a running one", async () => {
     const pool = workerPool({ entry: hostileEntry(), isolation: 'process', threads: 1 });
     try {
       const order: string[] = [];
-      const run = (owner: string, value: string, yieldsToOwner = false) =>
+      const run = (owner: string, value: string, yieldsToOwner: boolean, ms = 30) =>
         pool
-          .run({ message: { kind: 'wait', ms: 30, value }, subject: value, mimeType: 'text/plain', owner, yieldsToOwner })
-          .then((done) => order.push(done as string));
-      // A visitor's attachments of acme's agent queue first, then acme's own upload and globex's file.
-      await Promise.all([
-        run('acme', 'v1', true),
-        run('acme', 'v2', true),
-        run('acme', 'v3', true),
-        run('acme', 'own', false),
-        run('globex', 'g1'),
-      ]);
-      // v1 was running; acme's own file comes at acme's next turn, before v2; globex keeps its turn.
-      expect(order).toEqual(['v1', 'g1', 'own', 'v2', 'v3']);
+          .run({ message: { kind: 'wait', ms, value }, subject: value, mimeType: 'text/plain', owner, yieldsToOwner })
+          .then((done) => void order.push(done as string));
+      // A visitor's attachments of acme's agent: the first runs (for a minute), two wait.
+      const running = run('acme', 'v1', true, 60_000);
+      const queued = [run('acme', 'v2', true), run('acme', 'v3', true)];
+      // acme's own upload, then globex's file.
+      const own = run('acme', 'own', false);
+      const other = run('globex', 'g1', false);
+      await expect(running).rejects.toMatchObject({ code: 'aborted', details: { reason: 'yielded_to_owner' } });
+      await Promise.all([own, other, ...queued]);
+      // acme's own file took v1's thread; globex keeps its turn; the visitor's files come last.
+      expect(order).toEqual(['own', 'g1', 'v2', 'v3']);
     } finally {
       await pool.close();
     }

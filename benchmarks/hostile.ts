@@ -73,7 +73,7 @@ export interface HostileResult {
 }
 
 /** Resident set of one process, bytes (0 when it is gone). */
-function rssOf(pid: number): number {
+export function rssOf(pid: number): number {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     const match = /VmRSS:\s+(\d+) kB/.exec(status);
@@ -84,7 +84,7 @@ function rssOf(pid: number): number {
 }
 
 /** The pid and every descendant's pid. */
-function treeOf(root: number): number[] {
+export function treeOf(root: number): number[] {
   const children = new Map<number, number[]>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;

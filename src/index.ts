@@ -37,6 +37,7 @@ export type { AgentCreateInput, AgentUpdateInput, AgentQueryInput } from './agen
 export type { AgentOptionsInput, AgentOptions } from './agents/agent-options.js';
 export { DEFAULT_PRICES, type ModelPrice } from './agents/pricing.js';
 export type { QueryLimit } from './agents/usage-policy.js';
+export type { AttachmentLimits } from './agents/attachment-limits.js';
 export type { PromptBudgetOptions } from './agents/budget.js';
 export { DEFAULT_SYSTEM_PROMPT, DEFAULT_USER_PROMPT, PROMPT_PRESETS } from './agents/prompt-presets.js';
 export { MODEL_CONTEXT_WINDOWS, SPEC_MODEL_WINDOWS } from './agents/model-windows.js';

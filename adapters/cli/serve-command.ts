@@ -10,6 +10,7 @@ import { openData } from './open-data.js';
 import { preloadDatastores, type PreloadReport } from './preload.js';
 import { cl100kTokenizer } from '../../src/ingest/tokenizer.js';
 import { DEFAULT_OWNER } from './resolve.js';
+import { parseServeLimits, SERVE_LIMIT_FLAGS, SERVE_LIMIT_USAGE, serveLimitHandlerOptions, type ServeLimits } from './serve-limits.js';
 import {
   DEFAULT_SERVER_TIMEOUTS,
   SERVER_TIMEOUT_FLAGS,
@@ -29,7 +30,8 @@ export const SERVE_USAGE = `ragdesk serve [--port 3000] [--host 127.0.0.1] [--da
   indexes are loaded one after another, so that no visitor waits for them (--no-preload: each loads
   on its first query). --openai-compat also serves the OpenAI-compatible chat routes at /v1
   (POST /v1/chat/completions, GET /v1/models; model = an agent id or @handle).
-${SERVER_TIMEOUT_USAGE}`;
+${SERVER_TIMEOUT_USAGE}
+${SERVE_LIMIT_USAGE}`;
 
 export interface ServeOptions {
   dataDir: string;
@@ -43,6 +45,8 @@ export interface ServeOptions {
   preload: boolean;
   packageRoot: string;
   timeouts?: ServerTimeouts;
+  /** Query and rate limits (default `DEFAULT_SERVE_LIMITS`). */
+  limits?: ServeLimits;
   /** `--cors` as given (`*` or comma-separated origins); null: the RAGDESK_CORS env, else no CORS. */
   cors: string | null;
   /** Serve `POST /v1/chat/completions` and `GET /v1/models` too (default false). */
@@ -73,6 +77,7 @@ export function parseServeArgs(args: string[], packageRoot: string): ServeOption
       ui: { type: 'boolean', default: true },
       preload: { type: 'boolean', default: true },
       ...SERVER_TIMEOUT_FLAGS,
+      ...SERVE_LIMIT_FLAGS,
       cors: { type: 'string' },
       'openai-compat': { type: 'boolean', default: false },
     },
@@ -91,6 +96,7 @@ export function parseServeArgs(args: string[], packageRoot: string): ServeOption
     preload: values.preload ?? true,
     packageRoot,
     timeouts: parseServerTimeouts(values),
+    limits: parseServeLimits(values),
     cors: values.cors ?? null,
     openaiCompat: values['openai-compat'] ?? false,
   };
@@ -118,7 +124,9 @@ export async function startService(
   /** Adapters replacing the defaults (tests reach a local web server through a loader allowing it). */
   adapters: Omit<OpenRagdeskOptions, 'dataDir' | 'env'> = {},
 ): Promise<RunningService> {
-  const ragdesk = openData(options.dataDir, io, adapters);
+  const limits = options.limits ?? parseServeLimits({});
+  const queryLimit = limits.queryLimit ? { queryLimit: limits.queryLimit } : {};
+  const ragdesk = openData(options.dataDir, io, { ...adapters, agents: { ...queryLimit, ...adapters.agents } });
   try {
     const configured = io.env.RAGDESK_API_KEY?.trim();
     const apiKeys: ConfiguredApiKey[] = configured ? [{ key: configured, ownerId: options.ownerId, scopes: ['admin'] }] : [];
@@ -136,6 +144,7 @@ export async function startService(
       handler = createHttpHandler(ragdesk, {
         apiKeys,
         ui: options.ui,
+        ...serveLimitHandlerOptions(limits),
         ...(cors ? { cors } : {}),
         ...(options.openaiCompat ? { openaiCompat: true } : {}),
       });

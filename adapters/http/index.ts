@@ -8,6 +8,7 @@
  */
 export { createHttpHandler, type RagdeskHttpHandler } from './handler.js';
 export type { HttpHandlerOptions, ConfiguredApiKey, HttpLogger, RateLimiter, RateDecision } from './options.js';
+export type { VisitorLimitOptions } from './visitor-limits.js';
 export type { CorsOptions } from './cors.js';
 export type { UiOptions } from './ui/serve-ui.js';
 export type { NodeListener } from './node-bridge.js';

@@ -2,6 +2,7 @@ import type { ApiKeyScope } from '../../src/ports/agent-key-usage-records.js';
 import { integerOption, optionError } from '../kit/option-checks.js';
 import { CorsPolicy, type CorsOptions } from './cors.js';
 import type { UiOptions } from './ui/serve-ui.js';
+import { resolveVisitorLimits, type ResolvedVisitorLimits, type VisitorLimitOptions } from './visitor-limits.js';
 
 /** A key accepted from configuration (e.g. env `RAGDESK_API_KEY`), checked in memory, never stored. */
 export interface ConfiguredApiKey {
@@ -39,6 +40,12 @@ export interface HttpHandlerOptions {
   apiKeys?: ConfiguredApiKey[];
   /** Optional rate limiting; refused requests get 429. See `tokenBucketLimiter`. */
   rateLimiter?: RateLimiter;
+  /**
+   * Rate limits on visitors of public agents (callers who do not own the agent), per client
+   * address and per visitor id, on queries and on new conversations; on by default (see
+   * `VisitorLimitOptions`), `false` turns them off. They come on top of `rateLimiter`.
+   */
+  visitorLimits?: VisitorLimitOptions | false;
   /** Default: one JSON line on stderr per 500. */
   logger?: HttpLogger;
   /**
@@ -70,6 +77,7 @@ export interface ResolvedOptions {
   maxFileBytes: number;
   apiKeys: ConfiguredApiKey[];
   rateLimiter: RateLimiter | undefined;
+  visitorLimits: ResolvedVisitorLimits;
   logger: HttpLogger;
   cors: CorsPolicy | undefined;
   /** Where the OpenAI-compatible routes are (absolute), or null when they are off. */
@@ -94,6 +102,7 @@ export function resolveOptions(options: HttpHandlerOptions): ResolvedOptions {
     maxFileBytes: integerOption(OWNER, 'maxFileBytes', options.maxFileBytes, 50 * 1024 * 1024),
     apiKeys: options.apiKeys ?? [],
     rateLimiter: options.rateLimiter,
+    visitorLimits: resolveVisitorLimits(options.visitorLimits),
     logger: options.logger ?? stderrLogger,
     cors: options.cors === undefined ? undefined : new CorsPolicy(options.cors),
     openaiCompatBasePath: openaiCompatBasePath(options.openaiCompat),

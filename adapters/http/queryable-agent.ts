@@ -2,6 +2,7 @@ import { RagdeskError, type Agent } from '../../src/index.js';
 import { agentByIdOrHandle, missing, ownedAgent } from './access.js';
 import { requireScope } from './auth.js';
 import type { OperationContext } from './operation.js';
+import { takeVisitorTurn } from './visitor-limits.js';
 
 /** Whether an agent answers visitors (no key, or another owner's key) on a route. */
 export type VisitorRule = (agent: Agent) => boolean;
@@ -41,11 +42,20 @@ export async function queryableAgent(context: OperationContext, id: string, visi
   throw missing('agent', id);
 }
 
-/** The call options of a query by this caller. */
-export function queryOptions(context: OperationContext, caller: QueryableAgent['caller']) {
+/**
+ * The call options of a query by this caller, once the visitor limits let it in: a visitor (anyone
+ * but the owner) takes a turn of the per-address and per-visitor query limit here (429 past it), and
+ * the query asks for one of the new-conversation limit before it starts a conversation. Their
+ * queries count against the owner's limit, so without these one address could spend it.
+ */
+export async function admittedQueryOptions(context: OperationContext, caller: QueryableAgent['caller'], visitorId: unknown) {
+  const limits = context.options.visitorLimits;
+  const visitor = { address: context.request.remoteAddress, visitorId };
+  if (caller === 'visitor') await takeVisitorTurn(limits.queries, visitor, 'queries');
   return {
     signal: context.request.signal,
     caller,
     ...(context.principal ? { ownerId: context.principal.ownerId } : {}),
+    ...(caller === 'visitor' ? { admitConversation: () => takeVisitorTurn(limits.conversations, visitor, 'new conversations') } : {}),
   } as const;
 }

@@ -50,6 +50,12 @@ interface WorkerTask {
    * share one turn.
    */
   owner?: string;
+  /**
+   * Started only when its owner has no queued task without this flag: work the owner did not ask
+   * for (a visitor's attachment) waits behind the owner's own, inside the owner's turn; when every
+   * thread is busy, a running one gives its thread up to the owner's own queued task.
+   */
+  yieldsToOwner?: boolean;
 }
 
 export interface WorkerPool {
@@ -118,12 +124,37 @@ export function workerPool(options: WorkerPoolOptions): WorkerPool {
           continue;
         }
       }
-      if (!slot) return;
+      if (!slot) return void preemptForOwner();
       start(slot, takeFairly());
     }
   };
 
-  /** The oldest queued task of the owner served longest ago; an owner not served yet comes first. */
+  /**
+   * All threads busy: a task that yields to its owner gives its thread up to a queued task of that
+   * owner's own. It fails (`aborted`, reason `yielded_to_owner`) and its thread is replaced, so the
+   * owner waits for a thread to start rather than for a visitor's file (a PDF bomb takes seconds).
+   */
+  const preemptForOwner = () => {
+    for (const job of queue) {
+      if (job.task.yieldsToOwner === true) continue;
+      const owner = job.task.owner ?? '';
+      const running = [...slots].find((slot) => slot.job?.task.yieldsToOwner === true && (slot.job.task.owner ?? '') === owner);
+      if (!running) continue;
+      const subject = running.job!.task.subject;
+      void stop(
+        running,
+        new RagdeskError('aborted', `Parsing ${subject} stopped: its owner's own file needed the parser`, {
+          details: { reason: 'yielded_to_owner' },
+        }),
+      );
+      return;
+    }
+  };
+
+  /**
+   * The oldest queued task of the owner served longest ago (an owner not served yet comes first),
+   * its own tasks before those that yield to it.
+   */
   const takeFairly = (): Job => {
     let chosen = 0;
     let chosenTurn = Infinity;
@@ -137,6 +168,11 @@ export function workerPool(options: WorkerPoolOptions): WorkerPool {
         chosen = index;
         chosenTurn = turn;
       }
+    }
+    if (queue[chosen]!.task.yieldsToOwner === true) {
+      const owner = queue[chosen]!.task.owner ?? '';
+      const own = queue.findIndex((job) => (job.task.owner ?? '') === owner && job.task.yieldsToOwner !== true);
+      if (own !== -1) chosen = own;
     }
     const [job] = queue.splice(chosen, 1) as [Job];
     turns.set(job.task.owner ?? '', turnCounter++);

@@ -90,6 +90,7 @@ export function fileLoading(options: FileLoadingOptions = {}): FileLoading {
           mimeType,
           ...(file.signal ? { signal: file.signal } : {}),
           ...(file.owner === undefined ? {} : { owner: file.owner }),
+          ...(file.yieldToOwner === true ? { yieldsToOwner: true } : {}),
         });
         const writtenTo = (answer as { writtenTo?: string }).writtenTo;
         return (writtenTo === undefined ? answer : deserialize(await readFile(writtenTo))) as LoadedDocument;

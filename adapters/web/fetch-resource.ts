@@ -32,6 +32,8 @@ export interface FetchOptions {
   beforeRedirect?: RedirectCheck;
   /** Lower cap than the loader's `maxBytes` (robots.txt is read up to 512 KiB). */
   maxBytes?: number;
+  /** Fewer redirects than the loader's `maxRedirects` (attachments of a query). */
+  maxRedirects?: number;
 }
 
 function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
@@ -96,8 +98,9 @@ export async function fetchResource(
         details: { url: chain[0], reason: 'redirect_loop', chain: [...chain, next.href] },
       });
     }
-    if (chain.length > context.options.maxRedirects) {
-      throw new RagdeskError('upstream_failed', `more than ${context.options.maxRedirects} redirects from ${chain[0]}`, {
+    const maxRedirects = Math.min(options.maxRedirects ?? Infinity, context.options.maxRedirects);
+    if (chain.length > maxRedirects) {
+      throw new RagdeskError('upstream_failed', `more than ${maxRedirects} redirects from ${chain[0]}`, {
         details: { url: chain[0], reason: 'too_many_redirects', chain: [...chain, next.href] },
       });
     }

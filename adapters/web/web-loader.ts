@@ -50,6 +50,7 @@ export function webLoader(options: WebLoaderOptions = {}): WebLoader {
         ...(signal ? { signal } : {}),
         ...(beforeRedirect ? { beforeRedirect } : {}),
         ...(fileOptions?.maxBytes === undefined ? {} : { maxBytes: fileOptions.maxBytes }),
+        ...(fileOptions?.maxRedirects === undefined ? {} : { maxRedirects: fileOptions.maxRedirects }),
       });
       return { bytes: fetched.body, mimeType: fetched.mediaType.mime, finalUrl: fetched.finalUrl };
     },

@@ -59,7 +59,7 @@ function csv(columns: number, rows: number, cell: (row: number, column: number) 
 }
 
 /** One page whose content stream is FlateDecode data inflating to `megabytes` MiB of zeros. */
-function pdfDeflateBomb(megabytes: number): Uint8Array {
+export function pdfDeflateBomb(megabytes: number): Uint8Array {
   const deflated = zeroDeflate(megabytes).data;
   // zlib framing around the raw deflate blocks; the checksum is not what is being tested.
   const stream = Buffer.concat([Buffer.from([0x78, 0x9c]), Buffer.from(deflated), Buffer.alloc(4)]);

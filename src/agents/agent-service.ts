@@ -13,6 +13,7 @@ import { checkVisitorQuery, type AgentCaller } from './override-policy.js';
 import { splitSettings } from './agent-settings.js';
 import { historySchema, type HistoryMessage } from './history.js';
 import { prepareQuery, type PreparedQuery } from './prepare-query.js';
+import { VisitorAttachmentBudget } from './visitor-attachment-budget.js';
 import {
   agentCreateSchema,
   agentQuerySchema,
@@ -25,7 +26,10 @@ import {
 export interface AgentCallOptions {
   /** Stops retrieval and the model call; nothing is stored for an aborted query. */
   signal?: AbortSignal;
-  /** Owner the query is counted against (the API key's owner); defaults to the agent's owner. */
+  /**
+   * The caller's owner (the API key's). Queries count against the agent's owner whoever asks; this
+   * one is charged only for an agent without an owner.
+   */
   ownerId?: string | null;
   /**
    * `'visitor'` for a caller who does not own the agent (no key, or another owner's key; the HTTP
@@ -41,16 +45,27 @@ export interface AgentCallOptions {
    * `conversationId`: the query starts a new conversation that stores this question and its answer.
    */
   history?: readonly HistoryMessage[];
+  /**
+   * Called before the query starts a new conversation; throwing refuses the query with that error
+   * before it is counted or anything is stored (the HTTP adapter limits how fast visitors start
+   * conversations this way).
+   */
+  admitConversation?: () => void | Promise<void>;
 }
 
 /** `ragdesk.agents`: agents that answer from their datastores, with memory, sources and streaming. */
 export class AgentService {
+  /** What all visitors of one agent may read of attachments (see `AttachmentLimits`). */
+  private readonly visitorAttachments: VisitorAttachmentBudget;
+
   /** @internal Created by `createRagdesk`. */
   constructor(
     private readonly context: RagdeskContext,
     private readonly chat: ChatModel | undefined,
     private readonly options: AgentOptions,
-  ) {}
+  ) {
+    this.visitorAttachments = new VisitorAttachmentBudget(options.attachments, options.attachmentClock);
+  }
 
   /** Creates an agent. Every datastore it names must exist (and belong to the same owner). */
   async create(input: AgentCreateInput, options: { ownerId?: string | null } = {}): Promise<Agent> {
@@ -214,7 +229,11 @@ export class AgentService {
       throw new RagdeskError('invalid_adapter', 'No chat model is configured: pass `chat` to createRagdesk (openaiChat or localAnswerer)');
     }
     throwIfAborted(options.signal);
-    const prepared = await prepareQuery(this.context, chat, this.options, agent, query, options.ownerId, options.signal, caller, history);
+    const prepared = await prepareQuery(this.context, chat, this.options, agent, query, options.ownerId, options.signal, caller, {
+      history,
+      visitorAttachments: this.visitorAttachments,
+      admitConversation: options.admitConversation,
+    });
     throwIfAborted(options.signal);
     return { chat, prepared };
   }

@@ -21,6 +21,7 @@ import { includesSources, withSettingsInstructions } from './agent-settings.js';
 import { consumeQuery, DEFAULT_OWNER } from './usage-policy.js';
 import type { AgentOptions } from './agent-options.js';
 import type { AgentCaller } from './override-policy.js';
+import type { VisitorAttachmentBudget } from './visitor-attachment-budget.js';
 
 /** Everything decided before the model is called; the answer is written with it afterwards. */
 export interface PreparedQuery {
@@ -34,6 +35,16 @@ export interface PreparedQuery {
   sources: SourceEntry[];
   warnings: string[];
   startedAt: string;
+}
+
+/** Checks that depend on who asks, beyond the agent and the query. */
+export interface QueryAdmission {
+  /** The budget a visitor's attachments draw on. */
+  visitorAttachments?: VisitorAttachmentBudget | undefined;
+  /** Called before a new conversation is started; throws to refuse it (e.g. `rate_limited`). */
+  admitConversation?: (() => void | Promise<void>) | undefined;
+  /** The conversation so far, supplied by a stateless chat client instead of read from the store. */
+  history?: readonly HistoryMessage[] | undefined;
 }
 
 /**
@@ -50,14 +61,17 @@ export async function prepareQuery(
   callerOwnerId: string | null | undefined,
   signal: AbortSignal | undefined,
   caller: AgentCaller = 'owner',
-  suppliedHistory?: readonly HistoryMessage[],
+  admission: QueryAdmission = {},
 ): Promise<PreparedQuery> {
   const startedAt = nowIso();
   const chosen = await resolveConversation(context, agent, query, caller);
   const isNew = chosen.isNew;
   // Contact details are kept with the message that starts a conversation.
   const conversation = isNew ? { ...chosen.conversation, ...contactOf(query.contact) } : chosen.conversation;
-  await consumeQuery(context.store, options.queryLimit, callerOwnerId ?? agent.ownerId ?? DEFAULT_OWNER, new Date());
+  if (isNew) await admission.admitConversation?.();
+  // The agent's owner pays for its queries, whoever asks (as the reference counts them); an agent
+  // without an owner (library use) counts against the caller's, else the instance's.
+  await consumeQuery(context.store, options.queryLimit, agent.ownerId ?? callerOwnerId ?? DEFAULT_OWNER, new Date());
 
   const tokenizer = context.chunking.tokenizer ?? cl100kTokenizer();
   const modelName = query.modelName ?? agent.modelName;
@@ -93,6 +107,12 @@ export async function prepareQuery(
     },
     query.attachments ?? [],
     signal,
+    {
+      limits: options.attachments,
+      clock: options.attachmentClock,
+      visitor:
+        caller === 'visitor' && admission.visitorAttachments ? { budget: admission.visitorAttachments, agentId: agent.id } : undefined,
+    },
   );
   warnings.push(...attached.warnings);
   // Retrieval and memory use the question alone; the model also gets the attached files' text.
@@ -121,8 +141,8 @@ export async function prepareQuery(
   const passages = fitPassages(fragments, datasources, split.context, tokenizer);
   const used = fragments.slice(0, passages.length).map((fragment, i) => ({ ...fragment, text: passages[i]!.text }));
   const contextText = passages.map((passage) => formatPassage(passage.number, passage.label, passage.text)).join('\n\n');
-  const history = suppliedHistory
-    ? fitHistory(suppliedHistory, split.memory, tokenizer)
+  const history = admission.history
+    ? fitHistory(admission.history, split.memory, tokenizer)
     : isNew
       ? []
       : await loadMemory(context.store, conversation.id, split.memory, tokenizer);

@@ -64,8 +64,10 @@ export interface FileLoading {
    * Parses the file. Throws `invalid_request` when a supported file cannot be read. `owner` (the
    * datastore's owner) lets an implementation share its parsers fairly between owners; `maxChars`
    * (the extracted-characters limit) lets it refuse a too-long document where it was parsed.
+   * `yieldToOwner` marks a parse the owner did not ask for (an attachment a visitor of the owner's
+   * public agent sent): it may wait behind the owner's own queued parses, within the owner's share.
    */
-  load(file: FileInput & { signal?: AbortSignal; owner?: string; maxChars?: number }): Promise<LoadedDocument>;
+  load(file: FileInput & { signal?: AbortSignal; owner?: string; maxChars?: number; yieldToOwner?: boolean }): Promise<LoadedDocument>;
   /** Releases what loading holds (parser threads); called by `ragdesk.close()` after the last sync. */
   close?(): Promise<void>;
 }

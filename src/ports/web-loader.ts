@@ -68,9 +68,13 @@ export interface WebLoader {
   /**
    * Fetches one file's bytes of any type, under the same address policy, redirect, time and size
    * limits as a page (`maxBytes` can only lower the loader's cap) and, unless `ignoreRobots`, the
-   * same robots.txt check. Throws a `RagdeskError` with a stable code on failure.
+   * same robots.txt check; `maxRedirects` can only lower the loader's. Throws a `RagdeskError` with
+   * a stable code on failure.
    */
-  fetchFile?(url: string, options?: { signal?: AbortSignal; maxBytes?: number; ignoreRobots?: boolean }): Promise<WebFile>;
+  fetchFile?(
+    url: string,
+    options?: { signal?: AbortSignal; maxBytes?: number; maxRedirects?: number; ignoreRobots?: boolean },
+  ): Promise<WebFile>;
   /** Pages of a site, each loaded once, in discovery order; failures are yielded, not thrown. */
   crawlSite(options: SiteCrawlOptions): AsyncIterable<WebPage | WebPageFailure>;
   /** Releases what loading holds (parser threads); called by `ragdesk.close()` after the last sync. */

@@ -107,6 +107,29 @@ describe('worker pool', () => {
     }
   });
 
+  it("an owner's own task goes before the queued ones that yield to it, and takes the thread of a running one", async () => {
+    const pool = workerPool({ entry: hostileEntry(), isolation: 'process', threads: 1 });
+    try {
+      const order: string[] = [];
+      const run = (owner: string, value: string, yieldsToOwner: boolean, ms = 30) =>
+        pool
+          .run({ message: { kind: 'wait', ms, value }, subject: value, mimeType: 'text/plain', owner, yieldsToOwner })
+          .then((done) => void order.push(done as string));
+      // A visitor's attachments of acme's agent: the first runs (for a minute), two wait.
+      const running = run('acme', 'v1', true, 60_000);
+      const queued = [run('acme', 'v2', true), run('acme', 'v3', true)];
+      // acme's own upload, then globex's file.
+      const own = run('acme', 'own', false);
+      const other = run('globex', 'g1', false);
+      await expect(running).rejects.toMatchObject({ code: 'aborted', details: { reason: 'yielded_to_owner' } });
+      await Promise.all([own, other, ...queued]);
+      // acme's own file took v1's thread; globex keeps its turn; the visitor's files come last.
+      expect(order).toEqual(['own', 'g1', 'v2', 'v3']);
+    } finally {
+      await pool.close();
+    }
+  });
+
   it('finds a worker module beside the module naming it, and refuses a missing one as invalid_adapter', () => {
     const entry = hostileEntry();
     expect(workerEntry(new URL('./hostile-worker.mjs', pathToFileURL(join(scratch, 'starter.js'))))).toBe(entry);

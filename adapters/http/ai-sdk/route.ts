@@ -1,6 +1,6 @@
 import { readJsonObject } from '../body.js';
 import { param, type Route } from '../operation.js';
-import { queryableAgent, queryOptions } from '../queryable-agent.js';
+import { admittedQueryOptions, queryableAgent } from '../queryable-agent.js';
 import { toUiChatCall, uiChatRequestSchema } from './request.js';
 import { uiMessageStream } from './stream.js';
 
@@ -31,7 +31,8 @@ export const aiSdkChatRoute: Route = {
     const events = await context.ragdesk.agents.openStream(
       agent.id,
       { query: call.query },
-      { ...queryOptions(context, caller), history: call.history },
+      // Stateless clients name no visitor: the visitor limits go by client address.
+      { ...(await admittedQueryOptions(context, caller, undefined)), history: call.history },
     );
     return uiMessageStream(events, call.warnings, context.request.signal, context.reportBug);
   },

@@ -3,7 +3,7 @@ import { RagdeskError, allowsDatastores, type Agent, type AgentStreamEvent } fro
 import { requireScope } from '../auth.js';
 import { readJsonObject } from '../body.js';
 import { json, type OperationContext, type Route } from '../operation.js';
-import { queryableAgent, queryOptions } from '../queryable-agent.js';
+import { admittedQueryOptions, queryableAgent } from '../queryable-agent.js';
 import { DONE_FRAME, SSE_HEADERS } from '../sse.js';
 import type { StreamResult } from '../types.js';
 import { openaiErrorBody } from './errors.js';
@@ -67,7 +67,8 @@ async function createChatCompletion(context: OperationContext) {
   );
   const call = toAgentCall(request, agent, caller);
   const identity: CompletionIdentity = { id: `chatcmpl-${randomUUID()}`, created: Math.floor(Date.now() / 1000), model: request.model };
-  const options = { ...queryOptions(context, caller), history: call.history };
+  // Stateless clients name no visitor: the visitor limits go by client address.
+  const options = { ...(await admittedQueryOptions(context, caller, undefined)), history: call.history };
   if (call.stream) {
     const events = await context.ragdesk.agents.openStream(agent.id, call.query, options);
     const writer = new ChunkWriter(identity, call.includeUsage);

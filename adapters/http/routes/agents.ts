@@ -9,7 +9,7 @@ import {
 } from '../../../src/index.js';
 import { agentByIdOrHandle, ownedAgent } from '../access.js';
 import { missingKeyError, requireDatastoreAccess, requirePrincipal, requireScope, type Principal } from '../auth.js';
-import { queryableAgent, queryOptions } from '../queryable-agent.js';
+import { admittedQueryOptions, queryableAgent } from '../queryable-agent.js';
 import { readJsonObject } from '../body.js';
 import { json, param, type OperationContext, type Route } from '../operation.js';
 import { agentStream } from '../agent-stream.js';
@@ -132,7 +132,7 @@ export const agentRoutes: Route[] = [
       const { agent, caller } = await queryableAgent(context, param(context, 'id'));
       // Passed on as it came: the library validates it with the schema the OpenAPI document shows.
       const body = (await readJsonObject(context.request, context.options.maxJsonBytes)) as AgentQueryInput;
-      const options = queryOptions(context, caller);
+      const options = await admittedQueryOptions(context, caller, (body as { visitorId?: unknown }).visitorId);
       if (body.streaming === true) {
         const events = await context.ragdesk.agents.openStream(agent.id, body, options);
         return agentStream(events, context.request.signal, context.reportBug);

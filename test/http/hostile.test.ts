@@ -25,6 +25,7 @@ const OWN_HEADERS = new Set([
   'keep-alive',
   'transfer-encoding',
   'cache-control',
+  'x-content-type-options',
 ]);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 

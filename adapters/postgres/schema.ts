@@ -203,6 +203,17 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
   CREATE UNIQUE INDEX agents_handle ON ${s}.agents (handle) WHERE handle IS NOT NULL;
   ALTER TABLE ${s}.conversations ADD COLUMN contact text;
   `,
+  // 4: readable conversations: the channel a conversation started on, a reader's feedback on a
+  // message (NULL when unmarked), an index for an agent's conversations newest activity first and
+  // a partial one holding only marked messages for the feedback filter.
+  (s) => `
+  ALTER TABLE ${s}.conversations ADD COLUMN channel text;
+  ALTER TABLE ${s}.messages ADD COLUMN feedback text;
+  ALTER TABLE ${s}.messages ADD COLUMN feedback_comment text;
+  ALTER TABLE ${s}.messages ADD COLUMN feedback_at text COLLATE "C";
+  CREATE INDEX conversations_activity ON ${s}.conversations (agent_id, updated_at DESC, id COLLATE "C" DESC);
+  CREATE INDEX messages_feedback ON ${s}.messages (conversation_id, feedback) WHERE feedback IS NOT NULL;
+  `,
 ];
 
 /** The schema version this code writes. */

@@ -16,6 +16,7 @@ import type { DatasourcePatch, Store } from '../ports/store.js';
 import { describeAgentConformance } from './store-conformance-agents.js';
 import { describeBigReplaceConformance } from './store-conformance-big-replace.js';
 import { describeChunkConformance } from './store-conformance-chunks.js';
+import { describeConversationReadingConformance } from './store-conformance-conversations.js';
 import { describeJobConformance } from './store-conformance-jobs.js';
 import { describeSearchConformance } from './store-conformance-search.js';
 import { isoAt, makeDatasource, makeDatastore } from './fixtures.js';
@@ -60,6 +61,7 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
     describeSearchConformance(context);
     describeJobConformance(context);
     describeAgentConformance(context);
+    describeConversationReadingConformance(context);
   });
 }
 

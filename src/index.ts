@@ -28,6 +28,15 @@ export type { RetryPolicy } from './ports/retry-policy.js';
 export { DatasourceEvents, type StatusEventPayload, type ProgressEventPayload } from './datasources/events.js';
 export { AgentService, type AgentCallOptions } from './agents/agent-service.js';
 export type { Agent, AgentResponse, AgentStreamEvent } from './agents/agent.js';
+export { ConversationService } from './conversations/conversation-service.js';
+export type {
+  Conversation,
+  ConversationMessage,
+  ConversationPage,
+  ConversationSummary,
+  ConversationWithMessages,
+} from './conversations/conversation-types.js';
+export type { ConversationListInput, ConversationReadInput, MessageFeedbackInput } from './conversations/conversation-schemas.js';
 export type { AgentCreateInput, AgentUpdateInput, AgentQueryInput } from './agents/schemas.js';
 export type { AgentOptionsInput, AgentOptions } from './agents/agent-options.js';
 export { DEFAULT_PRICES, type ModelPrice } from './agents/pricing.js';

@@ -8,6 +8,7 @@ import { linkedSignal } from '../util/linked-signal.js';
 import { idSchema, parseInput } from '../validation.js';
 import { toAgent, type Agent, type AgentResponse, type AgentStreamEvent } from './agent.js';
 import type { AgentOptions } from './agent-options.js';
+import { ConversationService } from '../conversations/conversation-service.js';
 import { finishAnswer } from './finish-answer.js';
 import { checkVisitorQuery, type AgentCaller } from './override-policy.js';
 import { splitSettings } from './agent-settings.js';
@@ -37,12 +38,17 @@ export interface AgentCallOptions {
 
 /** `ragdesk.agents`: agents that answer from their datastores, with memory, sources and streaming. */
 export class AgentService {
+  /** The agents' conversations: read, list, delete, and feedback on answers. */
+  readonly conversations: ConversationService;
+
   /** @internal Created by `createRagdesk`. */
   constructor(
     private readonly context: RagdeskContext,
     private readonly chat: ChatModel | undefined,
     private readonly options: AgentOptions,
-  ) {}
+  ) {
+    this.conversations = new ConversationService(context);
+  }
 
   /** Creates an agent. Every datastore it names must exist (and belong to the same owner). */
   async create(input: AgentCreateInput, options: { ownerId?: string | null } = {}): Promise<Agent> {

@@ -14,7 +14,7 @@ import { MODEL_CONTEXT_WINDOWS } from './model-windows.js';
 import { assembleMessages, fillUserPrompt, formatPassage, resolvePrompts } from './prompt.js';
 import type { AgentQuery } from './schemas.js';
 import { buildSources } from './sources.js';
-import { contactOf, ignoredFieldsWarning, narrowDatastores, withContext } from './client-fields.js';
+import { channelOf, contactOf, ignoredFieldsWarning, narrowDatastores, withContext } from './client-fields.js';
 import { readAttachments, withAttachments } from './attachments.js';
 import { includesSources, withSettingsInstructions } from './agent-settings.js';
 import { consumeQuery, DEFAULT_OWNER } from './usage-policy.js';
@@ -54,7 +54,7 @@ export async function prepareQuery(
   const chosen = await resolveConversation(context, agent, query, caller);
   const isNew = chosen.isNew;
   // Contact details are kept with the message that starts a conversation.
-  const conversation = isNew ? { ...chosen.conversation, ...contactOf(query.contact) } : chosen.conversation;
+  const conversation = isNew ? { ...chosen.conversation, ...contactOf(query.contact), ...channelOf(query.channel) } : chosen.conversation;
   await consumeQuery(context.store, options.queryLimit, callerOwnerId ?? agent.ownerId ?? DEFAULT_OWNER, new Date());
 
   const tokenizer = context.chunking.tokenizer ?? cl100kTokenizer();

@@ -35,7 +35,7 @@ export interface Route {
   path: string;
   operationId: string;
   summary: string;
-  tag: 'agents' | 'datastores' | 'datasources' | 'meta';
+  tag: 'agents' | 'conversations' | 'datastores' | 'datasources' | 'meta';
   auth: RouteAuth;
   body?: RouteBody;
   /** Query string parameters, for the document. */

@@ -11,6 +11,7 @@ import {
   sourceEntrySchema,
   upsertResponseSchema,
 } from './response-schemas.js';
+import { conversationMessageSchema, conversationPageSchema, conversationSchema, conversationWithMessagesSchema } from './conversation-schemas.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -37,6 +38,10 @@ const RESPONSES: Record<string, z.ZodType> = {
   UpsertResponse: upsertResponseSchema,
   DocumentUpdateResponse: documentUpdateResponseSchema,
   Error: errorResponseSchema,
+  Conversation: conversationSchema,
+  ConversationMessage: conversationMessageSchema,
+  ConversationWithMessages: conversationWithMessagesSchema,
+  ConversationPage: conversationPageSchema,
 };
 
 /**
@@ -63,6 +68,7 @@ export function buildOpenApiDocument(routes: readonly Route[], basePath: string,
     servers: [{ url: '/' }],
     tags: [
       { name: 'agents', description: 'Conversational agents answering from datastores' },
+      { name: 'conversations', description: "Agents' conversations, their messages and feedback on answers" },
       { name: 'datastores', description: 'Searchable document stores' },
       { name: 'datasources', description: 'Files, web pages and sites feeding datastores' },
       { name: 'meta', description: 'This document' },

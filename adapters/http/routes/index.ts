@@ -1,12 +1,13 @@
 import type { Route } from '../operation.js';
 import { json } from '../operation.js';
 import { agentRoutes } from './agents.js';
+import { conversationRoutes } from './conversations.js';
 import { datasourceRoutes } from './datasources.js';
 import { datastoreRoutes } from './datastores.js';
 
 /** Every route of the HTTP API (docs/api.md), and the OpenAPI document (served as built). */
 export function allRoutes(document: () => unknown, basePath = '/api'): Route[] {
-  const main = [...agentRoutes, ...datastoreRoutes, ...datasourceRoutes];
+  const main = [...agentRoutes, ...conversationRoutes, ...datastoreRoutes, ...datasourceRoutes];
   return [
     ...main,
     ...referenceAliases(main, basePath),

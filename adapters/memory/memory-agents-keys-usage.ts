@@ -200,12 +200,16 @@ function matches(record: ConversationRecord, filter: ConversationFilter, message
     const marked = messages.filter((message) => message.feedback);
     if (filter.feedback === 'any' && marked.length === 0) return false;
     if (filter.feedback === 'none' && marked.length > 0) return false;
-    if ((filter.feedback === 'good' || filter.feedback === 'bad') && !marked.some((message) => message.feedback?.value === filter.feedback)) {
+    if (
+      (filter.feedback === 'good' || filter.feedback === 'bad') &&
+      !marked.some((message) => message.feedback?.value === filter.feedback)
+    ) {
       return false;
     }
   }
   const after = filter.after;
-  if (after !== undefined && !(record.updatedAt < after.updatedAt || (record.updatedAt === after.updatedAt && record.id < after.id))) return false;
+  if (after !== undefined && !(record.updatedAt < after.updatedAt || (record.updatedAt === after.updatedAt && record.id < after.id)))
+    return false;
   return true;
 }
 

@@ -14,7 +14,13 @@ import {
   type ConversationReadInput,
   type MessageFeedbackInput,
 } from './conversation-schemas.js';
-import type { Conversation, ConversationMessage, ConversationPage, ConversationSummary, ConversationWithMessages } from './conversation-types.js';
+import type {
+  Conversation,
+  ConversationMessage,
+  ConversationPage,
+  ConversationSummary,
+  ConversationWithMessages,
+} from './conversation-types.js';
 
 const PREVIEW_CHARS = 200;
 

@@ -120,7 +120,9 @@ export function describeConversationReadingConformance(context: StoreSuiteContex
       expect((await store().findConversations({ agentId: other.id, limit: 10 })).length).toBe(1);
       // The message id is free again, as after deleting the agent.
       await store().createConversation(makeConversation(agent, 70));
-      await store().appendMessages(`conv-${agent.id}-70`, [{ ...makeMessage(conversations[1]!, 50, 'assistant'), conversationId: `conv-${agent.id}-70` }]);
+      await store().appendMessages(`conv-${agent.id}-70`, [
+        { ...makeMessage(conversations[1]!, 50, 'assistant'), conversationId: `conv-${agent.id}-70` },
+      ]);
       expect((await store().getMessage(answerId))?.conversationId).toBe(`conv-${agent.id}-70`);
     });
   });

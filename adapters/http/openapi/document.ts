@@ -11,7 +11,12 @@ import {
   sourceEntrySchema,
   upsertResponseSchema,
 } from './response-schemas.js';
-import { conversationMessageSchema, conversationPageSchema, conversationSchema, conversationWithMessagesSchema } from './conversation-schemas.js';
+import {
+  conversationMessageSchema,
+  conversationPageSchema,
+  conversationSchema,
+  conversationWithMessagesSchema,
+} from './conversation-schemas.js';
 
 type JsonObject = Record<string, unknown>;
 

@@ -18,7 +18,7 @@ export const conversationRoutes: Route[] = [
     operationId: 'getConversation',
     summary:
       'The conversation with its messages, newest first (`from`: `human` or `agent`). The owner reads any conversation of its agents ' +
-      '(`read` scope); anyone else only a public agent\'s conversation, with the `visitorId` it was started with. Any other id answers ' +
+      "(`read` scope); anyone else only a public agent's conversation, with the `visitorId` it was started with. Any other id answers " +
       '404 exactly like an unknown one. `cursor` (the last message id of the previous page) reads older messages.',
     tag: 'conversations',
     auth: 'public-agent',
@@ -71,7 +71,11 @@ export const conversationRoutes: Route[] = [
       { name: 'channel', description: 'Only conversations started on this channel', required: false },
       { name: 'from', description: 'Last activity at or after this ISO date or date-time', required: false },
       { name: 'to', description: 'Last activity at or before this ISO date or date-time (a date includes its whole day)', required: false },
-      { name: 'feedback', description: '`good` or `bad`: has an answer marked so; `any`: has a marked answer; `none`: has none', required: false },
+      {
+        name: 'feedback',
+        description: '`good` or `bad`: has an answer marked so; `any`: has a marked answer; `none`: has none',
+        required: false,
+      },
     ],
     response: 'ConversationPage',
     errors: [400, 404],
@@ -94,7 +98,11 @@ export const conversationRoutes: Route[] = [
     response: 'ConversationMessage',
     errors: [400, 404, 413, 415],
     async run(context) {
-      const body = parseInput(schemas.messageFeedbackSchema, await readJsonObject(context.request, context.options.maxJsonBytes), 'feedback');
+      const body = parseInput(
+        schemas.messageFeedbackSchema,
+        await readJsonObject(context.request, context.options.maxJsonBytes),
+        'feedback',
+      );
       return json(await markAnswer(context, param(context, 'id'), body));
     },
   },
@@ -143,11 +151,7 @@ function asMissing(kind: string, id: string) {
  * `read` scope), `{ visitorId }` for a visitor of a public agent, who must then give the
  * conversation's own visitor id. Anything else is the 404 of an unknown id.
  */
-async function readerOf(
-  context: OperationContext,
-  id: string,
-  visitorId: string | undefined,
-): Promise<{ visitorId?: string }> {
+async function readerOf(context: OperationContext, id: string, visitorId: string | undefined): Promise<{ visitorId?: string }> {
   const conversation = await context.ragdesk.agents.conversations.find(id);
   if (conversation !== null) {
     if (await ownsAgentOf(context, conversation)) {
@@ -176,7 +180,9 @@ function queryObject(context: OperationContext, names: readonly string[]): Recor
   for (const name of names) {
     const values = query.getAll(name);
     if (values.length > 1) {
-      throw new RagdeskError('invalid_request', `Give ${name} at most once`, { details: { issues: [{ path: name, message: 'repeated' }] } });
+      throw new RagdeskError('invalid_request', `Give ${name} at most once`, {
+        details: { issues: [{ path: name, message: 'repeated' }] },
+      });
     }
     if (values[0] !== undefined && values[0] !== '') picked[name] = values[0];
   }

@@ -1,6 +1,7 @@
 import { render } from 'preact';
 import { useState } from 'preact/hooks';
 import { Chat } from '../chat.js';
+import { browserStorage } from '../conversation-history.js';
 import chatCss from '../chat.css?inline';
 import widgetCss from './widget.css?inline';
 
@@ -34,6 +35,8 @@ if (script && agentId) {
 
 function Widget({ agentId, apiBase, title }: { agentId: string; apiBase: string; title: string }) {
   const [open, setOpen] = useState(false);
+  // The site's storage, per agent: the conversation comes back when the visitor reloads the page.
+  const [storage] = useState(browserStorage);
   return (
     <>
       {open ? (
@@ -42,7 +45,7 @@ function Widget({ agentId, apiBase, title }: { agentId: string; apiBase: string;
             <span>{title}</span>
             <button type="button" class="close" aria-label="Close the chat" onClick={() => setOpen(false)}>×</button>
           </header>
-          <Chat apiBase={apiBase} agentId={agentId} apiKey={null} greeting="Ask a question; answers cite their sources." />
+          <Chat apiBase={apiBase} agentId={agentId} apiKey={null} storage={storage} greeting="Ask a question; answers cite their sources." />
         </section>
       ) : null}
       <button type="button" class="bubble" aria-expanded={open} aria-label={open ? 'Close the chat' : title} onClick={() => setOpen(!open)}>

@@ -129,13 +129,10 @@ describe.skipIf(skip !== null)('conversations in the browser: kept over reloads,
 
   it('the chat works where the page may not use localStorage, keeping the conversation in memory', async () => {
     const page = await browser.page();
-    await page.addInitScript(() => {
-      Object.defineProperty(window, 'localStorage', {
-        get() {
-          throw new DOMException('The operation is insecure.', 'SecurityError');
-        },
-      });
-    });
+    // As in a sandboxed frame or with site storage blocked: reading localStorage throws.
+    await page.addInitScript(
+      `Object.defineProperty(window, 'localStorage', { get() { throw new DOMException('The operation is insecure.', 'SecurityError'); } });`,
+    );
     await page.goto(`${apiOrigin}/chat/${agentId}`);
     expect(await ask(page, 'First in memory')).toContain('Earlier questions: none.');
     expect(await ask(page, 'Second in memory')).toContain('Earlier questions: First in memory.');
@@ -167,7 +164,9 @@ describe.skipIf(skip !== null)('conversations in the browser: kept over reloads,
     await last.getByText('Thanks, noted.').waitFor();
     // Thumbs up on the first answer.
     await page.locator('.turn-assistant').first().getByRole('button', { name: 'Good answer' }).click();
-    await expect.poll(() => page.locator('.turn-assistant').first().getByRole('button', { name: 'Good answer' }).getAttribute('aria-pressed')).toBe('true');
+    await expect
+      .poll(() => page.locator('.turn-assistant').first().getByRole('button', { name: 'Good answer' }).getAttribute('aria-pressed'))
+      .toBe('true');
     await shot(page, '21-widget-thumbs');
 
     const saved = JSON.parse((await page.evaluate(`localStorage.getItem('ragdesk.conversation.${agentId}')`)) as string) as {
@@ -182,7 +181,9 @@ describe.skipIf(skip !== null)('conversations in the browser: kept over reloads,
     ]);
     await page.reload();
     await page.locator('.bubble').click();
-    await expect.poll(() => page.locator('.turn-assistant').last().getByRole('button', { name: 'Bad answer' }).getAttribute('aria-pressed')).toBe('true');
+    await expect
+      .poll(() => page.locator('.turn-assistant').last().getByRole('button', { name: 'Bad answer' }).getAttribute('aria-pressed'))
+      .toBe('true');
 
     // Pressing the same thumb again removes the mark.
     await page.locator('.turn-assistant').first().getByRole('button', { name: 'Good answer' }).click();
@@ -213,7 +214,7 @@ describe.skipIf(skip !== null)('conversations in the browser: kept over reloads,
 
     await marked.getByRole('button', { name: 'Read' }).click();
     const transcript = page.getByRole('region', { name: 'Conversation' });
-    await transcript.getByText('👎 Marked bad: “It should say thirty days”').waitFor();
+    await transcript.getByText('Marked bad: “It should say thirty days”').waitFor();
     expect(await transcript.locator('.turn-user .turn-text').allTextContents()).toEqual([
       'Widget question one',
       'Widget question two',
@@ -224,9 +225,13 @@ describe.skipIf(skip !== null)('conversations in the browser: kept over reloads,
     // Export: one JSON line per conversation, each with its messages oldest first and the feedback.
     const total = (await ragdesk.agents.conversations.list(agentId, { limit: 100 })).conversations.length;
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export JSON Lines' }).click()]);
-    const lines = readFileSync((await download.path())!, 'utf8').trimEnd().split('\n');
+    const lines = readFileSync((await download.path())!, 'utf8')
+      .trimEnd()
+      .split('\n');
     expect(lines).toHaveLength(total);
-    const exported = lines.map((line) => JSON.parse(line) as { messages: { from: string; text: string; eval: string | null; evalComment: string | null }[] });
+    const exported = lines.map(
+      (line) => JSON.parse(line) as { messages: { from: string; text: string; eval: string | null; evalComment: string | null }[] },
+    );
     const widget = exported.find((conversation) => conversation.messages[0]?.text === 'Widget question one')!;
     expect(widget.messages.map((message) => message.from).slice(0, 2)).toEqual(['human', 'agent']);
     expect(widget.messages.find((message) => message.eval === 'bad')?.evalComment).toBe('It should say thirty days');

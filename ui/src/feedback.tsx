@@ -58,8 +58,12 @@ export function Feedback({ apiBase, apiKey, messageId, visitorId, value, onChang
   return (
     <div class="feedback">
       <span class="feedback-label">Was this helpful?</span>
-      <button type="button" class="thumb" aria-pressed={value === 'good'} aria-label="Good answer" onClick={() => void press('good')}>👍</button>
-      <button type="button" class="thumb" aria-pressed={value === 'bad'} aria-label="Bad answer" onClick={() => void press('bad')}>👎</button>
+      <button type="button" class="thumb" aria-pressed={value === 'good'} aria-label="Good answer" onClick={() => void press('good')}>
+        <ThumbIcon verdict="good" />
+      </button>
+      <button type="button" class="thumb" aria-pressed={value === 'bad'} aria-label="Bad answer" onClick={() => void press('bad')}>
+        <ThumbIcon verdict="bad" />
+      </button>
       {sent ? <span class="feedback-note">Thanks, noted.</span> : null}
       {commenting ? (
         <form class="feedback-comment" onSubmit={submitComment}>
@@ -70,5 +74,18 @@ export function Feedback({ apiBase, apiKey, messageId, visitorId, value, onChang
       ) : null}
       {error ? <p class="turn-error" role="alert">{error}</p> : null}
     </div>
+  );
+}
+
+/** A thumb drawn in SVG (emoji fonts are missing on many machines), down for `bad`. */
+export function ThumbIcon({ verdict }: { verdict: Verdict }) {
+  return (
+    <svg class="thumb-icon" viewBox="0 0 24 24" width="16" height="16" aria-hidden="true">
+      <path
+        fill="currentColor"
+        transform={verdict === 'bad' ? 'rotate(180 12 12)' : undefined}
+        d="M2 10h4v11H2z M8 10l4-8c1.5 0 2.5 1 2.2 2.6L13.5 9H20a2 2 0 0 1 2 2.3l-1.4 8A2 2 0 0 1 18.6 21H8z"
+      />
+    </svg>
   );
 }

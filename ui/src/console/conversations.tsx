@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'preact/hooks';
 import type { Agent, Api } from '../api.js';
+import { ThumbIcon } from '../feedback.js';
 import type { SourceEntry } from '../stream.js';
 import { ConfirmDialog, ErrorNote, Link, formatDate } from './shared.js';
 
@@ -116,8 +117,16 @@ export function ConversationsPage({ api, uiBase, agentId }: { api: Api; uiBase: 
           <p class="muted small">
             {formatDate(summary.updatedAt)} · {summary.messageCount} messages · visitor {summary.visitorId.slice(0, 8)}
             {summary.channel ? ` · ${summary.channel}` : ''}
-            {summary.feedback.bad > 0 ? <span class="badge badge-bad"> 👎 {summary.feedback.bad}</span> : null}
-            {summary.feedback.good > 0 ? <span class="badge badge-good"> 👍 {summary.feedback.good}</span> : null}
+            {summary.feedback.bad > 0 ? (
+              <span class="badge badge-bad" title="Answers marked bad">
+                <ThumbIcon verdict="bad" /> {summary.feedback.bad}<span class="sr-only"> marked bad</span>
+              </span>
+            ) : null}
+            {summary.feedback.good > 0 ? (
+              <span class="badge badge-good" title="Answers marked good">
+                <ThumbIcon verdict="good" /> {summary.feedback.good}<span class="sr-only"> marked good</span>
+              </span>
+            ) : null}
           </p>
         </div>
         <button type="button" class="button" onClick={() => readConversation(api, summary.id).then((full) => setOpen({ ...summary, ...full }), setError)}>
@@ -194,7 +203,7 @@ function Transcript({ conversation, onClose }: { conversation: Full; onClose: ()
             ) : null}
             {message.eval ? (
               <p class={`feedback-shown feedback-${message.eval}`}>
-                {message.eval === 'good' ? '👍 Marked good' : '👎 Marked bad'}
+                <ThumbIcon verdict={message.eval} /> {message.eval === 'good' ? 'Marked good' : 'Marked bad'}
                 {message.evalComment ? `: “${message.evalComment}”` : ''}
               </p>
             ) : null}

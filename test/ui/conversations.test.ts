@@ -91,7 +91,7 @@ describe.skipIf(skip !== null)('conversations in the browser: kept over reloads,
     await page.goto(`${apiOrigin}/chat/${agentId}`);
     expect(await ask(page, 'When do parcels ship?')).toContain('Earlier questions: none.');
     expect(await ask(page, 'Are returns free?')).toContain('Earlier questions: When do parcels ship?.');
-    const saved = JSON.parse((await page.evaluate(`localStorage.getItem('ragdesk.conversation.${agentId}')`)) as string) as {
+    const saved = JSON.parse(await page.evaluate<string>(`localStorage.getItem('ragdesk.conversation.${agentId}')`)) as {
       conversationId: string;
       visitorId: string;
     };
@@ -107,7 +107,7 @@ describe.skipIf(skip !== null)('conversations in the browser: kept over reloads,
     await page.getByRole('button', { name: 'New conversation' }).click();
     expect(await questions(page)).toEqual([]);
     expect(await ask(page, 'Hello again')).toContain('Earlier questions: none.');
-    const after = JSON.parse((await page.evaluate(`localStorage.getItem('ragdesk.conversation.${agentId}')`)) as string) as typeof saved;
+    const after = JSON.parse(await page.evaluate<string>(`localStorage.getItem('ragdesk.conversation.${agentId}')`)) as typeof saved;
     expect(after.conversationId).not.toBe(saved.conversationId);
     expect(after.visitorId).toBe(saved.visitorId);
     await page.reload();
@@ -169,7 +169,7 @@ describe.skipIf(skip !== null)('conversations in the browser: kept over reloads,
       .toBe('true');
     await shot(page, '21-widget-thumbs');
 
-    const saved = JSON.parse((await page.evaluate(`localStorage.getItem('ragdesk.conversation.${agentId}')`)) as string) as {
+    const saved = JSON.parse(await page.evaluate<string>(`localStorage.getItem('ragdesk.conversation.${agentId}')`)) as {
       conversationId: string;
     };
     const stored = await ragdesk.agents.conversations.get(saved.conversationId);
@@ -225,7 +225,7 @@ describe.skipIf(skip !== null)('conversations in the browser: kept over reloads,
     // Export: one JSON line per conversation, each with its messages oldest first and the feedback.
     const total = (await ragdesk.agents.conversations.list(agentId, { limit: 100 })).conversations.length;
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Export JSON Lines' }).click()]);
-    const lines = readFileSync((await download.path())!, 'utf8')
+    const lines = readFileSync(await download.path(), 'utf8')
       .trimEnd()
       .split('\n');
     expect(lines).toHaveLength(total);

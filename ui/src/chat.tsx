@@ -167,7 +167,7 @@ export function Chat({ apiBase, agentId, apiKey, storage = null, greeting }: Cha
           </div>
         ))}
       </div>
-      <form class="chat-form" onSubmit={send}>
+      <form class="chat-form" onSubmit={(event) => void send(event)}>
         <label class="sr-only" for={`chat-input-${agentId}`}>Your question</label>
         <textarea
           id={`chat-input-${agentId}`}

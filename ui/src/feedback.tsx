@@ -9,7 +9,7 @@ export interface FeedbackProps {
   /** The visitor's id: what lets someone without the owner's key mark an answer of a public agent. */
   visitorId: string | undefined;
   value: Verdict | null;
-  onChange(value: Verdict | null): void;
+  onChange: (value: Verdict | null) => void;
 }
 
 /** Thumbs up / down on an answer, then an optional comment; pressing the same thumb again removes the mark. */
@@ -66,13 +66,28 @@ export function Feedback({ apiBase, apiKey, messageId, visitorId, value, onChang
       </button>
       {sent ? <span class="feedback-note">Thanks, noted.</span> : null}
       {commenting ? (
-        <form class="feedback-comment" onSubmit={submitComment}>
-          <label class="sr-only" for={`comment-${messageId}`}>Comment on this answer</label>
-          <input id={`comment-${messageId}`} type="text" maxLength={2000} placeholder="Add a comment (optional)" value={comment} onInput={(event) => setComment((event.target as HTMLInputElement).value)} />
-          <button type="submit" class="button small" disabled={comment.trim() === ''}>Send</button>
+        <form class="feedback-comment" onSubmit={(event) => void submitComment(event)}>
+          <label class="sr-only" for={`comment-${messageId}`}>
+            Comment on this answer
+          </label>
+          <input
+            id={`comment-${messageId}`}
+            type="text"
+            maxLength={2000}
+            placeholder="Add a comment (optional)"
+            value={comment}
+            onInput={(event) => setComment((event.target as HTMLInputElement).value)}
+          />
+          <button type="submit" class="button small" disabled={comment.trim() === ''}>
+            Send
+          </button>
         </form>
       ) : null}
-      {error ? <p class="turn-error" role="alert">{error}</p> : null}
+      {error ? (
+        <p class="turn-error" role="alert">
+          {error}
+        </p>
+      ) : null}
     </div>
   );
 }

@@ -119,20 +119,31 @@ export function ConversationsPage({ api, uiBase, agentId }: { api: Api; uiBase: 
             {summary.channel ? ` · ${summary.channel}` : ''}
             {summary.feedback.bad > 0 ? (
               <span class="badge badge-bad" title="Answers marked bad">
-                <ThumbIcon verdict="bad" /> {summary.feedback.bad}<span class="sr-only"> marked bad</span>
+                <ThumbIcon verdict="bad" /> {summary.feedback.bad}
+                <span class="sr-only"> marked bad</span>
               </span>
             ) : null}
             {summary.feedback.good > 0 ? (
               <span class="badge badge-good" title="Answers marked good">
-                <ThumbIcon verdict="good" /> {summary.feedback.good}<span class="sr-only"> marked good</span>
+                <ThumbIcon verdict="good" /> {summary.feedback.good}
+                <span class="sr-only"> marked good</span>
               </span>
             ) : null}
           </p>
         </div>
-        <button type="button" class="button" onClick={() => readConversation(api, summary.id).then((full) => setOpen({ ...summary, ...full }), setError)}>
+        <button
+          type="button"
+          class="button"
+          onClick={() => void readConversation(api, summary.id).then((full) => setOpen({ ...summary, ...full }), setError)}
+        >
           Read
         </button>
-        <button type="button" class="button danger" onClick={() => setDeleting(summary)} aria-label={`Delete the conversation “${summary.preview}”`}>
+        <button
+          type="button"
+          class="button danger"
+          onClick={() => setDeleting(summary)}
+          aria-label={`Delete the conversation “${summary.preview}”`}
+        >
           Delete
         </button>
       </div>
@@ -144,7 +155,9 @@ export function ConversationsPage({ api, uiBase, agentId }: { api: Api; uiBase: 
       <div class="row between">
         <h1>Conversations{agent ? ` of ${agent.name}` : ''}</h1>
         <div class="row">
-          <Link href={`${uiBase}agents`} class="button">Agents</Link>
+          <Link href={`${uiBase}agents`} class="button">
+            Agents
+          </Link>
           <button type="button" class="button" onClick={() => void exportAll()} disabled={exporting}>
             {exporting ? 'Exporting…' : 'Export JSON Lines'}
           </button>
@@ -162,7 +175,11 @@ export function ConversationsPage({ api, uiBase, agentId }: { api: Api; uiBase: 
           <section aria-label="Other conversations">
             <h2>Other conversations</h2>
             {others.length === 0 ? <p class="muted">None.</p> : <ul class="list inbox-others">{others.map(item)}</ul>}
-            {cursor ? <button type="button" class="button" onClick={() => void more()}>Load more</button> : null}
+            {cursor ? (
+              <button type="button" class="button" onClick={() => void more()}>
+                Load more
+              </button>
+            ) : null}
           </section>
         </>
       )}
@@ -192,7 +209,9 @@ function Transcript({ conversation, onClose }: { conversation: Full; onClose: ()
     <section class="card transcript" aria-label="Conversation">
       <div class="row between">
         <h2>Conversation with visitor {conversation.visitorId.slice(0, 8)}</h2>
-        <button type="button" class="button small" onClick={onClose}>Close</button>
+        <button type="button" class="button small" onClick={onClose}>
+          Close
+        </button>
       </div>
       <ol class="transcript-messages">
         {messages.map((message) => (

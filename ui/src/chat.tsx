@@ -56,6 +56,8 @@ export function Chat({ apiBase, agentId, apiKey, storage = null, greeting }: Cha
   const [turns, setTurns] = useState<Turn[]>([]);
   const [draft, setDraft] = useState('');
   const [busy, setBusy] = useState(false);
+  /** The stored history is being read back; asking waits for it, so the question lands after it. */
+  const [restoring, setRestoring] = useState(false);
   const conversation = useRef<SavedConversation>(readSaved(storage, storageKey));
   const aborter = useRef<AbortController | null>(null);
   const log = useRef<HTMLDivElement>(null);
@@ -71,14 +73,14 @@ export function Chat({ apiBase, agentId, apiKey, storage = null, greeting }: Cha
     const saved = conversation.current;
     if (!saved.conversationId) return;
     const controller = new AbortController();
-    setBusy(true);
+    setRestoring(true);
     loadHistory(apiBase, apiKey, { ...saved, conversationId: saved.conversationId }, controller.signal)
       .then((history) => {
         if (history === null) forget();
         else setTurns((shown) => (shown.length === 0 ? history.map(fromHistory) : shown));
       })
       .catch(() => undefined) // Offline or refused: the next question still continues the conversation.
-      .finally(() => setBusy(false));
+      .finally(() => setRestoring(false));
     return () => controller.abort();
   }, [apiBase, apiKey, storageKey]);
 
@@ -94,7 +96,7 @@ export function Chat({ apiBase, agentId, apiKey, storage = null, greeting }: Cha
   async function send(event?: Event) {
     event?.preventDefault();
     const query = draft.trim();
-    if (!query || busy) return;
+    if (!query || busy || restoring) return;
     const asked = newTurn('user', query);
     const answer = newTurn('assistant', '');
     setTurns((all) => [...all, asked, answer]);
@@ -144,7 +146,7 @@ export function Chat({ apiBase, agentId, apiKey, storage = null, greeting }: Cha
 
   return (
     <div class="chat">
-      <div class="chat-log" ref={log} role="log" aria-live="polite" aria-busy={busy} aria-label="Conversation">
+      <div class="chat-log" ref={log} role="log" aria-live="polite" aria-busy={busy || restoring} aria-label="Conversation">
         {turns.length === 0 && greeting ? <p class="chat-greeting">{greeting}</p> : null}
         {turns.map((turn) => (
           <div key={turn.id} class={`turn turn-${turn.role}`} data-role={turn.role}>
@@ -185,7 +187,7 @@ export function Chat({ apiBase, agentId, apiKey, storage = null, greeting }: Cha
           {busy ? (
             <button type="button" class="button danger" onClick={() => aborter.current?.abort()}>Stop</button>
           ) : (
-            <button type="submit" class="button primary" disabled={draft.trim() === ''}>Send</button>
+            <button type="submit" class="button primary" disabled={draft.trim() === '' || restoring}>Send</button>
           )}
           <button type="button" class="button" onClick={restart}>New conversation</button>
         </div>

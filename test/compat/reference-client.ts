@@ -100,6 +100,6 @@ export async function evalAnswer(apiOrigin: string, body: { eval: 'good' | 'bad'
   return {
     status: response.status,
     allowOrigin: response.headers.get('access-control-allow-origin'),
-    body: (await response.json()),
+    body: await response.json(),
   };
 }

@@ -31,7 +31,7 @@ describe('postgres: migrating a schema from before readable conversations', () =
     await old.close();
     // Undo the readable-conversations migration, the last one this code has.
     await pglite.pool.query(`
-      DROP INDEX ${s}.conversations_activity; DROP INDEX ${s}.messages_feedback;
+      DROP INDEX ${s}.conversations_activity; DROP INDEX ${s}.conversations_visitor; DROP INDEX ${s}.messages_feedback;
       ALTER TABLE ${s}.conversations DROP COLUMN channel;
       ALTER TABLE ${s}.messages DROP COLUMN feedback, DROP COLUMN feedback_comment, DROP COLUMN feedback_at;
       DELETE FROM ${s}.schema_migrations WHERE version = ${SCHEMA_VERSION};`);

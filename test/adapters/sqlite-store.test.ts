@@ -323,7 +323,8 @@ const WITHOUT_CHUNK_GENERATIONS = `
 
 /** Undoes the migration that made conversations readable (channel, feedback, listing indexes). */
 const WITHOUT_CONVERSATION_READING = `
-  DROP INDEX conversations_activity; DROP INDEX messages_feedback; ALTER TABLE conversations DROP COLUMN channel;
+  DROP INDEX conversations_activity; DROP INDEX conversations_visitor; DROP INDEX messages_feedback;
+  ALTER TABLE conversations DROP COLUMN channel;
   ALTER TABLE messages DROP COLUMN feedback; ALTER TABLE messages DROP COLUMN feedback_comment; ALTER TABLE messages DROP COLUMN feedback_at;`;
 
 describe('sqliteStore datasource pipeline', () => {

@@ -221,6 +221,9 @@ describe.skipIf(skip !== null)('conversations in the browser: kept over reloads,
       'Widget question three',
     ]);
     await shot(page, '22-console-inbox', { fullPage: true });
+    // The inbox has its own address: a reload comes back to it.
+    await page.reload();
+    await expect.poll(() => marked.locator('.title').allTextContents()).toEqual(['Widget question one']);
 
     // Export: one JSON line per conversation, each with its messages oldest first and the feedback.
     const total = (await ragdesk.agents.conversations.list(agentId, { limit: 100 })).conversations.length;

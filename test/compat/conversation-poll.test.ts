@@ -45,12 +45,12 @@ describe("the reference chat client's conversation poll and thumbs", () => {
     const first = await ask('How do I run the tests?', { conversationId: cuidLike(), visitorId: '' });
     const second = await ask('And how do I build it?', { conversationId: first.conversationId, visitorId: first.visitorId });
 
-    // The hook's poll as it is sent (no visitor id): the 404 of an unknown conversation. The hook
-    // only acts on a successful poll, so it keeps its history and its ids and goes on.
+    // The hook's poll as it is sent (no key, no visitor id): the 401 any unreadable conversation
+    // gets. The hook only acts on a successful poll, so it keeps its history and its ids and goes on.
     const bare = await pollConversation(service.origin, first.conversationId, '', PAGE);
-    expect(bare.status).toBe(404);
+    expect(bare.status).toBe(401);
     expect(bare.allowOrigin).toBe(PAGE);
-    expect(bare.body).toMatchObject({ error: { code: 'not_found' } });
+    expect(bare.body).toMatchObject({ error: { code: 'unauthorized' } });
     const third = await ask('Where is the changelog?', { conversationId: first.conversationId, visitorId: first.visitorId });
     expect(third.conversationId).toBe(first.conversationId);
 
@@ -97,7 +97,7 @@ describe("the reference chat client's conversation poll and thumbs", () => {
     expect(after.messages.find((message) => message.id === second.messageId)?.eval).toBe('bad');
     // Another visitor's thumbs on that answer: refused as an unknown message, nothing changed.
     const foreign = await evalAnswer(service.origin, { eval: 'good', messageId: second.messageId, visitorId: 'someone-else' }, PAGE);
-    expect(foreign.status).toBe(404);
+    expect(foreign.status).toBe(401);
     const again = (await pollConversation(service.origin, first.conversationId, '', PAGE, withVisitor)).body as Polled;
     expect(again.messages.find((message) => message.id === second.messageId)?.eval).toBe('bad');
   });

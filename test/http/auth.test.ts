@@ -14,9 +14,11 @@ interface Operation {
 /** Every route of the document with alice's ids filled in and a body that would be valid for her. */
 function concreteRequest(
   operation: Operation,
-  ids: { agent: string; datastore: string; datasource: string },
+  ids: { agent: string; datastore: string; datasource: string; conversation: string; message: string },
 ): { path: string; options: CallOptions } {
   const path = operation.template
+    .replace('/conversations/{id}', `/conversations/${ids.conversation}`)
+    .replace('/messages/{id}', `/messages/${ids.message}`)
     .replace('/agents/{id}', `/agents/${ids.agent}`)
     .replace('/agents/query/{id}', `/agents/query/${ids.agent}`)
     .replace('/datasources/{id}', `/datasources/${ids.datasource}`)
@@ -34,6 +36,8 @@ function concreteRequest(
     updateDocument: { id: ids.datasource, text: 'hello' },
     updateDocumentExternal: { id: ids.datasource, text: 'hello' },
     createDatasource: { type: 'web_page', datastoreId: ids.datastore, config: { source_url: 'https://example.invalid/' } },
+    setMessageFeedback: { eval: 'good' },
+    evalAnswer: { messageId: ids.message, eval: 'good' },
   };
   if (operation.operationId.replace(/Alias\d+$/, '') === 'uploadFile') {
     const form = new FormData();
@@ -51,7 +55,7 @@ describe("auth matrix: every route without a key, with a wrong key, with another
   let server: RunningServer;
   let api: ApiClient;
   let operations: Operation[];
-  let ids: { agent: string; datastore: string; datasource: string };
+  let ids: { agent: string; datastore: string; datasource: string; conversation: string; message: string };
 
   beforeAll(async () => {
     fixture = await openFixture();
@@ -77,7 +81,16 @@ describe("auth matrix: every route without a key, with a wrong key, with another
         tools: [{ type: 'datastore', datastoreId: datastore.id }],
       })
     ).body;
-    ids = { agent: agent.id, datastore: datastore.id, datasource: upserted.ids[0]! };
+    const answer = (
+      await api.post<{ conversationId: string; messageId: string }>(`/api/agents/${agent.id}/query`, { query: 'What causes tides?' })
+    ).body;
+    ids = {
+      agent: agent.id,
+      datastore: datastore.id,
+      datasource: upserted.ids[0]!,
+      conversation: answer.conversationId,
+      message: answer.messageId,
+    };
   });
   afterAll(async () => {
     await server?.close();
@@ -85,14 +98,14 @@ describe("auth matrix: every route without a key, with a wrong key, with another
   });
 
   it('covers every route of the document', () => {
-    // 23 routes and 5 deprecated aliases of the reference's paths.
-    expect(operations.length).toBe(28);
+    // 27 routes and 6 deprecated aliases of the reference's paths.
+    expect(operations.length).toBe(33);
     expect(
       operations
         .filter((operation) => operation.scope === null)
         .map((operation) => operation.operationId)
         .sort(),
-    ).toEqual(['getOpenApiDocument', 'queryAgent', 'queryAgentAlias2']);
+    ).toEqual(['evalAnswer', 'getConversation', 'getOpenApiDocument', 'queryAgent', 'queryAgentAlias2', 'setMessageFeedback']);
   });
 
   it('without a key, or with a malformed, unknown or revoked key: 401 everywhere but the document', async () => {
@@ -150,7 +163,7 @@ describe("auth matrix: every route without a key, with a wrong key, with another
         checked++;
       }
     }
-    expect(checked).toBe(50);
+    expect(checked).toBe(54);
     // And each scope does open its own routes.
     expect((await api.get(`/api/datastores/${ids.datastore}`, { key: keys.read! })).status).toBe(200);
     expect((await api.post(`/api/datastores/${ids.datastore}/query`, { query: 'tides' }, { key: keys.query! })).status).toBe(200);

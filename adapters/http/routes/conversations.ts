@@ -19,7 +19,7 @@ export const conversationRoutes: Route[] = [
     summary:
       'The conversation with its messages, newest first (`from`: `human` or `agent`). The owner reads any conversation of its agents ' +
       "(`read` scope); anyone else only a public agent's conversation, with the `visitorId` it was started with. Any other id answers " +
-      '404 exactly like an unknown one. `cursor` (the last message id of the previous page) reads older messages.',
+      'exactly like an unknown one (401 without a key, 404 with one). `cursor` (the last message id of the previous page) reads older messages.',
     tag: 'conversations',
     auth: 'public-agent',
     queryParameters: [
@@ -28,12 +28,14 @@ export const conversationRoutes: Route[] = [
       { name: 'limit', description: 'At most this many messages (1-200, default 50)', required: false },
     ],
     response: 'ConversationWithMessages',
-    errors: [400, 404],
+    errors: [400, 401, 404],
     async run(context) {
       const id = param(context, 'id');
       const query = queryObject(context, ['visitorId', 'cursor', 'limit']);
       const reader = await readerOf(context, id, query.visitorId);
-      const conversation = await context.ragdesk.agents.conversations.get(id, { ...query, ...reader }).catch(asMissing('conversation', id));
+      const conversation = await context.ragdesk.agents.conversations
+        .get(id, { ...query, ...reader })
+        .catch(asRefused(context, 'conversation', id));
       return json(conversationToWire(conversation));
     },
   },
@@ -78,7 +80,7 @@ export const conversationRoutes: Route[] = [
       },
     ],
     response: 'ConversationPage',
-    errors: [400, 404],
+    errors: [400, 401, 404],
     async run(context) {
       const agent = await ownedAgent(context.ragdesk, requirePrincipal(context.principal), param(context, 'id'));
       const query = queryObject(context, ['limit', 'cursor', 'visitorId', 'channel', 'from', 'to', 'feedback']);
@@ -133,15 +135,27 @@ async function markAnswer(context: OperationContext, messageId: string, body: Fe
   const { ragdesk } = context;
   const conversation = await ragdesk.agents.conversations.conversationOfMessage(messageId);
   const reader = conversation === null ? null : await readerOf(context, conversation.id, body.visitorId).catch(() => null);
-  if (reader === null) throw missing('message', messageId);
+  if (reader === null) throw refused(context, 'message', messageId);
   const { visitorId: _given, ...rest } = body;
-  return ragdesk.agents.conversations.setFeedback(messageId, { ...rest, ...reader }).catch(asMissing('message', messageId));
+  return ragdesk.agents.conversations.setFeedback(messageId, { ...rest, ...reader }).catch(asRefused(context, 'message', messageId));
 }
 
-/** The library's not_found for a visitor id that does not match, answered as the route's own 404 for an unknown id. */
-function asMissing(kind: string, id: string) {
+/**
+ * The one answer for anything the caller may not read, the same as for an unknown id: without a key
+ * a 401 asking for one (as the query route answers for a private agent), with a key a 404.
+ */
+function refused(context: OperationContext, kind: string, id: string): RagdeskError {
+  if (context.principal !== null) return missing(kind, id);
+  return new RagdeskError(
+    'unauthorized',
+    'Missing API key: send "Authorization: Bearer <API key>" (a visitor of a public agent reads its own conversation with its visitorId)',
+  );
+}
+
+/** The library's not_found for a visitor id that does not match, answered as {@link refused}. */
+function asRefused(context: OperationContext, kind: string, id: string) {
   return (error: unknown): never => {
-    if (RagdeskError.isInstance(error) && error.code === 'not_found') throw missing(kind, id);
+    if (RagdeskError.isInstance(error) && error.code === 'not_found') throw refused(context, kind, id);
     throw error;
   };
 }
@@ -162,7 +176,7 @@ async function readerOf(context: OperationContext, id: string, visitorId: string
     // The library compares the visitor id (in constant time) and answers not_found on a mismatch.
     if (agent.visibility === 'public' && visitorId) return { visitorId };
   }
-  throw missing('conversation', id);
+  throw refused(context, 'conversation', id);
 }
 
 /** The caller's key belongs to the agent's owner and may reach every datastore the agent reads. */

@@ -249,4 +249,22 @@ describe.skipIf(skip !== null)('conversations in the browser: kept over reloads,
     expect(page.dialogs).toEqual([]);
     await page.close();
   });
+
+  it('a conversation deleted on the server is dropped by the widget, which starts afresh', async () => {
+    const page = await browser.page();
+    await page.goto(hostOrigin);
+    const saved = () => page.evaluate<string | null>(`localStorage.getItem('ragdesk.conversation.${agentId}')`);
+    const before = JSON.parse((await saved()) ?? '{}') as { conversationId: string; visitorId: string };
+    expect((await ragdesk.agents.conversations.get(before.conversationId)).messages.length).toBeGreaterThan(0);
+    await ragdesk.agents.conversations.delete(before.conversationId);
+    await page.locator('.bubble').click();
+    await expect.poll(async () => (JSON.parse((await saved()) ?? '{}') as { conversationId?: string }).conversationId).toBeUndefined();
+    expect(await questions(page)).toEqual([]);
+    expect(await ask(page, 'After the deletion')).toContain('Earlier questions: none.');
+    const after = JSON.parse((await saved()) ?? '{}') as { conversationId: string; visitorId: string };
+    expect(after.conversationId).not.toBe(before.conversationId);
+    expect(after.visitorId).toBe(before.visitorId);
+    expect(page.errors).toEqual([]);
+    await page.close();
+  });
 });

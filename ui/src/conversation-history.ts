@@ -75,7 +75,8 @@ export async function loadHistory(
     headers: apiKey ? { authorization: `Bearer ${apiKey}` } : {},
     signal,
   });
-  if (response.status === 404) return null;
+  // Unreadable for this caller answers as unknown: 404 with a key, 401 without one.
+  if (response.status === 404 || (response.status === 401 && !apiKey)) return null;
   if (!response.ok) throw await errorFrom(response);
   const body = (await response.json()) as {
     messages: { id: string; from: 'human' | 'agent'; text: string; sources: SourceEntry[]; eval: Verdict | null }[];

@@ -33,6 +33,15 @@ export { agentDisplaySettings, publicAgentView, type AgentDisplaySettings, type 
 export { interfaceConfigSchema, type InterfaceConfig } from './agents/interface-config.js';
 export { UploadService, type UploadOptions, type UploadLink, type UploadLinkRequest } from './uploads/upload-service.js';
 export { UPLOAD_TYPES } from './uploads/upload-types.js';
+export { ConversationService } from './conversations/conversation-service.js';
+export type {
+  Conversation,
+  ConversationMessage,
+  ConversationPage,
+  ConversationSummary,
+  ConversationWithMessages,
+} from './conversations/conversation-types.js';
+export type { ConversationListInput, ConversationReadInput, MessageFeedbackInput } from './conversations/conversation-schemas.js';
 export type { AgentCreateInput, AgentUpdateInput, AgentQueryInput } from './agents/schemas.js';
 export type { AgentOptionsInput, AgentOptions } from './agents/agent-options.js';
 export { DEFAULT_PRICES, type ModelPrice } from './agents/pricing.js';

@@ -24,3 +24,9 @@ export {
 } from './agents/schemas.js';
 export { allowOverridesSchema } from './agents/override-policy.js';
 export { apiKeyCreateSchema, apiKeyScopeSchema } from './auth/schemas.js';
+export {
+  conversationListSchema,
+  conversationReadSchema,
+  messageFeedbackSchema,
+  evalAnswerSchema,
+} from './conversations/conversation-schemas.js';

@@ -3,6 +3,7 @@ import type {
   ApiKeyRecord,
   ApiKeyScope,
   ConversationRecord,
+  MessageFeedback,
   MessageRecord,
   MessageUsage,
   SourceEntry,
@@ -57,6 +58,7 @@ export interface ConversationRow {
   created_at: string;
   updated_at: string;
   contact: string | null;
+  channel: string | null;
 }
 
 export interface MessageRow {
@@ -69,6 +71,10 @@ export interface MessageRow {
   model: string | null;
   visitor_id: string;
   created_at: string;
+  /** `good` / `bad`, with its comment and time; all null when unmarked. */
+  feedback: string | null;
+  feedback_comment: string | null;
+  feedback_at: string | null;
 }
 
 export interface ApiKeyRow<List> {
@@ -134,6 +140,7 @@ export function toConversationRecord(row: ConversationRow): ConversationRecord {
     agentId: row.agent_id,
     visitorId: row.visitor_id,
     ...(row.contact ? { contact: JSON.parse(row.contact) as ConversationRecord['contact'] } : {}),
+    ...(row.channel ? { channel: row.channel } : {}),
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
@@ -147,6 +154,7 @@ export function conversationRow(record: ConversationRecord): ConversationRow {
     created_at: record.createdAt,
     updated_at: record.updatedAt,
     contact: record.contact ? JSON.stringify(record.contact) : null,
+    channel: record.channel ?? null,
   };
 }
 
@@ -161,6 +169,10 @@ export function toMessageRecord(row: MessageRow): MessageRecord {
     model: row.model,
     visitorId: row.visitor_id,
     createdAt: row.created_at,
+    feedback:
+      row.feedback === null
+        ? null
+        : { value: row.feedback as MessageFeedback['value'], comment: row.feedback_comment, createdAt: row.feedback_at ?? row.created_at },
   };
 }
 
@@ -175,7 +187,13 @@ export function messageRow(record: MessageRecord): MessageRow {
     model: record.model ?? null,
     visitor_id: record.visitorId,
     created_at: record.createdAt,
+    ...feedbackColumns(record.feedback ?? null),
   };
+}
+
+/** The three feedback columns of a message row. */
+export function feedbackColumns(feedback: MessageFeedback | null): Pick<MessageRow, 'feedback' | 'feedback_comment' | 'feedback_at'> {
+  return { feedback: feedback?.value ?? null, feedback_comment: feedback?.comment ?? null, feedback_at: feedback?.createdAt ?? null };
 }
 
 export function toApiKeyRecord<List>(row: ApiKeyRow<List>, lists: SqlLists<List>): ApiKeyRecord {

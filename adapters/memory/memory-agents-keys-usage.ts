@@ -4,10 +4,11 @@ import type {
   AgentRecord,
   ApiKeyRecord,
   ConversationRecord,
+  MessageFeedback,
   MessageRecord,
   UsageConsumption,
 } from '../../src/ports/agent-key-usage-records.js';
-import type { AgentPatch, ApiKeyPatch } from '../../src/ports/store.js';
+import type { AgentPatch, ApiKeyPatch, ConversationFilter } from '../../src/ports/store.js';
 import { conflict, oldestFirst } from './record-copies.js';
 
 /**
@@ -20,8 +21,8 @@ export function memoryAgents() {
   const conversations = new Map<string, ConversationRecord>();
   /** Messages per conversation, in insertion order. */
   const messages = new Map<string, MessageRecord[]>();
-  /** Every message id ever stored and not deleted: ids are unique across conversations. */
-  const messageIds = new Set<string>();
+  /** Conversation of every message stored and not deleted: ids are unique across conversations. */
+  const messageIds = new Map<string, string>();
   const apiKeys = new Map<string, ApiKeyRecord>();
   const keyIdsByHash = new Map<string, string>();
   const usage = new Map<string, number>();
@@ -33,6 +34,11 @@ export function memoryAgents() {
     for (const message of messages.get(id) ?? []) messageIds.delete(message.id);
     messages.delete(id);
     conversations.delete(id);
+  }
+
+  function findMessage(id: string): MessageRecord | undefined {
+    const conversationId = messageIds.get(id);
+    return conversationId === undefined ? undefined : messages.get(conversationId)?.find((message) => message.id === id);
   }
 
   return {
@@ -98,8 +104,8 @@ export function memoryAgents() {
       if (last === undefined) return;
       const list = messages.get(conversationId) ?? [];
       for (const message of batch) {
-        list.push(structuredClone(message));
-        messageIds.add(message.id);
+        list.push({ ...structuredClone(message), feedback: message.feedback ?? null });
+        messageIds.set(message.id, conversationId);
       }
       messages.set(conversationId, list);
       conversations.set(conversationId, { ...conversation, updatedAt: last.createdAt });
@@ -111,6 +117,31 @@ export function memoryAgents() {
       const newest = [...list].reverse().sort((a, b) => (a.createdAt > b.createdAt ? -1 : a.createdAt < b.createdAt ? 1 : 0));
       const limited = options.limit === undefined ? newest : newest.slice(0, Math.max(0, Math.floor(options.limit)));
       return limited.map((message) => structuredClone(message));
+    },
+
+    findConversations(filter: ConversationFilter): ConversationRecord[] {
+      const found = [...conversations.values()].filter((record) => matches(record, filter, messages.get(record.id) ?? []));
+      // Newest activity first, then id descending (code unit order; ids are ASCII).
+      found.sort((a, b) => compareDesc(a.updatedAt, b.updatedAt) || compareDesc(a.id, b.id));
+      return found.slice(0, Math.max(1, Math.floor(filter.limit))).map((record) => ({ ...record }));
+    },
+
+    deleteConversation(id: string): boolean {
+      if (!conversations.has(id)) return false;
+      dropConversation(id);
+      return true;
+    },
+
+    getMessage(id: string): MessageRecord | null {
+      const found = findMessage(id);
+      return found === undefined ? null : structuredClone(found);
+    },
+
+    setMessageFeedback(id: string, feedback: MessageFeedback | null): MessageRecord | null {
+      const found = findMessage(id);
+      if (found === undefined) return null;
+      found.feedback = feedback === null ? null : { ...feedback };
+      return structuredClone(found);
     },
 
     createApiKey(record: ApiKeyRecord): void {
@@ -152,6 +183,34 @@ export function memoryAgents() {
       return { allowed: true, used: used + request.amount };
     },
   };
+}
+
+function compareDesc(a: string, b: string): number {
+  return a > b ? -1 : a < b ? 1 : 0;
+}
+
+/** `findConversations`' filter, as the SQL stores apply it. */
+function matches(record: ConversationRecord, filter: ConversationFilter, messages: readonly MessageRecord[]): boolean {
+  if (record.agentId !== filter.agentId) return false;
+  if (filter.visitorId !== undefined && record.visitorId !== filter.visitorId) return false;
+  if (filter.channel !== undefined && record.channel !== filter.channel) return false;
+  if (filter.updatedFrom !== undefined && record.updatedAt < filter.updatedFrom) return false;
+  if (filter.updatedTo !== undefined && record.updatedAt > filter.updatedTo) return false;
+  if (filter.feedback !== undefined) {
+    const marked = messages.filter((message) => message.feedback);
+    if (filter.feedback === 'any' && marked.length === 0) return false;
+    if (filter.feedback === 'none' && marked.length > 0) return false;
+    if (
+      (filter.feedback === 'good' || filter.feedback === 'bad') &&
+      !marked.some((message) => message.feedback?.value === filter.feedback)
+    ) {
+      return false;
+    }
+  }
+  const after = filter.after;
+  if (after !== undefined && !(record.updatedAt < after.updatedAt || (record.updatedAt === after.updatedAt && record.id < after.id)))
+    return false;
+  return true;
 }
 
 function otherConversation(message: MessageRecord, conversationId: string) {

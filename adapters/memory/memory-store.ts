@@ -365,6 +365,26 @@ export function memoryStore(_options: MemoryStoreOptions = {}): Store {
       return agents.listMessages(conversationId, options);
     },
 
+    async findConversations(filter) {
+      open();
+      return agents.findConversations(filter);
+    },
+
+    async deleteConversation(id) {
+      open();
+      return agents.deleteConversation(id);
+    },
+
+    async getMessage(id) {
+      open();
+      return agents.getMessage(id);
+    },
+
+    async setMessageFeedback(id, feedback) {
+      open();
+      return agents.setMessageFeedback(id, feedback);
+    },
+
     async createApiKey(record) {
       open();
       agents.createApiKey(record);

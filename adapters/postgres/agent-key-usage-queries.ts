@@ -5,10 +5,13 @@ import type {
   AgentRecord,
   ApiKeyRecord,
   ConversationRecord,
+  MessageFeedback,
   MessageRecord,
   UsageConsumption,
 } from '../../src/ports/agent-key-usage-records.js';
-import type { AgentPatch, ApiKeyPatch } from '../../src/ports/store.js';
+import type { AgentPatch, ApiKeyPatch, ConversationFilter } from '../../src/ports/store.js';
+import { feedbackColumns } from '../kit/agent-key-usage-rows.js';
+import { conversationFilterSql } from '../kit/conversation-filter-sql.js';
 import { inTransaction, selectRow, selectRows, sqlState } from './connection.js';
 import { conflict } from './record-queries.js';
 import {
@@ -41,6 +44,11 @@ export function agentQueries(pool: pg.Pool, s: string) {
   async function getAgent(id: string): Promise<AgentRecord | null> {
     const row = await selectRow<AgentRow>(pool, `SELECT ${AGENT_SELECT} FROM ${s}.agents WHERE id = $1`, [id]);
     return row === undefined ? null : toAgentRecord(row);
+  }
+
+  async function getMessage(id: string): Promise<MessageRecord | null> {
+    const row = await selectRow<MessageRow>(pool, `SELECT ${MESSAGE_SELECT} FROM ${s}.messages WHERE id = $1`, [id]);
+    return row === undefined ? null : toMessageRecord(row);
   }
 
   return {
@@ -93,7 +101,7 @@ export function agentQueries(pool: pg.Pool, s: string) {
       try {
         const inserted = await pool.query(
           `INSERT INTO ${s}.conversations (${CONVERSATION_SELECT})
-           SELECT $1, id, $3, $4, $5, $6 FROM ${s}.agents WHERE id = $2`,
+           SELECT $1, id, $3, $4, $5, $6, $7 FROM ${s}.agents WHERE id = $2`,
           conversationValues(record),
         );
         if (inserted.rowCount === 0) throw notFound('agent', record.agentId);
@@ -155,6 +163,31 @@ export function agentQueries(pool: pg.Pool, s: string) {
         [conversationId, limit],
       );
       return rows.map(toMessageRecord);
+    },
+
+    async findConversations(filter: ConversationFilter): Promise<ConversationRecord[]> {
+      const { sql, values } = conversationFilterSql(filter, `${s}.messages`, (index) => `$${index}`, 'c.id COLLATE "C"');
+      const columns = CONVERSATION_COLUMNS.map((column) => `c.${column}`).join(', ');
+      const rows = await selectRows<ConversationRow>(pool, `SELECT ${columns} FROM ${s}.conversations c ${sql}`, values);
+      return rows.map(toConversationRecord);
+    },
+
+    /** Messages cascade with the conversation row. */
+    async deleteConversation(id: string): Promise<boolean> {
+      const deleted = await pool.query(`DELETE FROM ${s}.conversations WHERE id = $1`, [id]);
+      return (deleted.rowCount ?? 0) > 0;
+    },
+
+    getMessage,
+
+    async setMessageFeedback(id: string, feedback: MessageFeedback | null): Promise<MessageRecord | null> {
+      const columns = feedbackColumns(feedback);
+      const row = await selectRow<MessageRow>(
+        pool,
+        `UPDATE ${s}.messages SET feedback = $2, feedback_comment = $3, feedback_at = $4 WHERE id = $1 RETURNING ${MESSAGE_SELECT}`,
+        [id, columns.feedback, columns.feedback_comment, columns.feedback_at],
+      );
+      return row === undefined ? null : toMessageRecord(row);
     },
 
     async createApiKey(record: ApiKeyRecord): Promise<void> {

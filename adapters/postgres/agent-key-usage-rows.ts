@@ -41,9 +41,22 @@ export const AGENT_COLUMNS = [
   'settings',
 ] as const;
 
-export const CONVERSATION_COLUMNS = ['id', 'agent_id', 'visitor_id', 'created_at', 'updated_at', 'contact'] as const;
+export const CONVERSATION_COLUMNS = ['id', 'agent_id', 'visitor_id', 'created_at', 'updated_at', 'contact', 'channel'] as const;
 
-export const MESSAGE_COLUMNS = ['id', 'conversation_id', 'role', 'text', 'sources', 'usage', 'model', 'visitor_id', 'created_at'] as const;
+export const MESSAGE_COLUMNS = [
+  'id',
+  'conversation_id',
+  'role',
+  'text',
+  'sources',
+  'usage',
+  'model',
+  'visitor_id',
+  'created_at',
+  'feedback',
+  'feedback_comment',
+  'feedback_at',
+] as const;
 
 export const API_KEY_COLUMNS = [
   'id',

@@ -224,6 +224,18 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
   );
   CREATE INDEX uploads_keep_until ON ${s}.uploads (keep_until);
   `,
+  // Readable conversations: the channel a conversation started on, a reader's feedback on a
+  // message (NULL when unmarked), indexes for an agent's conversations newest activity first (all,
+  // and one visitor's) and a partial one holding only marked messages for the feedback filter.
+  (s) => `
+  ALTER TABLE ${s}.conversations ADD COLUMN channel text;
+  ALTER TABLE ${s}.messages ADD COLUMN feedback text;
+  ALTER TABLE ${s}.messages ADD COLUMN feedback_comment text;
+  ALTER TABLE ${s}.messages ADD COLUMN feedback_at text COLLATE "C";
+  CREATE INDEX conversations_activity ON ${s}.conversations (agent_id, updated_at DESC, id COLLATE "C" DESC);
+  CREATE INDEX conversations_visitor ON ${s}.conversations (agent_id, visitor_id, updated_at DESC, id COLLATE "C" DESC);
+  CREATE INDEX messages_feedback ON ${s}.messages (conversation_id, feedback) WHERE feedback IS NOT NULL;
+  `,
 ];
 
 /** The schema version this code writes. */

@@ -4,10 +4,13 @@ import type {
   AgentRecord,
   ApiKeyRecord,
   ConversationRecord,
+  MessageFeedback,
   MessageRecord,
   UsageConsumption,
 } from '../../src/ports/agent-key-usage-records.js';
-import type { AgentPatch, ApiKeyPatch } from '../../src/ports/store.js';
+import type { AgentPatch, ApiKeyPatch, ConversationFilter } from '../../src/ports/store.js';
+import { feedbackColumns } from '../kit/agent-key-usage-rows.js';
+import { conversationFilterSql } from '../kit/conversation-filter-sql.js';
 import {
   AGENT_COLUMNS,
   AGENT_KEY_COUNT,
@@ -28,9 +31,17 @@ import {
   type ConversationRow,
   type MessageRow,
 } from './agent-key-usage-rows.js';
-import { inTransaction, type SqliteDatabase } from './database.js';
+import { inTransaction, type SqliteDatabase, type SqliteValue } from './database.js';
 import { conflict } from './record-queries.js';
 import { assignments, placeholders } from './row-mapping.js';
+
+/** `a, b` → `c.a, c.b`: the conversation columns read from the aliased table. */
+function prefixed(columns: string): string {
+  return columns
+    .split(',')
+    .map((column) => `c.${column.trim()}`)
+    .join(', ');
+}
 
 /** Agents, conversations, messages, API keys and usage counters. Statements are prepared once. */
 export function agentQueries(db: SqliteDatabase) {
@@ -48,9 +59,14 @@ export function agentQueries(db: SqliteDatabase) {
   const selectConversation = db.prepare(`SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE id = ?`);
   const selectConversations = db.prepare(`SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE agent_id = ? ORDER BY created_at, pk`);
   const touchConversation = db.prepare('UPDATE conversations SET updated_at = ? WHERE id = ?');
+  // Messages follow through ON DELETE CASCADE.
+  const deleteConversationRow = db.prepare('DELETE FROM conversations WHERE id = ?');
+  const foundConversations = new Map<string, ReturnType<SqliteDatabase['prepare']>>();
 
   const insertMessage = db.prepare(`INSERT INTO messages (${MESSAGE_COLUMNS}) VALUES (${placeholders(MESSAGE_COLUMNS)})`);
   const selectMessageId = db.prepare('SELECT 1 FROM messages WHERE id = ?');
+  const selectMessage = db.prepare(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE id = ?`);
+  const updateFeedback = db.prepare('UPDATE messages SET feedback = ?, feedback_comment = ?, feedback_at = ? WHERE id = ?');
   // LIMIT -1 means no limit in SQLite.
   const selectMessages = db.prepare(
     `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE conversation_id = ? ORDER BY created_at DESC, pk DESC LIMIT ?`,
@@ -82,6 +98,11 @@ export function agentQueries(db: SqliteDatabase) {
   function getConversation(id: string): ConversationRecord | null {
     const row = selectConversation.get(id) as ConversationRow | undefined;
     return row === undefined ? null : toConversationRecord(row);
+  }
+
+  function getMessage(id: string): MessageRecord | null {
+    const row = selectMessage.get(id) as MessageRow | undefined;
+    return row === undefined ? null : toMessageRecord(row);
   }
 
   function getApiKey(id: string): ApiKeyRecord | null {
@@ -131,6 +152,31 @@ export function agentQueries(db: SqliteDatabase) {
 
     listConversations(agentId: string): ConversationRecord[] {
       return (selectConversations.all(agentId) as ConversationRow[]).map(toConversationRecord);
+    },
+
+    findConversations(filter: ConversationFilter): ConversationRecord[] {
+      const { sql, values } = conversationFilterSql(filter, 'messages', () => '?');
+      // One statement per filter shape (a handful), prepared once.
+      let statement = foundConversations.get(sql);
+      if (statement === undefined) {
+        statement = db.prepare(`SELECT ${prefixed(CONVERSATION_COLUMNS)} FROM conversations c ${sql}`);
+        foundConversations.set(sql, statement);
+      }
+      return (statement.all(...(values as SqliteValue[])) as ConversationRow[]).map(toConversationRecord);
+    },
+
+    deleteConversation(id: string): boolean {
+      return inTransaction(db, () => deleteConversationRow.run(id).changes > 0);
+    },
+
+    getMessage,
+
+    setMessageFeedback(id: string, feedback: MessageFeedback | null): MessageRecord | null {
+      return inTransaction(db, () => {
+        const columns = feedbackColumns(feedback);
+        if (updateFeedback.run(columns.feedback, columns.feedback_comment, columns.feedback_at, id).changes === 0) return null;
+        return getMessage(id);
+      });
     },
 
     /** One transaction: any failing message (a duplicate id) rolls back the ones before it. */

@@ -29,9 +29,10 @@ export const AGENT_COLUMNS =
   'user_prompt, prompt_type, prompt_template, datastore_ids, updated_at, allow_overrides, handle, settings';
 export const AGENT_KEY_COUNT = 3;
 
-export const CONVERSATION_COLUMNS = 'id, agent_id, visitor_id, created_at, updated_at, contact';
+export const CONVERSATION_COLUMNS = 'id, agent_id, visitor_id, created_at, updated_at, contact, channel';
 
-export const MESSAGE_COLUMNS = 'id, conversation_id, role, text, sources, usage, model, visitor_id, created_at';
+export const MESSAGE_COLUMNS =
+  'id, conversation_id, role, text, sources, usage, model, visitor_id, created_at, feedback, feedback_comment, feedback_at';
 
 /** id, owner_id, hash, prefix, scopes, datastore_ids, created_at are fixed; updates skip {@link API_KEY_KEY_COUNT}. */
 export const API_KEY_COLUMNS = 'id, owner_id, hash, prefix, scopes, datastore_ids, created_at, name, last_used_at, revoked_at';

@@ -330,6 +330,19 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX uploads_keep_until ON uploads (keep_until);
   `,
+  // Readable conversations: the channel a conversation started on, a reader's feedback on a
+  // message (value, comment, time; NULL when unmarked), indexes for an agent's conversations
+  // newest activity first (all, and one visitor's), and a partial one holding only marked messages
+  // for the feedback filter.
+  `
+  ALTER TABLE conversations ADD COLUMN channel TEXT;
+  ALTER TABLE messages ADD COLUMN feedback TEXT;
+  ALTER TABLE messages ADD COLUMN feedback_comment TEXT;
+  ALTER TABLE messages ADD COLUMN feedback_at TEXT;
+  CREATE INDEX conversations_activity ON conversations (agent_id, updated_at DESC, id DESC);
+  CREATE INDEX conversations_visitor ON conversations (agent_id, visitor_id, updated_at DESC, id DESC);
+  CREATE INDEX messages_feedback ON messages (conversation_id, feedback) WHERE feedback IS NOT NULL;
+  `,
 ];
 
 /** The schema version this code writes. */

@@ -69,8 +69,12 @@ const CONVERSATIONS: Record<RequiredMethodName<ConversationStore>, true> = {
   createConversation: true,
   getConversation: true,
   listConversations: true,
+  findConversations: true,
+  deleteConversation: true,
   appendMessages: true,
   listMessages: true,
+  getMessage: true,
+  setMessageFeedback: true,
 };
 
 const API_KEYS: Record<RequiredMethodName<ApiKeyStore>, true> = {

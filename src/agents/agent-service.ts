@@ -8,6 +8,7 @@ import { linkedSignal } from '../util/linked-signal.js';
 import { idSchema, parseInput } from '../validation.js';
 import { toAgent, type Agent, type AgentResponse, type AgentStreamEvent } from './agent.js';
 import type { AgentOptions } from './agent-options.js';
+import { ConversationService } from '../conversations/conversation-service.js';
 import { finishAnswer } from './finish-answer.js';
 import { checkVisitorQuery, type AgentCaller } from './override-policy.js';
 import { splitSettings } from './agent-settings.js';
@@ -57,6 +58,8 @@ export interface AgentCallOptions {
 export class AgentService {
   /** What all visitors of one agent may read of attachments (see `AttachmentLimits`). */
   private readonly visitorAttachments: VisitorAttachmentBudget;
+  /** The agents' conversations: read, list, delete, and feedback on answers. */
+  readonly conversations: ConversationService;
 
   /** @internal Created by `createRagdesk`. */
   constructor(
@@ -65,6 +68,7 @@ export class AgentService {
     private readonly options: AgentOptions,
   ) {
     this.visitorAttachments = new VisitorAttachmentBudget(options.attachments, options.attachmentClock);
+    this.conversations = new ConversationService(context);
   }
 
   /** Creates an agent. Every datastore it names must exist (and belong to the same owner). */

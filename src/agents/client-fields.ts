@@ -123,3 +123,9 @@ export function contactOf(contact: z.output<typeof contactSchema> | undefined): 
   }
   return Object.keys(kept).length > 0 ? { contact: kept } : {};
 }
+
+/** The channel worth keeping with a new conversation (a label, for filtering the conversation list). */
+export function channelOf(channel: string | undefined): { channel: string } | Record<string, never> {
+  const kept = channel?.trim();
+  return kept ? { channel: kept } : {};
+}

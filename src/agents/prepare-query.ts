@@ -14,7 +14,7 @@ import { MODEL_CONTEXT_WINDOWS } from './model-windows.js';
 import { assembleMessages, fillUserPrompt, formatPassage, resolvePrompts } from './prompt.js';
 import type { AgentQuery } from './schemas.js';
 import { buildSources } from './sources.js';
-import { contactOf, ignoredFieldsWarning, narrowDatastores, withContext } from './client-fields.js';
+import { channelOf, contactOf, ignoredFieldsWarning, narrowDatastores, withContext } from './client-fields.js';
 import { readAttachments, withAttachments } from './attachments.js';
 import { readUploadedAttachment } from '../uploads/uploaded-attachments.js';
 import { includesSources, withSettingsInstructions } from './agent-settings.js';
@@ -67,7 +67,7 @@ export async function prepareQuery(
   const chosen = await resolveConversation(context, agent, query, caller);
   const isNew = chosen.isNew;
   // Contact details are kept with the message that starts a conversation.
-  const conversation = isNew ? { ...chosen.conversation, ...contactOf(query.contact) } : chosen.conversation;
+  const conversation = isNew ? { ...chosen.conversation, ...contactOf(query.contact), ...channelOf(query.channel) } : chosen.conversation;
   if (isNew) await admission.admitConversation?.();
   // The agent's owner pays for its queries, whoever asks (as the reference counts them); an agent
   // without an owner (library use) counts against the caller's, else the instance's.

@@ -75,6 +75,8 @@ export interface ConversationRecord {
   visitorId: string;
   /** Who the visitor said they are (the reference clients' `contact`), when a first message gave it. */
   contact?: ConversationContact;
+  /** Where the first message came from (the reference clients' `channel`: `website`, `dashboard`, ...), when given. */
+  channel?: string;
   createdAt: string;
   updatedAt: string;
 }
@@ -124,6 +126,15 @@ export interface MessageRecord {
   /** Chat adapter and model that wrote an assistant message; null for user messages. */
   model: string | null;
   visitorId: string;
+  createdAt: string;
+  /** A reader's mark on an assistant message; absent or null when nobody marked it. */
+  feedback?: MessageFeedback | null;
+}
+
+/** `good` or `bad`, with an optional comment, set by someone who may read the conversation. */
+export interface MessageFeedback {
+  value: 'good' | 'bad';
+  comment: string | null;
   createdAt: string;
 }
 

@@ -16,7 +16,7 @@ export type { ChunkChange, ChunkStore, NewDocument } from './store/chunk-store.j
 export type { TextSearchRequest, TextSearchStore } from './store/text-search-store.js';
 export type { JobClaim, JobPatch, JobStore } from './store/job-store.js';
 export type { AgentPatch, AgentStore } from './store/agent-store.js';
-export type { ConversationStore } from './store/conversation-store.js';
+export type { ConversationFilter, ConversationStore } from './store/conversation-store.js';
 export type { ApiKeyPatch, ApiKeyStore } from './store/api-key-store.js';
 export type { UsageStore } from './store/usage-store.js';
 export type { UploadRecord, UploadStore } from './store/upload-store.js';

@@ -159,6 +159,7 @@ export function makeMessage(
     model: assistant ? 'offline/extractive' : null,
     visitorId: conversation.visitorId,
     createdAt: isoAt(seconds),
+    feedback: null,
     ...overrides,
   };
 }

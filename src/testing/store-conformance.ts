@@ -16,6 +16,7 @@ import type { DatasourcePatch, Store } from '../ports/store.js';
 import { describeAgentConformance } from './store-conformance-agents.js';
 import { describeBigReplaceConformance } from './store-conformance-big-replace.js';
 import { describeChunkConformance } from './store-conformance-chunks.js';
+import { describeConversationReadingConformance } from './store-conformance-conversations.js';
 import { describeJobConformance } from './store-conformance-jobs.js';
 import { describeSearchConformance } from './store-conformance-search.js';
 import { describeUploadConformance } from './store-conformance-uploads.js';
@@ -62,6 +63,7 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
     describeJobConformance(context);
     describeAgentConformance(context);
     describeUploadConformance(context);
+    describeConversationReadingConformance(context);
   });
 }
 

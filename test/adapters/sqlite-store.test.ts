@@ -327,6 +327,11 @@ const WITHOUT_CHUNK_GENERATIONS = `
 
 /** Undoes the upload links migration (one table of its own). */
 const WITHOUT_UPLOADS = 'DROP TABLE uploads;';
+/** Undoes the migration that made conversations readable (channel, feedback, listing indexes). */
+const WITHOUT_CONVERSATION_READING = `
+  DROP INDEX conversations_activity; DROP INDEX conversations_visitor; DROP INDEX messages_feedback;
+  ALTER TABLE conversations DROP COLUMN channel;
+  ALTER TABLE messages DROP COLUMN feedback; ALTER TABLE messages DROP COLUMN feedback_comment; ALTER TABLE messages DROP COLUMN feedback_at;`;
 
 describe('sqliteStore datasource pipeline', () => {
   /** Tables, indexes and triggers as SQLite stores them, to compare two files' schemas. */
@@ -472,6 +477,7 @@ describe('sqliteStore datasource pipeline', () => {
     db.exec('ALTER TABLE agents DROP COLUMN allow_overrides'); // added by migration 6
     db.exec(WITHOUT_FILE_PARTS);
     db.exec(WITHOUT_CHUNK_GENERATIONS);
+    db.exec(WITHOUT_CONVERSATION_READING);
     db.exec(WITHOUT_UPLOADS);
     db.pragma('user_version = 4');
     db.close();
@@ -488,6 +494,34 @@ describe('sqliteStore datasource pipeline', () => {
     // Deleting chunk rows no longer fires a trigger into a table that is gone.
     await store.deleteDatasource(a.id);
     expect(await store.searchText({ datastoreId: datastore.id, query: word, topK: 20 })).toEqual([]);
+    const freshPath = join(dir, 'fresh.db');
+    await sqliteStore({ path: freshPath }).close();
+    expect(schemaOf(path)).toEqual(schemaOf(freshPath));
+  });
+
+  it('migrates a file written before conversations were readable: its messages read unmarked, its conversations list', async () => {
+    const old = open();
+    const agent = makeAgent({ name: 'Support' });
+    const conversation = makeConversation(agent, 3);
+    await old.createAgent(agent);
+    await old.createConversation(conversation);
+    const question = makeMessage(conversation, 4, 'user');
+    const answer = makeMessage(conversation, 5, 'assistant');
+    await old.appendMessages(conversation.id, [question, answer]);
+    await old.close();
+    const db = new Database(path);
+    db.exec(WITHOUT_CONVERSATION_READING);
+    // The readable-conversations migration is the last one this code has.
+    db.pragma(`user_version = ${SCHEMA_VERSION - 1}`);
+    db.close();
+
+    const store = open();
+    expect(await store.listMessages(conversation.id)).toEqual([answer, question]);
+    expect(await store.getConversation(conversation.id)).toEqual({ ...conversation, updatedAt: isoAt(5) });
+    expect((await store.findConversations({ agentId: agent.id, limit: 5 })).map((c) => c.id)).toEqual([conversation.id]);
+    const marked = await store.setMessageFeedback(answer.id, { value: 'bad', comment: 'Off topic', createdAt: isoAt(9) });
+    expect(marked?.feedback).toEqual({ value: 'bad', comment: 'Off topic', createdAt: isoAt(9) });
+    expect((await store.findConversations({ agentId: agent.id, limit: 5, feedback: 'bad' })).length).toBe(1);
     const freshPath = join(dir, 'fresh.db');
     await sqliteStore({ path: freshPath }).close();
     expect(schemaOf(path)).toEqual(schemaOf(freshPath));

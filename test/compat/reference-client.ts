@@ -64,3 +64,42 @@ export function cuidLike(): string {
   const random = Array.from({ length: 16 }, () => Math.floor(Math.random() * 36).toString(36)).join('');
   return `c${Date.now().toString(36)}${random}`.slice(0, 25);
 }
+
+/** What one poll of the reference chat hook got: status, CORS header and the parsed body. */
+export interface PollResult {
+  status: number;
+  allowOrigin: string | null;
+  body: unknown;
+}
+
+/**
+ * One poll of the reference chat hook's history query: a plain GET (axios from the page, so no
+ * preflight and no key) of `/api/conversations/{id}?cursor=<last message id of the previous page>`,
+ * `cursor=` empty for the first page. `extra` is appended to the query string.
+ */
+export async function pollConversation(
+  apiOrigin: string,
+  conversationId: string,
+  cursor: string,
+  origin: string,
+  extra = '',
+): Promise<PollResult> {
+  const response = await fetch(`${apiOrigin}/api/conversations/${conversationId}?cursor=${cursor}${extra}`, {
+    headers: { Accept: 'application/json, text/plain, */*', Origin: origin },
+  });
+  return { status: response.status, allowOrigin: response.headers.get('access-control-allow-origin'), body: await response.json() };
+}
+
+/** The hook's thumbs: `POST /api/conversations/eval-answer` with `{ eval, messageId, visitorId }` as JSON. */
+export async function evalAnswer(apiOrigin: string, body: { eval: 'good' | 'bad'; messageId: string; visitorId: string }, origin: string) {
+  const response = await fetch(`${apiOrigin}/api/conversations/eval-answer`, {
+    method: 'POST',
+    headers: { 'Content-Type': 'application/json', Origin: origin },
+    body: JSON.stringify(body),
+  });
+  return {
+    status: response.status,
+    allowOrigin: response.headers.get('access-control-allow-origin'),
+    body: await response.json(),
+  };
+}

@@ -14,9 +14,11 @@ interface Operation {
 /** Every route of the document with alice's ids filled in and a body that would be valid for her. */
 function concreteRequest(
   operation: Operation,
-  ids: { agent: string; datastore: string; datasource: string },
+  ids: { agent: string; datastore: string; datasource: string; conversation: string; message: string },
 ): { path: string; options: CallOptions } {
   const path = operation.template
+    .replace('/conversations/{id}', `/conversations/${ids.conversation}`)
+    .replace('/messages/{id}', `/messages/${ids.message}`)
     .replace('/agents/{id}', `/agents/${ids.agent}`)
     .replace('/agents/query/{id}', `/agents/query/${ids.agent}`)
     .replace('/datasources/{id}', `/datasources/${ids.datasource}`)
@@ -35,6 +37,8 @@ function concreteRequest(
     updateDocumentExternal: { id: ids.datasource, text: 'hello' },
     createDatasource: { type: 'web_page', datastoreId: ids.datastore, config: { source_url: 'https://example.invalid/' } },
     generateUploadLinks: [{ case: 'chatUpload', agentId: ids.agent, conversationId: 'c-1', fileName: 'a.md', mimeType: 'text/markdown' }],
+    setMessageFeedback: { eval: 'good' },
+    evalAnswer: { messageId: ids.message, eval: 'good' },
   };
   // The upload itself takes no key: its link's token is the credential (here an unknown link).
   if (operation.operationId === 'uploadFileToLink')
@@ -55,7 +59,7 @@ describe("auth matrix: every route without a key, with a wrong key, with another
   let server: RunningServer;
   let api: ApiClient;
   let operations: Operation[];
-  let ids: { agent: string; datastore: string; datasource: string };
+  let ids: { agent: string; datastore: string; datasource: string; conversation: string; message: string };
 
   beforeAll(async () => {
     fixture = await openFixture();
@@ -81,7 +85,16 @@ describe("auth matrix: every route without a key, with a wrong key, with another
         tools: [{ type: 'datastore', datastoreId: datastore.id }],
       })
     ).body;
-    ids = { agent: agent.id, datastore: datastore.id, datasource: upserted.ids[0]! };
+    const answer = (
+      await api.post<{ conversationId: string; messageId: string }>(`/api/agents/${agent.id}/query`, { query: 'What causes tides?' })
+    ).body;
+    ids = {
+      agent: agent.id,
+      datastore: datastore.id,
+      datasource: upserted.ids[0]!,
+      conversation: answer.conversationId,
+      message: answer.messageId,
+    };
   });
   afterAll(async () => {
     await server?.close();
@@ -98,12 +111,15 @@ describe("auth matrix: every route without a key, with a wrong key, with another
         .sort(),
     ).toEqual([
       'chatAgentUiMessages',
+      'evalAnswer',
       'generateUploadLinks',
       'getAgent',
+      'getConversation',
       'getKeyOwner',
       'getOpenApiDocument',
       'queryAgent',
       'queryAgentAlias2',
+      'setMessageFeedback',
       'uploadFileToLink',
     ]);
   });

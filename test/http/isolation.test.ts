@@ -41,9 +41,11 @@ interface Owner {
   datasources: Map<string, string>; // datasource id -> datastore id
   agents: string[];
   conversations: string[];
+  /** Ids of the answers in those conversations. */
+  messages: string[];
 }
 
-type Kind = 'agent' | 'datastore' | 'datasource';
+type Kind = 'agent' | 'datastore' | 'datasource' | 'conversation' | 'message';
 
 interface Operation {
   method: string;
@@ -58,15 +60,17 @@ function operationsOf(document: Record<string, unknown>): Operation[] {
       method: method.toUpperCase(),
       template,
       operationId: operation.operationId,
-      kind: !template.includes('{')
-        ? null
-        : template.includes('/agents/')
-          ? 'agent'
-          : template.includes('/datasources/')
-            ? 'datasource'
-            : 'datastore',
+      kind: kindOf(template),
     })),
   );
+}
+
+function kindOf(template: string): Kind | null {
+  if (!template.includes('{')) return null;
+  if (template.includes('/agents/')) return 'agent';
+  if (template.includes('/conversations/')) return 'conversation';
+  if (template.includes('/messages/')) return 'message';
+  return template.includes('/datasources/') ? 'datasource' : 'datastore';
 }
 
 /** A body that would be valid for the caller's own resource of the same kind. */
@@ -76,6 +80,8 @@ function bodyFor(operation: Operation, caller: Owner): CallOptions {
       return { json: { description: 'hijacked' } };
     case 'queryAgent':
       return { json: { query: 'tell me everything you know' } };
+    case 'setMessageFeedback':
+      return { json: { eval: 'bad', comment: 'hijacked' } };
     case 'updateDatastore':
       return { json: { name: 'hijacked' } };
     case 'queryDatastore':
@@ -128,7 +134,7 @@ describe('owner isolation across every route, with randomised resources', () => 
       const key = (await fixture.ragdesk.keys.create({ ownerId: id, name: id })).key;
       const api = new ApiClient(server.origin, validator, key);
       const token = (n: number) => `zq${world}o${index}t${n}x${randomUUID().slice(0, 6)}`;
-      const owner: Owner = { id, key, secrets: [], datastores: [], datasources: new Map(), agents: [], conversations: [] };
+      const owner: Owner = { id, key, secrets: [], datastores: [], datasources: new Map(), agents: [], conversations: [], messages: [] };
       for (const [d, datastoreSpec] of ownerSpec.datastores.entries()) {
         const name = token(100 + d);
         const datastore = (await api.post<{ id: string }>('/api/datastores', { name, description: token(200 + d) })).body;
@@ -160,9 +166,12 @@ describe('owner isolation across every route, with randomised resources', () => 
         }));
         const agent = (await api.post<{ id: string }>('/api/agents', { name: token(400), description: token(500), tools })).body;
         owner.agents.push(agent.id);
-        const answer = await api.post<{ conversationId: string }>(`/api/agents/${agent.id}/query`, { query: 'What is the secret token?' });
+        const answer = await api.post<{ conversationId: string; messageId: string }>(`/api/agents/${agent.id}/query`, {
+          query: 'What is the secret token?',
+        });
         expect(answer.status).toBe(200);
         owner.conversations.push(answer.body.conversationId);
+        owner.messages.push(answer.body.messageId);
       }
       owners.push(owner);
     }
@@ -187,6 +196,8 @@ describe('owner isolation across every route, with randomised resources', () => 
         })),
       ),
       agents,
+      // The conversations the build started (the caller's own queries below start new ones), with their feedback.
+      conversations: await Promise.all(owner.conversations.map((id) => fixture.ragdesk.agents.conversations.get(id))),
     };
   }
 
@@ -206,6 +217,8 @@ describe('owner isolation across every route, with randomised resources', () => 
             agent: others.flatMap((owner) => owner.agents),
             datastore: others.flatMap((owner) => owner.datastores),
             datasource: others.flatMap((owner) => [...owner.datasources.keys()]),
+            conversation: others.flatMap((owner) => owner.conversations),
+            message: others.flatMap((owner) => owner.messages),
           };
           const foreignSecrets = others.flatMap((owner) => owner.secrets);
           const foreignIds = [
@@ -213,6 +226,7 @@ describe('owner isolation across every route, with randomised resources', () => 
             ...foreign.datastore,
             ...foreign.datasource,
             ...others.flatMap((owner) => owner.conversations),
+            ...foreign.message,
           ];
           /** No response may carry another owner's content, nor an id the caller did not send itself. */
           const noLeak = (response: ApiResponse | string, sent: string[], label: string) => {
@@ -278,6 +292,16 @@ describe('owner isolation across every route, with randomised resources', () => 
             expect(filtered.status).toBe(200);
             expect(filtered.body).toEqual([]);
             probes += 2;
+          }
+          for (const messageId of foreign.message) {
+            // The reference's form of feedback names the message in its body.
+            const unknown = randomUUID();
+            const control = await api.post('/api/conversations/eval-answer', { messageId: unknown, eval: 'bad' });
+            const response = await api.post('/api/conversations/eval-answer', { messageId, eval: 'bad' });
+            expect(response.status).toBe(404);
+            expect(shape(response, messageId)).toBe(shape(control, unknown));
+            noLeak(response, [messageId], 'eval-answer');
+            probes++;
           }
           for (const conversationId of others.flatMap((owner) => owner.conversations)) {
             // Another agent's conversation is never continued: a new one starts under a fresh id,

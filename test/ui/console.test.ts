@@ -221,6 +221,9 @@ describe.skipIf(skip !== null)('web console in Chromium against ragdesk serve', 
   async function chatWithoutKey(agentId: string) {
     const page = await browser.page();
     await page.goto(`${serve.origin}/chat/${agentId}`);
+    // A visitor new to this agent: the keyed chat above left its conversation in this profile's storage.
+    await page.evaluate('localStorage.clear()');
+    await page.reload();
     await page.getByLabel('Your question').fill('Which page plants the string?');
     await page.keyboard.press('Enter');
     await page.locator('.turn-assistant .sources li').first().waitFor();

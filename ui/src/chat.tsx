@@ -1,5 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from './api.js';
+import { loadHistory, readSaved, writeSaved, type HistoryMessage, type SavedConversation, type Verdict } from './conversation-history.js';
+import { Feedback } from './feedback.js';
 import { Markdown, safeHref } from './markdown.js';
 import { StreamError, streamAgentQuery, type SourceEntry } from './stream.js';
 
@@ -11,6 +13,9 @@ interface Turn {
   error: string | null;
   /** The person pressed stop before the answer was complete. */
   stopped: boolean;
+  /** The stored answer's id (feedback names it); null until the answer is complete. */
+  messageId: string | null;
+  eval: Verdict | null;
 }
 
 export interface ChatProps {
@@ -19,7 +24,10 @@ export interface ChatProps {
   agentId: string;
   /** Sent when present; public agents answer without one. */
   apiKey: string | null;
-  /** Where the conversation id is kept between page loads (none: kept in memory only). */
+  /**
+   * Where the conversation and visitor ids are kept between page loads, per agent (none: in memory
+   * only). The history shown on opening is read back from the server with them.
+   */
   storage?: Storage | null;
   /** First message shown before anything is asked. */
   greeting?: string;
@@ -27,12 +35,22 @@ export interface ChatProps {
   initialMessages?: readonly string[];
 }
 
-interface Conversation {
-  conversationId?: string;
-  visitorId?: string;
-}
-
 let nextTurnId = 1;
+
+const newTurn = (role: Turn['role'], text: string, more: Partial<Turn> = {}): Turn => ({
+  id: nextTurnId++,
+  role,
+  text,
+  sources: [],
+  error: null,
+  stopped: false,
+  messageId: null,
+  eval: null,
+  ...more,
+});
+
+const fromHistory = (message: HistoryMessage): Turn =>
+  newTurn(message.role, message.text, { sources: message.sources, messageId: message.messageId, eval: message.eval });
 
 /** The chat itself, shared by the console's chat page and the embeddable widget. */
 export function Chat({ apiBase, agentId, apiKey, storage = null, greeting, initialMessages = [] }: ChatProps) {
@@ -40,7 +58,9 @@ export function Chat({ apiBase, agentId, apiKey, storage = null, greeting, initi
   const [turns, setTurns] = useState<Turn[]>([]);
   const [draft, setDraft] = useState('');
   const [busy, setBusy] = useState(false);
-  const conversation = useRef<Conversation>(readConversation(storage, storageKey));
+  /** The stored history is being read back; asking waits for it, so the question lands after it. */
+  const [restoring, setRestoring] = useState(false);
+  const conversation = useRef<SavedConversation>(readSaved(storage, storageKey));
   const aborter = useRef<AbortController | null>(null);
   const log = useRef<HTMLDivElement>(null);
   const input = useRef<HTMLTextAreaElement>(null);
@@ -50,6 +70,27 @@ export function Chat({ apiBase, agentId, apiKey, storage = null, greeting, initi
     if (element) element.scrollTop = element.scrollHeight;
   }, [turns]);
   useEffect(() => () => aborter.current?.abort(), []);
+  // On opening, the conversation these ids continue is shown again as the server stored it.
+  useEffect(() => {
+    const saved = conversation.current;
+    if (!saved.conversationId) return;
+    const controller = new AbortController();
+    setRestoring(true);
+    loadHistory(apiBase, apiKey, { ...saved, conversationId: saved.conversationId }, controller.signal)
+      .then((history) => {
+        if (history === null) forget();
+        else setTurns((shown) => (shown.length === 0 ? history.map(fromHistory) : shown));
+      })
+      .catch(() => undefined) // Offline or refused: the next question still continues the conversation.
+      .finally(() => setRestoring(false));
+    return () => controller.abort();
+  }, [apiBase, apiKey, storageKey]);
+
+  /** Drops the conversation id (the visitor keeps its id), so the next question starts a new conversation. */
+  function forget() {
+    conversation.current = conversation.current.visitorId ? { visitorId: conversation.current.visitorId } : {};
+    writeSaved(storage, storageKey, conversation.current);
+  }
 
   const update = (id: number, change: (turn: Turn) => Partial<Turn>) =>
     setTurns((all) => all.map((turn) => (turn.id === id ? { ...turn, ...change(turn) } : turn)));
@@ -57,9 +98,9 @@ export function Chat({ apiBase, agentId, apiKey, storage = null, greeting, initi
   async function send(event?: Event) {
     event?.preventDefault();
     const query = draft.trim();
-    if (!query || busy) return;
-    const asked: Turn = { id: nextTurnId++, role: 'user', text: query, sources: [], error: null, stopped: false };
-    const answer: Turn = { id: nextTurnId++, role: 'assistant', text: '', sources: [], error: null, stopped: false };
+    if (!query || busy || restoring) return;
+    const asked = newTurn('user', query);
+    const answer = newTurn('assistant', '');
     setTurns((all) => [...all, asked, answer]);
     setDraft('');
     setBusy(true);
@@ -85,8 +126,8 @@ export function Chat({ apiBase, agentId, apiKey, storage = null, greeting, initi
       );
       if (result) {
         conversation.current = { conversationId: result.conversationId, visitorId: result.visitorId };
-        storage?.setItem(storageKey, JSON.stringify(conversation.current));
-        update(answer.id, () => ({ text: result.answer, sources: result.sources ?? [] }));
+        writeSaved(storage, storageKey, conversation.current);
+        update(answer.id, () => ({ text: result.answer, sources: result.sources ?? [], messageId: result.messageId }));
       }
     } catch (error) {
       if (controller.signal.aborted) update(answer.id, () => ({ stopped: true }));
@@ -100,15 +141,14 @@ export function Chat({ apiBase, agentId, apiKey, storage = null, greeting, initi
 
   function restart() {
     aborter.current?.abort();
-    conversation.current = {};
-    storage?.removeItem(storageKey);
+    forget();
     setTurns([]);
     input.current?.focus();
   }
 
   return (
     <div class="chat">
-      <div class="chat-log" ref={log} role="log" aria-live="polite" aria-busy={busy} aria-label="Conversation">
+      <div class="chat-log" ref={log} role="log" aria-live="polite" aria-busy={busy || restoring} aria-label="Conversation">
         {initialMessages.map((message, index) => (
           <div key={`initial-${index}`} class="turn turn-assistant initial-message" data-role="initial">
             <p class="turn-text">{message}</p>
@@ -127,10 +167,20 @@ export function Chat({ apiBase, agentId, apiKey, storage = null, greeting, initi
               </p>
             ) : null}
             {turn.sources.length > 0 ? <Sources sources={turn.sources} /> : null}
+            {turn.role === 'assistant' && turn.messageId ? (
+              <Feedback
+                apiBase={apiBase}
+                apiKey={apiKey}
+                messageId={turn.messageId}
+                visitorId={conversation.current.visitorId}
+                value={turn.eval}
+                onChange={(value) => update(turn.id, () => ({ eval: value }))}
+              />
+            ) : null}
           </div>
         ))}
       </div>
-      <form class="chat-form" onSubmit={send}>
+      <form class="chat-form" onSubmit={(event) => void send(event)}>
         <label class="sr-only" for={`chat-input-${agentId}`}>
           Your question
         </label>
@@ -152,11 +202,11 @@ export function Chat({ apiBase, agentId, apiKey, storage = null, greeting, initi
               Stop
             </button>
           ) : (
-            <button type="submit" class="button primary" disabled={draft.trim() === ''}>
+            <button type="submit" class="button primary" disabled={draft.trim() === '' || restoring}>
               Send
             </button>
           )}
-          <button type="button" class="button" onClick={restart} disabled={turns.length === 0}>
+          <button type="button" class="button" onClick={restart}>
             New conversation
           </button>
         </div>
@@ -200,13 +250,4 @@ function describe(error: unknown): string {
   if (error instanceof StreamError) return error.message;
   if (error instanceof TypeError) return 'The server could not be reached.';
   return error instanceof Error ? error.message : String(error);
-}
-
-function readConversation(storage: Storage | null, key: string): Conversation {
-  try {
-    const saved = storage?.getItem(key);
-    return saved ? (JSON.parse(saved) as Conversation) : {};
-  } catch {
-    return {};
-  }
 }

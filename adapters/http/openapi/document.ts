@@ -18,6 +18,12 @@ import {
   upsertResponseSchema,
 } from './response-schemas.js';
 import { chatCompletionSchema, modelListSchema, openaiErrorSchema } from './chat-client-schemas.js';
+import {
+  conversationMessageSchema,
+  conversationPageSchema,
+  conversationSchema,
+  conversationWithMessagesSchema,
+} from './conversation-schemas.js';
 
 type JsonObject = Record<string, unknown>;
 
@@ -53,6 +59,10 @@ const RESPONSES: Record<string, z.ZodType> = {
   ChatCompletion: chatCompletionSchema,
   ModelList: modelListSchema,
   OpenAIError: openaiErrorSchema,
+  Conversation: conversationSchema,
+  ConversationMessage: conversationMessageSchema,
+  ConversationWithMessages: conversationWithMessagesSchema,
+  ConversationPage: conversationPageSchema,
 };
 
 const AGENT_QUERY_FRAMES = 'SSE: `event: answer` deltas, one `event: endpoint_response`, then `data: [DONE]` (data URI-encoded)';
@@ -81,6 +91,7 @@ export function buildOpenApiDocument(routes: readonly Route[], basePath: string,
     servers: [{ url: '/' }],
     tags: [
       { name: 'agents', description: 'Conversational agents answering from datastores' },
+      { name: 'conversations', description: "Agents' conversations, their messages and feedback on answers" },
       { name: 'datastores', description: 'Searchable document stores' },
       { name: 'datasources', description: 'Files, web pages and sites feeding datastores' },
       { name: 'uploads', description: 'Upload links for files attached to chat messages' },

@@ -2,6 +2,7 @@ import type { Route } from '../operation.js';
 import { json } from '../operation.js';
 import { accountRoutes } from './account.js';
 import { agentRoutes } from './agents.js';
+import { conversationRoutes } from './conversations.js';
 import { datasourceRoutes } from './datasources.js';
 import { datastoreRoutes } from './datastores.js';
 import { aiSdkChatRoute } from '../ai-sdk/route.js';
@@ -13,7 +14,15 @@ import { uploadRoutes } from './uploads.js';
  * OpenAI-compatible routes only when `openaiCompatBasePath` is given.
  */
 export function allRoutes(document: () => unknown, basePath = '/api', openaiCompatBasePath: string | null = null): Route[] {
-  const main = [...agentRoutes, aiSdkChatRoute, ...datastoreRoutes, ...datasourceRoutes, ...accountRoutes, ...uploadRoutes];
+  const main = [
+    ...agentRoutes,
+    aiSdkChatRoute,
+    ...conversationRoutes,
+    ...datastoreRoutes,
+    ...datasourceRoutes,
+    ...accountRoutes,
+    ...uploadRoutes,
+  ];
   return [
     ...main,
     ...referenceAliases(main, basePath),

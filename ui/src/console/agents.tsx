@@ -62,7 +62,7 @@ export function AgentsPage({ api, uiBase, editId }: { api: Api; uiBase: string; 
         {editing ? null : <button type="button" class="button primary" onClick={() => setEditing({ id: null, input: { ...EMPTY } })}>New agent</button>}
       </div>
       <ErrorNote error={error} />
-      {editing ? <AgentForm editing={editing} datastores={datastores} onChange={(input) => setEditing({ ...editing, input })} onSubmit={save} onCancel={() => setEditing(null)} /> : null}
+      {editing ? <AgentForm editing={editing} datastores={datastores} onChange={(input) => setEditing({ ...editing, input })} onSubmit={(event) => void save(event)} onCancel={() => setEditing(null)} /> : null}
       {agents === null ? (
         <p class="muted">Loading…</p>
       ) : agents.length === 0 ? (
@@ -79,6 +79,7 @@ export function AgentsPage({ api, uiBase, editId }: { api: Api; uiBase: string; 
                   </p>
                 </div>
                 <Link href={`${uiBase}chat/${agent.id}`} class="button">Chat</Link>
+                <Link href={`${uiBase}conversations/${agent.id}`} class="button">Conversations</Link>
                 <button type="button" class="button" onClick={() => setEditing({ id: agent.id, input: toInput(agent) })} aria-label={`Edit ${agent.name}`}>Edit</button>
                 <button type="button" class="button danger" onClick={() => setDeleting(agent)} aria-label={`Delete ${agent.name}`}>Delete</button>
               </div>

@@ -5,6 +5,8 @@ import { Chat } from '../chat.js';
 import '../chat.css';
 import './console.css';
 import { AgentsPage } from './agents.js';
+import { ConversationsPage } from './conversations.js';
+import { browserStorage } from '../conversation-history.js';
 import { DatastorePage } from './datastore.js';
 import { DatastoresPage } from './datastores.js';
 import { Link, navigate } from './shared.js';
@@ -66,6 +68,7 @@ function App() {
   };
   let page;
   if (section === 'agents') page = <AgentsPage api={api} uiBase={uiBase} editId={id ?? null} />;
+  else if (section === 'conversations' && id) page = <ConversationsPage api={api} uiBase={uiBase} agentId={id} />;
   else if (section === 'datastores' && id) page = <DatastorePage api={api} uiBase={uiBase} id={id} maxFileBytes={maxFileBytes} />;
   else page = <DatastoresPage api={api} uiBase={uiBase} />;
   return (
@@ -74,8 +77,8 @@ function App() {
       <header class="topbar">
         <Link href={`${uiBase}datastores`} class="brand">ragdesk</Link>
         <nav aria-label="Sections">
-          <Link href={`${uiBase}datastores`} class={section !== 'agents' ? 'active' : ''}>Datastores</Link>
-          <Link href={`${uiBase}agents`} class={section === 'agents' ? 'active' : ''}>Agents</Link>
+          <Link href={`${uiBase}datastores`} class={section !== 'agents' && section !== 'conversations' ? 'active' : ''}>Datastores</Link>
+          <Link href={`${uiBase}agents`} class={section === 'agents' || section === 'conversations' ? 'active' : ''}>Agents</Link>
         </nav>
         <button type="button" class="button small" onClick={signOut}>Sign out</button>
       </header>
@@ -99,7 +102,7 @@ function ChatPage({ agentId, apiKey }: { agentId: string; apiKey: string | null 
       </header>
       <main id="main" class="chat-main">
         <h1 class="sr-only" tabIndex={-1}>Chat{agent ? ` with ${agent.name}` : ''}</h1>
-        <Chat apiBase={apiBase} agentId={agentId} apiKey={apiKey} storage={sessionStorage} greeting={agent?.description || 'Ask a question; answers cite their sources.'} />
+        <Chat apiBase={apiBase} agentId={agentId} apiKey={apiKey} storage={browserStorage()} greeting={agent?.description || 'Ask a question; answers cite their sources.'} />
       </main>
     </div>
   );

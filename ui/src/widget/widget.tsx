@@ -1,6 +1,7 @@
 import { render } from 'preact';
 import { useEffect, useState } from 'preact/hooks';
 import { Chat } from '../chat.js';
+import { browserStorage } from '../conversation-history.js';
 import chatCss from '../chat.css?inline';
 import widgetCss from './widget.css?inline';
 import { fetchAgentLook, type AgentLook } from './agent-look.js';
@@ -44,6 +45,8 @@ function Widget({ agentId, apiBase, title: fixedTitle }: { agentId: string; apiB
   const initialMessages = look?.initialMessages ?? [];
   // A CSS custom property set through the style object (CSSOM), which a page's CSP allows.
   const style = look?.primaryColor ? { '--accent': look.primaryColor } : {};
+  // The site's storage, per agent: the conversation comes back when the visitor reloads the page.
+  const [storage] = useState(browserStorage);
   return (
     <div class={`widget-frame ${look?.position === 'left' ? 'left' : 'right'}`} style={style}>
       {open ? (
@@ -58,6 +61,7 @@ function Widget({ agentId, apiBase, title: fixedTitle }: { agentId: string; apiB
             apiBase={apiBase}
             agentId={agentId}
             apiKey={null}
+            storage={storage}
             greeting="Ask a question; answers cite their sources."
             initialMessages={initialMessages}
           />

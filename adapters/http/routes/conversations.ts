@@ -1,0 +1,204 @@
+import { RagdeskError, allowsDatastores, parseInput, schemas, type Conversation } from '../../../src/index.js';
+import { missing, ownedAgent } from '../access.js';
+import { requirePrincipal, requireScope } from '../auth.js';
+import { readJsonObject } from '../body.js';
+import { conversationToWire } from '../conversation-wire.js';
+import { json, param, type OperationContext, type Route } from '../operation.js';
+
+const VISITOR_ID = {
+  name: 'visitorId',
+  description: "A visitor's id: reads the conversation without a key when it is this visitor's and the agent is public",
+  required: false,
+};
+
+export const conversationRoutes: Route[] = [
+  {
+    method: 'GET',
+    path: '/conversations/{id}',
+    operationId: 'getConversation',
+    summary:
+      'The conversation with its messages, newest first (`from`: `human` or `agent`). The owner reads any conversation of its agents ' +
+      "(`read` scope); anyone else only a public agent's conversation, with the `visitorId` it was started with. Any other id answers " +
+      'exactly like an unknown one (401 without a key, 404 with one). `cursor` (the last message id of the previous page) reads older messages.',
+    tag: 'conversations',
+    auth: 'public-agent',
+    queryParameters: [
+      VISITOR_ID,
+      { name: 'cursor', description: 'The id of the last message of the previous page', required: false },
+      { name: 'limit', description: 'At most this many messages (1-200, default 50)', required: false },
+    ],
+    response: 'ConversationWithMessages',
+    errors: [400, 401, 404],
+    async run(context) {
+      const id = param(context, 'id');
+      const query = queryObject(context, ['visitorId', 'cursor', 'limit']);
+      const reader = await readerOf(context, id, query.visitorId);
+      const conversation = await context.ragdesk.agents.conversations
+        .get(id, { ...query, ...reader })
+        .catch(asRefused(context, 'conversation', id));
+      return json(conversationToWire(conversation));
+    },
+  },
+  {
+    method: 'DELETE',
+    path: '/conversations/{id}',
+    operationId: 'deleteConversation',
+    summary: "Deletes a conversation of the key owner's agents with its messages; answers the conversation as it was.",
+    tag: 'conversations',
+    auth: { scope: 'write' },
+    response: 'Conversation',
+    errors: [404],
+    async run(context) {
+      const id = param(context, 'id');
+      await readJsonObject(context.request, context.options.maxJsonBytes);
+      const conversation = await context.ragdesk.agents.conversations.find(id);
+      if (conversation === null || !(await ownsAgentOf(context, conversation))) throw missing('conversation', id);
+      return json(await context.ragdesk.agents.conversations.delete(id));
+    },
+  },
+  {
+    method: 'GET',
+    path: '/agents/{id}/conversations',
+    operationId: 'listConversations',
+    summary:
+      "An agent's conversations, newest activity first, a page at a time (`nextCursor`), with their message count, " +
+      'feedback counts and first question. Filters: `visitorId`, `channel`, `from` / `to` (last activity, ISO date or date-time), ' +
+      '`feedback` (`good`, `bad`, `any` marked answer, `none`).',
+    tag: 'conversations',
+    auth: { scope: 'read' },
+    queryParameters: [
+      { name: 'limit', description: 'Conversations per page (1-100, default 20)', required: false },
+      { name: 'cursor', description: 'The `nextCursor` of the previous page', required: false },
+      { name: 'visitorId', description: "Only this visitor's conversations", required: false },
+      { name: 'channel', description: 'Only conversations started on this channel', required: false },
+      { name: 'from', description: 'Last activity at or after this ISO date or date-time', required: false },
+      { name: 'to', description: 'Last activity at or before this ISO date or date-time (a date includes its whole day)', required: false },
+      {
+        name: 'feedback',
+        description: '`good` or `bad`: has an answer marked so; `any`: has a marked answer; `none`: has none',
+        required: false,
+      },
+    ],
+    response: 'ConversationPage',
+    errors: [400, 401, 404],
+    async run(context) {
+      const agent = await ownedAgent(context.ragdesk, requirePrincipal(context.principal), param(context, 'id'));
+      const query = queryObject(context, ['limit', 'cursor', 'visitorId', 'channel', 'from', 'to', 'feedback']);
+      return json(await context.ragdesk.agents.conversations.list(agent.id, query));
+    },
+  },
+  {
+    method: 'POST',
+    path: '/messages/{id}/feedback',
+    operationId: 'setMessageFeedback',
+    summary:
+      'Marks an answer `good` or `bad` (`eval`; null removes the mark) with an optional `comment`. Whoever may read the ' +
+      'conversation may mark it: the owner, or a visitor of a public agent with its `visitorId`. Answers the message.',
+    tag: 'conversations',
+    auth: 'public-agent',
+    body: { json: schemas.messageFeedbackSchema, name: 'MessageFeedbackRequest' },
+    response: 'ConversationMessage',
+    errors: [400, 404, 413, 415],
+    async run(context) {
+      const body = parseInput(
+        schemas.messageFeedbackSchema,
+        await readJsonObject(context.request, context.options.maxJsonBytes),
+        'feedback',
+      );
+      return json(await markAnswer(context, param(context, 'id'), body));
+    },
+  },
+  {
+    method: 'POST',
+    path: '/conversations/eval-answer',
+    operationId: 'evalAnswer',
+    summary:
+      'Deprecated form of POST /api/messages/{id}/feedback kept for clients of the reference service: the message is named by ' +
+      '`messageId` in the body.',
+    tag: 'conversations',
+    auth: 'public-agent',
+    deprecated: true,
+    body: { json: schemas.evalAnswerSchema, name: 'EvalAnswerRequest' },
+    response: 'ConversationMessage',
+    errors: [400, 404, 413, 415],
+    async run(context) {
+      const body = parseInput(schemas.evalAnswerSchema, await readJsonObject(context.request, context.options.maxJsonBytes), 'feedback');
+      const { messageId, ...feedback } = body;
+      return json(await markAnswer(context, messageId, feedback));
+    },
+  },
+];
+
+type FeedbackBody = { eval: 'good' | 'bad' | null; comment?: string | null | undefined; visitorId?: string | undefined };
+
+async function markAnswer(context: OperationContext, messageId: string, body: FeedbackBody) {
+  const { ragdesk } = context;
+  const conversation = await ragdesk.agents.conversations.conversationOfMessage(messageId);
+  const reader = conversation === null ? null : await readerOf(context, conversation.id, body.visitorId).catch(() => null);
+  if (reader === null) throw refused(context, 'message', messageId);
+  const { visitorId: _given, ...rest } = body;
+  return ragdesk.agents.conversations.setFeedback(messageId, { ...rest, ...reader }).catch(asRefused(context, 'message', messageId));
+}
+
+/**
+ * The one answer for anything the caller may not read, the same as for an unknown id: without a key
+ * a 401 asking for one (as the query route answers for a private agent), with a key a 404.
+ */
+function refused(context: OperationContext, kind: string, id: string): RagdeskError {
+  if (context.principal !== null) return missing(kind, id);
+  return new RagdeskError(
+    'unauthorized',
+    'Missing API key: send "Authorization: Bearer <API key>" (a visitor of a public agent reads its own conversation with its visitorId)',
+  );
+}
+
+/** The library's not_found for a visitor id that does not match, answered as {@link refused}. */
+function asRefused(context: OperationContext, kind: string, id: string) {
+  return (error: unknown): never => {
+    if (RagdeskError.isInstance(error) && error.code === 'not_found') throw refused(context, kind, id);
+    throw error;
+  };
+}
+
+/**
+ * Who reads a conversation, as options for the library: `{}` for the owner of its agent (with the
+ * `read` scope), `{ visitorId }` for a visitor of a public agent, who must then give the
+ * conversation's own visitor id. Anything else is the 404 of an unknown id.
+ */
+async function readerOf(context: OperationContext, id: string, visitorId: string | undefined): Promise<{ visitorId?: string }> {
+  const conversation = await context.ragdesk.agents.conversations.find(id);
+  if (conversation !== null) {
+    if (await ownsAgentOf(context, conversation)) {
+      requireScope(requirePrincipal(context.principal), 'read');
+      return {};
+    }
+    const agent = await context.ragdesk.agents.get(conversation.agentId);
+    // The library compares the visitor id (in constant time) and answers not_found on a mismatch.
+    if (agent.visibility === 'public' && visitorId) return { visitorId };
+  }
+  throw refused(context, 'conversation', id);
+}
+
+/** The caller's key belongs to the agent's owner and may reach every datastore the agent reads. */
+async function ownsAgentOf(context: OperationContext, conversation: Conversation): Promise<boolean> {
+  const { principal } = context;
+  if (principal === null) return false;
+  const agent = await context.ragdesk.agents.get(conversation.agentId);
+  return agent.ownerId === principal.ownerId && allowsDatastores(principal, agent.datastoreIds);
+}
+
+/** The listed query string parameters that are present; repeating one is a 400 naming it. */
+function queryObject(context: OperationContext, names: readonly string[]): Record<string, string> {
+  const query = context.request.query;
+  const picked: Record<string, string> = {};
+  for (const name of names) {
+    const values = query.getAll(name);
+    if (values.length > 1) {
+      throw new RagdeskError('invalid_request', `Give ${name} at most once`, {
+        details: { issues: [{ path: name, message: 'repeated' }] },
+      });
+    }
+    if (values[0] !== undefined && values[0] !== '') picked[name] = values[0];
+  }
+  return picked;
+}

@@ -26,6 +26,8 @@ export const agentSettingsFields = {
    * routes only when this is true. Off by default: any OpenAI client could otherwise use the agent.
    */
   openaiCompatPublic: z.boolean().optional(),
+  /** Whether visitors (anyone but the owner) may send `context` with a query; off unless set. */
+  allowVisitorContext: z.boolean().optional(),
 };
 
 const SETTING_KEYS = [
@@ -37,6 +39,7 @@ const SETTING_KEYS = [
   'interfaceConfig',
   'prompt',
   'openaiCompatPublic',
+  'allowVisitorContext',
 ] as const;
 
 /** Splits parsed input into the record's own fields and the settings given (absent ones left out). */

@@ -50,7 +50,7 @@ export const agentFiltersSchema = filtersSchema.extend({
 
 export const clientQueryFields = {
   channel: shortText.optional(),
-  /** Extra instructions appended to the system prompt for this query. */
+  /** Text about the asker or the page they are on; reaches the model fenced in the user message (prompt.ts). */
   context: z.string().max(20_000).optional(),
   attachments: z.array(attachmentSchema).max(10).optional(),
   attachmentsForAI: z.array(shortText).max(50).optional(),
@@ -89,13 +89,6 @@ export function ignoredFieldsWarning(query: ClientFields): string | null {
   if (query.formId !== undefined) ignored.push('formId');
   if (query.contactId !== undefined) ignored.push('contactId');
   return ignored.length === 0 ? null : `ignored fields with no meaning here: ${ignored.join(', ')}`;
-}
-
-/** The system prompt with the query's `context` appended, as the reference does. */
-export function withContext(system: string | null, context: string | undefined): string | null {
-  const extra = context?.trim();
-  if (!extra) return system;
-  return system === null ? extra : `${system}\n${extra}`;
 }
 
 /**

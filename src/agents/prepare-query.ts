@@ -11,10 +11,10 @@ import { resolveConversation } from './conversation-access.js';
 import { MESSAGE_OVERHEAD_TOKENS, splitBudget, takeWithinBudget, truncateToTokens } from './budget.js';
 import { fitHistory, loadMemory, type HistoryMessage } from './memory.js';
 import { MODEL_CONTEXT_WINDOWS } from './model-windows.js';
-import { assembleMessages, fillUserPrompt, formatPassage, resolvePrompts } from './prompt.js';
+import { assembleMessages, fillUserPrompt, formatPassage, resolvePrompts, withCallerContext } from './prompt.js';
 import type { AgentQuery } from './schemas.js';
 import { buildSources } from './sources.js';
-import { channelOf, contactOf, ignoredFieldsWarning, narrowDatastores, withContext } from './client-fields.js';
+import { channelOf, contactOf, ignoredFieldsWarning, narrowDatastores } from './client-fields.js';
 import { readAttachments, withAttachments } from './attachments.js';
 import { readUploadedAttachment } from '../uploads/uploaded-attachments.js';
 import { includesSources, withSettingsInstructions } from './agent-settings.js';
@@ -119,10 +119,12 @@ export async function prepareQuery(
   const modelQuery = withAttachments(query.query, attached.parts);
 
   const basePrompts = resolvePrompts(agent, query);
-  const prompts = { ...basePrompts, system: withContext(withSettingsInstructions(basePrompts.system, agent), query.context) };
+  const prompts = { ...basePrompts, system: withSettingsInstructions(basePrompts.system, agent) };
+  // The caller's context is user-side text (see withCallerContext), whoever sent it.
+  const userContent = (passagesText: string) => withCallerContext(fillUserPrompt(prompts.user, modelQuery, passagesText), query.context);
   const fixed =
     (prompts.system === null ? 0 : tokenizer.count(prompts.system) + MESSAGE_OVERHEAD_TOKENS) +
-    tokenizer.count(fillUserPrompt(prompts.user, modelQuery, '')) +
+    tokenizer.count(userContent('')) +
     MESSAGE_OVERHEAD_TOKENS;
   const answerTokens = query.maxTokens ?? options.budget.answerReserve;
   if (fixed + answerTokens > window) {
@@ -148,7 +150,7 @@ export async function prepareQuery(
       : await loadMemory(context.store, conversation.id, split.memory, tokenizer);
 
   const request: ChatRequest = {
-    messages: assembleMessages(prompts, history, fillUserPrompt(prompts.user, modelQuery, contextText)),
+    messages: assembleMessages(prompts, history, userContent(contextText)),
     model: modelId,
     temperature: query.temperature ?? agent.temperature,
     ...(query.topP === undefined ? {} : { topP: query.topP }),

@@ -67,6 +67,8 @@ export interface AgentSettings {
   prompt?: string | null;
   /** A public agent answers visitors on the OpenAI-compatible routes (off by default). */
   openaiCompatPublic?: boolean;
+  /** Visitors may send `context` with a query (it reaches the model as user-side text); absent means no. */
+  allowVisitorContext?: boolean;
 }
 
 export interface ConversationRecord {

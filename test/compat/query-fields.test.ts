@@ -107,11 +107,13 @@ describe('agent query accepts the fields the reference clients send', () => {
     }
   });
 
-  it('context is appended to the system prompt', async () => {
+  it('context reaches the model in the user message, fenced, not in the system prompt', async () => {
     await api.post(`/api/agents/${agentId}/query`, { query: 'hi', context: 'The user is called Ada.' });
     const sent = fixture.openai.chatRequests().at(-1)!.messages;
     expect(sent[0]!.role).toBe('system');
-    expect(sent[0]!.content).toMatch(/\nThe user is called Ada\.$/);
+    expect(sent[0]!.content).not.toContain('Ada');
+    expect(sent.at(-1)!.role).toBe('user');
+    expect(sent.at(-1)!.content).toMatch(/^<caller_context>\n[^]*\nThe user is called Ada\.\n<\/caller_context>\n/);
   });
 
   it('an unknown key that no reference client sends is still a 400 naming it', async () => {

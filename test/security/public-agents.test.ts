@@ -137,8 +137,8 @@ describe('public agents and strangers', () => {
       }
     });
 
-    it("bounds a visitor's context and names the field", () => {
-      const agent = { allowOverrides: [] };
+    it("bounds a visitor's context, where the agent allows it, and names the field", () => {
+      const agent = { allowOverrides: [], settings: { allowVisitorContext: true } };
       expect(() => checkVisitorQuery(agent, { query: 'q', context: 'x'.repeat(MAX_VISITOR_CONTEXT_CHARS) })).not.toThrow();
       let error: unknown;
       try {

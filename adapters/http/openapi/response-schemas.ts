@@ -51,6 +51,7 @@ export const agentResponseSchema = z.object({
     interfaceConfig: z.record(z.string(), z.unknown()).nullable().optional(),
     prompt: z.string().nullable().optional(),
     openaiCompatPublic: z.boolean().optional(),
+    allowVisitorContext: z.boolean().optional(),
   }),
   ...displaySettings,
   restrictKnowledge: z.boolean(),

@@ -118,7 +118,8 @@ export const agentRoutes: Route[] = [
     operationId: 'queryAgent',
     summary:
       'Agent Query. Public agents answer without a key; callers other than the owner may not set the model, prompt or ' +
-      "sampling fields the agent's `allowOverrides` does not list (403), and continue a conversation only with its `visitorId`. " +
+      "sampling fields the agent's `allowOverrides` does not list, nor `context` unless its `allowVisitorContext` setting is true (403), " +
+      'and continue a conversation only with its `visitorId`. `context` reaches the model fenced in the user message, never as system text. ' +
       'With `streaming: true` the answer is a text/event-stream: ' +
       '`answer` events (URI-encoded deltas), one `endpoint_response` (URI-encoded JSON of the full response), then `data: [DONE]`; ' +
       'a failure after the stream opened is `data: [ERROR]<code>`. A usage limit is a 402 before the stream opens.',

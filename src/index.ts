@@ -20,7 +20,7 @@ export {
 export { RagdeskError, isRagdeskError, type RagdeskErrorCode, type RagdeskErrorOptions, type FieldIssue } from './errors.js';
 export type * from './ports/index.js';
 export { chunkSections, cleanText, type TextChunk, type Tokenizer } from './ingest/index.js';
-export { DatasourceService } from './datasources/datasource-service.js';
+export { DatasourceService, type DatasourceLookup } from './datasources/datasource-service.js';
 export type { DatasourceCreateInput } from './datasources/schemas.js';
 export type { UsageLimits } from './datasources/usage-limits.js';
 export type { JobRunnerOptions } from './datasources/job-runner.js';

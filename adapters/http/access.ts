@@ -28,11 +28,15 @@ export function agentByIdOrHandle(ragdesk: Ragdesk, id: string): Promise<Agent> 
   return id.startsWith('@') ? ragdesk.agents.getByHandle(id.slice(1)) : ragdesk.agents.get(id);
 }
 
+/**
+ * The key owner's datasource with this id. Document ids are unique within an owner, so the id is
+ * read as the key owner's: another owner's datasource, under any id, answers like a missing one.
+ */
 export async function ownedDatasource(ragdesk: Ragdesk, principal: Principal, id: string): Promise<DatasourceRecord> {
-  const datasource = await ragdesk.datasources.get(id);
-  const datastore = await ragdesk.datastores.get(datasource.datastoreId).catch(() => null);
-  if (!datastore || datastore.ownerId !== principal.ownerId) throw missing('datasource', id);
-  requireDatastoreAccess(principal, datastore.id);
+  const datasource = await ragdesk.datasources.get(id, { ownerId: principal.ownerId }).catch((error: unknown) => {
+    throw RagdeskError.isInstance(error) && error.code === 'not_found' ? missing('datasource', id) : error;
+  });
+  requireDatastoreAccess(principal, datasource.datastoreId);
   return datasource;
 }
 

@@ -1,3 +1,4 @@
+import { publicDatasourceId } from '../datastores/document-ids.js';
 import type { DocumentFragment } from '../datastores/fragment.js';
 import type { SourceEntry } from '../ports/agent-key-usage-records.js';
 import type { DatasourceRef } from '../ports/records.js';
@@ -16,7 +17,7 @@ export function buildSources(fragments: readonly DocumentFragment[], datasources
     const config = datasource?.config ?? {};
     sources.push({
       chunk_id: fragment.chunk_id,
-      datasource_id: fragment.datasource_id,
+      datasource_id: publicDatasourceId(fragment.datasource_id),
       datasource_name: fragment.datasource_name,
       datasource_type: datasource?.type ?? 'text',
       source_url: stringOrNull(config.source_url) ?? (/^https?:\/\//.test(fragment.source) ? fragment.source : null),

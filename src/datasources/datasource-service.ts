@@ -9,6 +9,17 @@ import { settleInterrupted } from './interrupted.js';
 import { newDatasource } from './new-datasource.js';
 import { datasourceCreateSchema, type DatasourceCreateInput } from './schemas.js';
 import { isSettled } from './status-machine.js';
+import { findDatasource, publicDatasource, publicDatasourceId } from '../datastores/document-ids.js';
+
+/**
+ * Whose ids a datasource id given to a method is read as. Document ids are unique within an owner
+ * only: with `ownerId` (null: owner-less datastores), the id names that owner's datasource and
+ * another owner's answers `not_found`; without it, the owner-less document with that id or any
+ * datasource stored under the id itself (a library caller holds every datastore).
+ */
+export interface DatasourceLookup {
+  ownerId?: string | null;
+}
 
 /**
  * `ragdesk.datasources`: the documents of datastores. Files, web pages and sites are synced in the
@@ -79,34 +90,34 @@ export class DatasourceService {
       });
     }
     await this.enqueue(record);
-    return record;
+    return publicDatasource(record);
   }
 
   /** Queues a re-sync of a finished datasource (back through `pending`). */
-  async sync(id: string): Promise<DatasourceRecord> {
-    return this.context.operation(() => this.syncNow(id));
+  async sync(id: string, lookup: DatasourceLookup = {}): Promise<DatasourceRecord> {
+    return this.context.operation(() => this.syncNow(id, lookup));
   }
 
-  private async syncNow(id: string): Promise<DatasourceRecord> {
-    const record = await this.get(id);
+  private async syncNow(id: string, lookup: DatasourceLookup): Promise<DatasourceRecord> {
+    const record = await this.stored(id, lookup);
     await this.start();
     if (record.type === 'text') throw new RagdeskError('conflict', `Text datasource ${id} changes through datastore.update, not sync`);
-    if (!isSettled(record.status)) return record;
-    const moved = await this.context.store.transitionDatasource(id, ['synched', 'error', 'usage_limit_reached', 'unsynched'], {
+    if (!isSettled(record.status)) return publicDatasource(record);
+    const moved = await this.context.store.transitionDatasource(record.id, ['synched', 'error', 'usage_limit_reached', 'unsynched'], {
       status: 'pending',
       updatedAt: nowIso(),
     });
-    if (!moved) return this.get(id);
+    if (!moved) return publicDatasource(await this.stored(record.id, {}));
     this.emitStatus(record, 'pending');
     await this.enqueue(moved);
-    return moved;
+    return publicDatasource(moved);
   }
 
   /** Resolves when the datasource reaches a settled status (or rejects after `timeoutMs`). */
-  async waitUntilSettled(id: string, timeoutMs = 60_000): Promise<DatasourceRecord> {
+  async waitUntilSettled(id: string, timeoutMs = 60_000, lookup: DatasourceLookup = {}): Promise<DatasourceRecord> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      const record = await this.get(id);
+      const record = await this.get(id, lookup);
       if (isSettled(record.status)) return record;
       if (Date.now() > deadline)
         throw new RagdeskError('upstream_failed', `Datasource ${id} is still ${record.status} after ${timeoutMs} ms`, { retryable: true });
@@ -117,7 +128,7 @@ export class DatasourceService {
           resolve();
         };
         const listener = (event: { datasourceId: string }) => {
-          if (event.datasourceId === id) done();
+          if (event.datasourceId === record.id) done();
         };
         const timer = setTimeout(done, 200);
         this.events.on('status', listener);
@@ -125,13 +136,18 @@ export class DatasourceService {
     }
   }
 
-  /** The datasource with this id; throws `not_found` when there is none. */
-  async get(id: string): Promise<DatasourceRecord> {
+  /** The datasource with this id (see {@link DatasourceLookup}); throws `not_found` when there is none. */
+  async get(id: string, lookup: DatasourceLookup = {}): Promise<DatasourceRecord> {
+    return publicDatasource(await this.stored(id, lookup));
+  }
+
+  /** The record as stored, under its stored id. */
+  private async stored(id: string, lookup: DatasourceLookup): Promise<DatasourceRecord> {
     parseInput(idSchema, id, 'datasource id');
     this.context.assertOpen();
-    const record = await this.context.store.getDatasource(id);
-    if (!record) throw notFound('datasource', id);
-    return record;
+    const found = await findDatasource(this.context, id, lookup.ownerId);
+    if (!found) throw notFound('datasource', id);
+    return found.datasource;
   }
 
   /** Datasources of a datastore, oldest first. Throws `not_found` for an unknown datastore. */
@@ -139,25 +155,27 @@ export class DatasourceService {
     parseInput(idSchema, datastoreId, 'datastore id');
     this.context.assertOpen();
     if (!(await this.context.store.getDatastore(datastoreId))) throw notFound('datastore', datastoreId);
-    return this.context.store.listDatasources(datastoreId);
+    return (await this.context.store.listDatasources(datastoreId)).map(publicDatasource);
   }
 
   /** Every persisted status change of a datasource, oldest first. */
-  async history(id: string): Promise<StatusEvent[]> {
-    await this.get(id);
-    return this.context.store.listStatusEvents(id);
+  async history(id: string, lookup: DatasourceLookup = {}): Promise<StatusEvent[]> {
+    const record = await this.stored(id, lookup);
+    const events = await this.context.store.listStatusEvents(record.id);
+    return events.map((event) => ({ ...event, datasourceId: publicDatasourceId(event.datasourceId) }));
   }
 
   /**
    * Deletes a datasource, the datasources grouped under it, their chunks (store and index), files
    * and jobs; a running sync is stopped first. Returns the deleted record.
    */
-  async delete(id: string): Promise<DatasourceRecord> {
-    return this.context.operation(() => this.deleteNow(id));
+  async delete(id: string, lookup: DatasourceLookup = {}): Promise<DatasourceRecord> {
+    return this.context.operation(() => this.deleteNow(id, lookup));
   }
 
-  private async deleteNow(id: string): Promise<DatasourceRecord> {
-    const record = await this.get(id);
+  private async deleteNow(publicId: string, lookup: DatasourceLookup): Promise<DatasourceRecord> {
+    const record = await this.stored(publicId, lookup);
+    const { id } = record;
     const { store, index } = this.context;
     const children = await store.listDatasources(record.datastoreId, { groupId: id });
     for (const target of [record, ...children]) await this.runner.cancel(target.id);
@@ -169,7 +187,7 @@ export class DatasourceService {
         if (change) await index.remove(record.datastoreId, change.removedIds, change.sequence);
       }
     });
-    return record;
+    return publicDatasource(record);
   }
 
   /** Stops every running sync of a datastore's datasources (the datastore is being deleted). */
@@ -197,6 +215,12 @@ export class DatasourceService {
   }
 
   private emitStatus(record: DatasourceRecord, to: DatasourceStatus): void {
-    this.events.emit('status', { datasourceId: record.id, datastoreId: record.datastoreId, from: record.status, to, message: null });
+    this.events.emit('status', {
+      datasourceId: publicDatasourceId(record.id),
+      datastoreId: record.datastoreId,
+      from: record.status,
+      to,
+      message: null,
+    });
   }
 }

@@ -1,6 +1,7 @@
 import type { RagdeskContext } from '../context.js';
 import type { DatasourceRecord } from '../ports/records.js';
 import { nowIso } from '../util/ids.js';
+import { publicDatasourceId } from '../datastores/document-ids.js';
 import type { DatasourceEvents } from './events.js';
 
 export const INTERRUPTED_UPSERT =
@@ -45,7 +46,7 @@ export async function settleInterrupted(
       });
       if (moved) {
         events.emit('status', {
-          datasourceId: source.id,
+          datasourceId: publicDatasourceId(source.id),
           datastoreId: source.datastoreId,
           from: source.status,
           to: 'error',

@@ -5,8 +5,8 @@ import { nowIso } from '../util/ids.js';
 import { newDatasource } from '../datasources/new-datasource.js';
 import { parseInput } from '../validation.js';
 import { writeDocuments, type DocumentWrite } from './document-writer.js';
-import { existingDocument } from './document-ids.js';
-import type { DocumentFragment } from './fragment.js';
+import { existingDocument, findDatasource, publicDatasourceId, storedDocumentId } from './document-ids.js';
+import { publicFragments, type DocumentFragment } from './fragment.js';
 import { reindexDatastore } from './reindex.js';
 import { assertEmbeddingMatches, embeddingMatches, retrieve } from './retrieval.js';
 import {
@@ -60,8 +60,7 @@ export class Datastore {
       const now = nowIso();
       const writes: DocumentWrite[] = [];
       for (const document of parsed) {
-        const existing =
-          document.id === undefined ? null : await existingDocument(this.context, record.id, document.id, document.custom_id);
+        const existing = document.id === undefined ? null : await existingDocument(this.context, record, document.id, document.custom_id);
         if (existing) {
           const patch = {
             ...(document.name === undefined ? {} : { name: document.name }),
@@ -73,12 +72,12 @@ export class Datastore {
           writes.push({
             isNew: true,
             content: document.text,
-            datasource: document.id === undefined ? datasource : { ...datasource, id: document.id },
+            datasource: document.id === undefined ? datasource : { ...datasource, id: storedDocumentId(record.ownerId, document.id) },
           });
         }
       }
       await writeDocuments(this.context, record, writes);
-      return { ids: writes.map((write) => write.datasource.id) };
+      return { ids: writes.map((write) => publicDatasourceId(write.datasource.id)) };
     });
   }
 
@@ -91,7 +90,7 @@ export class Datastore {
     return this.context.operation(async () => {
       const record = await this.current();
       assertEmbeddingMatches(this.context, record);
-      const datasource = await this.context.store.getDatasource(parsed.id);
+      const datasource = (await findDatasource(this.context, parsed.id, record.ownerId))?.datasource;
       if (!datasource || datasource.datastoreId !== record.id) throw notFound('datasource', parsed.id);
       const patch = {
         ...(parsed.name === undefined ? {} : { name: parsed.name }),
@@ -100,14 +99,14 @@ export class Datastore {
       await writeDocuments(this.context, record, [
         { isNew: false, datasource, content: parsed.text, ...(Object.keys(patch).length ? { patch } : {}) },
       ]);
-      return { id: datasource.id };
+      return { id: publicDatasourceId(datasource.id) };
     });
   }
 
   /** Datastore Query: the fragments most similar to the query, best first. Hybrid by default. */
   async query(input: DatastoreQueryInput): Promise<DocumentFragment[]> {
     const parsed = parseInput(datastoreQuerySchema, input, 'datastore query');
-    return this.context.operation(async () => retrieve(this.context, await this.current(), parsed));
+    return this.context.operation(async () => publicFragments(await retrieve(this.context, await this.current(), parsed)));
   }
 
   /**

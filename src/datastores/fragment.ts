@@ -1,4 +1,5 @@
 import type { ChunkRecord, DatasourceRef, Metadata } from '../ports/records.js';
+import { publicDatasourceId } from './document-ids.js';
 
 /**
  * The API's "Document fragment" (`text`, `score`, `source`, `datasource_id`, `datasource_name`) plus the
@@ -55,4 +56,12 @@ function sourceOf(datasource: DatasourceRef | undefined, metadata: Metadata): st
   const url = datasource?.config.source_url;
   if (typeof url === 'string' && url) return url;
   return datasource?.name ?? '';
+}
+
+/**
+ * Fragments as callers see them: `datasource_id` is the id the caller chose for a document. Inside
+ * retrieval it stays the stored id, which is what the store and the index are keyed by.
+ */
+export function publicFragments(fragments: readonly DocumentFragment[]): DocumentFragment[] {
+  return fragments.map((fragment) => ({ ...fragment, datasource_id: publicDatasourceId(fragment.datasource_id) }));
 }

@@ -2,6 +2,7 @@ import type { RagdeskContext } from '../context.js';
 import { RagdeskError } from '../errors.js';
 import type { ChunkRecord, DatasourceRef, DatastoreRecord, RetrievalFilter, ScoredId } from '../ports/records.js';
 import { readDatasourceRefs } from './datasource-refs.js';
+import { candidateIds } from './document-ids.js';
 import type { FiltersInput } from '../validation.js';
 import { assertDimensions } from './embed-chunks.js';
 import { toFragment, type DocumentFragment } from './fragment.js';
@@ -32,7 +33,7 @@ export async function retrieve(
   datastore: DatastoreRecord,
   request: RetrievalRequest,
 ): Promise<DocumentFragment[]> {
-  const filter = await expandFilter(context, datastore.id, request.filters);
+  const filter = await expandFilter(context, datastore, request.filters);
   const pool = request.mode === 'hybrid' ? Math.max(request.topK, FUSION_POOL) : request.topK;
   const dispatch = signal();
   const vectorSearching =
@@ -164,19 +165,24 @@ async function queryVectorIfComparable(
   return { hits: [], vector: await embedQuery(context, query) };
 }
 
-/** A datasource id in a filter also selects the datasources grouped under it (a site's pages). */
+/**
+ * A datasource id in a filter names the datastore owner's document with that id or a datasource
+ * stored under the id itself (both are kept: the search reads this datastore only, so a bare id of
+ * another owner matches nothing), and also selects the datasources grouped under it (a site's
+ * pages; groups have generated ids, so children are looked up by the id itself).
+ */
 async function expandFilter(
   context: RagdeskContext,
-  datastoreId: string,
+  datastore: DatastoreRecord,
   filters: FiltersInput | undefined,
 ): Promise<RetrievalFilter | undefined> {
   if (!filters) return undefined;
   const filter: RetrievalFilter = {};
   if (filters.custom_ids?.length) filter.customIds = filters.custom_ids;
   if (filters.datasource_ids?.length) {
-    const ids = new Set(filters.datasource_ids);
+    const ids = new Set(filters.datasource_ids.flatMap((id) => candidateIds(datastore.ownerId, id)));
     for (const id of filters.datasource_ids) {
-      for (const child of await context.store.listDatasources(datastoreId, { groupId: id })) ids.add(child.id);
+      for (const child of await context.store.listDatasources(datastore.id, { groupId: id })) ids.add(child.id);
     }
     filter.datasourceIds = [...ids];
   }

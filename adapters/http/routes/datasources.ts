@@ -94,9 +94,10 @@ export const datasourceRoutes: Route[] = [
     response: 'Datasource',
     errors: [404, 409],
     async run(context) {
-      const datasource = await ownedDatasource(context.ragdesk, requirePrincipal(context.principal), param(context, 'id'));
+      const principal = requirePrincipal(context.principal);
+      const datasource = await ownedDatasource(context.ragdesk, principal, param(context, 'id'));
       await readJsonObject(context.request, context.options.maxJsonBytes);
-      return json(datasourceToWire(await context.ragdesk.datasources.sync(datasource.id)));
+      return json(datasourceToWire(await context.ragdesk.datasources.sync(datasource.id, { ownerId: principal.ownerId })));
     },
   },
   {
@@ -109,9 +110,10 @@ export const datasourceRoutes: Route[] = [
     response: 'Datasource',
     errors: [404],
     async run(context) {
-      const datasource = await ownedDatasource(context.ragdesk, requirePrincipal(context.principal), param(context, 'id'));
+      const principal = requirePrincipal(context.principal);
+      const datasource = await ownedDatasource(context.ragdesk, principal, param(context, 'id'));
       await readJsonObject(context.request, context.options.maxJsonBytes);
-      return json(datasourceToWire(await context.ragdesk.datasources.delete(datasource.id)));
+      return json(datasourceToWire(await context.ragdesk.datasources.delete(datasource.id, { ownerId: principal.ownerId })));
     },
   },
   {

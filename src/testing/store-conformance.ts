@@ -17,6 +17,7 @@ import { describeAgentConformance } from './store-conformance-agents.js';
 import { describeBigReplaceConformance } from './store-conformance-big-replace.js';
 import { describeChunkConformance } from './store-conformance-chunks.js';
 import { describeConversationReadingConformance } from './store-conformance-conversations.js';
+import { describeDocumentIdConformance } from './store-conformance-document-ids.js';
 import { describeJobConformance } from './store-conformance-jobs.js';
 import { describeSearchConformance } from './store-conformance-search.js';
 import { describeUploadConformance } from './store-conformance-uploads.js';
@@ -64,6 +65,7 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
     describeAgentConformance(context);
     describeUploadConformance(context);
     describeConversationReadingConformance(context);
+    describeDocumentIdConformance(context);
   });
 }
 

@@ -42,19 +42,21 @@ describe('upsert with document ids (HTTP)', () => {
     expect(fragments.body.map((fragment) => fragment.text)).toEqual(['Otters hold hands while they sleep on the water.']);
   });
 
-  it("another datastore's or another owner's id is a 409 that does not reveal it; bad ids are a 400", async () => {
+  it("another datastore's id of the same owner is a 409; another owner's id is free; bad ids are a 400", async () => {
     const other = (await api.post<{ id: string }>('/api/datastores', { name: 'Other' })).body.id;
     const taken = await api.post<ErrorBody>(`/api/datastores/upsert/${other}`, { documents: [{ id: 'my-doc-1', text: 'x' }] });
     expect(taken.status).toBe(409);
     expect(taken.text).not.toContain(datastoreId);
+    // Ids are unique within an owner only: Bob's my-doc-1 is his own document beside Alice's.
     const bobStore = (await api.post<{ id: string }>('/api/datastores', { name: 'Bob' }, { key: fixture.bob })).body.id;
-    const foreign = await api.post<ErrorBody>(
+    const foreign = await api.post<{ ids: string[] }>(
       `/api/datastores/upsert/${bobStore}`,
       { documents: [{ id: 'my-doc-1', text: 'x' }] },
       { key: fixture.bob },
     );
-    expect(foreign.status).toBe(409);
-    expect(foreign.text).not.toContain(datastoreId);
+    expect([foreign.status, foreign.body]).toEqual([200, { ids: ['my-doc-1'] }]);
+    const alices = await api.get<{ datastoreId: string; name: string }>('/api/datasources/my-doc-1');
+    expect([alices.body.datastoreId, alices.body.name]).toEqual([datastoreId, 'otters']);
     const bad = await api.post<ErrorBody>(`/api/datastores/upsert/${datastoreId}`, {
       documents: [
         { id: '../etc', text: 'x' },

@@ -73,7 +73,9 @@ export const datasourceRoutes: Route[] = [
     method: 'GET',
     path: '/datasources/{id}',
     operationId: 'getDatasource',
-    summary: 'Datasource Get: its status (`pending`, `running`, `synched`, `error`, `usage_limit_reached`, ...) and counts.',
+    summary:
+      'Datasource Get: its status (`pending`, `running`, `synched`, `error`, `usage_limit_reached`, ...) and counts. ' +
+      "`{id}` is read as the key owner's: a document id names the owner's document with that id (document ids are per owner).",
     tag: 'datasources',
     auth: { scope: 'read' },
     response: 'Datasource',

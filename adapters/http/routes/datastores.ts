@@ -37,7 +37,7 @@ function documentRoutes(prefix: '' | '/external'): Route[] {
       method: 'POST',
       path: `${prefix}/datastores/upsert/{datastoreId}`,
       operationId: alias ? 'upsertDocumentsExternal' : 'upsertDocuments',
-      summary: `Datastore Upsert (deprecated family): adds documents; answers their ids.${alias ? ' Alias of /datastores/upsert/{datastoreId}.' : ''}`,
+      summary: `Datastore Upsert (deprecated family): adds documents; answers their ids. A document \`id\` is unique within the key owner: another owner's use of it is invisible; the owner's own use in another datastore is a 409.${alias ? ' Alias of /datastores/upsert/{datastoreId}.' : ''}`,
       tag: 'datastores',
       auth: { scope: 'write' },
       body: { json: upsertBodySchema, name: 'UpsertRequest' },

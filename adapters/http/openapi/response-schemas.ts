@@ -115,7 +115,9 @@ export const sourceEntrySchema = z.object({
   text: z.string(),
   passages: z
     .array(sourcePassageSchema)
-    .describe("Every passage of this datasource the model was given, best first; the entry's own chunk_id, page_number, score and text are those of the first."),
+    .describe(
+      "Every passage of this datasource the model was given, best first; the entry's own chunk_id, page_number, score and text are those of the first.",
+    ),
 });
 
 export const agentQueryResponseSchema = z.object({

@@ -90,10 +90,15 @@ export interface SplitScore {
 
 const normalise = (text: string) => text.replace(/\s+/g, ' ').trim().toLowerCase();
 
-/** The passages an entry stands for: its `passages` when the server lists them, else its one `text`. */
+/**
+ * The passages an entry stands for: its `passages` when the server lists them, else its one
+ * `text`; without the document's own footnote marks ("[12]"), which an answer cannot quote
+ * without their reading as its citations.
+ */
 function entryTexts(entry: WireSource | undefined): string[] {
   if (!entry) return [];
-  return entry.passages?.length ? entry.passages.map((passage) => passage.text) : [entry.text];
+  const texts = entry.passages?.length ? entry.passages.map((passage) => passage.text) : [entry.text];
+  return texts.map((text) => text.replace(/\[\d{1,4}\]/g, ''));
 }
 
 /** `[n]` markers with the text each follows (back to the previous marker). */

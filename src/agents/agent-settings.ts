@@ -52,14 +52,22 @@ const RESTRICT_KNOWLEDGE =
   'Answer only from the context given with the question. If it does not contain the answer, say that you do not know; do not use any other knowledge.';
 const USE_MARKDOWN = 'Format the answer in Markdown.';
 
-/** The system prompt with the instructions the agent's settings add (as the reference does). */
+/**
+ * The system prompt with the instructions the agent's settings add (as the reference does).
+ * `restrictKnowledge` and `useMarkdown` are on unless the agent turns them off, as in the reference.
+ */
 export function withSettingsInstructions(system: string | null, agent: AgentRecord): string | null {
   const extra = [
-    ...(agent.settings.restrictKnowledge === true ? [RESTRICT_KNOWLEDGE] : []),
-    ...(agent.settings.useMarkdown === true ? [USE_MARKDOWN] : []),
+    ...(restrictsKnowledge(agent) ? [RESTRICT_KNOWLEDGE] : []),
+    ...(agent.settings.useMarkdown !== false ? [USE_MARKDOWN] : []),
   ];
   if (extra.length === 0) return system;
   return [system, ...extra].filter((part): part is string => part !== null && part !== '').join('\n');
+}
+
+/** `restrictKnowledge` (default true): answer only from the retrieved passages. */
+export function restrictsKnowledge(agent: AgentRecord): boolean {
+  return agent.settings.restrictKnowledge !== false;
 }
 
 /** `includeSources: false` answers without sources. */

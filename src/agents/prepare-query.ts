@@ -16,7 +16,7 @@ import type { AgentQuery } from './schemas.js';
 import { buildSources, citationNumbers } from './sources.js';
 import { contactOf, ignoredFieldsWarning, narrowDatastores, withContext } from './client-fields.js';
 import { readAttachments, withAttachments } from './attachments.js';
-import { includesSources, withSettingsInstructions } from './agent-settings.js';
+import { includesSources, restrictsKnowledge, withSettingsInstructions } from './agent-settings.js';
 import { consumeQuery, DEFAULT_OWNER } from './usage-policy.js';
 import type { AgentOptions } from './agent-options.js';
 import type { AgentCaller } from './override-policy.js';
@@ -127,7 +127,7 @@ export async function prepareQuery(
     ...(query.frequencyPenalty === undefined ? {} : { frequencyPenalty: query.frequencyPenalty }),
     ...(query.maxTokens === undefined ? {} : { maxTokens: query.maxTokens }),
     ...(signal ? { signal } : {}),
-    grounding: { query: query.query, passages },
+    grounding: { query: query.query, passages, restrictKnowledge: restrictsKnowledge(agent) },
   };
   return {
     agent,

@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from './api.js';
-import { Markdown, safeHref } from './markdown.js';
+import { CitedAnswer } from './citations.js';
 import { StreamError, streamAgentQuery, type SourceEntry } from './stream.js';
 
 interface Turn {
@@ -111,16 +111,21 @@ export function Chat({ apiBase, agentId, apiKey, storage = null, greeting }: Cha
         {turns.map((turn) => (
           <div key={turn.id} class={`turn turn-${turn.role}`} data-role={turn.role}>
             <span class="sr-only">{turn.role === 'user' ? 'You said:' : 'Answer:'}</span>
-            {turn.role === 'user' ? <p class="turn-text">{turn.text}</p> : <Markdown text={turn.text} />}
+            {turn.role === 'user' ? <p class="turn-text">{turn.text}</p> : <CitedAnswer text={turn.text} sources={turn.sources} />}
             {turn.role === 'assistant' && busy && turn.text === '' && !turn.error ? <p class="typing">Thinking…</p> : null}
             {turn.stopped ? <p class="turn-note">Stopped.</p> : null}
-            {turn.error ? <p class="turn-error" role="alert">{turn.error}</p> : null}
-            {turn.sources.length > 0 ? <Sources sources={turn.sources} /> : null}
+            {turn.error ? (
+              <p class="turn-error" role="alert">
+                {turn.error}
+              </p>
+            ) : null}
           </div>
         ))}
       </div>
       <form class="chat-form" onSubmit={send}>
-        <label class="sr-only" for={`chat-input-${agentId}`}>Your question</label>
+        <label class="sr-only" for={`chat-input-${agentId}`}>
+          Your question
+        </label>
         <textarea
           id={`chat-input-${agentId}`}
           ref={input}
@@ -135,36 +140,19 @@ export function Chat({ apiBase, agentId, apiKey, storage = null, greeting }: Cha
         />
         <div class="chat-actions">
           {busy ? (
-            <button type="button" class="button danger" onClick={() => aborter.current?.abort()}>Stop</button>
+            <button type="button" class="button danger" onClick={() => aborter.current?.abort()}>
+              Stop
+            </button>
           ) : (
-            <button type="submit" class="button primary" disabled={draft.trim() === ''}>Send</button>
+            <button type="submit" class="button primary" disabled={draft.trim() === ''}>
+              Send
+            </button>
           )}
-          <button type="button" class="button" onClick={restart} disabled={turns.length === 0}>New conversation</button>
+          <button type="button" class="button" onClick={restart} disabled={turns.length === 0}>
+            New conversation
+          </button>
         </div>
       </form>
-    </div>
-  );
-}
-
-function Sources({ sources }: { sources: SourceEntry[] }) {
-  return (
-    <div class="sources">
-      <p class="sources-title">Sources</p>
-      <ol>
-        {sources.map((source) => {
-          const href = source.source_url ? safeHref(source.source_url) : null;
-          const page = source.page_number === null ? '' : ` (page ${source.page_number})`;
-          return (
-            <li key={source.chunk_id}>
-              <details>
-                <summary>{source.datasource_name || 'Untitled'}{page}</summary>
-                <blockquote class="fragment">{source.text}</blockquote>
-                {href ? <a href={href} target="_blank" rel="noopener noreferrer nofollow">Open the source</a> : null}
-              </details>
-            </li>
-          );
-        })}
-      </ol>
     </div>
   );
 }

@@ -114,18 +114,12 @@ export function Chat({ apiBase, agentId, apiKey, storage = null, greeting }: Cha
             {turn.role === 'user' ? <p class="turn-text">{turn.text}</p> : <CitedAnswer text={turn.text} sources={turn.sources} />}
             {turn.role === 'assistant' && busy && turn.text === '' && !turn.error ? <p class="typing">Thinking…</p> : null}
             {turn.stopped ? <p class="turn-note">Stopped.</p> : null}
-            {turn.error ? (
-              <p class="turn-error" role="alert">
-                {turn.error}
-              </p>
-            ) : null}
+            {turn.error ? <p class="turn-error" role="alert">{turn.error}</p> : null}
           </div>
         ))}
       </div>
       <form class="chat-form" onSubmit={send}>
-        <label class="sr-only" for={`chat-input-${agentId}`}>
-          Your question
-        </label>
+        <label class="sr-only" for={`chat-input-${agentId}`}>Your question</label>
         <textarea
           id={`chat-input-${agentId}`}
           ref={input}
@@ -140,17 +134,11 @@ export function Chat({ apiBase, agentId, apiKey, storage = null, greeting }: Cha
         />
         <div class="chat-actions">
           {busy ? (
-            <button type="button" class="button danger" onClick={() => aborter.current?.abort()}>
-              Stop
-            </button>
+            <button type="button" class="button danger" onClick={() => aborter.current?.abort()}>Stop</button>
           ) : (
-            <button type="submit" class="button primary" disabled={draft.trim() === ''}>
-              Send
-            </button>
+            <button type="submit" class="button primary" disabled={draft.trim() === ''}>Send</button>
           )}
-          <button type="button" class="button" onClick={restart} disabled={turns.length === 0}>
-            New conversation
-          </button>
+          <button type="button" class="button" onClick={restart} disabled={turns.length === 0}>New conversation</button>
         </div>
       </form>
     </div>

@@ -10,7 +10,8 @@ export interface LocalAnswererOptions {
   /** Most sentences quoted in one answer (default 3). */
   maxSentences?: number;
   /**
-   * Share of the question's (weighted) terms a sentence must contain to be quoted (default 0.3).
+   * Share of the question's (weighted) terms a sentence (with its heading) must contain to be quoted
+   * (default 0.15), unless it holds half the question's focus in a passage covering half of it.
    * Below it for every sentence, the answer says nothing relevant was found.
    */
   minCoverage?: number;
@@ -39,7 +40,7 @@ interface ScoredSentence {
  */
 export function localAnswerer(options: LocalAnswererOptions = {}): ChatModel {
   const maxSentences = options.maxSentences ?? 3;
-  const minCoverage = options.minCoverage ?? 0.3;
+  const minCoverage = options.minCoverage ?? 0.15;
   if (!Number.isInteger(maxSentences) || maxSentences < 1) {
     throw new RagdeskError('invalid_request', `maxSentences must be a positive integer, got ${maxSentences}`);
   }
@@ -90,7 +91,6 @@ function compose(request: ChatRequest, maxSentences: number, minCoverage: number
   // Answering only from the documents: when words of the question are in no passage at all
   // ("Australia" in "the capital of Australia"), the documents do not hold what it asks.
   if (restrict && missingShare(weights, grounding.passages) / total >= MISSING_ENOUGH) return NOTHING_FOUND;
-  const threshold = minCoverage * (restrict ? RESTRICTED_COVERAGE : LOOSE_COVERAGE);
   const scored: ScoredSentence[] = [];
   let order = 0;
   grounding.passages.forEach((passage, rank) => {
@@ -110,7 +110,7 @@ function compose(request: ChatRequest, maxSentences: number, minCoverage: number
       const focused = coverageOf(new Set([...stems, ...contextStems]), focus) / focusTotal;
       // Enough when the unit covers enough of the question, or much of its focus in a passage
       // that covers the rest ("GRAND TOTAL 5,738" on the page naming the estimate's customer).
-      if (coverage < threshold && !(focused >= FOCUS_ENOUGH && passageCoverage >= PASSAGE_ENOUGH)) continue;
+      if (coverage < minCoverage && !(focused >= FOCUS_ENOUGH && passageCoverage >= PASSAGE_ENOUGH)) continue;
       const score =
         coverage +
         FOCUS_SHARE * focused +
@@ -134,7 +134,7 @@ function compose(request: ChatRequest, maxSentences: number, minCoverage: number
 const FOOTNOTE = /\[\d{1,4}\]/g;
 /** Share of the focus a unit needs when the question is mostly covered by its passage. */
 const FOCUS_ENOUGH = 0.5;
-/** Share of the question a passage must cover for its units to answer (with restrictKnowledge). */
+/** Share of the question a passage must cover for a unit holding enough of the focus to answer. */
 const PASSAGE_ENOUGH = 0.5;
 /** How much covering what the question asks about (its focus) counts beside covering all of it. */
 const FOCUS_SHARE = 0.5;
@@ -146,9 +146,6 @@ const PASSAGE_SHARE = 0.35;
 const LENGTH_COST = 0.02;
 /** Share of the best score a further sentence needs to be quoted too. */
 const KEEP_RATIO = 0.8;
-/** The share of `minCoverage` that is enough, with `restrictKnowledge` and without. */
-const RESTRICTED_COVERAGE = 0.5;
-const LOOSE_COVERAGE = 0.5;
 /** Share of the question's weight in no passage at which the documents are taken not to answer it. */
 const MISSING_ENOUGH = 0.35;
 

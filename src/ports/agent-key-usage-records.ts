@@ -53,9 +53,9 @@ export interface AgentRecord {
 }
 
 /**
- * Agent settings of the reference service. `includeSources` (default true), `restrictKnowledge`
- * and `useMarkdown` (default false) change answers; the others are stored for the clients that
- * read them back.
+ * Agent settings of the reference service. `includeSources`, `restrictKnowledge` and `useMarkdown`
+ * (each true unless set to false, as in the reference) change answers; the others are stored for
+ * the clients that read them back.
  */
 export interface AgentSettings {
   includeSources?: boolean;

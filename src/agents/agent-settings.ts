@@ -48,9 +48,11 @@ export function splitSettings<T extends Record<string, unknown>>(
   return { rest: rest as Omit<T, (typeof SETTING_KEYS)[number]>, settings: settings };
 }
 
-const RESTRICT_KNOWLEDGE =
+/** Added to the system prompt by `restrictKnowledge` (on by default). */
+export const RESTRICT_KNOWLEDGE_INSTRUCTION =
   'Answer only from the context given with the question. If it does not contain the answer, say that you do not know; do not use any other knowledge.';
-const USE_MARKDOWN = 'Format the answer in Markdown.';
+/** Added to the system prompt by `useMarkdown` (on by default). */
+export const USE_MARKDOWN_INSTRUCTION = 'Format the answer in Markdown.';
 
 /**
  * The system prompt with the instructions the agent's settings add (as the reference does).
@@ -58,8 +60,8 @@ const USE_MARKDOWN = 'Format the answer in Markdown.';
  */
 export function withSettingsInstructions(system: string | null, agent: AgentRecord): string | null {
   const extra = [
-    ...(restrictsKnowledge(agent) ? [RESTRICT_KNOWLEDGE] : []),
-    ...(agent.settings.useMarkdown !== false ? [USE_MARKDOWN] : []),
+    ...(restrictsKnowledge(agent) ? [RESTRICT_KNOWLEDGE_INSTRUCTION] : []),
+    ...(agent.settings.useMarkdown !== false ? [USE_MARKDOWN_INSTRUCTION] : []),
   ];
   if (extra.length === 0) return system;
   return [system, ...extra].filter((part): part is string => part !== null && part !== '').join('\n');

@@ -21,13 +21,6 @@ export interface TextUnit {
   context: string;
 }
 
-/** Sentences of a passage, in order (headings left out). */
-export function splitSentences(text: string): string[] {
-  return splitUnits(text)
-    .filter((unit) => unit.kind !== 'heading')
-    .map((unit) => unit.text);
-}
-
 /**
  * The passage as units a person can read alone: prose lines wrapped by a PDF are joined back into
  * paragraphs before splitting at sentence ends (so no sentence is cut at a line, a parenthesis or a

@@ -14,8 +14,8 @@ import { openRagdesk } from '../../adapters/node.js';
 import { PACKAGE_ROOT } from './report.js';
 
 /** The shared corpus sits beside the checkout (`../shared/corpus/docs`). */
-export const CORPUS_DOCS = join(PACKAGE_ROOT, '..', 'shared', 'corpus', 'docs');
-export const DATASET_PATH = join(PACKAGE_ROOT, 'benchmarks', 'data', 'answers-known.json');
+const CORPUS_DOCS = join(PACKAGE_ROOT, '..', 'shared', 'corpus', 'docs');
+const DATASET_PATH = join(PACKAGE_ROOT, 'benchmarks', 'data', 'answers-known.json');
 
 export type Split = 'tuned' | 'held_out';
 
@@ -102,7 +102,7 @@ function entryTexts(entry: WireSource | undefined): string[] {
 }
 
 /** `[n]` markers with the text each follows (back to the previous marker). */
-export function citationsOf(answer: string): { number: number; quoted: string }[] {
+function citationsOf(answer: string): { number: number; quoted: string }[] {
   const out: { number: number; quoted: string }[] = [];
   let last = 0;
   for (const match of answer.matchAll(/\[(\d+)\]/g)) {

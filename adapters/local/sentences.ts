@@ -15,7 +15,10 @@ const WRAPPED_LINE_CHARS = 55;
 export interface TextUnit {
   /** The text as the passage has it (whitespace collapsed). */
   text: string;
-  /** `row`: a table row or a `key: value` line; `heading`: a short title line, never quoted alone. */
+  /**
+   * `row`: a table row or a `key: value` line; `heading`: a short title line or a table's header
+   * row, never quoted alone.
+   */
   kind: 'sentence' | 'row' | 'heading';
   /** The heading above it or its table's header row: words that describe it without being in it. */
   context: string;
@@ -61,7 +64,7 @@ export function splitUnits(text: string): TextUnit[] {
       if (/^\|[\s|:-]*$/.test(line)) continue;
       if (header === '') {
         header = line;
-        units.push({ text: line, kind: 'row', context: heading });
+        units.push({ text: line, kind: 'heading', context: heading });
       } else {
         units.push({ text: line, kind: 'row', context: `${header} ${heading}`.trim() });
       }

@@ -8,6 +8,7 @@ import type {
   MessageUsage,
   SourceEntry,
 } from '../../src/ports/agent-key-usage-records.js';
+import { withPassages } from '../../src/agents/sources.js';
 
 /**
  * Rows of agents, conversations, messages and API keys, and their records, for the SQL stores
@@ -164,7 +165,7 @@ export function toMessageRecord(row: MessageRow): MessageRecord {
     conversationId: row.conversation_id,
     role: row.role as MessageRecord['role'],
     text: row.text,
-    sources: JSON.parse(row.sources) as SourceEntry[],
+    sources: (JSON.parse(row.sources) as SourceEntry[]).map(withPassages),
     usage: row.usage === null ? null : (JSON.parse(row.usage) as MessageUsage),
     model: row.model,
     visitorId: row.visitor_id,

@@ -1,23 +1,116 @@
-/** Longest sentence the answerer quotes; longer lines (tables, run-on text) are cut at a word. */
-const MAX_SENTENCE_CHARS = 400;
+/** Longest sentence the answerer quotes; longer run-on text is cut at a word and marked `…`. */
+const MAX_SENTENCE_CHARS = 600;
 
-// A sentence ends at . ! ? followed by space and a capitalised word, a quote or a bracket. This
-// keeps "e.g. this" and "3.5 mm" together, and an identifier or number after a colon-like "!" or
-// "." stays with the words that introduce it ("the id is below. 314b0a30-..."), at the cost of
-// splitting after a few abbreviations.
-const SENTENCE_END = /(?<=[.!?])\s+(?=\p{Lu}\p{Ll}|["'“([])/u;
+// A sentence ends at . ! ? followed by space and a capitalised word or a quote before one. This
+// keeps "e.g. this", "3.5 mm" and "(see above)" together, and an identifier or number after a
+// full stop stays with the words that introduce it ("the id is below. 314b0a30-..."), at the cost
+// of splitting after a few abbreviations.
+const SENTENCE_END = /(?<=[.!?])\s+(?=\p{Lu}\p{Ll}|["'“]\p{Lu})/u;
+/** A list item: a bullet or "1." / "a)" at the start of a line. */
+const LIST_ITEM = /^(?:[•▪◦·*+-]|\d{1,3}[.)]|[a-z][.)])\s+/;
+/** A PDF line wrapped at the page width is about this long; shorter lines are rows or headings. */
+const WRAPPED_LINE_CHARS = 55;
 
-/** Sentences of a passage, in order. Lines are boundaries too: tables and lists have no full stops. */
-export function splitSentences(text: string): string[] {
-  const sentences: string[] = [];
-  for (const line of text.split(/\n+/)) {
-    for (const part of line.split(SENTENCE_END)) {
-      const sentence = part.replace(/\s+/g, ' ').trim();
-      if (sentence.length < 2) continue;
-      sentences.push(cut(sentence));
+/** One quotable piece of a passage. */
+export interface TextUnit {
+  /** The text as the passage has it (whitespace collapsed). */
+  text: string;
+  /**
+   * `row`: a table row or a `key: value` line; `heading`: a short title line or a table's header
+   * row, never quoted alone.
+   */
+  kind: 'sentence' | 'row' | 'heading';
+  /** The heading above it or its table's header row: words that describe it without being in it. */
+  context: string;
+}
+
+/**
+ * The passage as units a person can read alone: prose lines wrapped by a PDF are joined back into
+ * paragraphs before splitting at sentence ends (so no sentence is cut at a line, a parenthesis or a
+ * hyphenated word), each list item is its own paragraph, table rows and short `key: value` lines
+ * are units of their own with their table's header (or the heading above) as context, and a line
+ * ending in ":" takes the short line after it (the value it introduces).
+ */
+export function splitUnits(text: string): TextUnit[] {
+  const units: TextUnit[] = [];
+  let heading = '';
+  let header = '';
+  let paragraph: string[] = [];
+  const flush = () => {
+    if (paragraph.length === 0) return;
+    const joined = joinLines(paragraph);
+    paragraph = [];
+    if (isHeading(joined)) {
+      heading = joined;
+      units.push({ text: joined, kind: 'heading', context: '' });
+      return;
     }
+    const kind = isRow(joined) ? 'row' : 'sentence';
+    const parts = kind === 'row' ? [joined] : joined.split(SENTENCE_END);
+    for (const part of parts) {
+      const sentence = part.trim();
+      if (sentence.length >= 2) units.push({ text: cut(sentence), kind, context: heading });
+    }
+  };
+  for (const raw of text.split('\n')) {
+    const line = raw.replace(/\s+/g, ' ').trim();
+    if (line === '') {
+      flush();
+      header = '';
+      continue;
+    }
+    if (line.startsWith('|')) {
+      flush();
+      if (/^\|[\s|:-]*$/.test(line)) continue;
+      if (header === '') {
+        header = line;
+        units.push({ text: line, kind: 'heading', context: heading });
+      } else {
+        units.push({ text: line, kind: 'row', context: `${header} ${heading}`.trim() });
+      }
+      continue;
+    }
+    header = '';
+    const previous = paragraph[paragraph.length - 1];
+    if (previous !== undefined && !continues(previous, line)) flush();
+    paragraph.push(line);
   }
-  return sentences;
+  flush();
+  return units;
+}
+
+/** Whether `line` continues the paragraph whose last line is `previous`. */
+function continues(previous: string, line: string): boolean {
+  if (LIST_ITEM.test(line)) return false;
+  // A line introducing a value ("…for the following project:") takes the short line after it.
+  if (/:$/.test(previous)) return line.length <= WRAPPED_LINE_CHARS && !/:/.test(line);
+  if (/[.!?]["')\]]?$/.test(previous)) return previous.length >= WRAPPED_LINE_CHARS && !isShortLine(line);
+  if (/^[\p{Ll}\d(,;]/u.test(line)) return !isShortLine(previous) || /[,;(-]$/.test(previous);
+  return previous.length >= WRAPPED_LINE_CHARS;
+}
+
+function isShortLine(line: string): boolean {
+  return line.length < WRAPPED_LINE_CHARS / 2;
+}
+
+/**
+ * Wrapped lines back into one, meeting at a space (a word hyphenated at a line end keeps its
+ * hyphen: the quote stays the passage's own text, found again by collapsing whitespace).
+ */
+function joinLines(lines: readonly string[]): string {
+  return lines.join(' ');
+}
+
+/** A short title line: a few words, no sentence end, no value (digits, a colon). */
+function isHeading(text: string): boolean {
+  if (text.length > 60 || /[.!?:;,]$/.test(text) || /\d/.test(text) || text.includes(':')) return false;
+  const words = text.split(' ').length;
+  return words <= 6 && !LIST_ITEM.test(text);
+}
+
+/** A `key: value` line short enough to be a field of a form, receipt or invoice. */
+function isRow(text: string): boolean {
+  return text.length <= 80 && !/[.!?]$/.test(text) && (/^[^:]{1,40}:\s*\S/.test(text) || /\d/.test(text));
 }
 
 function cut(sentence: string): string {

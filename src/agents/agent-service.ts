@@ -9,6 +9,7 @@ import { idSchema, parseInput } from '../validation.js';
 import { toAgent, type Agent, type AgentResponse, type AgentStreamEvent } from './agent.js';
 import type { AgentOptions } from './agent-options.js';
 import { ConversationService } from '../conversations/conversation-service.js';
+import { CitationStreamFilter, checkCitations, danglingCitationWarnings } from './citations.js';
 import { finishAnswer } from './finish-answer.js';
 import { checkVisitorQuery, type AgentCaller } from './override-policy.js';
 import { splitSettings } from './agent-settings.js';
@@ -148,7 +149,9 @@ export class AgentService {
       try {
         const { chat, prepared } = await this.prepare(id, input, { ...options, signal: linked.signal });
         const result = await callModel(() => chat.generate(prepared.request), linked.signal);
-        return await finishAnswer(this.context, chat, this.options, prepared, { ...result, text: toWellFormed(result.text) });
+        const checked = checkCitations(toWellFormed(result.text), prepared.citations.count);
+        const warnings = [...result.warnings, ...danglingCitationWarnings(checked.removed, prepared.citations)];
+        return await finishAnswer(this.context, chat, this.options, prepared, { ...result, text: checked.text, warnings });
       } finally {
         linked.dispose();
       }
@@ -182,12 +185,14 @@ export class AgentService {
     // Models may cut a delta between the two halves of an emoji: rejoined here, so every delta
     // (and the stored answer) is well-formed and equals the non-streaming answer once joined.
     const joiner = new SurrogateJoiner();
+    // Then each `[n]` is checked against the sources, holding back only what may be a split marker.
+    const citations = new CitationStreamFilter(prepared.citations.count);
     let finish: Extract<ChatStreamPart, { type: 'finish' }> | undefined;
     try {
       for await (const part of chat.stream({ ...prepared.request, signal })) {
         throwIfAborted(signal);
         if (part.type === 'delta') {
-          const delta = part.text ? joiner.push(part.text) : '';
+          const delta = part.text ? citations.push(joiner.push(part.text)) : '';
           if (!delta) continue;
           text += delta;
           yield { type: 'answer', delta };
@@ -203,12 +208,13 @@ export class AgentService {
     }
     throwIfAborted(signal);
     if (!finish) throw new RagdeskError('upstream_failed', `Chat model ${chat.name} ended its stream without a finish part`);
-    const rest = joiner.end();
+    const rest = citations.push(joiner.end()) + citations.end();
     if (rest) {
       text += rest;
       yield { type: 'answer', delta: rest };
     }
-    const outcome = { text, ...finish };
+    const warnings = [...finish.warnings, ...danglingCitationWarnings(citations.removed, prepared.citations)];
+    const outcome = { text, ...finish, warnings };
     const response = await this.context.operation(() => finishAnswer(this.context, chat, this.options, prepared, outcome));
     yield { type: 'endpoint_response', response };
   }

@@ -58,25 +58,33 @@ export function splitSettings<T extends Record<string, unknown>>(
   return { rest: rest as Omit<T, (typeof SETTING_KEYS)[number]>, settings: settings };
 }
 
-const RESTRICT_KNOWLEDGE =
+/** Added to the system prompt by `restrictKnowledge` (on by default). */
+export const RESTRICT_KNOWLEDGE_INSTRUCTION =
   'Answer only from the context given with the question. If it does not contain the answer, say that you do not know; do not use any other knowledge.';
-const USE_MARKDOWN = 'Format the answer in Markdown.';
+/** Added to the system prompt by `useMarkdown` (on by default). */
+export const USE_MARKDOWN_INSTRUCTION = 'Format the answer in Markdown.';
 
-/** The system prompt with the instructions the agent's settings add (as the reference does). */
+/**
+ * The system prompt with the instructions the agent's settings add (as the reference does).
+ * `restrictKnowledge` and `useMarkdown` are on unless the agent turns them off, as in the reference.
+ */
 export function withSettingsInstructions(system: string | null, agent: AgentRecord): string | null {
-  const extra = [...(restrictsKnowledge(agent) ? [RESTRICT_KNOWLEDGE] : []), ...(usesMarkdown(agent) ? [USE_MARKDOWN] : [])];
+  const extra = [
+    ...(restrictsKnowledge(agent) ? [RESTRICT_KNOWLEDGE_INSTRUCTION] : []),
+    ...(usesMarkdown(agent) ? [USE_MARKDOWN_INSTRUCTION] : []),
+  ];
   if (extra.length === 0) return system;
   return [system, ...extra].filter((part): part is string => part !== null && part !== '').join('\n');
 }
 
-/** Whether answers keep to the retrieved context (`restrictKnowledge`; absent: off). */
+/** `restrictKnowledge` (default true, as in the reference): answer only from the retrieved passages. */
 export function restrictsKnowledge(agent: AgentRecord): boolean {
-  return agent.settings.restrictKnowledge === true;
+  return agent.settings.restrictKnowledge !== false;
 }
 
-/** Whether answers are asked for in Markdown (`useMarkdown`; absent: off). */
+/** `useMarkdown` (default true, as in the reference): answers are asked for in Markdown. */
 export function usesMarkdown(agent: AgentRecord): boolean {
-  return agent.settings.useMarkdown === true;
+  return agent.settings.useMarkdown !== false;
 }
 
 /** `includeSources: false` answers without sources. */

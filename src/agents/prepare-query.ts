@@ -13,11 +13,11 @@ import { fitHistory, loadMemory, type HistoryMessage } from './memory.js';
 import { MODEL_CONTEXT_WINDOWS } from './model-windows.js';
 import { assembleMessages, fillUserPrompt, formatPassage, resolvePrompts, withCallerContext } from './prompt.js';
 import type { AgentQuery } from './schemas.js';
-import { buildSources } from './sources.js';
+import { buildSources, citationNumbers } from './sources.js';
 import { channelOf, contactOf, ignoredFieldsWarning, narrowDatastores } from './client-fields.js';
 import { readAttachments, withAttachments } from './attachments.js';
 import { readUploadedAttachment } from '../uploads/uploaded-attachments.js';
-import { includesSources, withSettingsInstructions } from './agent-settings.js';
+import { includesSources, restrictsKnowledge, withSettingsInstructions } from './agent-settings.js';
 import { consumeQuery, DEFAULT_OWNER } from './usage-policy.js';
 import type { AgentOptions } from './agent-options.js';
 import type { AgentCaller } from './override-policy.js';
@@ -33,6 +33,11 @@ export interface PreparedQuery {
   request: ChatRequest;
   modelId: string;
   sources: SourceEntry[];
+  /**
+   * How an answer's `[n]` markers are checked: numbers above `count` are removed, with a warning
+   * when `warn` (not when the agent hides its sources, where every marker goes).
+   */
+  citations: { count: number; warn: boolean };
   warnings: string[];
   startedAt: string;
 }
@@ -140,8 +145,13 @@ export async function prepareQuery(
     context.store,
     fragments.map((fragment) => fragment.datasource_id),
   );
-  const passages = fitPassages(fragments, datasources, split.context, tokenizer);
-  const used = fragments.slice(0, passages.length).map((fragment, i) => ({ ...fragment, text: passages[i]!.text }));
+  const fitted = fitPassages(fragments, datasources, split.context, tokenizer);
+  const used = fragments.slice(0, fitted.length).map((fragment, i) => ({ ...fragment, text: fitted[i]!.text }));
+  // Passages are numbered by their datasource's entry in `sources`, so `[n]` always names sources[n-1].
+  const numbers = citationNumbers(used);
+  const passages = fitted.map((passage, i) => ({ ...passage, number: numbers[i]! }));
+  const sources = buildSources(used, datasources);
+  const showSources = includesSources(agent);
   const contextText = passages.map((passage) => formatPassage(passage.number, passage.label, passage.text)).join('\n\n');
   const history = admission.history
     ? fitHistory(admission.history, split.memory, tokenizer)
@@ -158,7 +168,7 @@ export async function prepareQuery(
     ...(query.frequencyPenalty === undefined ? {} : { frequencyPenalty: query.frequencyPenalty }),
     ...(query.maxTokens === undefined ? {} : { maxTokens: query.maxTokens }),
     ...(signal ? { signal } : {}),
-    grounding: { query: query.query, passages },
+    grounding: { query: query.query, passages, restrictKnowledge: restrictsKnowledge(agent) },
   };
   return {
     agent,
@@ -167,19 +177,24 @@ export async function prepareQuery(
     query: query.query,
     request,
     modelId,
-    sources: includesSources(agent) ? buildSources(used, datasources) : [],
+    sources: showSources ? sources : [],
+    citations: { count: showSources ? sources.length : 0, warn: showSources },
     warnings,
     startedAt,
   };
 }
 
-/** Best passages first until the context budget is spent; the first is cut to fit rather than dropped. */
+/**
+ * Best passages first until the context budget is spent; the first is cut to fit rather than
+ * dropped. Returns a prefix of `fragments`, in order.
+ */
 function fitPassages(
   fragments: readonly { text: string; datasource_id: string; datasource_name: string; page_number: number | null }[],
   datasources: ReadonlyMap<string, DatasourceRef>,
   budget: number,
   tokenizer: Tokenizer,
 ): GroundingPassage[] {
+  // Numbered for the budget's count only; the caller numbers the passages that fit by datasource.
   const candidates = fragments.map((fragment, i) => {
     const name = datasources.get(fragment.datasource_id)?.name ?? fragment.datasource_name;
     const label = fragment.page_number === null ? `(${name})` : `(${name}, page ${fragment.page_number})`;

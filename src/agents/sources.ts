@@ -1,21 +1,31 @@
 import { publicDatasourceId } from '../datastores/document-ids.js';
 import type { DocumentFragment } from '../datastores/fragment.js';
-import type { SourceEntry } from '../ports/agent-key-usage-records.js';
+import type { SourceEntry, SourcePassage } from '../ports/agent-key-usage-records.js';
 import type { DatasourceRef } from '../ports/records.js';
 
 /**
- * The API's "Source entry" list: one entry per datasource, best first, each describing the best chunk of
- * that datasource the model was given. `fragments` must be best first already.
+ * The API's "Source entry" list: one entry per datasource, best first (in the order of each
+ * datasource's best fragment), each carrying the fields of its best fragment and every fragment of
+ * the datasource the model was given in `passages`, best first. `fragments` must be best first
+ * already, with the text the model saw.
  */
 export function buildSources(fragments: readonly DocumentFragment[], datasources: ReadonlyMap<string, DatasourceRef>): SourceEntry[] {
-  const seen = new Set<string>();
-  const sources: SourceEntry[] = [];
+  const byDatasource = new Map<string, SourceEntry>();
   for (const fragment of fragments) {
-    if (seen.has(fragment.datasource_id)) continue;
-    seen.add(fragment.datasource_id);
+    const passage: SourcePassage = {
+      chunk_id: fragment.chunk_id,
+      page_number: fragment.page_number,
+      text: fragment.text,
+      score: fragment.score,
+    };
+    const entry = byDatasource.get(fragment.datasource_id);
+    if (entry) {
+      entry.passages.push(passage);
+      continue;
+    }
     const datasource = datasources.get(fragment.datasource_id);
     const config = datasource?.config ?? {};
-    sources.push({
+    byDatasource.set(fragment.datasource_id, {
       chunk_id: fragment.chunk_id,
       datasource_id: publicDatasourceId(fragment.datasource_id),
       datasource_name: fragment.datasource_name,
@@ -27,9 +37,38 @@ export function buildSources(fragments: readonly DocumentFragment[], datasources
       total_pages: typeof config.total_pages === 'number' ? config.total_pages : null,
       score: fragment.score,
       text: fragment.text,
+      passages: [passage],
     });
   }
-  return sources;
+  return [...byDatasource.values()];
+}
+
+/**
+ * The number each fragment is cited by: its datasource's position in the source list (1-based),
+ * so every `[n]` in an answer names `sources[n - 1]`, the entry that lists the passage.
+ */
+export function citationNumbers(fragments: readonly Pick<DocumentFragment, 'datasource_id'>[]): number[] {
+  const positions = new Map<string, number>();
+  return fragments.map((fragment) => {
+    let position = positions.get(fragment.datasource_id);
+    if (position === undefined) {
+      position = positions.size + 1;
+      positions.set(fragment.datasource_id, position);
+    }
+    return position;
+  });
+}
+
+/**
+ * A stored entry as the API describes it: answers written before entries listed their passages
+ * read as one passage, the entry's own excerpt.
+ */
+export function withPassages(entry: Omit<SourceEntry, 'passages'> & { passages?: SourcePassage[] }): SourceEntry {
+  if (Array.isArray(entry.passages)) return entry as SourceEntry;
+  return {
+    ...entry,
+    passages: [{ chunk_id: entry.chunk_id, page_number: entry.page_number, text: entry.text, score: entry.score }],
+  };
 }
 
 function stringOrNull(value: unknown): string | null {

@@ -53,9 +53,9 @@ export interface AgentRecord {
 }
 
 /**
- * Agent settings of the reference service. `includeSources` (default true), `restrictKnowledge`
- * and `useMarkdown` (default false) change answers; the others are stored for the clients that
- * read them back.
+ * Agent settings of the reference service. `includeSources`, `restrictKnowledge` and `useMarkdown`
+ * (each true unless set to false, as in the reference) change answers; the others are stored for
+ * the clients that read them back.
  */
 export interface AgentSettings {
   includeSources?: boolean;
@@ -92,7 +92,21 @@ export interface ConversationContact {
   userId?: string;
 }
 
-/** The API's "Source entry": one per datasource used for an answer, best first. */
+/** One passage of a datasource that an answer was given, as its source entry lists it. */
+export interface SourcePassage {
+  chunk_id: string;
+  page_number: number | null;
+  /** The excerpt given to the model. */
+  text: string;
+  score: number;
+}
+
+/**
+ * The API's "Source entry": one per datasource used for an answer, best first. The entry's own
+ * `chunk_id`, `page_number`, `score` and `text` are those of its best passage; `passages` lists
+ * every passage of the datasource the model was given, best first. An answer's `[n]` cites
+ * entry n (`sources[n - 1]`).
+ */
 export interface SourceEntry {
   chunk_id: string;
   datasource_id: string;
@@ -106,6 +120,7 @@ export interface SourceEntry {
   score: number;
   /** The excerpt given to the model. */
   text: string;
+  passages: SourcePassage[];
 }
 
 export interface MessageUsage {

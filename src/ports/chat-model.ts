@@ -32,10 +32,18 @@ export interface ChatRequest {
 export interface ChatGrounding {
   query: string;
   passages: readonly GroundingPassage[];
+  /**
+   * The agent's `restrictKnowledge`: answer only from the passages. An extractive answerer then
+   * quotes only sentences that cover enough of the question; without it, a weaker match is offered.
+   */
+  restrictKnowledge?: boolean;
 }
 
 export interface GroundingPassage {
-  /** The number the prompt cites it by (`[1]` is 1). */
+  /**
+   * The number the prompt cites it by (`[1]` is 1): its datasource's position in the answer's
+   * sources, so passages of one datasource share a number. Passages come best first.
+   */
   number: number;
   /** Source shown to the model (document name, page). */
   label: string;

@@ -152,6 +152,10 @@ export function makeMessage(
             total_pages: null,
             score: 0.75,
             text: 'The excerpt.',
+            passages: [
+              { chunk_id: 'chunk-1', page_number: 2, text: 'The excerpt.', score: 0.75 },
+              { chunk_id: 'chunk-4', page_number: 3, text: 'A second excerpt of the same file.', score: 0.5 },
+            ],
           },
         ]
       : [],

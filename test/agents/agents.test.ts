@@ -172,15 +172,23 @@ describe('agents: query flow with the offline answerer', () => {
       userPrompt: 'Q={query}\nDOCS={context}',
     });
     const [system, user] = setup.chat.requests[0]!.messages;
-    expect(system).toEqual({ role: 'system', content: 'Be terse.' });
+    // The agent's defaults (restrictKnowledge and useMarkdown on) add their instructions after it.
+    expect(system!.role).toBe('system');
+    expect(system!.content.split('\n')).toEqual([
+      'Be terse.',
+      'Answer only from the context given with the question. If it does not contain the answer, say that you do not know; do not use any other knowledge.',
+      'Format the answer in Markdown.',
+    ]);
     expect(user!.content.startsWith('Q=warranty length?\nDOCS=[1] (')).toBe(true);
     expect(user!.content).toContain('two-year warranty');
 
     await agents.query(agentId, { query: 'shipping cost?', promptType: 'raw', promptTemplate: 'Use {context} to answer: {query}' });
-    const raw = setup.chat.requests[1]!.messages;
-    expect(raw).toHaveLength(1);
-    expect(raw[0]!.content.startsWith('Use [1] (')).toBe(true);
-    expect(raw[0]!.content.endsWith('to answer: shipping cost?')).toBe(true);
+    // The raw preset has no system prompt of its own; the settings' instructions still make one.
+    const [rawSystem, raw, ...more] = setup.chat.requests[1]!.messages;
+    expect(more).toHaveLength(0);
+    expect(rawSystem!.content.startsWith('Answer only from the context')).toBe(true);
+    expect(raw!.content.startsWith('Use [1] (')).toBe(true);
+    expect(raw!.content.endsWith('to answer: shipping cost?')).toBe(true);
 
     await agents.update(agentId, { description: 'd', promptType: 'customer_support' });
     await agents.query(agentId, { query: 'refund time?' });

@@ -77,19 +77,22 @@ describe("the reference's agent fields on create and update", () => {
     expect(viaHandle.body.sources).toEqual([]);
   });
 
-  it('includeSources false answers without sources; restrictKnowledge and useMarkdown instruct the model', async () => {
+  it('includeSources false answers without sources; restrictKnowledge and useMarkdown instruct the model unless turned off', async () => {
     const agent = (await api.post<AgentBody>('/api/agents', { name: 'Q', description: 'd', tools: [{ type: 'datastore', datastoreId }] }))
       .body;
     const withSources = await api.post<QueryAnswer>(`/api/agents/${agent.id}/query`, { query: 'What causes tides?' });
     expect(withSources.body.sources.length).toBeGreaterThan(0);
-    const plainSystem = fixture.openai.chatRequests().at(-1)!.messages[0]!.content;
-    await api.patch(`/api/agents/${agent.id}`, { description: 'd', includeSources: false, restrictKnowledge: true, useMarkdown: true });
+    // On by default, as in the reference.
+    const defaultSystem = fixture.openai.chatRequests().at(-1)!.messages[0]!.content!;
+    expect(defaultSystem).toContain('Answer only from the context');
+    expect(defaultSystem).toContain('Markdown');
+    await api.patch(`/api/agents/${agent.id}`, { description: 'd', includeSources: false, restrictKnowledge: false, useMarkdown: false });
     const without = await api.post<QueryAnswer>(`/api/agents/${agent.id}/query`, { query: 'What causes tides?' });
     expect(without.body.sources).toEqual([]);
     const system = fixture.openai.chatRequests().at(-1)!.messages[0]!.content!;
-    expect(system.startsWith(plainSystem!)).toBe(true);
-    expect(system).toContain('Answer only from the context');
-    expect(system).toContain('Markdown');
+    expect(defaultSystem.startsWith(system)).toBe(true);
+    expect(system).not.toContain('Answer only from the context');
+    expect(system).not.toContain('Markdown');
   });
 
   it('a handle is unique and validated; an unknown handle is a 404', async () => {

@@ -15,6 +15,7 @@ import type { ChatMessage } from '../../src/ports/chat-model.js';
 import { openAgentSetup, type AgentSetup } from '../agents/helpers.js';
 import { startOpenAIServer, type ChatMessageBody, type OpenAIServer } from '../helpers/openai-server.js';
 import { tempDir } from '../helpers/setups.js';
+import { RESTRICT_KNOWLEDGE_INSTRUCTION, USE_MARKDOWN_INSTRUCTION } from '../../src/agents/agent-settings.js';
 
 const SPECIAL = ['<|endoftext|>', '<|im_start|>', '<|im_end|>', '<|fim_prefix|>', '<|fim_middle|>', '<|fim_suffix|>', '<|endofprompt|>'];
 const SPECIAL_TEXT = `Kettle manual. ${SPECIAL.join(' ')} The kettle boils water in 90 seconds.${SPECIAL.join('')}`;
@@ -45,7 +46,11 @@ describe('special tokens are plain text in chunking', () => {
 
 /** The one system message first, then history, then the user message; the injection only in the latter's context. */
 function expectInjectionContained(messages: readonly (ChatMessage | ChatMessageBody)[], query: string): void {
-  expect(messages[0]).toEqual({ role: 'system', content: SYSTEM_PROMPT });
+  // The agent's default settings add their instructions after its own prompt, never before it.
+  expect(messages[0]).toEqual({
+    role: 'system',
+    content: [SYSTEM_PROMPT, RESTRICT_KNOWLEDGE_INSTRUCTION, USE_MARKDOWN_INSTRUCTION].join('\n'),
+  });
   expect(messages.filter((message) => message.role === 'system')).toHaveLength(1);
   const last = messages.at(-1) as ChatMessage;
   expect(last.role).toBe('user');

@@ -13,6 +13,7 @@ import { ApiClient } from '../http/client.js';
 import { DOCUMENTS, openFixture, type Fixture } from '../http/fixture.js';
 import { OpenApiValidator } from '../http/openapi-validator.js';
 import { startServer, type RunningServer } from '../http/servers.js';
+import { RESTRICT_KNOWLEDGE_INSTRUCTION, USE_MARKDOWN_INSTRUCTION } from '../../src/agents/agent-settings.js';
 
 interface Answer {
   answer: string;
@@ -37,6 +38,8 @@ const OVERRIDES: Record<(typeof OVERRIDABLE_FIELDS)[number], unknown> = {
   frequencyPenalty: 2,
 };
 
+/** A system prompt as the model receives it: the agent's default settings add their instructions. */
+const withDefaultSettings = (prompt: string) => [prompt, RESTRICT_KNOWLEDGE_INSTRUCTION, USE_MARKDOWN_INSTRUCTION].join('\n');
 const OWNER_SYSTEM_PROMPT = 'OWNER-PROMPT: answer questions about nature from the context.';
 
 describe('public agents and strangers', () => {
@@ -99,7 +102,7 @@ describe('public agents and strangers', () => {
       const response = await ask({});
       expect(response.status).toBe(200);
       const sent = fixture.openai.chatRequests()[0]!;
-      expect(sent.messages[0]).toEqual({ role: 'system', content: OWNER_SYSTEM_PROMPT });
+      expect(sent.messages[0]).toEqual({ role: 'system', content: withDefaultSettings(OWNER_SYSTEM_PROMPT) });
     });
 
     it("keeps full control for the owner's key", async () => {
@@ -107,7 +110,7 @@ describe('public agents and strangers', () => {
       const owner = await ask({ modelName: 'gpt_4', systemPrompt: 'OWNER-OVERRIDE', temperature: 0.9, topP: 0.5 }, fixture.alice);
       expect([anonymous.status, owner.status]).toEqual([200, 200]);
       const [plain, overridden] = fixture.openai.chatRequests();
-      expect(overridden!.messages[0]).toEqual({ role: 'system', content: 'OWNER-OVERRIDE' });
+      expect(overridden!.messages[0]).toEqual({ role: 'system', content: withDefaultSettings('OWNER-OVERRIDE') });
       expect(overridden!.model).not.toBe(plain!.model);
       expect(overridden).toMatchObject({ temperature: 0.9, top_p: 0.5 });
     });

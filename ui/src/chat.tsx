@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from './api.js';
 import { loadHistory, readSaved, writeSaved, type HistoryMessage, type SavedConversation, type Verdict } from './conversation-history.js';
 import { Feedback } from './feedback.js';
-import { Markdown, safeHref } from './markdown.js';
+import { CitedAnswer } from './citations.js';
 import { StreamError, streamAgentQuery, type SourceEntry } from './stream.js';
 
 interface Turn {
@@ -158,7 +158,7 @@ export function Chat({ apiBase, agentId, apiKey, storage = null, greeting, initi
         {turns.map((turn) => (
           <div key={turn.id} class={`turn turn-${turn.role}`} data-role={turn.role}>
             <span class="sr-only">{turn.role === 'user' ? 'You said:' : 'Answer:'}</span>
-            {turn.role === 'user' ? <p class="turn-text">{turn.text}</p> : <Markdown text={turn.text} />}
+            {turn.role === 'user' ? <p class="turn-text">{turn.text}</p> : <CitedAnswer text={turn.text} sources={turn.sources} />}
             {turn.role === 'assistant' && busy && turn.text === '' && !turn.error ? <p class="typing">Thinking…</p> : null}
             {turn.stopped ? <p class="turn-note">Stopped.</p> : null}
             {turn.error ? (
@@ -166,7 +166,6 @@ export function Chat({ apiBase, agentId, apiKey, storage = null, greeting, initi
                 {turn.error}
               </p>
             ) : null}
-            {turn.sources.length > 0 ? <Sources sources={turn.sources} /> : null}
             {turn.role === 'assistant' && turn.messageId ? (
               <Feedback
                 apiBase={apiBase}
@@ -211,36 +210,6 @@ export function Chat({ apiBase, agentId, apiKey, storage = null, greeting, initi
           </button>
         </div>
       </form>
-    </div>
-  );
-}
-
-function Sources({ sources }: { sources: SourceEntry[] }) {
-  return (
-    <div class="sources">
-      <p class="sources-title">Sources</p>
-      <ol>
-        {sources.map((source) => {
-          const href = source.source_url ? safeHref(source.source_url) : null;
-          const page = source.page_number === null ? '' : ` (page ${source.page_number})`;
-          return (
-            <li key={source.chunk_id}>
-              <details>
-                <summary>
-                  {source.datasource_name || 'Untitled'}
-                  {page}
-                </summary>
-                <blockquote class="fragment">{source.text}</blockquote>
-                {href ? (
-                  <a href={href} target="_blank" rel="noopener noreferrer nofollow">
-                    Open the source
-                  </a>
-                ) : null}
-              </details>
-            </li>
-          );
-        })}
-      </ol>
     </div>
   );
 }

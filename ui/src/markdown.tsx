@@ -6,11 +6,15 @@ import type { ComponentChildren, VNode } from 'preact';
  * Covers what answers use: paragraphs, headings, lists, fenced and inline code, emphasis, links
  * (http, https and mailto only) and bracketed citations.
  */
-export function Markdown({ text }: { text: string }): VNode {
-  return <div class="md">{blocks(text)}</div>;
+export function Markdown({ text, cite }: { text: string; cite?: CiteRenderer }): VNode {
+  return <div class="md">{blocks(text, cite)}</div>;
 }
 
-function blocks(text: string): VNode[] {
+/** Draws one citation number; called once per number, in reading order. */
+export type CiteRenderer = (n: number) => ComponentChildren;
+
+function blocks(text: string, cite: CiteRenderer | undefined): VNode[] {
+  const inline = (value: string) => inlineNodes(value, cite);
   const lines = text.replace(/\r\n?/g, '\n').split('\n');
   const out: VNode[] = [];
   let index = 0;
@@ -60,10 +64,14 @@ function blocks(text: string): VNode[] {
   return out;
 }
 
-/** Code spans, strong, emphasis (underscores only at word edges, so `snake_case` stays), links, bare URLs. */
-const INLINE = /(`+)([^`]+?)\1|\*\*([^*]+)\*\*|(?<!\w)__([^_]+)__(?!\w)|\*([^*\s][^*]*)\*|(?<!\w)_([^_\s][^_]*)_(?!\w)|\[([^\]]+)\]\(([^)\s]+)\)|(https?:\/\/[^\s<>()]+[^\s<>().,;:!?'"])/g;
+/**
+ * Code spans, strong, emphasis (underscores only at word edges, so `snake_case` stays), links,
+ * bare URLs, citations (`[2]`, `[1, 3]`).
+ */
+const INLINE = /(`+)([^`]+?)\1|\*\*([^*]+)\*\*|(?<!\w)__([^_]+)__(?!\w)|\*([^*\s][^*]*)\*|(?<!\w)_([^_\s][^_]*)_(?!\w)|\[([^\]]+)\]\(([^)\s]+)\)|(https?:\/\/[^\s<>()]+[^\s<>().,;:!?'"])|\[(\d{1,4}(?:\s*,\s*\d{1,4})*)\]/g;
 
-function inline(text: string): ComponentChildren[] {
+function inlineNodes(text: string, cite: CiteRenderer | undefined): ComponentChildren[] {
+  const inline = (value: string) => inlineNodes(value, cite);
   const out: ComponentChildren[] = [];
   let last = 0;
   for (const match of text.matchAll(INLINE)) {
@@ -79,6 +87,9 @@ function inline(text: string): ComponentChildren[] {
       out.push(href ? <a key={key} href={href} target="_blank" rel="noopener noreferrer nofollow">{inline(match[7])}</a> : match[0]);
     } else if (match[9] !== undefined) {
       out.push(<a key={key} href={match[9]} target="_blank" rel="noopener noreferrer nofollow">{match[9]}</a>);
+    } else if (match[10] !== undefined) {
+      const numbers = match[10].split(',').map((part) => Number(part.trim()));
+      out.push(cite ? <span key={key} class="cites">{numbers.map((n) => cite(n))}</span> : match[0]);
     }
   }
   if (last < text.length) out.push(text.slice(last));

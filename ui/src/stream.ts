@@ -1,6 +1,14 @@
 import { errorFrom } from './api.js';
 
-/** The API's "Source entry": one per datasource the answer drew on, best first. */
+/** One passage of a source entry's datasource, as the model was given it. */
+export interface SourcePassage {
+  chunk_id: string;
+  page_number: number | null;
+  text: string;
+  score: number;
+}
+
+/** The API's "Source entry": one per datasource the answer drew on, best first; `[n]` cites entry n. */
 export interface SourceEntry {
   chunk_id: string;
   datasource_id: string;
@@ -10,6 +18,8 @@ export interface SourceEntry {
   page_number: number | null;
   score: number;
   text: string;
+  /** Absent from servers that list one excerpt per entry. */
+  passages?: SourcePassage[];
 }
 
 export interface AgentAnswer {

@@ -122,6 +122,15 @@ export const fragmentResponseSchema = z.object({
   metadata,
 });
 
+const sourcePassageSchema = z
+  .object({
+    chunk_id: z.string(),
+    page_number: z.int().nullable(),
+    text: z.string(),
+    score: z.number(),
+  })
+  .describe('One passage of the datasource given to the model.');
+
 export const sourceEntrySchema = z.object({
   chunk_id: z.string(),
   datasource_id: z.string(),
@@ -134,6 +143,11 @@ export const sourceEntrySchema = z.object({
   total_pages: z.int().nullable(),
   score: z.number(),
   text: z.string(),
+  passages: z
+    .array(sourcePassageSchema)
+    .describe(
+      "Every passage of this datasource the model was given, best first; the entry's own chunk_id, page_number, score and text are those of the first.",
+    ),
 });
 
 export const agentQueryResponseSchema = z.object({

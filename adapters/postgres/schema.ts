@@ -203,6 +203,10 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
   CREATE UNIQUE INDEX agents_handle ON ${s}.agents (handle) WHERE handle IS NOT NULL;
   ALTER TABLE ${s}.conversations ADD COLUMN contact text;
   `,
+  // 4: metadata filters: containment and key tests on the datasources' metadata (GIN on its jsonb form).
+  (s) => `
+  CREATE INDEX datasources_metadata ON ${s}.datasources USING gin ((metadata::jsonb));
+  `,
 ];
 
 /** The schema version this code writes. */

@@ -1,6 +1,7 @@
 import type { RagdeskContext } from '../context.js';
 import { RagdeskError } from '../errors.js';
-import type { ChunkRecord, DatasourceRef, DatastoreRecord, RetrievalFilter, ScoredId } from '../ports/records.js';
+import { matchesMetadata } from '../filters/metadata-filter.js';
+import type { ChunkRecord, DatasourceRef, DatastoreRecord, MetadataFilter, RetrievalFilter, ScoredId } from '../ports/records.js';
 import { readDatasourceRefs } from './datasource-refs.js';
 import type { FiltersInput } from '../validation.js';
 import { assertDimensions } from './embed-chunks.js';
@@ -32,7 +33,9 @@ export async function retrieve(
   datastore: DatastoreRecord,
   request: RetrievalRequest,
 ): Promise<DocumentFragment[]> {
-  const filter = await expandFilter(context, datastore.id, request.filters);
+  const expanded = await expandFilter(context, datastore.id, request.filters);
+  if (expanded === 'none') return [];
+  const filter = expanded;
   const pool = request.mode === 'hybrid' ? Math.max(request.topK, FUSION_POOL) : request.topK;
   const dispatch = signal();
   const vectorSearching =
@@ -164,23 +167,42 @@ async function queryVectorIfComparable(
   return { hits: [], vector: await embedQuery(context, query) };
 }
 
-/** A datasource id in a filter also selects the datasources grouped under it (a site's pages). */
+/**
+ * The store-level filter of a query, or `'none'` when nothing can match (an empty list means "no
+ * restriction" to the ports, so an empty result must never reach them as one). A datasource id
+ * also selects the datasources grouped under it (a site's pages); a metadata filter becomes the
+ * set of datasources whose metadata passes it, so both halves filter while they search: bm25
+ * while scoring, HNSW in its filtered walk or exact scan (by that set's chunk count).
+ */
 async function expandFilter(
   context: RagdeskContext,
   datastoreId: string,
   filters: FiltersInput | undefined,
-): Promise<RetrievalFilter | undefined> {
+): Promise<RetrievalFilter | undefined | 'none'> {
   if (!filters) return undefined;
   const filter: RetrievalFilter = {};
   if (filters.custom_ids?.length) filter.customIds = filters.custom_ids;
+  let sources: Set<string> | undefined;
   if (filters.datasource_ids?.length) {
-    const ids = new Set(filters.datasource_ids);
+    sources = new Set(filters.datasource_ids);
     for (const id of filters.datasource_ids) {
-      for (const child of await context.store.listDatasources(datastoreId, { groupId: id })) ids.add(child.id);
+      for (const child of await context.store.listDatasources(datastoreId, { groupId: id })) sources.add(child.id);
     }
-    filter.datasourceIds = [...ids];
   }
+  if (filters.metadata) {
+    const matching = await datasourcesMatching(context, datastoreId, filters.metadata);
+    sources = sources === undefined ? new Set(matching) : new Set(matching.filter((id) => sources!.has(id)));
+    if (sources.size === 0) return 'none';
+  }
+  if (sources !== undefined) filter.datasourceIds = [...sources];
   return filter.customIds || filter.datasourceIds ? filter : undefined;
+}
+
+async function datasourcesMatching(context: RagdeskContext, datastoreId: string, filter: MetadataFilter): Promise<string[]> {
+  const { store } = context;
+  if (store.listDatasourceIdsMatching) return store.listDatasourceIdsMatching(datastoreId, filter);
+  const datasources = await store.listDatasources(datastoreId);
+  return datasources.filter((datasource) => matchesMetadata(filter, datasource.metadata)).map((datasource) => datasource.id);
 }
 
 async function hydrate(context: RagdeskContext, hits: readonly ScoredId[], raw: RawScores): Promise<DocumentFragment[]> {

@@ -17,6 +17,7 @@ import { describeAgentConformance } from './store-conformance-agents.js';
 import { describeBigReplaceConformance } from './store-conformance-big-replace.js';
 import { describeChunkConformance } from './store-conformance-chunks.js';
 import { describeJobConformance } from './store-conformance-jobs.js';
+import { describeMetadataFilterConformance } from './store-conformance-metadata.js';
 import { describeSearchConformance } from './store-conformance-search.js';
 import { isoAt, makeDatasource, makeDatastore } from './fixtures.js';
 import { expectCode, type StoreHarness, type StoreSuiteContext } from './store-harness.js';
@@ -58,6 +59,7 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
     describeChunkConformance(context);
     describeBigReplaceConformance(context);
     describeSearchConformance(context);
+    describeMetadataFilterConformance(context);
     describeJobConformance(context);
     describeAgentConformance(context);
   });

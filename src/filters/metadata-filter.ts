@@ -141,12 +141,21 @@ function isScalar(value: unknown): value is MetadataValue {
 }
 
 /** The grammar as a zod schema: invalid filters fail with one issue per problem, each at its path. */
-export const metadataFilterSchema = z.unknown().transform((value, context): MetadataFilter => {
-  const issues: Issue[] = [];
-  check(value, [], 0, { nodes: 0 }, issues);
-  for (const issue of issues) context.addIssue({ code: 'custom', path: issue.path, message: issue.message });
-  return value as MetadataFilter;
-});
+export const metadataFilterSchema = z
+  // Typed for callers; checked by `check` (zod's unions report "invalid input" without a path).
+  .custom<MetadataFilter>(() => true)
+  .transform((value: unknown, context): MetadataFilter => {
+    const issues: Issue[] = [];
+    check(value, [], 0, { nodes: 0 }, issues);
+    for (const issue of issues) context.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+    return value as MetadataFilter;
+  })
+  .meta({
+    description:
+      'A condition on document metadata: {"key": K, "eq": V}, {"key": K, "in": [V, ...]}, {"key": K, "exists": true|false}, ' +
+      '{"key": K, "gt"|"gte"|"lt"|"lte": number or ISO-8601 UTC date, ...}, or {"and": [...]}, {"or": [...]}, {"not": {...}}.',
+    examples: [{ and: [{ key: 'lang', eq: 'en' }, { key: 'year', gte: 2020 }, { not: { key: 'draft', eq: true } }] }],
+  });
 
 /** Whether a document's metadata passes `filter`: the meaning every store implements. */
 export function matchesMetadata(filter: MetadataFilter, metadata: Metadata): boolean {

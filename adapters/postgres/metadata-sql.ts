@@ -1,5 +1,6 @@
 /**
- * `filters.metadata` as a Postgres condition on `metadata::jsonb` of datasources. Equality and
+ * `filters.metadata` as a Postgres condition on the jsonb form of the datasources' metadata text
+ * (`metadata_document(metadata)`, schema.ts: the expression the index is built on). Equality and
  * `in` are containment tests (`@>`), which the GIN index `datasources_metadata` answers; `exists`
  * is the `?` operator (same index). Ranges check the JSON type first (a CASE, so no cast can fail)
  * and compare strings in the "C" collation, i.e. by code point as the other stores do. Every leaf
@@ -8,10 +9,9 @@
 import type { MetadataFilter } from '../../src/ports/records.js';
 
 const RANGE_SQL = { gt: '>', gte: '>=', lt: '<', lte: '<=' } as const;
-const DOCUMENT = '(metadata::jsonb)';
-
-/** Appends its parameters to `params` (numbered after those already there). */
-export function metadataCondition(filter: MetadataFilter, params: unknown[]): string {
+/** Appends its parameters to `params` (numbered after those already there); `s` is the quoted schema. */
+export function metadataCondition(filter: MetadataFilter, params: unknown[], s: string): string {
+  const DOCUMENT = `${s}.metadata_document(metadata)`;
   const param = (value: unknown): string => {
     params.push(value);
     return `$${params.length}`;

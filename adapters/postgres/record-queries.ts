@@ -161,7 +161,7 @@ export function recordQueries(pool: pg.Pool, s: string) {
 
     async listDatasourceIdsMatching(datastoreId: string, filter: MetadataFilter): Promise<string[]> {
       const params: unknown[] = [datastoreId];
-      const condition = metadataCondition(filter, params);
+      const condition = metadataCondition(filter, params, s);
       const rows = await selectRows<{ id: string }>(
         pool,
         `SELECT id FROM ${s}.datasources WHERE datastore_id = $1 AND ${condition}`,

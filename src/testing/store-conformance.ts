@@ -18,6 +18,7 @@ import { describeBigReplaceConformance } from './store-conformance-big-replace.j
 import { describeChunkConformance } from './store-conformance-chunks.js';
 import { describeJobConformance } from './store-conformance-jobs.js';
 import { describeMetadataFilterConformance } from './store-conformance-metadata.js';
+import { describeScriptConformance } from './store-conformance-scripts.js';
 import { describeSearchConformance } from './store-conformance-search.js';
 import { isoAt, makeDatasource, makeDatastore } from './fixtures.js';
 import { expectCode, type StoreHarness, type StoreSuiteContext } from './store-harness.js';
@@ -60,6 +61,7 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
     describeBigReplaceConformance(context);
     describeSearchConformance(context);
     describeMetadataFilterConformance(context);
+    describeScriptConformance(context);
     describeJobConformance(context);
     describeAgentConformance(context);
   });

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { MAX_RERANK_CANDIDATES } from '../datastores/rerank.js';
 import type { AgentRecord, AgentSettings } from '../ports/agent-key-usage-records.js';
 
 /**
@@ -20,6 +21,8 @@ export const agentSettingsFields = {
   iconUrl: z.string().max(2_000).nullable().optional(),
   interfaceConfig: z.record(z.string().max(200), z.unknown()).nullable().optional(),
   prompt: z.string().max(100_000).nullable().optional(),
+  /** Rerank this many first-stage passages on every query (null or absent: no reranking). */
+  rerankTopN: z.int().min(1).max(MAX_RERANK_CANDIDATES).nullable().optional(),
 };
 
 const SETTING_KEYS = [
@@ -30,6 +33,7 @@ const SETTING_KEYS = [
   'iconUrl',
   'interfaceConfig',
   'prompt',
+  'rerankTopN',
 ] as const;
 
 /** Splits parsed input into the record's own fields and the settings given (absent ones left out). */

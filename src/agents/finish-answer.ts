@@ -70,6 +70,7 @@ export async function finishAnswer(
     usage,
     model: modelLabel(chat, prepared.modelId),
     warnings,
+    ...(prepared.rerank ? { rerank: prepared.rerank } : {}),
   };
 }
 

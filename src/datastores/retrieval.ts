@@ -6,6 +6,7 @@ import { readDatasourceRefs } from './datasource-refs.js';
 import type { FiltersInput } from '../validation.js';
 import { assertDimensions } from './embed-chunks.js';
 import { toFragment, type DocumentFragment } from './fragment.js';
+import { assertCanRerank, rerankFragments, type RerankInput, type RerankReport } from './rerank.js';
 import { fuseByScore } from './score-fusion.js';
 import type { RetrievalMode } from './schemas.js';
 import { cosineSimilarity } from '../util/cosine.js';
@@ -26,13 +27,29 @@ export interface RetrievalRequest {
   topK: number;
   filters?: FiltersInput;
   mode: RetrievalMode;
+  /** Order the best `topN` candidates with the instance's reranker, then keep `topK`. */
+  rerank?: RerankInput | undefined;
+}
+
+/** Filled in by a query for its caller: what reranking did (absent when it did not run). */
+export interface QueryDetails {
+  rerank?: RerankReport;
 }
 
 export async function retrieve(
   context: RagdeskContext,
   datastore: DatastoreRecord,
   request: RetrievalRequest,
+  details?: QueryDetails,
 ): Promise<DocumentFragment[]> {
+  const { rerank } = request;
+  if (rerank) {
+    assertCanRerank(context);
+    const candidates = await retrieve(context, datastore, { ...request, topK: Math.max(request.topK, rerank.topN), rerank: undefined });
+    const reranked = await rerankFragments(context, request.query, candidates.slice(0, rerank.topN), request.topK, context.closeSignal);
+    if (details) details.rerank = reranked.report;
+    return reranked.fragments;
+  }
   const expanded = await expandFilter(context, datastore.id, request.filters);
   if (expanded === 'none') return [];
   const filter = expanded;

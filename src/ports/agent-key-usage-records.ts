@@ -65,6 +65,8 @@ export interface AgentSettings {
   iconUrl?: string | null;
   interfaceConfig?: Record<string, unknown> | null;
   prompt?: string | null;
+  /** Rerank this many first-stage passages on every query of the agent (needs a reranker). */
+  rerankTopN?: number | null;
 }
 
 export interface ConversationRecord {

@@ -40,6 +40,7 @@ export const agentResponseSchema = z.object({
     iconUrl: z.string().nullable().optional(),
     interfaceConfig: z.record(z.string(), z.unknown()).nullable().optional(),
     prompt: z.string().nullable().optional(),
+    rerankTopN: z.int().nullable().optional(),
   }),
   tools: z.array(z.object({ type: z.literal('datastore'), datastoreId: z.string() })),
   createdAt: timestamp,
@@ -83,6 +84,7 @@ export const fragmentResponseSchema = z.object({
   vector_score: z.number().nullable(),
   lexical_score: z.number().nullable(),
   fusion_score: z.number().nullable(),
+  rerank_score: z.number().optional(),
   source: z.string(),
   datasource_id: z.string(),
   datasource_name: z.string(),
@@ -115,6 +117,7 @@ export const agentQueryResponseSchema = z.object({
   usage: z.object({ promptTokens: z.int(), completionTokens: z.int(), totalTokens: z.int(), cost: z.number() }),
   model: z.string(),
   warnings: z.array(z.string()),
+  rerank: z.object({ model: z.string(), candidates: z.int(), ms: z.number() }).optional(),
 });
 
 export const upsertResponseSchema = z.object({ ids: z.array(z.string()) });

@@ -13,9 +13,9 @@ import { z } from 'zod';
 import type { Metadata, MetadataFilter, MetadataValue } from '../ports/records.js';
 
 /** Bounds of one filter: a query's filter is a predicate, not a program. */
-export const MAX_FILTER_DEPTH = 8;
-export const MAX_FILTER_NODES = 256;
-export const MAX_IN_VALUES = 1000;
+const MAX_FILTER_DEPTH = 8;
+const MAX_FILTER_NODES = 256;
+const MAX_IN_VALUES = 1000;
 const MAX_KEY_CHARS = 256;
 const MAX_STRING_CHARS = 10_000;
 
@@ -191,7 +191,7 @@ function inRange(value: MetadataValue, range: Partial<Record<RangeOperator, numb
  * Strings in code point order, which is the byte order of their UTF-8 (SQLite's BINARY collation,
  * Postgres's "C"); JavaScript's `<` compares UTF-16 units, which differs past U+FFFF.
  */
-export function compareCodePoints(a: string, b: string): number {
+function compareCodePoints(a: string, b: string): number {
   const length = Math.min(a.length, b.length);
   for (let i = 0; i < length; i++) {
     const x = a.codePointAt(i)!;

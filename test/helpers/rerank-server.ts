@@ -8,7 +8,7 @@ import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { RerankProvider } from '../../adapters/rerank/http-reranker.js';
 
-export type Scripted = { status: number; body?: unknown; headers?: Record<string, string> } | { hang: true } | { raw: string };
+type Scripted = { status: number; body?: unknown; headers?: Record<string, string> } | { hang: true } | { raw: string };
 
 export interface RerankServer {
   origin: string;

@@ -1,6 +1,16 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { localEmbeddings } from '../../adapters/local/index.js';
-import { matchesMetadata, RagdeskError, type DocumentInput, type Metadata, type MetadataFilter, type Ragdesk } from '../../src/index.js';
+import { exactIndex, memoryStore } from '../../adapters/memory/index.js';
+import {
+  createRagdesk,
+  matchesMetadata,
+  RagdeskError,
+  type DocumentInput,
+  type Metadata,
+  type MetadataFilter,
+  type Ragdesk,
+} from '../../src/index.js';
+import { makeDatasource } from '../../src/testing/fixtures.js';
 import { seededRandom } from '../../src/testing/random.js';
 import { countingEmbeddings, SETUPS, tempDir } from '../helpers/setups.js';
 
@@ -135,5 +145,30 @@ describe.each(SETUPS)('metadata filters on $name', (setup) => {
       code: 'invalid_request',
     });
     await expect(ragdesk.datasources.update('missing', { name: 'x' })).rejects.toMatchObject({ code: 'not_found' });
+  });
+});
+
+describe("a site's pages", () => {
+  it("take the site's metadata when it changes, each keeping its own source", async () => {
+    const store = memoryStore();
+    const ragdesk = createRagdesk({ store, index: exactIndex(), embeddings: localEmbeddings() });
+    try {
+      const datastore = await ragdesk.datastores.create({ name: 'kb' });
+      const site = makeDatasource(datastore.id, { id: 'site', name: 'site', type: 'web_site', metadata: { lang: 'en' } });
+      await store.createDatasource(site);
+      const page = makeDatasource(datastore.id, {
+        id: 'page',
+        name: 'page',
+        type: 'web_page',
+        groupId: 'site',
+        metadata: { lang: 'en', source: 'https://example.org/a' },
+      });
+      await store.createDatasource(page);
+      await ragdesk.datasources.update('site', { metadata: { lang: 'fr', team: 'docs' } });
+      expect((await ragdesk.datasources.get('page')).metadata).toEqual({ lang: 'fr', team: 'docs', source: 'https://example.org/a' });
+      expect((await ragdesk.datasources.get('site')).metadata).toEqual({ lang: 'fr', team: 'docs' });
+    } finally {
+      await ragdesk.close();
+    }
   });
 });

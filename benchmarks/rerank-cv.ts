@@ -172,7 +172,14 @@ async function main(): Promise<void> {
   const everyQuery = lists.map((list) => list.id);
   const rows = settings.map((setting, s) => ({ setting: setting.name, 'nDCG@10': mean(s, everyQuery) }));
   printTable('Settings, all queries', rows);
-  writeResult(`rerank-cv-${basename(folder)}-${split}`, { dataset: basename(folder), split, folds: FOLDS, seed: SEED, foldRows, settings: rows });
+  writeResult(`rerank-cv-${basename(folder)}-${split}`, {
+    dataset: basename(folder),
+    split,
+    folds: FOLDS,
+    seed: SEED,
+    foldRows,
+    settings: rows,
+  });
 }
 
 main().catch((error: unknown) => {

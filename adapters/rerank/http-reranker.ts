@@ -101,7 +101,9 @@ export function createHttpReranker(options: HttpRerankerOptions, seams: Reranker
       try {
         return JSON.parse(text) as unknown;
       } catch {
-        throw new RagdeskError('upstream_failed', `${provider} rerank answered a body that is not JSON`, { details: { status: response.status } });
+        throw new RagdeskError('upstream_failed', `${provider} rerank answered a body that is not JSON`, {
+          details: { status: response.status },
+        });
       }
     } catch (error) {
       if (RagdeskError.isInstance(error)) throw error;
@@ -146,7 +148,13 @@ export function createHttpReranker(options: HttpRerankerOptions, seams: Reranker
   };
 }
 
-function requestBody(provider: RerankProvider, model: string | undefined, query: string, passages: readonly string[], topN: number): object {
+function requestBody(
+  provider: RerankProvider,
+  model: string | undefined,
+  query: string,
+  passages: readonly string[],
+  topN: number,
+): object {
   switch (provider) {
     case 'cohere':
       return { model, query, documents: passages, top_n: topN };
@@ -161,7 +169,8 @@ function requestBody(provider: RerankProvider, model: string | undefined, query:
 
 /** The provider's list of (index, score), checked, best first, at most `topN`. */
 function parseAnswer(provider: RerankProvider, body: unknown, count: number, topN: number): RerankedPassage[] {
-  const list = provider === 'tei' ? body : provider === 'voyage' ? (body as { data?: unknown })?.data : (body as { results?: unknown })?.results;
+  const list =
+    provider === 'tei' ? body : provider === 'voyage' ? (body as { data?: unknown })?.data : (body as { results?: unknown })?.results;
   if (!Array.isArray(list)) throw malformed(provider, 'no list of results');
   const seen = new Set<number>();
   const ranked: RerankedPassage[] = [];
@@ -189,7 +198,10 @@ function statusError(provider: RerankProvider, status: number, text: string, hea
   const detail = `${provider} rerank answered ${status}${message ? `: ${message}` : ''}`;
   if (status === 429) {
     const wait = retryAfterMs(headers);
-    return new RagdeskError('rate_limited', detail, { retryable: true, details: { status, ...(wait === undefined ? {} : { retryAfterMs: wait }) } });
+    return new RagdeskError('rate_limited', detail, {
+      retryable: true,
+      details: { status, ...(wait === undefined ? {} : { retryAfterMs: wait }) },
+    });
   }
   return new RagdeskError('upstream_failed', detail, { retryable: status === 408 || status >= 500, details: { status } });
 }

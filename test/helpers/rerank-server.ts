@@ -74,7 +74,7 @@ export async function startRerankServer(): Promise<RerankServer> {
 }
 
 function answer(provider: RerankProvider, body: Record<string, unknown>, response: ServerResponse): void {
-  const texts = (provider === 'tei' ? body.texts : body.documents);
+  const texts = provider === 'tei' ? body.texts : body.documents;
   const query = body.query;
   if (typeof query !== 'string' || !Array.isArray(texts) || (provider !== 'tei' && typeof body.model !== 'string')) {
     // Each provider's error body: Cohere `message`, Jina and Voyage `detail`, TEI `error`.

@@ -139,6 +139,28 @@ describe('httpReranker', () => {
   });
 });
 
+describe('createRagdesk({ reranker })', () => {
+  it('refuses a reranker of another port version, without rerank, or without a model', async () => {
+    const base = { store: memoryStore(), index: exactIndex(), embeddings: localEmbeddings() };
+    const good = rerankerFor('cohere');
+    const refused = (reranker: unknown) => {
+      try {
+        createRagdesk({ ...base, reranker: reranker as Reranker });
+        return undefined;
+      } catch (error) {
+        return error as RagdeskError;
+      }
+    };
+    expect(refused({ ...good, specificationVersion: 'v0' })).toMatchObject({ code: 'invalid_adapter', details: { port: 'reranker' } });
+    expect(refused({ specificationVersion: 'v1', model: 'x' })).toMatchObject({
+      code: 'invalid_adapter',
+      details: { missing: ['rerank'] },
+    });
+    expect(refused({ ...good, model: '' })).toMatchObject({ code: 'invalid_adapter' });
+    await base.store.close();
+  });
+});
+
 describe('rerank in datastore and agent queries', () => {
   const opened: Ragdesk[] = [];
   afterEach(async () => {

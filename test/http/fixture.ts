@@ -38,6 +38,7 @@ export interface FixtureOptions {
   agents?: RagdeskOptions['agents'];
   openai?: OpenAIServerOptions;
   usage?: RagdeskOptions['usage'];
+  reranker?: RagdeskOptions['reranker'];
 }
 
 /**
@@ -56,6 +57,7 @@ export async function openFixture(options: FixtureOptions = {}): Promise<Fixture
     chat: openaiChat({ apiKey: 'test-key', baseURL: openai.baseURL, maxRetries: 0 }),
     ...(options.agents ? { agents: options.agents } : {}),
     ...(options.usage ? { usage: options.usage } : {}),
+    ...(options.reranker ? { reranker: options.reranker } : {}),
   });
   const leaks = new LeakWatch();
   // Every secret created in the test is watched for in responses and logs.

@@ -1,6 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { notFound, RagdeskError } from './errors.js';
 import type { Embeddings } from './ports/embeddings.js';
+import type { Reranker } from './ports/reranker.js';
 import type { FileLoading } from './ports/loader.js';
 import type { WebLoader } from './ports/web-loader.js';
 import type { Store } from './ports/store.js';
@@ -46,6 +47,7 @@ export class RagdeskContext {
     readonly files?: FileLoading,
     readonly web?: WebLoader,
     readonly usage: UsageLimits = {},
+    readonly reranker?: Reranker,
   ) {
     // Every model call in flight listens here (and stops listening when done), so a server with
     // more than 10 concurrent queries is normal, not the leak Node's default warning suspects.

@@ -21,7 +21,10 @@ export { RagdeskError, isRagdeskError, type RagdeskErrorCode, type RagdeskErrorO
 export type * from './ports/index.js';
 export { chunkSections, cleanText, type TextChunk, type Tokenizer } from './ingest/index.js';
 export { DatasourceService, type DatasourceLookup } from './datasources/datasource-service.js';
-export type { DatasourceCreateInput } from './datasources/schemas.js';
+export type { DatasourceCreateInput, DatasourceUpdateInput } from './datasources/schemas.js';
+export { matchesMetadata } from './filters/metadata-filter.js';
+export type { QueryDetails } from './datastores/retrieval.js';
+export { MAX_RERANK_CANDIDATES, type RerankInput, type RerankReport } from './datastores/rerank.js';
 export type { UsageLimits } from './datasources/usage-limits.js';
 export type { JobRunnerOptions } from './datasources/job-runner.js';
 export type { RetryPolicy } from './ports/retry-policy.js';

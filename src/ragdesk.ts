@@ -9,6 +9,7 @@ import { RagdeskError } from './errors.js';
 import { assertAdapter } from './adapter-checks/assert-adapter.js';
 import {
   CHAT_MODEL_METHODS,
+  RERANKER_METHODS,
   EMBEDDINGS_METHODS,
   FILE_LOADING_METHODS,
   VECTOR_INDEX_METHODS,
@@ -17,6 +18,7 @@ import {
 import { STORE_METHODS } from './adapter-checks/store-methods.js';
 import type { ChatModel } from './ports/chat-model.js';
 import type { Embeddings } from './ports/embeddings.js';
+import type { Reranker } from './ports/reranker.js';
 import type { FileLoading } from './ports/loader.js';
 import type { WebLoader } from './ports/web-loader.js';
 import type { JobRunnerOptions } from './datasources/job-runner.js';
@@ -30,6 +32,8 @@ export interface RagdeskOptions {
   embeddings: Embeddings;
   /** Answers agent queries (used by agents). */
   chat?: ChatModel;
+  /** Second-stage ordering for queries that ask for it (`rerank: { topN }`); `httpReranker()` from `ragdesk/rerank`. */
+  reranker?: Reranker;
   /** Reads uploaded files for `file` datasources (`fileLoading()` from `ragdesk/loaders`). */
   files?: FileLoading;
   /** Fetches pages and crawls sites for `web_page` / `web_site` datasources (`webLoader()` from `ragdesk/web`). */
@@ -76,11 +80,26 @@ export function createRagdesk(options: RagdeskOptions): Ragdesk {
   }
   if (typeof model !== 'string' || !model) throw new RagdeskError('invalid_adapter', 'embeddings.model must be a non-empty string');
   if (options.chat) assertAdapter('chat', options.chat, CHAT_MODEL_METHODS);
+  if (options.reranker) {
+    assertAdapter('reranker', options.reranker, RERANKER_METHODS);
+    if (typeof options.reranker.model !== 'string' || !options.reranker.model) {
+      throw new RagdeskError('invalid_adapter', 'reranker.model must be a non-empty string', { details: { port: 'reranker' } });
+    }
+  }
 
   const chunking = resolveChunking(options.chunking);
   if (options.web) assertAdapter('web', options.web, WEB_LOADER_METHODS);
   if (options.files) assertAdapter('files', options.files, FILE_LOADING_METHODS);
-  const context = new RagdeskContext(options.store, options.index, options.embeddings, chunking, options.files, options.web, options.usage);
+  const context = new RagdeskContext(
+    options.store,
+    options.index,
+    options.embeddings,
+    chunking,
+    options.files,
+    options.web,
+    options.usage,
+    options.reranker,
+  );
   const datasources = new DatasourceService(context, options.jobs);
   // After the sync runner's closer: no sync is left to need a parser thread.
   for (const loader of [options.files, options.web]) {

@@ -3,6 +3,7 @@
  * that serves the library (the HTTP adapter's OpenAPI document) describes exactly what is checked.
  */
 export { filtersSchema, metadataSchema, idSchema } from './validation.js';
+export { metadataFilterSchema } from './filters/metadata-filter.js';
 export {
   datastoreCreateSchema,
   datastoreUpdateSchema,
@@ -12,7 +13,13 @@ export {
   documentUpdateSchema,
   retrievalModeSchema,
 } from './datastores/schemas.js';
-export { datasourceCreateSchema, fileDatasourceSchema, webPageDatasourceSchema, webSiteDatasourceSchema } from './datasources/schemas.js';
+export {
+  datasourceCreateSchema,
+  datasourceUpdateSchema,
+  fileDatasourceSchema,
+  webPageDatasourceSchema,
+  webSiteDatasourceSchema,
+} from './datasources/schemas.js';
 export {
   agentCreateSchema,
   agentUpdateSchema,

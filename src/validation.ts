@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { RagdeskError, type FieldIssue } from './errors.js';
+import { metadataFilterSchema } from './filters/metadata-filter.js';
 
 /**
  * Parses input at the library's edge. Any schema failure becomes one `invalid_request` error whose
@@ -58,6 +59,8 @@ export const idSchema = z.string().min(1).max(200);
 export const filtersSchema = z.object({
   custom_ids: z.array(idSchema).max(1000).optional(),
   datasource_ids: z.array(idSchema).max(1000).optional(),
+  /** Conditions on the documents' metadata (grammar in filters/metadata-filter.ts). */
+  metadata: metadataFilterSchema.optional(),
 });
 
 export type FiltersInput = z.output<typeof filtersSchema>;

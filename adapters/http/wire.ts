@@ -33,6 +33,20 @@ export const fileFormFieldsSchema = z.object({
   datastoreId: schemas.idSchema,
   fileName: z.string().max(1000).optional(),
   custom_id: schemas.idSchema.optional(),
+  /** The document's metadata as a JSON object in one text field (a form has no nested fields). */
+  metadata: z
+    .string()
+    .max(1_000_000)
+    .transform((text, context) => {
+      try {
+        return JSON.parse(text) as unknown;
+      } catch {
+        context.addIssue({ code: 'custom', message: 'must be a JSON object' });
+        return z.NEVER;
+      }
+    })
+    .pipe(schemas.metadataSchema)
+    .optional(),
 });
 
 /** Datastore File Upload: the datastore comes from the path. */

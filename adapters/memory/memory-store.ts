@@ -1,3 +1,4 @@
+import { matchesMetadata } from '../../src/filters/metadata-filter.js';
 import { notFound, RagdeskError } from '../../src/errors.js';
 import type { ChunkRecord, DatasourceRecord, DatastoreRecord, ScoredId } from '../../src/ports/records.js';
 import type { ChunkChange, DatasourcePatch, DatastorePatch, Store, TextSearchRequest } from '../../src/ports/store.js';
@@ -166,6 +167,15 @@ export function memoryStore(_options: MemoryStoreOptions = {}): Store {
           (options.statuses === undefined || options.statuses.includes(source.status)),
       );
       return oldestFirst(matching.map(copyDatasource));
+    },
+
+    async listDatasourceIdsMatching(datastoreId, filter) {
+      open();
+      const ids: string[] = [];
+      for (const source of datasources.values()) {
+        if (source.datastoreId === datastoreId && matchesMetadata(filter, source.metadata)) ids.push(source.id);
+      }
+      return ids;
     },
 
     async updateDatasource(id, patch) {

@@ -1,5 +1,5 @@
 import type { RetrievalFilter, ScoredId } from '../../src/ports/records.js';
-import { extractQueryTerms, splitWords } from '../../src/text/query-terms.js';
+import { extractQueryTerms, segmentTerms, splitTerms } from '../../src/text/query-terms.js';
 
 /** What the lexical index needs to know about a chunk. */
 export interface PostingSource {
@@ -21,7 +21,8 @@ const K1 = 1.2;
 const B = 0.75;
 
 /**
- * In-memory bm25 over one datastore's chunks: exact words (no stemming), postings per term.
+ * In-memory bm25 over one datastore's chunks: exact words (no stemming; unspaced scripts in
+ * characters and pairs, see src/text/unspaced-scripts.ts), postings per term.
  * Plain and obviously correct rather than fast; this is the oracle other stores are checked against.
  */
 export class TextPostings {
@@ -31,7 +32,7 @@ export class TextPostings {
 
   add(source: PostingSource): void {
     this.remove(source.id);
-    const words = splitWords(source.text);
+    const words = splitTerms(source.text);
     const terms = new Map<string, number>();
     for (const word of words) terms.set(word, (terms.get(word) ?? 0) + 1);
     this.documents.set(source.id, { ...source, terms, length: words.length });
@@ -59,7 +60,7 @@ export class TextPostings {
   search(query: string, topK: number, filter: RetrievalFilter | undefined): ScoredId[] {
     const limit = Math.floor(topK);
     if (!(limit > 0) || this.documents.size === 0) return [];
-    const terms = extractQueryTerms(query);
+    const terms = segmentTerms(extractQueryTerms(query));
     const count = this.documents.size;
     const averageLength = this.totalLength / count || 1;
     const scores = new Map<string, number>();

@@ -1,4 +1,5 @@
-import { RagdeskError } from '../../src/errors.js';
+import type { RagdeskError } from '../../src/errors.js';
+export { abortedError, retryAfterMs, sleep } from '../kit/call-waits.js';
 import type { RetryPolicy } from '../../src/ports/retry-policy.js';
 
 /**
@@ -45,45 +46,10 @@ function backoffDelay(policy: CallRetryPolicy, retryIndex: number, random: () =>
   return base * (1 - random() * 0.25);
 }
 
-/**
- * The wait a response asks for: `retry-after-ms` (OpenAI's, milliseconds), else `retry-after` in
- * seconds or as an HTTP date. Undefined when absent or unreadable.
- */
-export function retryAfterMs(headers: { get(name: string): string | null } | undefined, now = Date.now()): number | undefined {
-  if (!headers) return undefined;
-  const millis = headers.get('retry-after-ms');
-  if (millis !== null && millis.trim() !== '' && Number.isFinite(Number(millis))) return Math.max(0, Number(millis));
-  const value = headers.get('retry-after');
-  if (value === null || value.trim() === '') return undefined;
-  if (Number.isFinite(Number(value))) return Math.max(0, Number(value) * 1000);
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
-}
-
 /** How long to wait before retry number `retryIndex` (0-based) after `failure`, or null to give up. */
 export function nextDelay(policy: CallRetryPolicy, retryIndex: number, failure: RagdeskError): number | null {
   if (!failure.retryable || retryIndex + 1 >= policy.maxAttempts) return null;
   const asked = failure.details?.['retryAfterMs'];
   if (typeof asked === 'number') return asked > policy.maxRetryAfterMs ? null : asked;
   return backoffDelay(policy, retryIndex);
-}
-
-/** Waits `ms`, or rejects with `aborted` as soon as `signal` fires. */
-export function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted) return reject(abortedError(signal));
-    const onAbort = (): void => {
-      clearTimeout(timer);
-      reject(abortedError(signal!));
-    };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
-  });
-}
-
-export function abortedError(signal: AbortSignal, cause?: unknown): RagdeskError {
-  return new RagdeskError('aborted', 'The call was aborted by the caller', { cause: cause ?? signal.reason });
 }

@@ -1,7 +1,7 @@
 import type pg from 'pg';
 import type { ScoredId } from '../../src/ports/records.js';
 import type { TextSearchRequest } from '../../src/ports/store.js';
-import { extractQueryTerms } from '../../src/text/query-terms.js';
+import { extractQueryTerms, segmentTerms } from '../../src/text/query-terms.js';
 import { selectRows } from './connection.js';
 import { planSearches, type LexicalSearchLimits, type PlannedTerm, type SearchPlan } from './term-plan.js';
 
@@ -105,7 +105,8 @@ export function lexicalSearch(pool: pg.Pool, s: string, limits: LexicalSearchLim
     async search(request: TextSearchRequest): Promise<ScoredId[]> {
       const topK = Math.floor(request.topK);
       if (!(topK > 0)) return [];
-      const words = extractQueryTerms(request.query, { maxTerms: limits.maxQueryTerms });
+      // Runs of unspaced scripts as characters and pairs, as `tsv` holds them (schema.ts, migration 5).
+      const words = segmentTerms(extractQueryTerms(request.query, { maxTerms: limits.maxQueryTerms }));
       if (words.length === 0) return [];
       const { terms, total } = await termStats(request.datastoreId, words);
       for (const plan of planSearches(terms, limits)) {

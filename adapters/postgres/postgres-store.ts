@@ -93,6 +93,8 @@ export async function createPostgresStore(
     createDatasource: (record) => run('createDatasource', () => records.createDatasource(record)),
     getDatasource: (id) => run('getDatasource', () => records.getDatasource(pool, id)),
     getDatasources: (ids) => run('getDatasources', () => records.getDatasources(ids)),
+    listDatasourceIdsMatching: (datastoreId, filter) =>
+      run('listDatasourceIdsMatching', () => records.listDatasourceIdsMatching(datastoreId, filter)),
     listDatasources: (datastoreId, listOptions = {}) =>
       run('listDatasources', async () => {
         const found = await records.listDatasources(datastoreId, listOptions.groupId);

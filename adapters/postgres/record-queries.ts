@@ -1,8 +1,9 @@
+import { metadataCondition } from './metadata-sql.js';
 import type pg from 'pg';
 import { DATASTORE_PATCH_KEYS, patchedDatasource } from '../kit/record-patches.js';
 import { toStatusEvent, type StatusEventRow } from '../kit/record-rows.js';
 import { notFound, RagdeskError } from '../../src/errors.js';
-import type { DatasourceRecord, DatasourceStatus, DatastoreRecord, StatusEvent } from '../../src/ports/records.js';
+import type { DatasourceRecord, DatasourceStatus, DatastoreRecord, MetadataFilter, StatusEvent } from '../../src/ports/records.js';
 import type { DatasourcePatch, DatastorePatch } from '../../src/ports/store.js';
 import { inTransaction, selectRow, selectRows, sqlState, type Queryable } from './connection.js';
 import {
@@ -156,6 +157,17 @@ export function recordQueries(pool: pg.Pool, s: string) {
         const row = byId.get(id);
         return row === undefined ? [] : [toDatasourceRecord(row)];
       });
+    },
+
+    async listDatasourceIdsMatching(datastoreId: string, filter: MetadataFilter): Promise<string[]> {
+      const params: unknown[] = [datastoreId];
+      const condition = metadataCondition(filter, params, s);
+      const rows = await selectRows<{ id: string }>(
+        pool,
+        `SELECT id FROM ${s}.datasources WHERE datastore_id = $1 AND ${condition}`,
+        params,
+      );
+      return rows.map((row) => row.id);
     },
 
     async listDatasources(datastoreId: string, groupId: string | undefined): Promise<DatasourceRecord[]> {

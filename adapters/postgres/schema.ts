@@ -18,6 +18,61 @@ import { inTransaction, quoteIdentifier, selectRow } from './connection.js';
  * - `tsv` is generated from `text` with the `english` configuration (stemming like SQLite's porter
  *   tokenizer) and indexed with GIN.
  */
+/** Han, kana, Hangul (with their radicals, iteration marks and half-width forms), and the rest of Han past U+FFFF. */
+const CJK_RANGES =
+  '\\u1100-\\u11ff\\u2e80-\\u2fdf\\u3005-\\u3007\\u3021-\\u3029\\u3031-\\u3035\\u3040-\\u30ff\\u3130-\\u318f' +
+  '\\u31f0-\\u31ff\\u3400-\\u4dbf\\u4e00-\\u9fff\\ua960-\\ua97f\\uac00-\\ud7ff\\uf900-\\ufaff\\uff66-\\uff9f' +
+  '\\U00020000-\\U0003134f';
+/** Thai, Lao, Myanmar, Khmer. */
+const PAIRED_RANGES = '\\u0e00-\\u0eff\\u1000-\\u109f\\u1780-\\u17ff';
+const UNSPACED_RANGES = CJK_RANGES + PAIRED_RANGES;
+
+/**
+ * Metadata filters. JSON fields are text (see above): metadata that jsonb refuses (an escaped
+ * U+0000 or lone surrogate) reads as {} here, so no write can fail on the index.
+ */
+const metadataFilters = (s: string) => `
+  CREATE FUNCTION ${s}.metadata_document(metadata text) RETURNS jsonb LANGUAGE sql IMMUTABLE PARALLEL SAFE
+    AS $fn$ SELECT CASE WHEN metadata ~ '\\\\u(0000|[dD][89a-fA-F])' THEN '{}'::jsonb ELSE metadata::jsonb END $fn$;
+  CREATE INDEX datasources_metadata ON ${s}.datasources USING gin (${s}.metadata_document(metadata));
+  `;
+
+/**
+ * bm25 over every script: runs of scripts written without spaces also indexed as characters and
+ * pairs (Thai, Lao, Khmer, Myanmar: pairs), as src/text/unspaced-scripts.ts splits them in the
+ * other stores and in queries. Code point ranges stand in for Unicode script properties.
+ */
+const unspacedScripts = (s: string) => `
+  CREATE FUNCTION ${s}.unspaced_terms(body text) RETURNS text LANGUAGE plpgsql IMMUTABLE PARALLEL SAFE AS $fn$
+  DECLARE
+    run text;
+    characters text[];
+    n integer;
+    paired boolean;
+    terms text := '';
+  BEGIN
+    IF body !~ '[${UNSPACED_RANGES}]' THEN RETURN ''; END IF;
+    FOR run IN SELECT (regexp_matches(lower(body), '[${CJK_RANGES}]+|[${PAIRED_RANGES}]+', 'g'))[1] LOOP
+      characters := regexp_split_to_array(run, '');
+      n := array_length(characters, 1);
+      paired := run ~ '^[${PAIRED_RANGES}]';
+      IF paired AND n = 1 THEN
+        terms := terms || ' ' || run;
+        CONTINUE;
+      END IF;
+      FOR i IN 1..n LOOP
+        IF NOT paired THEN terms := terms || ' ' || characters[i]; END IF;
+        IF i < n THEN terms := terms || ' ' || characters[i] || characters[i + 1]; END IF;
+      END LOOP;
+    END LOOP;
+    RETURN terms;
+  END $fn$;
+  ALTER TABLE ${s}.chunks DROP COLUMN tsv;
+  ALTER TABLE ${s}.chunks ADD COLUMN tsv tsvector GENERATED ALWAYS AS
+    (to_tsvector('english'::regconfig, text) || to_tsvector('simple'::regconfig, ${s}.unspaced_terms(text))) STORED;
+  CREATE INDEX chunks_text ON ${s}.chunks USING gin (tsv) WITH (fastupdate = off);
+  `;
+
 const MIGRATIONS: readonly ((s: string) => string)[] = [
   // 1: everything the Store port keeps.
   (s) => `
@@ -203,6 +258,8 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
   CREATE UNIQUE INDEX agents_handle ON ${s}.agents (handle) WHERE handle IS NOT NULL;
   ALTER TABLE ${s}.conversations ADD COLUMN contact text;
   `,
+  metadataFilters,
+  unspacedScripts,
   // Upload links: files chat visitors attach to a message, kept for a day (upload-queries.ts).
   (s) => `
   CREATE TABLE ${s}.uploads (
@@ -238,6 +295,9 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
   `,
 ];
 
+/** The first migration of metadata filters and scripts, for the test that upgrades an older schema. */
+export const METADATA_FILTERS_MIGRATION = MIGRATIONS.indexOf(metadataFilters) + 1;
+
 /** The schema version this code writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
@@ -245,10 +305,10 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
 export const DEFAULT_SCHEMA = 'ragdesk';
 
 /**
- * Creates the schema and brings its tables up to {@link SCHEMA_VERSION}. Safe to call from several
+ * Creates the schema and brings its tables up to {@link SCHEMA_VERSION} (or `upTo`). Safe to call from several
  * processes at once: the advisory lock makes the second wait, then find nothing left to do.
  */
-export async function migrate(pool: pg.Pool, schema: string): Promise<void> {
+export async function migrate(pool: pg.Pool, schema: string, upTo = SCHEMA_VERSION): Promise<void> {
   const s = quoteIdentifier(schema);
   const encoding = await selectRow<{ server_encoding: string }>(pool, 'SHOW server_encoding');
   if (encoding?.server_encoding !== 'UTF8') {
@@ -264,7 +324,7 @@ export async function migrate(pool: pg.Pool, schema: string): Promise<void> {
     `SELECT CASE WHEN to_regclass($1) IS NULL THEN NULL ELSE (SELECT max(version) FROM ${s}.schema_migrations) END AS version`,
     [`${s}.schema_migrations`],
   ).catch(() => undefined);
-  if (applied?.version === SCHEMA_VERSION) return;
+  if (applied?.version === upTo) return;
   await inTransaction(pool, async (client) => {
     // Keyed by schema name, so two ragdesk installs in two schemas do not wait for each other.
     await client.query('SELECT pg_advisory_xact_lock(hashtext($1))', [`ragdesk-migrate:${schema}`]);
@@ -284,7 +344,8 @@ export async function migrate(pool: pg.Pool, schema: string): Promise<void> {
         { details: { schemaVersion: current, supportedVersion: SCHEMA_VERSION } },
       );
     }
-    for (let version = current + 1; version <= SCHEMA_VERSION; version += 1) {
+    // `upTo` below the latest only in the test that upgrades an older schema.
+    for (let version = current + 1; version <= upTo; version += 1) {
       await client.query(MIGRATIONS[version - 1]?.(s) ?? '');
       await client.query(`INSERT INTO ${s}.schema_migrations (version) VALUES ($1)`, [version]);
     }

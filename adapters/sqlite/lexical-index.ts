@@ -55,11 +55,11 @@ const MAX_LENGTH = 0x7fff_ffff;
 /** A posting is `slot * SLOT_UNIT + min(tf, LARGE_TF)`; `>>> SLOT_SHIFT` and `& LARGE_TF` read it back (uint32). */
 const SLOT_SHIFT = 8;
 const SLOT_UNIT = 2 ** SLOT_SHIFT;
-export const LARGE_TF = SLOT_UNIT - 1;
+const LARGE_TF = SLOT_UNIT - 1;
 /** Slots a posting can name; also the multiplier of a term number in a large-tf key. */
 const MAX_SLOTS = 2 ** 24;
 
-export function posting(slot: number, tf: number): number {
+function posting(slot: number, tf: number): number {
   return slot * SLOT_UNIT + Math.min(tf, LARGE_TF);
 }
 

@@ -3,7 +3,7 @@
  * table so that opening a store does not re-tokenize every chunk (25 s for 100k abstract-sized
  * chunks on the 2-core benchmark machine; a snapshot of the same index loads in well under a second).
  *
- * Layout (format 5), little-endian: u32 format, then the u32 counts of documents, terms, postings
+ * Layout (formats 5 and 6), little-endian: u32 format, then the u32 counts of documents, terms, postings
  * and large-tf ints; then 32-bit arrays: lengths, sources, tenants (one per document), term starts
  * (terms + 1), each term's largest tf and shortest document (terms each), the postings (one uint32
  * each, as the index holds them), the (term, slot, tf) triples of the large tfs; then four packed
@@ -12,39 +12,20 @@
  * no string is built until a result or a write needs it, and the bounds are stored so loading never
  * walks the postings (see docs/design-notes.md).
  *
- * Older formats are still read, and rewritten in this one on close. They kept the strings in a
- * JSON header after the format (parsing 100k ids, 100k datasource ids and 120k words was most of
- * loading a snapshot at 100k chunks): 4 with a term order array, 3 without, 2 stored each posting
- * as a (slot, tf) pair of ints, 1 also lacked the bounds (computed once).
+ * Format 6 has the layout of format 5; it says that the words were cut by the current rules (runs
+ * of unspaced scripts in characters and pairs: adapters/sqlite/lexical-terms.ts). A snapshot of
+ * any earlier format holds the words of the former rules, so it is not read: the index is built
+ * again from the rows (as for a stale snapshot) and saved in this format on close.
  */
-import { align4, fourByteAligned } from '../kit/byte-layout.js';
-import { PackedStrings, readPacked } from '../kit/packed-strings.js';
-import { LARGE_TF, posting, type LexicalIndexState } from './lexical-index.js';
+import { fourByteAligned } from '../kit/byte-layout.js';
+import { readPacked, type PackedStrings } from '../kit/packed-strings.js';
+import type { LexicalIndexState } from './lexical-index.js';
 
-const FORMAT = 5;
-const ORDERED_JSON_FORMAT = 4;
-const UNORDERED_FORMAT = 3;
-const PAIR_FORMAT = 2;
-const FIRST_FORMAT = 1;
+/** The format written now; exported for the tests of older snapshots. */
+export const SNAPSHOT_FORMAT = 6;
+const FORMAT = SNAPSHOT_FORMAT;
 /** u32 format, documents, terms, postings, large-tf ints. */
 const HEADER_BYTES = 20;
-
-/** The JSON header of formats 1-4. */
-interface JsonHeader {
-  ids: string[];
-  sourceIds: string[];
-  tenantIds: string[];
-  words: string[];
-  /** Postings (formats 3 and 4), or ints of (slot, tf) pairs (formats 1 and 2). */
-  postingInts: number;
-  /** Ints of the large-tf triples (formats 3 and 4). */
-  largeTfInts?: number;
-  /** Ints of the term order (format 4): the number of words, or 0 for none. */
-  termOrderInts?: number;
-}
-
-/** What a snapshot of an older format stores instead of packed postings. */
-type PairState = Omit<LexicalIndexState, 'postings' | 'largeTfs' | 'words'> & { pairs: Int32Array; words: string[] };
 
 export function encodeSnapshot(state: LexicalIndexState): Buffer {
   const arrays = [
@@ -83,10 +64,7 @@ export function decodeSnapshot(bytes: Uint8Array): LexicalIndexState | null {
   try {
     if (bytes.byteLength < 8) return null;
     const format = new DataView(bytes.buffer, bytes.byteOffset, 4).getUint32(0, true);
-    if (format === FORMAT) return decodeCurrent(fourByteAligned(bytes));
-    if (format === ORDERED_JSON_FORMAT || format === UNORDERED_FORMAT || format === PAIR_FORMAT || format === FIRST_FORMAT)
-      return decodeJsonFormat(bytes, format);
-    return null;
+    return format === FORMAT ? decodeCurrent(fourByteAligned(bytes)) : null;
   } catch {
     return null;
   }
@@ -142,100 +120,4 @@ function decodeCurrent(bytes: Uint8Array): LexicalIndexState | null {
     maxTf,
     minLength,
   };
-}
-
-/** A snapshot of formats 1-4: strings in a JSON header, then the arrays. */
-function decodeJsonFormat(bytes: Uint8Array, format: number): LexicalIndexState | null {
-  const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  const packedPostings = format === ORDERED_JSON_FORMAT || format === UNORDERED_FORMAT;
-  const jsonLength = view.getUint32(4, true);
-  const header = JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset + 8, jsonLength).toString('utf8')) as JsonHeader;
-  const count = header.ids.length;
-  const words = header.words.length;
-  const bounds = format === FIRST_FORMAT ? [] : [words, words];
-  const largeTfs = packedPostings ? [header.largeTfInts ?? -1] : [];
-  // Format 4's term order is not kept: the terms are renumbered in word order when it is rewritten.
-  const termOrder = format === ORDERED_JSON_FORMAT ? [header.termOrderInts ?? -1] : [];
-  const sizes = [count, count, count, words + 1, ...bounds, header.postingInts, ...largeTfs, ...termOrder];
-  const start = align4(8 + jsonLength);
-  if (sizes.some((size) => !Number.isSafeInteger(size) || size < 0)) return null;
-  if (bytes.byteLength !== start + sizes.reduce((sum, size) => sum + size * 4, 0)) return null;
-  // The arrays start at `start`, a multiple of 4 counted from the bytes' own start.
-  const aligned = fourByteAligned(bytes);
-  let at = aligned.byteOffset + start;
-  const arrays = sizes.map((size) => {
-    const array = new Int32Array(aligned.buffer, at, size);
-    at += size * 4;
-    return array;
-  });
-  const [lengths, sources, tenants, termStarts] = arrays as [Int32Array, Int32Array, Int32Array, Int32Array];
-  const base = {
-    ids: PackedStrings.of(header.ids),
-    lengths,
-    sources,
-    tenants,
-    sourceIds: PackedStrings.of(header.sourceIds),
-    tenantIds: PackedStrings.of(header.tenantIds),
-    words: header.words,
-    termStarts,
-  };
-  if (packedPostings) {
-    const postings = arrays[6] as Int32Array;
-    if (termStarts[words] !== postings.length) return null;
-    return {
-      ...base,
-      words: PackedStrings.of(base.words),
-      maxTf: arrays[4] as Int32Array,
-      minLength: arrays[5] as Int32Array,
-      postings: new Uint32Array(postings.buffer, postings.byteOffset, postings.length),
-      largeTfs: arrays[7] as Int32Array,
-    };
-  }
-  const pairs = arrays[bounds.length === 0 ? 4 : 6] as Int32Array;
-  if (termStarts[words] !== pairs.length / 2) return null;
-  const state: PairState = {
-    ...base,
-    pairs,
-    ...(format === PAIR_FORMAT ? { maxTf: arrays[4] as Int32Array, minLength: arrays[5] as Int32Array } : termBounds(base, pairs)),
-  };
-  return packed(state);
-}
-
-/** An older snapshot's (slot, tf) pairs as the packed postings the index holds. */
-function packed(state: PairState): LexicalIndexState {
-  const { pairs, termStarts, words, ...rest } = state;
-  const postings = new Uint32Array(pairs.length / 2);
-  const largeTfs: number[] = [];
-  for (let term = 0; term < words.length; term++) {
-    for (let i = termStarts[term] as number; i < (termStarts[term + 1] as number); i++) {
-      const slot = pairs[i * 2] as number;
-      const tf = pairs[i * 2 + 1] as number;
-      postings[i] = posting(slot, tf);
-      if (tf >= LARGE_TF) largeTfs.push(term, slot, tf);
-    }
-  }
-  return { ...rest, words: PackedStrings.of(words), termStarts, postings, largeTfs: Int32Array.from(largeTfs) };
-}
-
-/** MaxScore's bounds of each term of a state that does not carry them (a snapshot of the first format). */
-function termBounds(
-  state: Pick<PairState, 'words' | 'termStarts' | 'lengths'>,
-  pairs: Int32Array,
-): {
-  maxTf: Int32Array;
-  minLength: Int32Array;
-} {
-  const terms = state.words.length;
-  const maxTf = new Int32Array(terms);
-  const minLength = new Int32Array(terms).fill(0x7fff_ffff);
-  const { lengths, termStarts } = state;
-  for (let term = 0; term < terms; term++) {
-    for (let p = (termStarts[term] as number) * 2; p < (termStarts[term + 1] as number) * 2; p += 2) {
-      const tf = pairs[p + 1] as number;
-      if (tf > (maxTf[term] as number)) maxTf[term] = tf;
-      const length = lengths[pairs[p] as number] as number;
-      if (length < (minLength[term] as number)) minLength[term] = length;
-    }
-  }
-  return { maxTf, minLength };
 }

@@ -1,11 +1,13 @@
 /**
  * The words the lexical index stores and looks up: the same rules as SQLite FTS5's
  * `porter unicode61 remove_diacritics 2` tokenizer (which the index replaced), so scores and
- * quality carry over. On SciFact's 26k distinct stems the two differ in 52, all in JavaScript's
+ * quality carry over, except for scripts written without spaces, which unicode61 kept as one word
+ * per run and which are split into characters and pairs here. On SciFact's 26k distinct stems the two differ in 52, all in JavaScript's
  * favour: NFKD also folds ligatures, sub- and superscripts ("ﬁ" → "fi", "H₂O" → "h2o").
  */
 import { stemmer } from 'stemmer';
 import { extractQueryTerms } from '../../src/text/query-terms.js';
+import { hasUnspacedScript, segmentWord } from '../../src/text/unspaced-scripts.js';
 
 /**
  * Stems of words already seen, for analyses (removals, queries): a stem costs ~0.7 µs, a lookup
@@ -21,6 +23,8 @@ const ASCII_ONLY = /^[\x00-\x7f]*$/;
 /** Letters and numbers; everything else separates words (as unicode61 does). */
 const WORD = /[\p{L}\p{N}]+/gu;
 const MARKS = /\p{M}/gu;
+/** Conjoining Hangul jamo: what NFKD makes of a Hangul syllable; NFC puts the syllable back. */
+const JAMO = /[\u1100-\u11ff]/u;
 
 /** The stem of a folded word (see {@link scanWords}), cached. */
 export function stem(word: string): string {
@@ -41,7 +45,8 @@ export interface AnalysedText {
 
 /**
  * Calls `visit` with each word of `text`, folded (lower case, diacritics and compatibility forms
- * removed) but not stemmed, in order. Never throws.
+ * removed) but not stemmed, in order; runs of scripts written without spaces come as their
+ * characters and pairs (see src/text/unspaced-scripts.ts). Never throws.
  */
 export function scanWords(text: string, visit: (word: string) => void): void {
   if (typeof text !== 'string' || text.length === 0) return;
@@ -61,8 +66,13 @@ export function scanWords(text: string, visit: (word: string) => void): void {
     return;
   }
   // NFKD splits accented letters into letter + mark; dropping the marks is remove_diacritics.
-  const folded = text.normalize('NFKD').replace(MARKS, '').toLowerCase();
-  for (const match of folded.matchAll(WORD)) visit(match[0]);
+  let folded = text.normalize('NFKD').replace(MARKS, '').toLowerCase();
+  if (JAMO.test(folded)) folded = folded.normalize('NFC');
+  for (const match of folded.matchAll(WORD)) {
+    // Chinese, Japanese, Korean, Thai...: characters and pairs (src/text/unspaced-scripts.ts).
+    if (hasUnspacedScript(match[0])) segmentWord(match[0], visit);
+    else visit(match[0]);
+  }
 }
 
 /** Splits, folds and stems `text`. Never throws. */

@@ -1,7 +1,15 @@
+import { metadataCondition } from './metadata-sql.js';
 import { patchedDatasource, patchedDatastore } from '../kit/record-patches.js';
 import { toStatusEvent, type StatusEventRow } from '../kit/record-rows.js';
 import { notFound, RagdeskError } from '../../src/errors.js';
-import type { DatasourceRecord, DatasourceRef, DatasourceStatus, DatastoreRecord, StatusEvent } from '../../src/ports/records.js';
+import type {
+  DatasourceRecord,
+  DatasourceRef,
+  DatasourceStatus,
+  DatastoreRecord,
+  MetadataFilter,
+  StatusEvent,
+} from '../../src/ports/records.js';
 import type { DatasourcePatch, DatastorePatch } from '../../src/ports/store.js';
 import { inTransaction, type SqliteDatabase } from './database.js';
 import { idListReader } from './id-list-reader.js';
@@ -160,6 +168,15 @@ export function recordQueries(db: SqliteDatabase) {
       insertDatasourceRow(record, next);
       appendTransition(record, next, patch);
       return next;
+    },
+
+    /** Prepared per call: the SQL follows the filter's shape (one statement costs tens of µs). */
+    listDatasourceIdsMatching(datastoreId: string, filter: MetadataFilter): string[] {
+      const condition = metadataCondition(filter);
+      const rows = db
+        .prepare(`SELECT id FROM datasources WHERE datastore_id = ? AND ${condition.sql}`)
+        .all(datastoreId, ...condition.params);
+      return (rows as { id: string }[]).map((row) => row.id);
     },
 
     listDatasources(datastoreId: string, groupId: string | undefined, statuses?: readonly string[]): DatasourceRecord[] {

@@ -148,6 +148,8 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     getDatasource: (id) => run('getDatasource', () => records.getDatasource(id)),
     getDatasources: (ids) => run('getDatasources', () => records.getDatasources(ids)),
     getDatasourceRefs: (ids) => run('getDatasourceRefs', () => records.getDatasourceRefs(ids)),
+    listDatasourceIdsMatching: (datastoreId, filter) =>
+      run('listDatasourceIdsMatching', () => records.listDatasourceIdsMatching(datastoreId, filter)),
     listDatasources: (datastoreId, listOptions = {}) =>
       run('listDatasources', () => records.listDatasources(datastoreId, listOptions.groupId, listOptions.statuses)),
     updateDatasource: (id, patch) => run('updateDatasource', () => records.updateDatasource(id, patch)),

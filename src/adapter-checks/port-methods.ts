@@ -1,6 +1,7 @@
 import type { ChatModel } from '../ports/chat-model.js';
 import type { Embeddings } from '../ports/embeddings.js';
 import type { FileLoading } from '../ports/loader.js';
+import type { Reranker } from '../ports/reranker.js';
 import type { VectorIndex } from '../ports/vector-index.js';
 import type { WebLoader } from '../ports/web-loader.js';
 import type { PortMethods } from './method-names.js';
@@ -20,3 +21,5 @@ export const WEB_LOADER_METHODS: PortMethods<WebLoader> = {
   required: { loadPage: true, crawlSite: true },
   optional: { fetchFile: true, close: true },
 };
+
+export const RERANKER_METHODS: PortMethods<Reranker> = { required: { rerank: true }, optional: {} };

@@ -115,6 +115,7 @@ export const STORE_METHODS: PortMethods<Store> = {
   },
   optional: {
     getDatasourceRefs: true,
+    listDatasourceIdsMatching: true,
     getChunkHits: true,
     createDocuments: true,
     iterateChunkVectors: true,

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { interfaceConfigSchema } from './interface-config.js';
+import { MAX_RERANK_CANDIDATES } from '../datastores/rerank.js';
 import type { AgentRecord, AgentSettings } from '../ports/agent-key-usage-records.js';
 
 /**
@@ -28,6 +29,8 @@ export const agentSettingsFields = {
   openaiCompatPublic: z.boolean().optional(),
   /** Whether visitors (anyone but the owner) may send `context` with a query; off unless set. */
   allowVisitorContext: z.boolean().optional(),
+  /** Rerank this many first-stage passages on every query (null or absent: no reranking). */
+  rerankTopN: z.int().min(1).max(MAX_RERANK_CANDIDATES).nullable().optional(),
 };
 
 const SETTING_KEYS = [
@@ -40,6 +43,7 @@ const SETTING_KEYS = [
   'prompt',
   'openaiCompatPublic',
   'allowVisitorContext',
+  'rerankTopN',
 ] as const;
 
 /** Splits parsed input into the record's own fields and the settings given (absent ones left out). */

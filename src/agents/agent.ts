@@ -1,3 +1,4 @@
+import type { RerankReport } from '../datastores/rerank.js';
 import type { AgentRecord, MessageUsage, SourceEntry } from '../ports/agent-key-usage-records.js';
 import type { FinishReason } from '../ports/chat-model.js';
 
@@ -18,6 +19,8 @@ export interface AgentResponse {
   finishReason: FinishReason;
   /** Things the caller should know (a missing price, an ignored setting, a deleted datastore). */
   warnings: string[];
+  /** What reranking did (model, candidates, milliseconds it added), when the query was reranked. */
+  rerank?: RerankReport;
 }
 
 /** Streaming events: answer deltas in order, then exactly one `endpoint_response`. */

@@ -71,6 +71,7 @@ export async function finishAnswer(
     model: modelLabel(chat, prepared.modelId),
     finishReason: outcome.finishReason,
     warnings,
+    ...(prepared.rerank ? { rerank: prepared.rerank } : {}),
   };
 }
 

@@ -7,6 +7,7 @@ import type { DatasourceRef } from '../ports/records.js';
 import { readDatasourceRefs } from '../datastores/datasource-refs.js';
 import { nowIso } from '../util/ids.js';
 import { retrieveForAgent } from './agent-retrieval.js';
+import { assertCanRerank, type RerankReport } from '../datastores/rerank.js';
 import { resolveConversation } from './conversation-access.js';
 import { MESSAGE_OVERHEAD_TOKENS, splitBudget, takeWithinBudget, truncateToTokens } from './budget.js';
 import { fitHistory, loadMemory, type HistoryMessage } from './memory.js';
@@ -40,6 +41,8 @@ export interface PreparedQuery {
   citations: { count: number; warn: boolean };
   warnings: string[];
   startedAt: string;
+  /** What reranking did, when it ran. */
+  rerank?: RerankReport;
 }
 
 /** Checks that depend on who asks, beyond the agent and the query. */
@@ -84,12 +87,16 @@ export async function prepareQuery(
   const modelId = resolved?.id ?? modelName;
   const window = resolved?.contextWindow ?? MODEL_CONTEXT_WINDOWS[modelName];
 
-  const { fragments, missingDatastoreIds } = await retrieveForAgent(
+  const rerankTopN = query.rerank?.topN ?? agent.settings.rerankTopN ?? undefined;
+  if (rerankTopN !== undefined) assertCanRerank(context, query.rerank ? 'rerank' : 'settings.rerankTopN');
+  const { fragments, missingDatastoreIds, rerank } = await retrieveForAgent(
     context,
     narrowDatastores(agent.datastoreIds, query.filters?.datastore_ids),
     query.query,
     options.retrievalTopK,
     query.filters,
+    rerankTopN === undefined ? undefined : { topN: rerankTopN },
+    signal,
   );
   const warnings = missingDatastoreIds.map((id) => `datastore ${id} no longer exists and was skipped`);
   if (agent.datastoreIds.length === 0) warnings.push('the agent reads no datastore, so it answers without context');
@@ -181,6 +188,7 @@ export async function prepareQuery(
     citations: { count: showSources ? sources.length : 0, warn: showSources },
     warnings,
     startedAt,
+    ...(rerank ? { rerank } : {}),
   };
 }
 

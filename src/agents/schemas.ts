@@ -1,3 +1,4 @@
+import { rerankSchema } from '../datastores/rerank.js';
 import { z } from 'zod';
 import { idSchema, nonBlankString } from '../validation.js';
 import { allowOverridesSchema } from './override-policy.js';
@@ -63,6 +64,8 @@ export const agentQuerySchema = z.strictObject({
   frequencyPenalty: z.number().min(-2).max(2).optional(),
   topP: z.number().min(0).max(1).optional(),
   filters: agentFiltersSchema.optional(),
+  /** Rerank the best `topN` passages before the answer (overrides the agent's `rerankTopN`). */
+  rerank: rerankSchema.optional(),
   systemPrompt: promptText.optional(),
   userPrompt: promptText.optional(),
   promptType: promptTypeSchema.optional(),

@@ -7,7 +7,8 @@ import { DatasourceEvents } from './events.js';
 import { JobRunner, type JobRunnerOptions } from './job-runner.js';
 import { settleInterrupted } from './interrupted.js';
 import { newDatasource } from './new-datasource.js';
-import { datasourceCreateSchema, type DatasourceCreateInput } from './schemas.js';
+import { pageMetadata } from './page-metadata.js';
+import { datasourceCreateSchema, datasourceUpdateSchema, type DatasourceCreateInput, type DatasourceUpdateInput } from './schemas.js';
 import { isSettled } from './status-machine.js';
 import { findDatasource, publicDatasource, publicDatasourceId } from '../datastores/document-ids.js';
 
@@ -156,6 +157,32 @@ export class DatasourceService {
     this.context.assertOpen();
     if (!(await this.context.store.getDatastore(datastoreId))) throw notFound('datastore', datastoreId);
     return (await this.context.store.listDatasources(datastoreId)).map(publicDatasource);
+  }
+
+  /**
+   * Datasource Update: renames a datasource or replaces its metadata, without loading or embedding
+   * anything. A site's pages take the site's new metadata (each keeps its own `source`), as they
+   * took it when they were found.
+   */
+  async update(id: string, input: DatasourceUpdateInput): Promise<DatasourceRecord> {
+    const parsed = parseInput(datasourceUpdateSchema, input, 'datasource update');
+    return this.context.operation(async () => {
+      const record = await this.get(id);
+      const now = nowIso();
+      const patch = {
+        ...(parsed.name === undefined ? {} : { name: parsed.name }),
+        ...(parsed.metadata === undefined ? {} : { metadata: parsed.metadata }),
+        updatedAt: now,
+      };
+      const updated = await this.context.store.updateDatasource(id, patch);
+      if (!updated) throw notFound('datasource', id);
+      if (parsed.metadata !== undefined && record.type === 'web_site') {
+        for (const page of await this.context.store.listDatasources(record.datastoreId, { groupId: id })) {
+          await this.context.store.updateDatasource(page.id, { metadata: pageMetadata(parsed.metadata, page.metadata), updatedAt: now });
+        }
+      }
+      return updated;
+    });
   }
 
   /** Every persisted status change of a datasource, oldest first. */

@@ -69,3 +69,16 @@ export const datasourceCreateSchema = z.discriminatedUnion('type', [
 ]);
 
 export type DatasourceCreateInput = z.input<typeof datasourceCreateSchema>;
+
+/**
+ * Datasource Update: name and metadata, changed in place. Nothing is loaded or embedded again;
+ * metadata filters see the new values at once (they read the datasources, not the chunks).
+ */
+export const datasourceUpdateSchema = z
+  .object({
+    name: z.string().max(500).optional(),
+    metadata: metadataSchema.optional(),
+  })
+  .strict();
+
+export type DatasourceUpdateInput = z.input<typeof datasourceUpdateSchema>;

@@ -1,3 +1,4 @@
+import { pageMetadata } from './page-metadata.js';
 import type { RagdeskContext } from '../context.js';
 import { writeDocuments, type DocumentWrite } from '../datastores/document-writer.js';
 import { RagdeskError } from '../errors.js';
@@ -138,7 +139,7 @@ function pageWrite(datastore: DatastoreRecord, site: DatasourceRecord, known: Da
     groupId: site.id,
     customId: site.customId,
     config: { source_url: page.finalUrl },
-    metadata: { source: page.finalUrl },
+    metadata: pageMetadata(site.metadata, { source: page.finalUrl }),
   });
   return { datasource: child, isNew: true, content: page.document.sections };
 }

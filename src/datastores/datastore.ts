@@ -8,7 +8,7 @@ import { writeDocuments, type DocumentWrite } from './document-writer.js';
 import { existingDocument, findDatasource, publicDatasourceId, storedDocumentId } from './document-ids.js';
 import { publicFragments, type DocumentFragment } from './fragment.js';
 import { reindexDatastore } from './reindex.js';
-import { assertEmbeddingMatches, embeddingMatches, retrieve } from './retrieval.js';
+import { assertEmbeddingMatches, embeddingMatches, retrieve, type QueryDetails } from './retrieval.js';
 import {
   datastoreQuerySchema,
   documentUpdateSchema,
@@ -103,10 +103,13 @@ export class Datastore {
     });
   }
 
-  /** Datastore Query: the fragments most similar to the query, best first. Hybrid by default. */
-  async query(input: DatastoreQueryInput): Promise<DocumentFragment[]> {
+  /**
+   * Datastore Query: the fragments most similar to the query, best first. Hybrid by default. With
+   * `rerank`, `details.rerank` receives what the reranker did (model, candidates, milliseconds).
+   */
+  async query(input: DatastoreQueryInput, details?: QueryDetails): Promise<DocumentFragment[]> {
     const parsed = parseInput(datastoreQuerySchema, input, 'datastore query');
-    return this.context.operation(async () => publicFragments(await retrieve(this.context, await this.current(), parsed)));
+    return this.context.operation(async () => publicFragments(await retrieve(this.context, await this.current(), parsed, details)));
   }
 
   /**

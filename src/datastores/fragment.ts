@@ -19,6 +19,8 @@ export interface DocumentFragment {
   lexical_score: number | null;
   /** Fused value (weighted sum of min-max scaled scores) that ordered hybrid results; null in vector and lexical modes. */
   fusion_score: number | null;
+  /** The reranker's relevance when the query asked for `rerank` (then the order is by it); absent otherwise. */
+  rerank_score?: number;
   /** Source URL or name of the document the fragment comes from. */
   source: string;
   datasource_id: string;

@@ -1,11 +1,13 @@
 import type { RagdeskContext } from '../context.js';
 import { RagdeskError } from '../errors.js';
-import type { ChunkRecord, DatasourceRef, DatastoreRecord, RetrievalFilter, ScoredId } from '../ports/records.js';
+import { matchesMetadata } from '../filters/metadata-filter.js';
+import type { ChunkRecord, DatasourceRef, DatastoreRecord, MetadataFilter, RetrievalFilter, ScoredId } from '../ports/records.js';
 import { readDatasourceRefs } from './datasource-refs.js';
 import { candidateIds } from './document-ids.js';
 import type { FiltersInput } from '../validation.js';
 import { assertDimensions } from './embed-chunks.js';
 import { toFragment, type DocumentFragment } from './fragment.js';
+import { assertCanRerank, rerankFragments, type RerankInput, type RerankReport } from './rerank.js';
 import { fuseByScore } from './score-fusion.js';
 import type { RetrievalMode } from './schemas.js';
 import { cosineSimilarity } from '../util/cosine.js';
@@ -26,14 +28,32 @@ export interface RetrievalRequest {
   topK: number;
   filters?: FiltersInput;
   mode: RetrievalMode;
+  /** Order the best `topN` candidates with the instance's reranker, then keep `topK`. */
+  rerank?: RerankInput | undefined;
+}
+
+/** Filled in by a query for its caller: what reranking did (absent when it did not run). */
+export interface QueryDetails {
+  rerank?: RerankReport;
 }
 
 export async function retrieve(
   context: RagdeskContext,
   datastore: DatastoreRecord,
   request: RetrievalRequest,
+  details?: QueryDetails,
 ): Promise<DocumentFragment[]> {
-  const filter = await expandFilter(context, datastore, request.filters);
+  const { rerank } = request;
+  if (rerank) {
+    assertCanRerank(context);
+    const candidates = await retrieve(context, datastore, { ...request, topK: Math.max(request.topK, rerank.topN), rerank: undefined });
+    const reranked = await rerankFragments(context, request.query, candidates.slice(0, rerank.topN), request.topK, context.closeSignal);
+    if (details) details.rerank = reranked.report;
+    return reranked.fragments;
+  }
+  const expanded = await expandFilter(context, datastore, request.filters);
+  if (expanded === 'none') return [];
+  const filter = expanded;
   const pool = request.mode === 'hybrid' ? Math.max(request.topK, FUSION_POOL) : request.topK;
   const dispatch = signal();
   const vectorSearching =
@@ -166,27 +186,44 @@ async function queryVectorIfComparable(
 }
 
 /**
- * A datasource id in a filter names the datastore owner's document with that id or a datasource
- * stored under the id itself (both are kept: the search reads this datastore only, so a bare id of
- * another owner matches nothing), and also selects the datasources grouped under it (a site's
- * pages; groups have generated ids, so children are looked up by the id itself).
+ * The store-level filter of a query, or `'none'` when nothing can match (an empty list means "no
+ * restriction" to the ports, so an empty result must never reach them as one). A datasource id in
+ * a filter names the datastore owner's document with that id or a datasource stored under the id
+ * itself (both are kept: the search reads this datastore only, so a bare id of another owner
+ * matches nothing), and also selects the datasources grouped under it (a site's pages; groups have
+ * generated ids, so children are looked up by the id itself). A metadata filter becomes the set of
+ * datasources whose metadata passes it, so both halves filter while they search: bm25 while
+ * scoring, HNSW in its filtered walk or exact scan (by that set's chunk count).
  */
 async function expandFilter(
   context: RagdeskContext,
   datastore: DatastoreRecord,
   filters: FiltersInput | undefined,
-): Promise<RetrievalFilter | undefined> {
+): Promise<RetrievalFilter | undefined | 'none'> {
   if (!filters) return undefined;
   const filter: RetrievalFilter = {};
   if (filters.custom_ids?.length) filter.customIds = filters.custom_ids;
+  let sources: Set<string> | undefined;
   if (filters.datasource_ids?.length) {
-    const ids = new Set(filters.datasource_ids.flatMap((id) => candidateIds(datastore.ownerId, id)));
+    sources = new Set(filters.datasource_ids.flatMap((id) => candidateIds(datastore.ownerId, id)));
     for (const id of filters.datasource_ids) {
-      for (const child of await context.store.listDatasources(datastore.id, { groupId: id })) ids.add(child.id);
+      for (const child of await context.store.listDatasources(datastore.id, { groupId: id })) sources.add(child.id);
     }
-    filter.datasourceIds = [...ids];
   }
+  if (filters.metadata) {
+    const matching = await datasourcesMatching(context, datastore.id, filters.metadata);
+    sources = sources === undefined ? new Set(matching) : new Set(matching.filter((id) => sources!.has(id)));
+    if (sources.size === 0) return 'none';
+  }
+  if (sources !== undefined) filter.datasourceIds = [...sources];
   return filter.customIds || filter.datasourceIds ? filter : undefined;
+}
+
+async function datasourcesMatching(context: RagdeskContext, datastoreId: string, filter: MetadataFilter): Promise<string[]> {
+  const { store } = context;
+  if (store.listDatasourceIdsMatching) return store.listDatasourceIdsMatching(datastoreId, filter);
+  const datasources = await store.listDatasources(datastoreId);
+  return datasources.filter((datasource) => matchesMetadata(filter, datasource.metadata)).map((datasource) => datasource.id);
 }
 
 async function hydrate(context: RagdeskContext, hits: readonly ScoredId[], raw: RawScores): Promise<DocumentFragment[]> {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { filtersSchema, idSchema, metadataSchema, nonBlankString } from '../validation.js';
+import { rerankSchema } from './rerank.js';
 
 export const MAX_TOP_K = 1000;
 export const DEFAULT_TOP_K = 5;
@@ -103,6 +104,8 @@ export const datastoreQuerySchema = z.object({
   // `datastore_ids` narrows an agent's datastores; on one datastore it means nothing, so it is refused by name.
   filters: filtersSchema.extend({ datastore_ids: z.never({ error: 'only agent queries take datastore_ids' }).optional() }).optional(),
   mode: retrievalModeSchema.default('hybrid'),
+  /** Second stage: the instance's reranker orders the best `topN` candidates, then `topK` are kept. */
+  rerank: rerankSchema.optional(),
 });
 
 export type DatastoreCreateInput = z.input<typeof datastoreCreateSchema>;

@@ -69,6 +69,8 @@ export interface AgentSettings {
   openaiCompatPublic?: boolean;
   /** Visitors may send `context` with a query (it reaches the model as user-side text); absent means no. */
   allowVisitorContext?: boolean;
+  /** Rerank this many first-stage passages on every query of the agent (needs a reranker). */
+  rerankTopN?: number | null;
 }
 
 export interface ConversationRecord {

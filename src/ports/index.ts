@@ -7,3 +7,4 @@ export type * from './loader.js';
 export type * from './web-loader.js';
 export type * from './agent-key-usage-records.js';
 export type * from './specification.js';
+export type * from './reranker.js';

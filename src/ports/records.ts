@@ -88,6 +88,20 @@ export interface RetrievalFilter {
   customIds?: readonly string[];
 }
 
+/**
+ * A condition on a document's metadata (`filters.metadata`). A leaf names one `key` and one test;
+ * `and` / `or` / `not` combine them. Ranges compare numbers with numbers and strings with strings
+ * (by code point, which orders ISO-8601 UTC dates in time); a value of another type never matches.
+ */
+export type MetadataFilter =
+  | { key: string; eq: MetadataValue }
+  | { key: string; in: readonly MetadataValue[] }
+  | { key: string; exists: boolean }
+  | { key: string; gt?: number | string; gte?: number | string; lt?: number | string; lte?: number | string }
+  | { and: readonly MetadataFilter[] }
+  | { or: readonly MetadataFilter[] }
+  | { not: MetadataFilter };
+
 /** A scored reference to a chunk. Higher `score` is better. */
 export interface ScoredId {
   id: string;

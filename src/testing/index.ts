@@ -8,3 +8,4 @@ export * from './fixtures.js';
 export { seededRandom, clusteredVectors } from './random.js';
 export { describeChatModelConformance, type ChatModelHarness } from './chat-model-conformance.js';
 export { describeEmbeddingsConformance, type EmbeddingsHarness } from './embeddings-conformance.js';
+export { describeRerankerConformance, type RerankerHarness } from './reranker-conformance.js';

@@ -19,6 +19,8 @@ import { describeChunkConformance } from './store-conformance-chunks.js';
 import { describeConversationReadingConformance } from './store-conformance-conversations.js';
 import { describeDocumentIdConformance } from './store-conformance-document-ids.js';
 import { describeJobConformance } from './store-conformance-jobs.js';
+import { describeMetadataFilterConformance } from './store-conformance-metadata.js';
+import { describeScriptConformance } from './store-conformance-scripts.js';
 import { describeSearchConformance } from './store-conformance-search.js';
 import { describeUploadConformance } from './store-conformance-uploads.js';
 import { isoAt, makeDatasource, makeDatastore } from './fixtures.js';
@@ -61,6 +63,8 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
     describeChunkConformance(context);
     describeBigReplaceConformance(context);
     describeSearchConformance(context);
+    describeMetadataFilterConformance(context);
+    describeScriptConformance(context);
     describeJobConformance(context);
     describeAgentConformance(context);
     describeUploadConformance(context);

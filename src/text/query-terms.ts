@@ -1,4 +1,5 @@
 import { ENGLISH_STOPWORDS } from './stopwords.js';
+import { hasUnspacedScript, segmentWord } from './unspaced-scripts.js';
 
 /** Options of {@link extractQueryTerms}. */
 export interface QueryTermOptions {
@@ -48,12 +49,30 @@ export function extractQueryTerms(text: string, options: QueryTermOptions = {}):
   for (const word of splitWords(text)) {
     // Counted in code points, so one character outside the BMP (a rare CJK ideograph) is one
     // character like any other, not two UTF-16 units.
-    if (!hasTwoCodePoints(word) || ENGLISH_STOPWORDS.has(word) || seen.has(word)) continue;
+    // One Chinese or Japanese character is a word; one Latin letter is noise.
+    if ((!hasTwoCodePoints(word) && !hasUnspacedScript(word)) || ENGLISH_STOPWORDS.has(word) || seen.has(word)) continue;
     seen.add(word);
     terms.push(word);
     if (terms.length >= limit) break;
   }
   return terms;
+}
+
+/**
+ * The words of `text` ({@link splitWords}) with runs of scripts written without spaces split into
+ * characters and pairs (see unspaced-scripts.ts): the terms a lexical index stores.
+ */
+export function splitTerms(text: string): string[] {
+  const terms: string[] = [];
+  for (const word of splitWords(text)) segmentWord(word, (term) => terms.push(term));
+  return terms;
+}
+
+/** Query words ({@link extractQueryTerms}) split as {@link splitTerms} splits documents, without repeats. */
+export function segmentTerms(words: readonly string[]): string[] {
+  const terms = new Set<string>();
+  for (const word of words) segmentWord(word, (term) => terms.add(term));
+  return [...terms];
 }
 
 function normaliseLimit(maxTerms: number | undefined): number {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { sqliteStore } from '../../adapters/sqlite/index.js';
 import { LexicalIndex, type IndexedChunk } from '../../adapters/sqlite/lexical-index.js';
-import { decodeSnapshot, encodeSnapshot } from '../../adapters/sqlite/lexical-snapshot.js';
+import { decodeSnapshot, encodeSnapshot, SNAPSHOT_FORMAT } from '../../adapters/sqlite/lexical-snapshot.js';
 import { PackedStrings } from '../../adapters/kit/packed-strings.js';
 import { analyseText, queryStems, type AnalysedText } from '../../adapters/sqlite/lexical-terms.js';
 import type { ChunkRecord, RetrievalFilter, ScoredId } from '../../src/ports/records.js';
@@ -353,7 +353,8 @@ describe('lexical terms', () => {
 
   it('drops stopwords and one-letter words from queries, keeps each stem once', () => {
     expect(queryStems('The running of the runners: a run!', 64)).toEqual(['run', 'runner']);
-    expect(queryStems('望远镜 télescope', 64)).toEqual(['望远镜', 'telescop']);
+    // A run of an unspaced script: its characters and overlapping pairs.
+    expect(queryStems('望远镜 télescope', 64)).toEqual(['望', '望远', '远', '远镜', '镜', 'telescop']);
     expect(queryStems('alpha beta gamma', 2)).toEqual(['alpha', 'beta']);
   });
 });
@@ -591,20 +592,33 @@ describe('sqliteStore lexical index and the rows', () => {
     expect(sql('SELECT datastore_id FROM lexical_snapshots')).toEqual([{ datastore_id: datastore.id }]);
   });
 
-  it.each([1, 2, 3, 4] as const)('loads a snapshot of format %i and rewrites it in the current one on close', async (format) => {
-    const { planted } = await savedWithPlantedWord();
-    sql('UPDATE lexical_snapshots SET data = ?', olderFormat(planted, format));
-    const store = open();
-    expect(await store.searchText({ datastoreId: datastore.id, query: 'zzplanted', topK: 1 })).toEqual([
-      { id: 'planted', score: expect.any(Number) },
-    ]);
-    const [converted] = await Promise.all(QUERIES.map((query) => store.searchText({ datastoreId: datastore.id, query, topK: 20 })));
-    await store.close();
-    const saved = sql<{ data: Buffer }>('SELECT data FROM lexical_snapshots')[0]!.data;
-    expect(saved.readUInt32LE(0)).toBe(5);
-    const again = open();
-    expectSameHits(await again.searchText({ datastoreId: datastore.id, query: QUERIES[0]!, topK: 20 }), converted!, 'reloaded');
-  });
+  it.each([1, 2, 3, 4, 5] as const)(
+    'does not read a snapshot of format %i (words cut by the former rules): builds from the rows, CJK included, and saves the current format',
+    async (format) => {
+      const first = open();
+      await first.createDatastore(datastore);
+      const source = makeDatasource(datastore);
+      await first.createDatasource(source);
+      // Written for this test: "We study Chinese retrieval in the library."
+      await first.replaceChunks(source.id, makeChunks(source, [...samplePassages(20, 8), '我们在图书馆里学习中文检索。']));
+      await first.searchText({ datastoreId: datastore.id, query: 'telescope', topK: 1 });
+      await first.close();
+      const planted = plantWord(sql<{ data: Buffer }>('SELECT data FROM lexical_snapshots')[0]!.data, 'zzplanted');
+      const older = format === 5 ? Buffer.from(planted) : olderFormat(planted, format);
+      if (format === 5) older.writeUInt32LE(5, 0);
+      sql('UPDATE lexical_snapshots SET data = ?', older);
+      const store = open();
+      expect(await store.searchText({ datastoreId: datastore.id, query: 'zzplanted', topK: 1 })).toEqual([]);
+      const chinese = await store.searchText({ datastoreId: datastore.id, query: '中文', topK: 1 });
+      expect(chinese).toHaveLength(1);
+      expect((await store.getChunks([chinese[0]!.id]))[0]!.text).toContain('中文检索');
+      const answers = await Promise.all(QUERIES.map((query) => store.searchText({ datastoreId: datastore.id, query, topK: 20 })));
+      await store.close();
+      expect(sql<{ data: Buffer }>('SELECT data FROM lexical_snapshots')[0]!.data.readUInt32LE(0)).toBe(SNAPSHOT_FORMAT);
+      const expected = await fromRows(QUERIES);
+      QUERIES.forEach((query, i) => expectSameHits(answers[i]!, expected[i]!, query));
+    },
+  );
 
   it('a search waits for a snapshot still loading; a write landing meanwhile drops it for the rows', async () => {
     const { source } = await savedWithPlantedWord();

@@ -18,7 +18,7 @@ type Port = 'store' | 'index' | 'embeddings' | 'chat' | 'files' | 'web';
 
 /** Methods the ports mark optional: an adapter without them is accepted. */
 const OPTIONAL: Record<Port, readonly string[]> = {
-  store: ['getDatasourceRefs'],
+  store: ['getDatasourceRefs', 'listDatasourceIdsMatching'],
   index: [],
   embeddings: [],
   chat: ['resolveModel'],

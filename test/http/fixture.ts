@@ -39,6 +39,7 @@ export interface FixtureOptions {
   openai?: OpenAIServerOptions;
   usage?: RagdeskOptions['usage'];
   uploads?: RagdeskOptions['uploads'];
+  reranker?: RagdeskOptions['reranker'];
 }
 
 /**
@@ -58,6 +59,7 @@ export async function openFixture(options: FixtureOptions = {}): Promise<Fixture
     ...(options.agents ? { agents: options.agents } : {}),
     ...(options.usage ? { usage: options.usage } : {}),
     ...(options.uploads ? { uploads: options.uploads } : {}),
+    ...(options.reranker ? { reranker: options.reranker } : {}),
   });
   const leaks = new LeakWatch();
   // Every secret created in the test is watched for in responses and logs.

@@ -120,6 +120,7 @@ const EXPECTED_ROUTES = [
   'POST /api/datasources',
   'GET /api/datasources',
   'GET /api/datasources/{id}',
+  'PATCH /api/datasources/{id}',
   'DELETE /api/datasources/{id}',
   'POST /api/datasources/{id}/sync',
   'POST /api/external/datastores/file-upload/{datastoreId}',

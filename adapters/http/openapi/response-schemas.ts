@@ -52,6 +52,7 @@ export const agentResponseSchema = z.object({
     prompt: z.string().nullable().optional(),
     openaiCompatPublic: z.boolean().optional(),
     allowVisitorContext: z.boolean().optional(),
+    rerankTopN: z.int().nullable().optional(),
   }),
   ...displaySettings,
   restrictKnowledge: z.boolean(),
@@ -113,6 +114,7 @@ export const fragmentResponseSchema = z.object({
   vector_score: z.number().nullable(),
   lexical_score: z.number().nullable(),
   fusion_score: z.number().nullable(),
+  rerank_score: z.number().optional(),
   source: z.string(),
   datasource_id: z.string(),
   datasource_name: z.string(),
@@ -160,6 +162,7 @@ export const agentQueryResponseSchema = z.object({
   model: z.string(),
   finishReason: z.enum(['stop', 'length', 'content_filter', 'error', 'other']),
   warnings: z.array(z.string()),
+  rerank: z.object({ model: z.string(), candidates: z.int(), ms: z.number() }).optional(),
 });
 
 export const keyOwnerResponseSchema = z.object({

@@ -1,4 +1,4 @@
-import { RagdeskError, allowsDatastore, parseInput, type FieldIssue } from '../../../src/index.js';
+import { RagdeskError, allowsDatastore, parseInput, schemas, type FieldIssue, type Metadata } from '../../../src/index.js';
 import { ownedDatasource, ownedDatastore } from '../access.js';
 import { requirePrincipal, type Principal } from '../auth.js';
 import { readJsonObject } from '../body.js';
@@ -85,6 +85,28 @@ export const datasourceRoutes: Route[] = [
     },
   },
   {
+    method: 'PATCH',
+    path: '/datasources/{id}',
+    operationId: 'updateDatasource',
+    summary:
+      'Datasource Update: `name` and `metadata` (replaced whole), changed in place without loading or embedding again; ' +
+      "metadata filters see the new values at once. A site's pages take the site's metadata.",
+    tag: 'datasources',
+    auth: { scope: 'write' },
+    body: { json: schemas.datasourceUpdateSchema, name: 'DatasourceUpdateRequest' },
+    response: 'Datasource',
+    errors: [400, 404, 413, 415],
+    async run(context) {
+      const datasource = await ownedDatasource(context.ragdesk, requirePrincipal(context.principal), param(context, 'id'));
+      const body = parseInput(
+        schemas.datasourceUpdateSchema,
+        await readJsonObject(context.request, context.options.maxJsonBytes),
+        'datasource update',
+      );
+      return json(datasourceToWire(await context.ragdesk.datasources.update(datasource.id, body)));
+    },
+  },
+  {
     method: 'POST',
     path: '/datasources/{id}/sync',
     operationId: 'syncDatasource',
@@ -159,7 +181,7 @@ async function createFile(
   principal: Principal,
   datastoreId: string,
   form: ParsedForm,
-  fields: { fileName?: string | undefined; custom_id?: string | undefined },
+  fields: { fileName?: string | undefined; custom_id?: string | undefined; metadata?: Metadata | undefined },
 ) {
   const datastore = await ownedDatastore(context.ragdesk, principal, datastoreId);
   const file = form.file as NonNullable<ParsedForm['file']>;
@@ -169,6 +191,7 @@ async function createFile(
     datastoreId: datastore.id,
     ...(fileName ? { name: fileName } : {}),
     ...(fields.custom_id === undefined ? {} : { custom_id: fields.custom_id }),
+    ...(fields.metadata === undefined ? {} : { metadata: fields.metadata }),
     file: {
       bytes: file.bytes,
       ...(file.mimeType ? { mimeType: file.mimeType } : {}),

@@ -6,11 +6,13 @@ import {
   type DatastoreQueryInput,
   type DatastoreUpdateInput,
   type DocumentUpdateInput,
+  type QueryDetails,
 } from '../../../src/index.js';
 import { ownedDatastore } from '../access.js';
 import { requirePrincipal } from '../auth.js';
 import { readJsonObject } from '../body.js';
 import { json, param, type OperationContext, type Route } from '../operation.js';
+import { rerankTiming } from '../server-timing.js';
 import { datastoreCreateBodySchema, upsertBodySchema } from '../wire.js';
 
 async function datastoreOf(context: OperationContext, name = 'id') {
@@ -153,7 +155,9 @@ export const datastoreRoutes: Route[] = [
     method: 'POST',
     path: '/datastores/{id}/query',
     operationId: 'queryDatastore',
-    summary: 'Datastore Query: the most similar fragments, best first (hybrid retrieval unless `mode` says otherwise).',
+    summary:
+      'Datastore Query: the most similar fragments, best first (hybrid retrieval unless `mode` says otherwise). ' +
+      'With `rerank: { topN }` the reranker orders the best topN first (each fragment gets `rerank_score`; the time it took is in the `Server-Timing` header).',
     tag: 'datastores',
     auth: { scope: 'query' },
     body: { json: schemas.datastoreQuerySchema, name: 'DatastoreQueryRequest' },
@@ -161,7 +165,10 @@ export const datastoreRoutes: Route[] = [
     errors: [400, 404, 409, 413, 415],
     async run(context) {
       const datastore = await datastoreOf(context);
-      return json(await datastore.query(libraryInput<DatastoreQueryInput>(await body(context))));
+      const details: QueryDetails = {};
+      const fragments = await datastore.query(libraryInput<DatastoreQueryInput>(await body(context)), details);
+      // The array body has no room for it: what reranking added goes in a Server-Timing header.
+      return details.rerank ? { ...json(fragments), headers: { 'server-timing': rerankTiming(details.rerank) } } : json(fragments);
     },
   },
   ...documentRoutes(''),

@@ -1,4 +1,4 @@
-import type { DatasourceRecord, DatasourceRef, DatasourceStatus, StatusEvent } from '../records.js';
+import type { DatasourceRecord, DatasourceRef, DatasourceStatus, MetadataFilter, StatusEvent } from '../records.js';
 import type { ChunkChange } from './chunk-store.js';
 
 /** Fields of a datasource that may change after creation. */
@@ -34,6 +34,13 @@ export interface DatasourceStore {
    * unsettled records, not every document: 100k one-chunk documents took seconds to list).
    */
   listDatasources(datastoreId: string, options?: { groupId?: string; statuses?: readonly DatasourceStatus[] }): Promise<DatasourceRecord[]>;
+  /**
+   * Optional: the ids of the datastore's datasources whose `metadata` passes `filter` (any order),
+   * evaluated by the database (the Postgres store uses a GIN index on the metadata). The meaning
+   * is `matchesMetadata` of the core, checked by the conformance suite against random metadata.
+   * Without it the core lists the datasources and evaluates the filter itself.
+   */
+  listDatasourceIdsMatching?(datastoreId: string, filter: MetadataFilter): Promise<string[]>;
   /**
    * Applies the patch; returns the updated record, or null when the id is unknown. When the patch
    * changes `status`, a `StatusEvent` (message = patch `error` or null) is appended in the same step;

@@ -20,8 +20,10 @@ describe('extractQueryTerms', () => {
     expect(extractQueryTerms('What is the cost of the Cost model? x y')).toEqual(['cost', 'model']);
   });
 
-  it('counts characters in code points: one astral ideograph is one character', () => {
-    expect(extractQueryTerms('𠀋 𠀋𠀋 中文')).toEqual(['𠀋𠀋', '中文']);
+  it('counts characters in code points: one astral ideograph is one character, kept as a word', () => {
+    // One ideograph is a word (a one-letter Latin word is not): see unspaced-scripts.ts.
+    expect(extractQueryTerms('𠀋 𠀋𠀋 中文 x')).toEqual(['𠀋', '𠀋𠀋', '中文']);
+    expect(extractQueryTerms('𝔘 x')).toEqual([]);
   });
 
   it('caps the number of terms (64 by default) and honours maxTerms', () => {

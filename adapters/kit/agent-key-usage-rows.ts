@@ -8,7 +8,7 @@ import type {
   MessageUsage,
   SourceEntry,
 } from '../../src/ports/agent-key-usage-records.js';
-import { withPassages } from '../../src/agents/sources.js';
+import { withPassages } from '../../src/util/stored-sources.js';
 
 /**
  * Rows of agents, conversations, messages and API keys, and their records, for the SQL stores

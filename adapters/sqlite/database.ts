@@ -44,6 +44,9 @@ export function openDatabase(path: string): SqliteDatabase {
   return new Database(path);
 }
 
+/** Size the WAL file is cut back to after a checkpoint lets it restart. */
+export const WAL_SIZE_LIMIT_BYTES = 64 * 1024 * 1024;
+
 /**
  * Connection settings, applied to every connection (ours or the caller's). `page_size` only takes
  * effect on a file with no table yet, so it is set before anything else: 16 KiB pages hold a
@@ -55,6 +58,10 @@ export function configureConnection(db: SqliteDatabase, busyTimeoutMs: number): 
   // crashes and only loses the last commits on power loss, the usual pairing with WAL.
   db.exec('PRAGMA journal_mode = WAL');
   db.exec('PRAGMA synchronous = NORMAL');
+  // A checkpoint copies the WAL into the database but leaves the file at the largest size it ever
+  // reached: a burst of small commits while searches held old snapshots grew it to 127-191 MiB
+  // beside a 10 MiB database, and it stayed there. Truncated to 64 MiB when the WAL restarts.
+  db.exec(`PRAGMA journal_size_limit = ${WAL_SIZE_LIMIT_BYTES}`);
   // Cascading deletes (datastore -> datasources -> chunks -> FTS rows) rely on foreign keys.
   db.exec('PRAGMA foreign_keys = ON');
   db.exec(`PRAGMA busy_timeout = ${Math.max(0, Math.floor(busyTimeoutMs))}`);

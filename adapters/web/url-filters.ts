@@ -1,5 +1,5 @@
 /** URL identity and the include / exclude patterns of a site crawl. */
-import { readUrlPattern } from '../../src/datasources/url-patterns.js';
+import { readUrlPattern } from '../../src/text/url-patterns.js';
 import { RagdeskError } from '../../src/errors.js';
 import { compileWildcard, matchWildcard, type StepCounter, type WildcardPattern } from './wildcard-match.js';
 

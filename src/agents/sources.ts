@@ -1,6 +1,7 @@
 import { publicDatasourceId } from '../datastores/document-ids.js';
 import type { DocumentFragment } from '../datastores/fragment.js';
 import type { SourceEntry, SourcePassage } from '../ports/agent-key-usage-records.js';
+export { withPassages } from '../util/stored-sources.js';
 import type { DatasourceRef } from '../ports/records.js';
 
 /**
@@ -57,18 +58,6 @@ export function citationNumbers(fragments: readonly Pick<DocumentFragment, 'data
     }
     return position;
   });
-}
-
-/**
- * A stored entry as the API describes it: answers written before entries listed their passages
- * read as one passage, the entry's own excerpt.
- */
-export function withPassages(entry: Omit<SourceEntry, 'passages'> & { passages?: SourcePassage[] }): SourceEntry {
-  if (Array.isArray(entry.passages)) return entry as SourceEntry;
-  return {
-    ...entry,
-    passages: [{ chunk_id: entry.chunk_id, page_number: entry.page_number, text: entry.text, score: entry.score }],
-  };
 }
 
 function stringOrNull(value: unknown): string | null {

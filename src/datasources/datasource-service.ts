@@ -164,24 +164,25 @@ export class DatasourceService {
    * anything. A site's pages take the site's new metadata (each keeps its own `source`), as they
    * took it when they were found.
    */
-  async update(id: string, input: DatasourceUpdateInput): Promise<DatasourceRecord> {
+  async update(id: string, input: DatasourceUpdateInput, lookup: DatasourceLookup = {}): Promise<DatasourceRecord> {
     const parsed = parseInput(datasourceUpdateSchema, input, 'datasource update');
     return this.context.operation(async () => {
-      const record = await this.get(id);
+      const record = await this.stored(id, lookup);
+      const storedId = record.id;
       const now = nowIso();
       const patch = {
         ...(parsed.name === undefined ? {} : { name: parsed.name }),
         ...(parsed.metadata === undefined ? {} : { metadata: parsed.metadata }),
         updatedAt: now,
       };
-      const updated = await this.context.store.updateDatasource(id, patch);
+      const updated = await this.context.store.updateDatasource(storedId, patch);
       if (!updated) throw notFound('datasource', id);
       if (parsed.metadata !== undefined && record.type === 'web_site') {
-        for (const page of await this.context.store.listDatasources(record.datastoreId, { groupId: id })) {
+        for (const page of await this.context.store.listDatasources(record.datastoreId, { groupId: storedId })) {
           await this.context.store.updateDatasource(page.id, { metadata: pageMetadata(parsed.metadata, page.metadata), updatedAt: now });
         }
       }
-      return updated;
+      return publicDatasource(updated);
     });
   }
 

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { idSchema, metadataSchema } from '../validation.js';
-import { readUrlPattern } from './url-patterns.js';
+import { readUrlPattern } from '../text/url-patterns.js';
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 

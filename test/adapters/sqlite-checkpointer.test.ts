@@ -11,6 +11,7 @@ import { join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { FALLBACK_AUTOCHECKPOINT_PAGES, startCheckpointer } from '../../adapters/sqlite/checkpointer.js';
+import { configureConnection, WAL_SIZE_LIMIT_BYTES } from '../../adapters/sqlite/database.js';
 import { sqliteStore } from '../../adapters/sqlite/index.js';
 import { makeChunks, makeDatasource, makeDatastore } from '../../src/testing/fixtures.js';
 import { samplePassages } from '../../src/testing/sample-texts.js';
@@ -34,6 +35,29 @@ function openBulk(path: string) {
   const writeMegabyte = () => db.transaction(() => insert.run(Buffer.alloc(1 << 20, 7)))();
   return { db, writeMegabyte };
 }
+
+describe('WAL size', () => {
+  it('cuts a WAL that a long read let grow back to the limit once checkpoints can restart it', () => {
+    const path = join(dir, 'grown.db');
+    const db = new Database(path);
+    configureConnection(db, 5_000);
+    db.pragma('wal_autocheckpoint = 0');
+    db.exec('CREATE TABLE blobs (id INTEGER PRIMARY KEY, body BLOB NOT NULL)');
+    const insert = db.prepare('INSERT INTO blobs (body) VALUES (?)');
+    // A reader holding its snapshot keeps every frame in the WAL while 96 MiB are committed.
+    const reader = new Database(path);
+    reader.exec('BEGIN');
+    reader.prepare('SELECT count(*) FROM blobs').get();
+    for (let i = 0; i < 96; i++) insert.run(Buffer.alloc(1 << 20, 7));
+    expect(walBytes(path)).toBeGreaterThan(WAL_SIZE_LIMIT_BYTES);
+    reader.exec('COMMIT');
+    db.pragma('wal_checkpoint(PASSIVE)');
+    insert.run(Buffer.alloc(1024, 7)); // the next commit restarts the WAL from its start
+    expect(walBytes(path)).toBeLessThanOrEqual(WAL_SIZE_LIMIT_BYTES);
+    reader.close();
+    db.close();
+  });
+});
 
 describe('WAL checkpoint worker', () => {
   it('copies the WAL into the database from its own thread, so the writer reuses a bounded WAL', async () => {

@@ -21,7 +21,10 @@ describe('a caller-supplied history', () => {
       // A small memory budget, so that trimming shows.
       agents: { budget: { maxMemoryTokens: 60 } },
     });
-    agentId = (await ragdesk.agents.create({ name: 'a', description: 'd', systemPrompt: 'Be brief.' })).id;
+    // Without the default instructions, the system message is the agent's prompt alone.
+    agentId = (
+      await ragdesk.agents.create({ name: 'a', description: 'd', systemPrompt: 'Be brief.', restrictKnowledge: false, useMarkdown: false })
+    ).id;
   });
   afterAll(async () => {
     await ragdesk.close();

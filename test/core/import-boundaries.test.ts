@@ -10,9 +10,10 @@ const WIRING = ['adapters/node.ts', 'adapters/backup.ts', 'adapters/cli/'];
 /**
  * Core folders an adapter may use: contracts, errors and dependency-free helpers. The tokenizer is
  * shared so that an adapter counting tokens itself (OpenAI-compatible servers that report no usage)
- * counts exactly as the core's budgets do.
+ * counts exactly as the core's budgets do. The metadata filter grammar and its reference evaluator
+ * (`src/filters/`) are part of the store contract: a store without a query language evaluates it.
  */
-const SHARED_CORE = ['src/ports/', 'src/errors.ts', 'src/text/', 'src/util/', 'src/ingest/tokenizer.ts'];
+const SHARED_CORE = ['src/ports/', 'src/errors.ts', 'src/text/', 'src/util/', 'src/ingest/tokenizer.ts', 'src/filters/'];
 /**
  * The adapter kit: helpers only adapters use (worker pool, option checks, shared row mapping). Any
  * adapter may import it; it imports only the shared core and Node, never another adapter.

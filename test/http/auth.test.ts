@@ -102,8 +102,8 @@ describe("auth matrix: every route without a key, with a wrong key, with another
   });
 
   it('covers every route of the document', () => {
-    // 31 routes and 7 deprecated aliases of the reference's paths.
-    expect(operations.length).toBe(38);
+    // 32 routes and 7 deprecated aliases of the reference's paths.
+    expect(operations.length).toBe(39);
     expect(
       operations
         .filter((operation) => operation.scope === null)
@@ -180,7 +180,7 @@ describe("auth matrix: every route without a key, with a wrong key, with another
         checked++;
       }
     }
-    expect(checked).toBe(54);
+    expect(checked).toBe(56);
     // Agent Get takes any key for a public agent; a private one still needs `read`.
     for (const scope of ['write', 'query']) {
       const refused = await api.get<{ error: { details: { scope: string } } }>(`/api/agents/${ids.agent}`, { key: keys[scope]! });

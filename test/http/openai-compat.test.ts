@@ -62,6 +62,9 @@ describe('the OpenAI-compatible routes, driven by the openai client', () => {
         tools,
         handle: 'facts',
         systemPrompt: 'You are the facts agent.',
+        // Without the default instructions, the system message is the agent's prompt alone.
+        restrictKnowledge: false,
+        useMarkdown: false,
       })
     ).body.id;
     publicId = (await api.post<{ id: string }>('/api/agents', { name: 'Public', description: 'd', tools, visibility: 'public' })).body.id;

@@ -97,13 +97,14 @@ export const datasourceRoutes: Route[] = [
     response: 'Datasource',
     errors: [400, 404, 413, 415],
     async run(context) {
-      const datasource = await ownedDatasource(context.ragdesk, requirePrincipal(context.principal), param(context, 'id'));
+      const principal = requirePrincipal(context.principal);
+      const datasource = await ownedDatasource(context.ragdesk, principal, param(context, 'id'));
       const body = parseInput(
         schemas.datasourceUpdateSchema,
         await readJsonObject(context.request, context.options.maxJsonBytes),
         'datasource update',
       );
-      return json(datasourceToWire(await context.ragdesk.datasources.update(datasource.id, body)));
+      return json(datasourceToWire(await context.ragdesk.datasources.update(datasource.id, body, { ownerId: principal.ownerId })));
     },
   },
   {

@@ -1,7 +1,6 @@
 import { publicDatasourceId } from '../datastores/document-ids.js';
 import type { DocumentFragment } from '../datastores/fragment.js';
 import type { SourceEntry, SourcePassage } from '../ports/agent-key-usage-records.js';
-export { withPassages } from '../util/stored-sources.js';
 import type { DatasourceRef } from '../ports/records.js';
 
 /**

@@ -44,7 +44,7 @@ export async function resolveConversation(
       return { conversation: existing, isNew: false };
     }
   }
-  // The owner's chosen id is used when no conversation has it; a visitor's never is.
+  // The owner's chosen id is used when this agent has no conversation with it; a visitor's never is.
   const id = caller === 'owner' && requested !== undefined && existing === null ? requested : newId();
   const now = nowIso();
   return {

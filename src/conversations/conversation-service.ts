@@ -168,10 +168,12 @@ export class ConversationService {
     parseInput(idSchema, id, 'conversation id');
     this.context.assertOpen();
     const { store } = this.context;
-    const candidates =
-      lookup.agentId === undefined
-        ? await store.listConversationsWithId(id)
-        : [await store.getConversation(lookup.agentId, id)].filter((record) => record !== null);
+    let candidates: ConversationRecord[];
+    if (lookup.agentId === undefined) candidates = await store.listConversationsWithId(id);
+    else {
+      const one = await store.getConversation(lookup.agentId, id);
+      candidates = one === null ? [] : [one];
+    }
     const { visitorId } = lookup;
     return visitorId === undefined ? candidates : candidates.filter((record) => sameSecret(visitorId, record.visitorId));
   }

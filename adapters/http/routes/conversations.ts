@@ -67,7 +67,9 @@ export const conversationRoutes: Route[] = [
       await readJsonObject(context.request, context.options.maxJsonBytes);
       const candidates = await context.ragdesk.agents.conversations.findAll(id, query);
       const owned = [];
-      for (const conversation of candidates) if (await ownsAgentOf(context, conversation)) owned.push(conversation);
+      for (const conversation of candidates) {
+        if (await ownsAgentOf(context, conversation)) owned.push(conversation);
+      }
       const [only] = owned;
       if (only === undefined) throw missing('conversation', id);
       if (owned.length > 1) throw severalReadable(id);

@@ -334,24 +334,28 @@ const WITHOUT_CONVERSATION_READING = `
   ALTER TABLE conversations DROP COLUMN channel;
   ALTER TABLE messages DROP COLUMN feedback; ALTER TABLE messages DROP COLUMN feedback_comment; ALTER TABLE messages DROP COLUMN feedback_at;`;
 /**
- * Undoes the per-owner names migration: one global handle index, conversations keyed by id alone
- * and messages without agent_id, as the migrations before it left them (feedback and listing
- * indexes included, for WITHOUT_CONVERSATION_READING to undo next).
+ * Undoes the per-owner names migration, keeping the rows: one global handle index, conversations
+ * keyed by id alone and messages without agent_id, as the migrations before it left them (feedback
+ * and listing indexes included, for WITHOUT_CONVERSATION_READING to undo next).
  */
 const WITHOUT_PER_OWNER_NAMES = `
   DROP INDEX agents_owner_handle; DROP INDEX agents_public_handle;
   CREATE UNIQUE INDEX agents_handle ON agents (handle) WHERE handle IS NOT NULL;
-  DROP TABLE messages; DROP TABLE conversations;
-  CREATE TABLE conversations (
+  CREATE TABLE conversations_before (
     pk INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, agent_id TEXT NOT NULL REFERENCES agents (id) ON DELETE CASCADE,
     visitor_id TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL, contact TEXT, channel TEXT);
+  INSERT INTO conversations_before SELECT pk, id, agent_id, visitor_id, created_at, updated_at, contact, channel FROM conversations;
+  CREATE TABLE messages_before (
+    pk INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, conversation_id TEXT NOT NULL REFERENCES conversations_before (id) ON DELETE CASCADE,
+    role TEXT NOT NULL, text TEXT NOT NULL, sources TEXT NOT NULL, usage TEXT, model TEXT, visitor_id TEXT NOT NULL, created_at TEXT NOT NULL,
+    feedback TEXT, feedback_comment TEXT, feedback_at TEXT);
+  INSERT INTO messages_before
+    SELECT pk, id, conversation_id, role, text, sources, usage, model, visitor_id, created_at, feedback, feedback_comment, feedback_at FROM messages;
+  DROP TABLE messages; DROP TABLE conversations;
+  ALTER TABLE conversations_before RENAME TO conversations; ALTER TABLE messages_before RENAME TO messages;
   CREATE INDEX conversations_agent ON conversations (agent_id, created_at);
   CREATE INDEX conversations_activity ON conversations (agent_id, updated_at DESC, id DESC);
   CREATE INDEX conversations_visitor ON conversations (agent_id, visitor_id, updated_at DESC, id DESC);
-  CREATE TABLE messages (
-    pk INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, conversation_id TEXT NOT NULL REFERENCES conversations (id) ON DELETE CASCADE,
-    role TEXT NOT NULL, text TEXT NOT NULL, sources TEXT NOT NULL, usage TEXT, model TEXT, visitor_id TEXT NOT NULL, created_at TEXT NOT NULL,
-    feedback TEXT, feedback_comment TEXT, feedback_at TEXT);
   CREATE INDEX messages_conversation ON messages (conversation_id, created_at, pk);
   CREATE INDEX messages_feedback ON messages (conversation_id, feedback) WHERE feedback IS NOT NULL;`;
 

@@ -112,7 +112,8 @@ describe('per-owner handles', () => {
       fixture.openai.reset();
       const response = await api.post('/api/agents/@faq/query', { query: 'hi' }, { key });
       expect(response.status).toBe(200);
-      return fixture.openai.chatRequests()[0]!.messages[0]!.content;
+      // The system prompt's first line is the agent's own prompt (answer settings append theirs below).
+      return String(fixture.openai.chatRequests()[0]!.messages[0]!.content).split('\n')[0];
     };
     expect(await asked(null)).toBe('ALICE-FAQ');
     expect(await asked(fixture.alice)).toBe('ALICE-FAQ');

@@ -49,6 +49,9 @@ describe("a query's context", () => {
         description: 'd',
         visibility: 'public',
         systemPrompt: OWNER_SYSTEM_PROMPT,
+        // Off, so the system message is the owner's prompt alone (these two append instructions to it).
+        restrictKnowledge: false,
+        useMarkdown: false,
         tools: [{ type: 'datastore', datastoreId: datastore.id }],
       },
       { key: fixture.alice },

@@ -53,7 +53,8 @@ describe('agents as the reference widget reads them', () => {
     const agent = (await api.get<Body>(`/api/agents/${publicId}`)).body;
     expect(agent).toMatchObject({
       includeSources: true,
-      restrictKnowledge: false,
+      // Absent settings answer their defaults, the reference's: includeSources, restrictKnowledge, useMarkdown on.
+      restrictKnowledge: true,
       useMarkdown: true,
       useLanguageDetection: false,
       iconUrl: 'https://example.com/anchor.png',
@@ -64,7 +65,7 @@ describe('agents as the reference widget reads them', () => {
     const listed = (await api.get<Body[]>('/api/agents')).body.find((each) => each.id === publicId);
     expect(listed).toMatchObject({ includeSources: true, interfaceConfig: INTERFACE });
     const bare = (await api.get<Body>(`/api/agents/${privateId}`)).body;
-    expect(bare).toMatchObject({ includeSources: true, useMarkdown: false, iconUrl: null, interfaceConfig: null });
+    expect(bare).toMatchObject({ includeSources: true, useMarkdown: true, iconUrl: null, interfaceConfig: null });
   });
 
   it('without a key a public agent answers its public view, by id and by @handle', async () => {

@@ -197,7 +197,10 @@ describe('owner isolation across every route, with randomised resources', () => 
       ),
       agents,
       // The conversations the build started (the caller's own queries below start new ones), with their feedback.
-      conversations: await Promise.all(owner.conversations.map((id) => fixture.ragdesk.agents.conversations.get(id))),
+      // The i-th conversation is the i-th agent's; ids are per agent, so the agent names which one.
+      conversations: await Promise.all(
+        owner.conversations.map((id, i) => fixture.ragdesk.agents.conversations.get(id, { agentId: owner.agents[i]! })),
+      ),
     };
   }
 

@@ -135,7 +135,9 @@ export function memoryAgents() {
     },
 
     findConversations(filter: ConversationFilter): ConversationRecord[] {
-      const found = [...conversations.values()].filter((record) => matches(record, filter, messages.get(conversationKey(record.agentId, record.id)) ?? []));
+      const found = [...conversations.values()].filter((record) =>
+        matches(record, filter, messages.get(conversationKey(record.agentId, record.id)) ?? []),
+      );
       // Newest activity first, then id descending (code unit order; ids are ASCII).
       found.sort((a, b) => compareDesc(a.updatedAt, b.updatedAt) || compareDesc(a.id, b.id));
       return found.slice(0, Math.max(1, Math.floor(filter.limit))).map((record) => ({ ...record }));

@@ -117,7 +117,9 @@ export function describeOwnerIdConformance(context: StoreSuiteContext): void {
       // Deleting one leaves the other with its messages.
       expect(await store().deleteConversation(theirs.id, 'shared')).toBe(true);
       expect(await store().listConversationsWithId('shared')).toEqual([updated(first, 4)]);
-      expect(await store().listMessages(mine.id, 'shared')).toEqual([{ ...answerA, feedback: { value: 'bad', comment: null, createdAt: isoAt(6) } }]);
+      expect(await store().listMessages(mine.id, 'shared')).toEqual([
+        { ...answerA, feedback: { value: 'bad', comment: null, createdAt: isoAt(6) } },
+      ]);
       expect(await store().getMessage('answer-b')).toBeNull();
     });
   });

@@ -247,8 +247,8 @@ describe('per-agent conversation ids', () => {
 
   it('a visitor holding two conversations with one id gets the 409 too, and reads each with agentId', async () => {
     const publicAgent = async () =>
-      (await api.post<{ id: string }>('/api/agents', { name: 'Public', description: 'd', visibility: 'public' }, { key: fixture.alice })).body
-        .id;
+      (await api.post<{ id: string }>('/api/agents', { name: 'Public', description: 'd', visibility: 'public' }, { key: fixture.alice }))
+        .body.id;
     const first = await publicAgent();
     const second = await publicAgent();
     for (const agentId of [first, second]) {

@@ -34,10 +34,8 @@ interface Full extends Summary {
 const conversationsOf = (api: Api, agentId: string, query: Record<string, string>) =>
   api.request<Page>('GET', `/agents/${encodeURIComponent(agentId)}/conversations?${new URLSearchParams(query).toString()}`);
 /** Conversation ids are unique within an agent only, so the agent goes along. */
-const conversationPath = (agentId: string, id: string) =>
-  `/conversations/${encodeURIComponent(id)}?agentId=${encodeURIComponent(agentId)}`;
-const readConversation = (api: Api, agentId: string, id: string) =>
-  api.request<Full>('GET', `${conversationPath(agentId, id)}&limit=200`);
+const conversationPath = (agentId: string, id: string) => `/conversations/${encodeURIComponent(id)}?agentId=${encodeURIComponent(agentId)}`;
+const readConversation = (api: Api, agentId: string, id: string) => api.request<Full>('GET', `${conversationPath(agentId, id)}&limit=200`);
 
 /**
  * `/conversations/{agentId}`: the agent's conversations, those holding a marked answer first (an

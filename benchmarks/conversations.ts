@@ -34,7 +34,7 @@ try {
       const conversation = makeConversation(owner, i, { visitorId: `v-${i % 500}`, channel: i % 3 === 0 ? 'api' : 'website' });
       await fill.createConversation(conversation);
       const answer = makeMessage(conversation, i + 0.5, 'assistant');
-      await fill.appendMessages(conversation.id, [makeMessage(conversation, i, 'user'), answer]);
+      await fill.appendMessages(conversation.agentId, conversation.id, [makeMessage(conversation, i, 'user'), answer]);
       // One conversation in a hundred holds an answer marked bad.
       if (owner === agent && i % 100 === 0) await fill.setMessageFeedback(answer.id, { value: 'bad', comment: null, createdAt: isoAt(i) });
     }
@@ -54,7 +54,7 @@ try {
       for (let run = 0; run < RUNS; run++) {
         const started = performance.now();
         const page = await store.findConversations(filter);
-        for (const conversation of page.slice(0, PAGE)) await store.listMessages(conversation.id);
+        for (const conversation of page.slice(0, PAGE)) await store.listMessages(conversation.agentId, conversation.id);
         samples.push(performance.now() - started);
       }
       medians.set(name, latencySummary(samples).p50);

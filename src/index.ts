@@ -44,7 +44,12 @@ export type {
   ConversationSummary,
   ConversationWithMessages,
 } from './conversations/conversation-types.js';
-export type { ConversationListInput, ConversationReadInput, MessageFeedbackInput } from './conversations/conversation-schemas.js';
+export type {
+  ConversationListInput,
+  ConversationLookupInput,
+  ConversationReadInput,
+  MessageFeedbackInput,
+} from './conversations/conversation-schemas.js';
 export type { AgentCreateInput, AgentUpdateInput, AgentQueryInput } from './agents/schemas.js';
 export type { AgentOptionsInput, AgentOptions } from './agents/agent-options.js';
 export { DEFAULT_PRICES, type ModelPrice } from './agents/pricing.js';

@@ -17,15 +17,33 @@ export async function ownedDatastore(ragdesk: Ragdesk, principal: Principal, id:
 }
 
 export async function ownedAgent(ragdesk: Ragdesk, principal: Principal, id: string): Promise<Agent> {
-  const agent = await agentByIdOrHandle(ragdesk, id);
+  const agent = await (id.startsWith('@')
+    ? ragdesk.agents.getByHandle(id.slice(1), { ownerId: principal.ownerId })
+    : ragdesk.agents.get(id));
   if (agent.ownerId !== principal.ownerId) throw missing('agent', id);
   requireAgentAccess(principal, agent);
   return agent;
 }
 
-/** `@name` finds the agent by its handle (as the reference's `GET /api/agents/@handle`); anything else is an id. */
-export function agentByIdOrHandle(ragdesk: Ragdesk, id: string): Promise<Agent> {
-  return id.startsWith('@') ? ragdesk.agents.getByHandle(id.slice(1)) : ragdesk.agents.get(id);
+/**
+ * The agent a query path names. An id is global. `@name` is a handle, and handles are unique within
+ * an owner only: with a key it names the key owner's agent with that handle, else the public agent
+ * with it; without a key, the public agent (two public agents never share a handle). Another
+ * owner's private agent is never reached through its handle.
+ */
+export async function queriedAgent(ragdesk: Ragdesk, principal: Principal | null, id: string): Promise<Agent> {
+  if (!id.startsWith('@')) return ragdesk.agents.get(id);
+  const handle = id.slice(1);
+  if (principal !== null) {
+    const own = await ragdesk.agents.getByHandle(handle, { ownerId: principal.ownerId }).catch(notFoundAsNull);
+    if (own) return own;
+  }
+  return ragdesk.agents.getPublicByHandle(handle);
+}
+
+function notFoundAsNull(error: unknown): null {
+  if (RagdeskError.isInstance(error) && error.code === 'not_found') return null;
+  throw error;
 }
 
 /**

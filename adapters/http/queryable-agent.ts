@@ -1,5 +1,5 @@
 import { RagdeskError, type Agent } from '../../src/index.js';
-import { agentByIdOrHandle, missing, ownedAgent } from './access.js';
+import { missing, ownedAgent, queriedAgent } from './access.js';
 import { requireScope } from './auth.js';
 import type { OperationContext } from './operation.js';
 import { takeVisitorTurn } from './visitor-limits.js';
@@ -23,7 +23,7 @@ export interface QueryableAgent {
  */
 export async function queryableAgent(context: OperationContext, id: string, visitors: VisitorRule = publicAgents): Promise<QueryableAgent> {
   const { principal, ragdesk } = context;
-  const agent = await agentByIdOrHandle(ragdesk, id).catch((error: unknown) => {
+  const agent = await queriedAgent(ragdesk, principal, id).catch((error: unknown) => {
     if (RagdeskError.isInstance(error) && error.code === 'not_found') return null;
     throw error;
   });

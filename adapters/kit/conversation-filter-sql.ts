@@ -22,7 +22,7 @@ export function conversationFilterSql(
   if (filter.updatedFrom !== undefined) conditions.push(`c.updated_at >= ${next(filter.updatedFrom)}`);
   if (filter.updatedTo !== undefined) conditions.push(`c.updated_at <= ${next(filter.updatedTo)}`);
   if (filter.feedback !== undefined) {
-    const marked = `SELECT 1 FROM ${messagesTable} m WHERE m.conversation_id = c.id AND m.feedback IS NOT NULL`;
+    const marked = `SELECT 1 FROM ${messagesTable} m WHERE m.agent_id = c.agent_id AND m.conversation_id = c.id AND m.feedback IS NOT NULL`;
     if (filter.feedback === 'any') conditions.push(`EXISTS (${marked})`);
     else if (filter.feedback === 'none') conditions.push(`NOT EXISTS (${marked})`);
     else conditions.push(`EXISTS (${marked} AND m.feedback = ${next(filter.feedback)})`);

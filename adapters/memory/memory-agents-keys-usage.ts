@@ -18,10 +18,11 @@ import { conflict, oldestFirst } from './record-copies.js';
  */
 export function memoryAgents() {
   const agents = new Map<string, AgentRecord>();
+  /** Keyed by {@link conversationKey}: conversation ids are unique within their agent only. */
   const conversations = new Map<string, ConversationRecord>();
-  /** Messages per conversation, in insertion order. */
+  /** Messages per conversation (same keys), in insertion order. */
   const messages = new Map<string, MessageRecord[]>();
-  /** Conversation of every message stored and not deleted: ids are unique across conversations. */
+  /** Conversation key of every message stored and not deleted: ids are unique across conversations. */
   const messageIds = new Map<string, string>();
   const apiKeys = new Map<string, ApiKeyRecord>();
   const keyIdsByHash = new Map<string, string>();
@@ -30,20 +31,31 @@ export function memoryAgents() {
   const byOwner = <T extends { ownerId: string | null }>(list: T[], ownerId: string | undefined): T[] =>
     ownerId === undefined ? list : list.filter((record) => record.ownerId === ownerId);
 
-  function dropConversation(id: string): void {
-    for (const message of messages.get(id) ?? []) messageIds.delete(message.id);
-    messages.delete(id);
-    conversations.delete(id);
+  /** As the SQL stores' unique indexes: one handle per owner, and one public agent per handle. */
+  function assertHandleFree(record: AgentRecord): void {
+    if (record.handle === null) return;
+    for (const other of agents.values()) {
+      if (other.id === record.id || other.handle !== record.handle) continue;
+      const sameOwner = (other.ownerId ?? null) === (record.ownerId ?? null);
+      if (sameOwner || (other.visibility === 'public' && record.visibility === 'public')) throw conflict('agent handle', record.handle);
+    }
+  }
+
+  function dropConversation(key: string): void {
+    for (const message of messages.get(key) ?? []) messageIds.delete(message.id);
+    messages.delete(key);
+    conversations.delete(key);
   }
 
   function findMessage(id: string): MessageRecord | undefined {
-    const conversationId = messageIds.get(id);
-    return conversationId === undefined ? undefined : messages.get(conversationId)?.find((message) => message.id === id);
+    const key = messageIds.get(id);
+    return key === undefined ? undefined : messages.get(key)?.find((message) => message.id === id);
   }
 
   return {
     createAgent(record: AgentRecord): void {
       if (agents.has(record.id)) throw conflict('agent', record.id);
+      assertHandleFree(record);
       agents.set(record.id, { ...structuredClone(record), ownerId: record.ownerId ?? null });
     },
 
@@ -60,6 +72,7 @@ export function memoryAgents() {
       const current = agents.get(id);
       if (current === undefined) return null;
       const next = patchedAgent(structuredClone(current), patch, structuredClone);
+      assertHandleFree(next);
       agents.set(id, next);
       return structuredClone(next);
     },
@@ -67,21 +80,22 @@ export function memoryAgents() {
     deleteAgent(id: string): boolean {
       if (!agents.has(id)) return false;
       for (const conversation of [...conversations.values()]) {
-        if (conversation.agentId === id) dropConversation(conversation.id);
+        if (conversation.agentId === id) dropConversation(conversationKey(id, conversation.id));
       }
       agents.delete(id);
       return true;
     },
 
     createConversation(record: ConversationRecord): void {
-      if (conversations.has(record.id)) throw conflict('conversation', record.id);
+      const key = conversationKey(record.agentId, record.id);
+      if (conversations.has(key)) throw conflict('conversation', record.id);
       if (!agents.has(record.agentId)) throw notFound('agent', record.agentId);
-      conversations.set(record.id, { ...record });
-      messages.set(record.id, []);
+      conversations.set(key, { ...record });
+      messages.set(key, []);
     },
 
-    getConversation(id: string): ConversationRecord | null {
-      const record = conversations.get(id);
+    getConversation(agentId: string, id: string): ConversationRecord | null {
+      const record = conversations.get(conversationKey(agentId, id));
       return record === undefined ? null : { ...record };
     },
 
@@ -90,8 +104,9 @@ export function memoryAgents() {
       return oldestFirst(owned.map((record) => ({ ...record })));
     },
 
-    appendMessages(conversationId: string, batch: readonly MessageRecord[]): void {
-      const conversation = conversations.get(conversationId);
+    appendMessages(agentId: string, conversationId: string, batch: readonly MessageRecord[]): void {
+      const key = conversationKey(agentId, conversationId);
+      const conversation = conversations.get(key);
       if (conversation === undefined) throw notFound('conversation', conversationId);
       // Every check first: a rejected batch leaves nothing behind.
       const seen = new Set<string>();
@@ -102,17 +117,17 @@ export function memoryAgents() {
       }
       const last = batch.at(-1);
       if (last === undefined) return;
-      const list = messages.get(conversationId) ?? [];
+      const list = messages.get(key) ?? [];
       for (const message of batch) {
         list.push({ ...structuredClone(message), feedback: message.feedback ?? null });
-        messageIds.set(message.id, conversationId);
+        messageIds.set(message.id, key);
       }
-      messages.set(conversationId, list);
-      conversations.set(conversationId, { ...conversation, updatedAt: last.createdAt });
+      messages.set(key, list);
+      conversations.set(key, { ...conversation, updatedAt: last.createdAt });
     },
 
-    listMessages(conversationId: string, options: { limit?: number } = {}): MessageRecord[] {
-      const list = messages.get(conversationId) ?? [];
+    listMessages(agentId: string, conversationId: string, options: { limit?: number } = {}): MessageRecord[] {
+      const list = messages.get(conversationKey(agentId, conversationId)) ?? [];
       // Reverse insertion order, then a stable sort by time: newest first, ties later-inserted first.
       const newest = [...list].reverse().sort((a, b) => (a.createdAt > b.createdAt ? -1 : a.createdAt < b.createdAt ? 1 : 0));
       const limited = options.limit === undefined ? newest : newest.slice(0, Math.max(0, Math.floor(options.limit)));
@@ -120,21 +135,35 @@ export function memoryAgents() {
     },
 
     findConversations(filter: ConversationFilter): ConversationRecord[] {
-      const found = [...conversations.values()].filter((record) => matches(record, filter, messages.get(record.id) ?? []));
+      const found = [...conversations.values()].filter((record) =>
+        matches(record, filter, messages.get(conversationKey(record.agentId, record.id)) ?? []),
+      );
       // Newest activity first, then id descending (code unit order; ids are ASCII).
       found.sort((a, b) => compareDesc(a.updatedAt, b.updatedAt) || compareDesc(a.id, b.id));
       return found.slice(0, Math.max(1, Math.floor(filter.limit))).map((record) => ({ ...record }));
     },
 
-    deleteConversation(id: string): boolean {
-      if (!conversations.has(id)) return false;
-      dropConversation(id);
+    listConversationsWithId(id: string): ConversationRecord[] {
+      const named = [...conversations.values()].filter((record) => record.id === id);
+      return oldestFirst(named.map((record) => ({ ...record })));
+    },
+
+    deleteConversation(agentId: string, id: string): boolean {
+      const key = conversationKey(agentId, id);
+      if (!conversations.has(key)) return false;
+      dropConversation(key);
       return true;
     },
 
     getMessage(id: string): MessageRecord | null {
       const found = findMessage(id);
       return found === undefined ? null : structuredClone(found);
+    },
+
+    getMessageConversation(messageId: string): ConversationRecord | null {
+      const key = messageIds.get(messageId);
+      const record = key === undefined ? undefined : conversations.get(key);
+      return record === undefined ? null : { ...record };
     },
 
     setMessageFeedback(id: string, feedback: MessageFeedback | null): MessageRecord | null {
@@ -226,4 +255,9 @@ function assertUsageNumbers(request: UsageConsumption): void {
       { path: Number.isFinite(request.amount) ? 'limit' : 'amount', message: 'must be a finite number' },
     ]);
   }
+}
+
+/** One map key per (agent, conversation id); JSON keeps any two pairs of strings apart. */
+function conversationKey(agentId: string, id: string): string {
+  return JSON.stringify([agentId, id]);
 }

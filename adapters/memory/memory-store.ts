@@ -355,9 +355,9 @@ export function memoryStore(_options: MemoryStoreOptions = {}): Store {
       agents.createConversation(record);
     },
 
-    async getConversation(id) {
+    async getConversation(agentId, id) {
       open();
-      return agents.getConversation(id);
+      return agents.getConversation(agentId, id);
     },
 
     async listConversations(agentId) {
@@ -365,14 +365,14 @@ export function memoryStore(_options: MemoryStoreOptions = {}): Store {
       return agents.listConversations(agentId);
     },
 
-    async appendMessages(conversationId, messages) {
+    async appendMessages(agentId, conversationId, messages) {
       open();
-      agents.appendMessages(conversationId, messages);
+      agents.appendMessages(agentId, conversationId, messages);
     },
 
-    async listMessages(conversationId, options) {
+    async listMessages(agentId, conversationId, options) {
       open();
-      return agents.listMessages(conversationId, options);
+      return agents.listMessages(agentId, conversationId, options);
     },
 
     async findConversations(filter) {
@@ -380,14 +380,24 @@ export function memoryStore(_options: MemoryStoreOptions = {}): Store {
       return agents.findConversations(filter);
     },
 
-    async deleteConversation(id) {
+    async listConversationsWithId(id) {
       open();
-      return agents.deleteConversation(id);
+      return agents.listConversationsWithId(id);
+    },
+
+    async deleteConversation(agentId, id) {
+      open();
+      return agents.deleteConversation(agentId, id);
     },
 
     async getMessage(id) {
       open();
       return agents.getMessage(id);
+    },
+
+    async getMessageConversation(messageId) {
+      open();
+      return agents.getMessageConversation(messageId);
     },
 
     async setMessageFeedback(id, feedback) {

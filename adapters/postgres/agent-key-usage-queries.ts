@@ -53,9 +53,11 @@ export function agentQueries(pool: pg.Pool, s: string) {
 
   return {
     async createAgent(record: AgentRecord): Promise<void> {
-      const inserted = await pool.query(
-        `INSERT INTO ${s}.agents (${AGENT_SELECT}) VALUES (${placeholders(AGENT_COLUMNS.length)}) ON CONFLICT (id) DO NOTHING`,
-        agentValues(record),
+      const inserted = await withHandleConflict(record.handle, () =>
+        pool.query(
+          `INSERT INTO ${s}.agents (${AGENT_SELECT}) VALUES (${placeholders(AGENT_COLUMNS.length)}) ON CONFLICT (id) DO NOTHING`,
+          agentValues(record),
+        ),
       );
       if (inserted.rowCount === 0) throw conflict('agent', record.id);
     },
@@ -81,10 +83,12 @@ export function agentQueries(pool: pg.Pool, s: string) {
         const settable = AGENT_COLUMNS.map((column, i) => ({ column, value: values[i] })).filter(
           ({ column }) => column !== 'id' && column !== 'owner_id' && column !== 'created_at',
         );
-        await client.query(`UPDATE ${s}.agents SET ${settable.map(({ column }, i) => `${column} = $${i + 2}`).join(', ')} WHERE id = $1`, [
-          id,
-          ...settable.map(({ value }) => value),
-        ]);
+        await withHandleConflict(next.handle, () =>
+          client.query(`UPDATE ${s}.agents SET ${settable.map(({ column }, i) => `${column} = $${i + 2}`).join(', ')} WHERE id = $1`, [
+            id,
+            ...settable.map(({ value }) => value),
+          ]),
+        );
         return next;
       });
     },
@@ -111,8 +115,12 @@ export function agentQueries(pool: pg.Pool, s: string) {
       }
     },
 
-    async getConversation(id: string): Promise<ConversationRecord | null> {
-      const row = await selectRow<ConversationRow>(pool, `SELECT ${CONVERSATION_SELECT} FROM ${s}.conversations WHERE id = $1`, [id]);
+    async getConversation(agentId: string, id: string): Promise<ConversationRecord | null> {
+      const row = await selectRow<ConversationRow>(
+        pool,
+        `SELECT ${CONVERSATION_SELECT} FROM ${s}.conversations WHERE agent_id = $1 AND id = $2`,
+        [agentId, id],
+      );
       return row === undefined ? null : toConversationRecord(row);
     },
 
@@ -126,9 +134,12 @@ export function agentQueries(pool: pg.Pool, s: string) {
     },
 
     /** One transaction: the batch lands whole, with the conversation's new `updatedAt`, or not at all. */
-    appendMessages(conversationId: string, batch: readonly MessageRecord[]): Promise<void> {
+    appendMessages(agentId: string, conversationId: string, batch: readonly MessageRecord[]): Promise<void> {
       return inTransaction(pool, async (client) => {
-        const conversation = await selectRow(client, `SELECT 1 FROM ${s}.conversations WHERE id = $1 FOR UPDATE`, [conversationId]);
+        const conversation = await selectRow(client, `SELECT 1 FROM ${s}.conversations WHERE agent_id = $1 AND id = $2 FOR UPDATE`, [
+          agentId,
+          conversationId,
+        ]);
         if (conversation === undefined) throw notFound('conversation', conversationId);
         const seen = new Set<string>();
         for (const message of batch) {
@@ -145,22 +156,26 @@ export function agentQueries(pool: pg.Pool, s: string) {
         // One row per statement keeps insertion order = pk order (ties in listMessages rely on it).
         for (const message of batch) {
           const inserted = await client.query(
-            `INSERT INTO ${s}.messages (${MESSAGE_SELECT}) VALUES (${placeholders(MESSAGE_COLUMNS.length)}) ON CONFLICT (id) DO NOTHING`,
-            messageValues(message),
+            `INSERT INTO ${s}.messages (${MESSAGE_SELECT}, agent_id) VALUES (${placeholders(MESSAGE_COLUMNS.length + 1)}) ON CONFLICT (id) DO NOTHING`,
+            [...messageValues(message), agentId],
           );
           if (inserted.rowCount === 0) throw conflict('message', message.id);
         }
-        await client.query(`UPDATE ${s}.conversations SET updated_at = $2 WHERE id = $1`, [conversationId, last.createdAt]);
+        await client.query(`UPDATE ${s}.conversations SET updated_at = $3 WHERE agent_id = $1 AND id = $2`, [
+          agentId,
+          conversationId,
+          last.createdAt,
+        ]);
       });
     },
 
-    async listMessages(conversationId: string, options: { limit?: number } = {}): Promise<MessageRecord[]> {
+    async listMessages(agentId: string, conversationId: string, options: { limit?: number } = {}): Promise<MessageRecord[]> {
       const limit = options.limit === undefined ? null : Math.max(0, Math.floor(options.limit));
       const rows = await selectRows<MessageRow>(
         pool,
-        `SELECT ${MESSAGE_SELECT} FROM ${s}.messages WHERE conversation_id = $1
-         ORDER BY created_at DESC, pk DESC LIMIT $2`,
-        [conversationId, limit],
+        `SELECT ${MESSAGE_SELECT} FROM ${s}.messages WHERE agent_id = $1 AND conversation_id = $2
+         ORDER BY created_at DESC, pk DESC LIMIT $3`,
+        [agentId, conversationId, limit],
       );
       return rows.map(toMessageRecord);
     },
@@ -172,13 +187,33 @@ export function agentQueries(pool: pg.Pool, s: string) {
       return rows.map(toConversationRecord);
     },
 
+    async listConversationsWithId(id: string): Promise<ConversationRecord[]> {
+      const rows = await selectRows<ConversationRow>(
+        pool,
+        `SELECT ${CONVERSATION_SELECT} FROM ${s}.conversations WHERE id = $1 ORDER BY created_at, pk`,
+        [id],
+      );
+      return rows.map(toConversationRecord);
+    },
+
     /** Messages cascade with the conversation row. */
-    async deleteConversation(id: string): Promise<boolean> {
-      const deleted = await pool.query(`DELETE FROM ${s}.conversations WHERE id = $1`, [id]);
+    async deleteConversation(agentId: string, id: string): Promise<boolean> {
+      const deleted = await pool.query(`DELETE FROM ${s}.conversations WHERE agent_id = $1 AND id = $2`, [agentId, id]);
       return (deleted.rowCount ?? 0) > 0;
     },
 
     getMessage,
+
+    async getMessageConversation(messageId: string): Promise<ConversationRecord | null> {
+      const columns = CONVERSATION_COLUMNS.map((column) => `c.${column}`).join(', ');
+      const row = await selectRow<ConversationRow>(
+        pool,
+        `SELECT ${columns} FROM ${s}.messages m JOIN ${s}.conversations c ON c.agent_id = m.agent_id AND c.id = m.conversation_id
+         WHERE m.id = $1`,
+        [messageId],
+      );
+      return row === undefined ? null : toConversationRecord(row);
+    },
 
     async setMessageFeedback(id: string, feedback: MessageFeedback | null): Promise<MessageRecord | null> {
       const columns = feedbackColumns(feedback);
@@ -271,4 +306,17 @@ export function agentQueries(pool: pg.Pool, s: string) {
       return { allowed: false, used: current?.used ?? 0 };
     },
   };
+}
+
+/** The handle indexes (the per-owner names migration) refuse a handle of another agent of the same owner or another public agent. */
+async function withHandleConflict<T>(handle: string | null, write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    const constraint = (error as { constraint?: unknown }).constraint;
+    if (handle !== null && sqlState(error) === '23505' && (constraint === 'agents_owner_handle' || constraint === 'agents_public_handle')) {
+      throw conflict('agent handle', handle);
+    }
+    throw error;
+  }
 }

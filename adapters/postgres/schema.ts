@@ -73,6 +73,52 @@ const unspacedScripts = (s: string) => `
   CREATE INDEX chunks_text ON ${s}.chunks USING gin (tsv) WITH (fastupdate = off);
   `;
 
+/**
+ * Readable conversations: the channel a conversation started on, a reader's feedback on a
+ * message (NULL when unmarked), indexes for an agent's conversations newest activity first (all,
+ * and one visitor's) and a partial one holding only marked messages for the feedback filter.
+ */
+const conversationReading = (s: string) => `
+  ALTER TABLE ${s}.conversations ADD COLUMN channel text;
+  ALTER TABLE ${s}.messages ADD COLUMN feedback text;
+  ALTER TABLE ${s}.messages ADD COLUMN feedback_comment text;
+  ALTER TABLE ${s}.messages ADD COLUMN feedback_at text COLLATE "C";
+  CREATE INDEX conversations_activity ON ${s}.conversations (agent_id, updated_at DESC, id COLLATE "C" DESC);
+  CREATE INDEX conversations_visitor ON ${s}.conversations (agent_id, visitor_id, updated_at DESC, id COLLATE "C" DESC);
+  CREATE INDEX messages_feedback ON ${s}.messages (conversation_id, feedback) WHERE feedback IS NOT NULL;
+  `;
+
+/**
+ * Names callers choose stop being global, so another owner's use neither blocks nor reveals one.
+ * Handles: unique within an owner (owner-less agents count as one owner); a public agent's handle
+ * is also its address for visitors, so no two public agents share one. Conversation ids: unique
+ * within their agent, so conversations are keyed by (agent_id, id) and messages carry agent_id
+ * for their foreign key. Existing handles and conversation ids were unique across all agents, so
+ * the new keys hold for them as they are.
+ */
+function perOwnerNames(s: string): string {
+  return `
+  DROP INDEX IF EXISTS ${s}.agents_handle;
+  CREATE UNIQUE INDEX agents_owner_handle ON ${s}.agents (COALESCE(owner_id, ''), handle) WHERE handle IS NOT NULL;
+  CREATE UNIQUE INDEX agents_public_handle ON ${s}.agents (handle) WHERE handle IS NOT NULL AND visibility = 'public';
+
+  ALTER TABLE ${s}.messages ADD COLUMN agent_id text;
+  UPDATE ${s}.messages m SET agent_id = c.agent_id FROM ${s}.conversations c WHERE c.id = m.conversation_id;
+  ALTER TABLE ${s}.messages ALTER COLUMN agent_id SET NOT NULL;
+  ALTER TABLE ${s}.messages DROP CONSTRAINT messages_conversation_id_fkey;
+  ALTER TABLE ${s}.conversations DROP CONSTRAINT conversations_pkey;
+  ALTER TABLE ${s}.conversations ADD CONSTRAINT conversations_pkey PRIMARY KEY (agent_id, id);
+  ALTER TABLE ${s}.messages ADD CONSTRAINT messages_conversation_fkey
+    FOREIGN KEY (agent_id, conversation_id) REFERENCES ${s}.conversations (agent_id, id) ON DELETE CASCADE;
+  DROP INDEX ${s}.messages_conversation;
+  CREATE INDEX messages_conversation ON ${s}.messages (agent_id, conversation_id, created_at DESC, pk DESC);
+  DROP INDEX ${s}.messages_feedback;
+  CREATE INDEX messages_feedback ON ${s}.messages (agent_id, conversation_id, feedback) WHERE feedback IS NOT NULL;
+  -- A conversation named by its id alone (a reader without the agent) is looked up across agents.
+  CREATE INDEX conversations_id ON ${s}.conversations (id);
+  `;
+}
+
 const MIGRATIONS: readonly ((s: string) => string)[] = [
   // 1: everything the Store port keeps.
   (s) => `
@@ -281,18 +327,8 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
   );
   CREATE INDEX uploads_keep_until ON ${s}.uploads (keep_until);
   `,
-  // Readable conversations: the channel a conversation started on, a reader's feedback on a
-  // message (NULL when unmarked), indexes for an agent's conversations newest activity first (all,
-  // and one visitor's) and a partial one holding only marked messages for the feedback filter.
-  (s) => `
-  ALTER TABLE ${s}.conversations ADD COLUMN channel text;
-  ALTER TABLE ${s}.messages ADD COLUMN feedback text;
-  ALTER TABLE ${s}.messages ADD COLUMN feedback_comment text;
-  ALTER TABLE ${s}.messages ADD COLUMN feedback_at text COLLATE "C";
-  CREATE INDEX conversations_activity ON ${s}.conversations (agent_id, updated_at DESC, id COLLATE "C" DESC);
-  CREATE INDEX conversations_visitor ON ${s}.conversations (agent_id, visitor_id, updated_at DESC, id COLLATE "C" DESC);
-  CREATE INDEX messages_feedback ON ${s}.messages (conversation_id, feedback) WHERE feedback IS NOT NULL;
-  `,
+  conversationReading,
+  perOwnerNames,
 ];
 
 /** The first migration of metadata filters and scripts, for the test that upgrades an older schema. */
@@ -300,6 +336,12 @@ export const METADATA_FILTERS_MIGRATION = MIGRATIONS.indexOf(metadataFilters) + 
 
 /** The schema version this code writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** The version that made handles and conversation ids per owner (tests build a schema of the one before). */
+export const PER_OWNER_NAMES_VERSION = MIGRATIONS.indexOf(perOwnerNames) + 1;
+
+/** The version that made conversations readable (a test builds a schema of the one before). */
+export const CONVERSATION_READING_VERSION = MIGRATIONS.indexOf(conversationReading) + 1;
 
 /** The default Postgres schema (namespace) of the tables. */
 export const DEFAULT_SCHEMA = 'ragdesk';

@@ -56,20 +56,26 @@ export function agentQueries(db: SqliteDatabase) {
   const insertConversation = db.prepare(
     `INSERT INTO conversations (${CONVERSATION_COLUMNS}) VALUES (${placeholders(CONVERSATION_COLUMNS)})`,
   );
-  const selectConversation = db.prepare(`SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE id = ?`);
+  const selectConversation = db.prepare(`SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE agent_id = ? AND id = ?`);
   const selectConversations = db.prepare(`SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE agent_id = ? ORDER BY created_at, pk`);
-  const touchConversation = db.prepare('UPDATE conversations SET updated_at = ? WHERE id = ?');
+  const touchConversation = db.prepare('UPDATE conversations SET updated_at = ? WHERE agent_id = ? AND id = ?');
   // Messages follow through ON DELETE CASCADE.
-  const deleteConversationRow = db.prepare('DELETE FROM conversations WHERE id = ?');
+  const deleteConversationRow = db.prepare('DELETE FROM conversations WHERE agent_id = ? AND id = ?');
+  const selectConversationsWithId = db.prepare(`SELECT ${CONVERSATION_COLUMNS} FROM conversations WHERE id = ? ORDER BY created_at, pk`);
+  const selectMessageConversation = db.prepare(
+    `SELECT ${prefixed(CONVERSATION_COLUMNS)} FROM messages m JOIN conversations c ON c.agent_id = m.agent_id AND c.id = m.conversation_id
+     WHERE m.id = ?`,
+  );
   const foundConversations = new Map<string, ReturnType<SqliteDatabase['prepare']>>();
 
-  const insertMessage = db.prepare(`INSERT INTO messages (${MESSAGE_COLUMNS}) VALUES (${placeholders(MESSAGE_COLUMNS)})`);
+  // agent_id first: it is not a field of MessageRecord, only the half of the conversation's key the id lacks.
+  const insertMessage = db.prepare(`INSERT INTO messages (agent_id, ${MESSAGE_COLUMNS}) VALUES (?, ${placeholders(MESSAGE_COLUMNS)})`);
   const selectMessageId = db.prepare('SELECT 1 FROM messages WHERE id = ?');
   const selectMessage = db.prepare(`SELECT ${MESSAGE_COLUMNS} FROM messages WHERE id = ?`);
   const updateFeedback = db.prepare('UPDATE messages SET feedback = ?, feedback_comment = ?, feedback_at = ? WHERE id = ?');
   // LIMIT -1 means no limit in SQLite.
   const selectMessages = db.prepare(
-    `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE conversation_id = ? ORDER BY created_at DESC, pk DESC LIMIT ?`,
+    `SELECT ${MESSAGE_COLUMNS} FROM messages WHERE agent_id = ? AND conversation_id = ? ORDER BY created_at DESC, pk DESC LIMIT ?`,
   );
 
   const insertApiKey = db.prepare(`INSERT INTO api_keys (${API_KEY_COLUMNS}) VALUES (${placeholders(API_KEY_COLUMNS)})`);
@@ -95,8 +101,8 @@ export function agentQueries(db: SqliteDatabase) {
     return row === undefined ? null : toAgentRecord(row);
   }
 
-  function getConversation(id: string): ConversationRecord | null {
-    const row = selectConversation.get(id) as ConversationRow | undefined;
+  function getConversation(agentId: string, id: string): ConversationRecord | null {
+    const row = selectConversation.get(agentId, id) as ConversationRow | undefined;
     return row === undefined ? null : toConversationRecord(row);
   }
 
@@ -114,7 +120,7 @@ export function agentQueries(db: SqliteDatabase) {
     createAgent(record: AgentRecord): void {
       inTransaction(db, () => {
         if (selectAgent.get(record.id) !== undefined) throw conflict('agent', record.id);
-        insertAgent.run(...agentValues(record));
+        withHandleConflict(record.handle, () => insertAgent.run(...agentValues(record)));
       });
     },
 
@@ -130,7 +136,7 @@ export function agentQueries(db: SqliteDatabase) {
         const current = getAgent(id);
         if (current === null) return null;
         const next = patchedAgent(current, patch);
-        updateAgentRow.run(...agentValues(next).slice(AGENT_KEY_COUNT), id);
+        withHandleConflict(next.handle, () => updateAgentRow.run(...agentValues(next).slice(AGENT_KEY_COUNT), id));
         // Read back rather than return `next`, so the caller gets the copy a getter would.
         return getAgent(id);
       });
@@ -142,7 +148,7 @@ export function agentQueries(db: SqliteDatabase) {
 
     createConversation(record: ConversationRecord): void {
       inTransaction(db, () => {
-        if (selectConversation.get(record.id) !== undefined) throw conflict('conversation', record.id);
+        if (selectConversation.get(record.agentId, record.id) !== undefined) throw conflict('conversation', record.id);
         if (selectAgent.get(record.agentId) === undefined) throw notFound('agent', record.agentId);
         insertConversation.run(...conversationValues(record));
       });
@@ -165,11 +171,20 @@ export function agentQueries(db: SqliteDatabase) {
       return (statement.all(...(values as SqliteValue[])) as ConversationRow[]).map(toConversationRecord);
     },
 
-    deleteConversation(id: string): boolean {
-      return inTransaction(db, () => deleteConversationRow.run(id).changes > 0);
+    listConversationsWithId(id: string): ConversationRecord[] {
+      return (selectConversationsWithId.all(id) as ConversationRow[]).map(toConversationRecord);
+    },
+
+    deleteConversation(agentId: string, id: string): boolean {
+      return inTransaction(db, () => deleteConversationRow.run(agentId, id).changes > 0);
     },
 
     getMessage,
+
+    getMessageConversation(messageId: string): ConversationRecord | null {
+      const row = selectMessageConversation.get(messageId) as ConversationRow | undefined;
+      return row === undefined ? null : toConversationRecord(row);
+    },
 
     setMessageFeedback(id: string, feedback: MessageFeedback | null): MessageRecord | null {
       return inTransaction(db, () => {
@@ -180,9 +195,9 @@ export function agentQueries(db: SqliteDatabase) {
     },
 
     /** One transaction: any failing message (a duplicate id) rolls back the ones before it. */
-    appendMessages(conversationId: string, messages: readonly MessageRecord[]): void {
+    appendMessages(agentId: string, conversationId: string, messages: readonly MessageRecord[]): void {
       inTransaction(db, () => {
-        if (getConversation(conversationId) === null) throw notFound('conversation', conversationId);
+        if (getConversation(agentId, conversationId) === null) throw notFound('conversation', conversationId);
         for (const message of messages) {
           if (message.conversationId !== conversationId) {
             throw invalidRequest('a message names another conversation', [
@@ -190,16 +205,16 @@ export function agentQueries(db: SqliteDatabase) {
             ]);
           }
           if (selectMessageId.get(message.id) !== undefined) throw conflict('message', message.id);
-          insertMessage.run(...messageValues(message));
+          insertMessage.run(agentId, ...messageValues(message));
         }
         const last = messages.at(-1);
-        if (last !== undefined) touchConversation.run(last.createdAt, conversationId);
+        if (last !== undefined) touchConversation.run(last.createdAt, agentId, conversationId);
       });
     },
 
-    listMessages(conversationId: string, limit: number | undefined): MessageRecord[] {
+    listMessages(agentId: string, conversationId: string, limit: number | undefined): MessageRecord[] {
       const bound = limit === undefined ? -1 : Math.max(0, Math.floor(limit));
-      return (selectMessages.all(conversationId, bound) as MessageRow[]).map(toMessageRecord);
+      return (selectMessages.all(agentId, conversationId, bound) as MessageRow[]).map(toMessageRecord);
     },
 
     createApiKey(record: ApiKeyRecord): void {
@@ -258,5 +273,18 @@ function assertUsageNumbers(request: UsageConsumption): void {
     throw invalidRequest('usage amount and limit must be finite numbers', [
       { path: Number.isFinite(request.amount) ? 'limit' : 'amount', message: 'must be a finite number' },
     ]);
+  }
+}
+
+/** The handle indexes (the per-owner names migration) refuse a handle of another agent of the same owner or another public agent. */
+function withHandleConflict<T>(handle: string | null, write: () => T): T {
+  try {
+    return write();
+  } catch (error) {
+    const message = error instanceof Error ? error.message : '';
+    if (handle !== null && (message.includes('agents_owner_handle') || message.includes('agents_public_handle'))) {
+      throw conflict('agent handle', handle);
+    }
+    throw error;
   }
 }

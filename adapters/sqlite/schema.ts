@@ -2,6 +2,85 @@ import { RagdeskError } from '../../src/errors.js';
 import { inTransaction, type SqliteDatabase } from './database.js';
 
 /**
+ * Readable conversations: the channel a conversation started on, a reader's feedback on a
+ * message (value, comment, time; NULL when unmarked), indexes for an agent's conversations
+ * newest activity first (all, and one visitor's), and a partial one holding only marked messages
+ * for the feedback filter.
+ */
+const CONVERSATION_READING = `
+  ALTER TABLE conversations ADD COLUMN channel TEXT;
+  ALTER TABLE messages ADD COLUMN feedback TEXT;
+  ALTER TABLE messages ADD COLUMN feedback_comment TEXT;
+  ALTER TABLE messages ADD COLUMN feedback_at TEXT;
+  CREATE INDEX conversations_activity ON conversations (agent_id, updated_at DESC, id DESC);
+  CREATE INDEX conversations_visitor ON conversations (agent_id, visitor_id, updated_at DESC, id DESC);
+  CREATE INDEX messages_feedback ON messages (conversation_id, feedback) WHERE feedback IS NOT NULL;
+  `;
+
+/**
+ * Names callers choose stop being global, so another owner's use neither blocks nor reveals one.
+ * Handles: unique within an owner (owner-less agents count as one owner); a public agent's handle
+ * is also its address for visitors, so no two public agents share one. Conversation ids: unique
+ * within their agent, so conversations are keyed by (agent_id, id) and messages name both (the
+ * tables are rebuilt: SQLite cannot change a column's UNIQUE or a foreign key in place; every pk
+ * is kept). Existing handles and conversation ids were unique across all agents, so the new keys
+ * hold for them as they are.
+ */
+const PER_OWNER_NAMES = `
+  DROP INDEX IF EXISTS agents_handle;
+  CREATE UNIQUE INDEX agents_owner_handle ON agents (coalesce(owner_id, ''), handle) WHERE handle IS NOT NULL;
+  CREATE UNIQUE INDEX agents_public_handle ON agents (handle) WHERE handle IS NOT NULL AND visibility = 'public';
+
+  CREATE TABLE conversations_per_agent (
+    pk INTEGER PRIMARY KEY,
+    id TEXT NOT NULL,
+    agent_id TEXT NOT NULL REFERENCES agents (id) ON DELETE CASCADE,
+    visitor_id TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    updated_at TEXT NOT NULL,
+    contact TEXT,
+    channel TEXT,
+    UNIQUE (agent_id, id)
+  );
+  INSERT INTO conversations_per_agent (pk, id, agent_id, visitor_id, created_at, updated_at, contact, channel)
+    SELECT pk, id, agent_id, visitor_id, created_at, updated_at, contact, channel FROM conversations;
+  CREATE TABLE messages_per_agent (
+    pk INTEGER PRIMARY KEY,
+    id TEXT NOT NULL UNIQUE,
+    agent_id TEXT NOT NULL,
+    conversation_id TEXT NOT NULL,
+    role TEXT NOT NULL,
+    text TEXT NOT NULL,
+    sources TEXT NOT NULL,
+    usage TEXT,
+    model TEXT,
+    visitor_id TEXT NOT NULL,
+    created_at TEXT NOT NULL,
+    feedback TEXT,
+    feedback_comment TEXT,
+    feedback_at TEXT,
+    FOREIGN KEY (agent_id, conversation_id) REFERENCES conversations_per_agent (agent_id, id) ON DELETE CASCADE
+  );
+  INSERT INTO messages_per_agent
+    (pk, id, agent_id, conversation_id, role, text, sources, usage, model, visitor_id, created_at, feedback, feedback_comment, feedback_at)
+    SELECT m.pk, m.id, c.agent_id, m.conversation_id, m.role, m.text, m.sources, m.usage, m.model, m.visitor_id, m.created_at,
+      m.feedback, m.feedback_comment, m.feedback_at
+    FROM messages m JOIN conversations c ON c.id = m.conversation_id;
+  -- Children first: dropping conversations while the old messages still pointed at it would cascade.
+  DROP TABLE messages;
+  DROP TABLE conversations;
+  ALTER TABLE conversations_per_agent RENAME TO conversations;
+  ALTER TABLE messages_per_agent RENAME TO messages;
+  CREATE INDEX conversations_agent ON conversations (agent_id, created_at);
+  CREATE INDEX conversations_activity ON conversations (agent_id, updated_at DESC, id DESC);
+  CREATE INDEX conversations_visitor ON conversations (agent_id, visitor_id, updated_at DESC, id DESC);
+  -- A conversation named by its id alone (a reader without the agent) is looked up across agents.
+  CREATE INDEX conversations_id ON conversations (id);
+  CREATE INDEX messages_conversation ON messages (agent_id, conversation_id, created_at, pk);
+  CREATE INDEX messages_feedback ON messages (agent_id, conversation_id, feedback) WHERE feedback IS NOT NULL;
+`;
+
+/**
  * Schema migrations, applied in order. The applied version lives in `PRAGMA user_version`, which
  * is part of the database header and therefore changes in the same transaction as the DDL: a
  * crash mid-migration leaves the previous version, never half a schema. Never edit a shipped
@@ -330,23 +409,18 @@ const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX uploads_keep_until ON uploads (keep_until);
   `,
-  // Readable conversations: the channel a conversation started on, a reader's feedback on a
-  // message (value, comment, time; NULL when unmarked), indexes for an agent's conversations
-  // newest activity first (all, and one visitor's), and a partial one holding only marked messages
-  // for the feedback filter.
-  `
-  ALTER TABLE conversations ADD COLUMN channel TEXT;
-  ALTER TABLE messages ADD COLUMN feedback TEXT;
-  ALTER TABLE messages ADD COLUMN feedback_comment TEXT;
-  ALTER TABLE messages ADD COLUMN feedback_at TEXT;
-  CREATE INDEX conversations_activity ON conversations (agent_id, updated_at DESC, id DESC);
-  CREATE INDEX conversations_visitor ON conversations (agent_id, visitor_id, updated_at DESC, id DESC);
-  CREATE INDEX messages_feedback ON messages (conversation_id, feedback) WHERE feedback IS NOT NULL;
-  `,
+  CONVERSATION_READING,
+  PER_OWNER_NAMES,
 ];
 
 /** The schema version this code writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** The version that made handles and conversation ids per owner (tests build a file of the one before). */
+export const PER_OWNER_NAMES_VERSION = MIGRATIONS.indexOf(PER_OWNER_NAMES) + 1;
+
+/** The version that made conversations readable (a test builds a file of the one before). */
+export const CONVERSATION_READING_VERSION = MIGRATIONS.indexOf(CONVERSATION_READING) + 1;
 
 /** Reads `PRAGMA user_version`. */
 function schemaVersion(db: SqliteDatabase): number {
@@ -355,13 +429,14 @@ function schemaVersion(db: SqliteDatabase): number {
 }
 
 /**
- * Brings the schema up to {@link SCHEMA_VERSION}; a no-op when it is current. Each migration runs
+ * Brings the schema up to {@link SCHEMA_VERSION} (`target` stops earlier: migration tests build an
+ * older file with it); a no-op when it is current. Each migration runs
  * in its own write transaction and the version is re-read inside it, so two processes opening the
  * same new file do not both apply it.
  */
-export function migrate(db: SqliteDatabase): void {
-  if (schemaVersion(db) === SCHEMA_VERSION) return;
-  for (let version = 1; version <= SCHEMA_VERSION; version += 1) {
+export function migrate(db: SqliteDatabase, target = SCHEMA_VERSION): void {
+  if (schemaVersion(db) === target) return;
+  for (let version = 1; version <= target; version += 1) {
     inTransaction(db, () => {
       const current = schemaVersion(db);
       if (current > SCHEMA_VERSION) throw newerSchema(current);

@@ -70,10 +70,12 @@ const CONVERSATIONS: Record<RequiredMethodName<ConversationStore>, true> = {
   getConversation: true,
   listConversations: true,
   findConversations: true,
+  listConversationsWithId: true,
   deleteConversation: true,
   appendMessages: true,
   listMessages: true,
   getMessage: true,
+  getMessageConversation: true,
   setMessageFeedback: true,
 };
 

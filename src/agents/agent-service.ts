@@ -78,7 +78,7 @@ export class AgentService {
     this.context.assertOpen();
     const ownerId = options.ownerId ?? null;
     await this.assertDatastores(parsed.datastoreIds, ownerId);
-    if (parsed.handle) await this.assertHandleFree(parsed.handle, null);
+    if (parsed.handle) await this.assertHandleFree({ id: null, ownerId, handle: parsed.handle, visibility: parsed.visibility });
     const now = nowIso();
     const record: AgentRecord = {
       id: newId(),
@@ -120,7 +120,11 @@ export class AgentService {
     const { rest: parsed, settings } = splitSettings(parseInput(agentUpdateSchema, input, 'agent update'));
     const current = await this.record(id);
     if (parsed.datastoreIds) await this.assertDatastores(parsed.datastoreIds, current.ownerId);
-    if (parsed.handle) await this.assertHandleFree(parsed.handle, id);
+    const handle = parsed.handle === undefined ? current.handle : parsed.handle;
+    const visibility = parsed.visibility ?? current.visibility;
+    if (handle && (handle !== current.handle || visibility !== current.visibility)) {
+      await this.assertHandleFree({ id, ownerId: current.ownerId, handle, visibility });
+    }
     const patch: Partial<AgentRecord> = { updatedAt: nowIso() };
     if (Object.keys(settings).length > 0) patch.settings = { ...current.settings, ...settings };
     for (const [key, value] of Object.entries(parsed)) {
@@ -257,24 +261,50 @@ export class AgentService {
   }
 
   /**
-   * The agent with this `@handle` (handles are unique across owners, like public profile names);
-   * throws `not_found` when there is none.
+   * The agent of `ownerId` (default: no owner, the single-tenant case) with this `@handle`; throws
+   * `not_found` when that owner has none. Handles are unique within an owner only, so another
+   * owner's agent with the same handle is never found here, and the lookup reads only this
+   * owner's agents.
    */
-  async getByHandle(handle: string): Promise<Agent> {
+  async getByHandle(handle: string, options: { ownerId?: string | null } = {}): Promise<Agent> {
     this.context.assertOpen();
-    const found = (await this.context.store.listAgents()).find((agent) => agent.handle === handle);
+    const found = (await this.ownerAgents(options.ownerId ?? null)).find((agent) => agent.handle === handle);
     if (!found) throw notFound('agent', `@${handle}`);
     return toAgent(found);
   }
 
-  /** A handle names one agent only. The stores' unique index backs this check against races. */
-  private async assertHandleFree(handle: string, selfId: string | null): Promise<void> {
-    const holder = (await this.context.store.listAgents()).find((agent) => agent.handle === handle);
-    if (holder && holder.id !== selfId) {
-      throw new RagdeskError('conflict', `The handle ${JSON.stringify(handle)} is taken; choose another`, {
-        details: { issues: [{ path: 'handle', message: 'already taken' }] },
-      });
-    }
+  /**
+   * The public agent with this `@handle`, for callers without an owner of their own (a visitor's
+   * `/api/agents/@handle/query`); throws `not_found` when no public agent has it. Unambiguous:
+   * two public agents never share a handle (see assertHandleFree).
+   */
+  async getPublicByHandle(handle: string): Promise<Agent> {
+    this.context.assertOpen();
+    const found = (await this.context.store.listAgents()).find((agent) => agent.visibility === 'public' && agent.handle === handle);
+    if (!found) throw notFound('agent', `@${handle}`);
+    return toAgent(found);
+  }
+
+  /**
+   * A handle names one agent of its owner; another owner's private agents neither block it nor
+   * show through (only this owner's agents are read). A public agent's handle is also its address
+   * for visitors, so it must not be the handle of another public agent: that refusal tells only
+   * what any visitor can already see. The stores' unique indexes back both checks against races.
+   */
+  private async assertHandleFree(agent: { id: string | null; ownerId: string | null; handle: string; visibility: string }): Promise<void> {
+    const mine = (await this.ownerAgents(agent.ownerId)).find((other) => other.handle === agent.handle && other.id !== agent.id);
+    if (mine) throw handleTaken(agent.handle, 'already taken by another of your agents');
+    if (agent.visibility !== 'public') return;
+    const publicHolder = (await this.context.store.listAgents()).find(
+      (other) => other.visibility === 'public' && other.handle === agent.handle && other.id !== agent.id,
+    );
+    if (publicHolder) throw handleTaken(agent.handle, 'already the address of another public agent');
+  }
+
+  /** One owner's agents (the owner-less ones for null). */
+  private async ownerAgents(ownerId: string | null): Promise<AgentRecord[]> {
+    if (ownerId !== null) return this.context.store.listAgents({ ownerId });
+    return (await this.context.store.listAgents()).filter((agent) => agent.ownerId === null);
   }
 
   private async assertDatastores(ids: readonly string[], ownerId: string | null): Promise<void> {
@@ -318,4 +348,10 @@ function asModelError(error: unknown, signal: AbortSignal | undefined): RagdeskE
   if (signal?.aborted) return abortError(signal, error);
   const message = error instanceof Error ? error.message : String(error);
   return new RagdeskError('upstream_failed', `Chat model failed: ${message}`, { cause: error });
+}
+
+function handleTaken(handle: string, message: string): RagdeskError {
+  return new RagdeskError('conflict', `The handle ${JSON.stringify(handle)} is ${message}; choose another`, {
+    details: { issues: [{ path: 'handle', message }] },
+  });
 }

@@ -60,7 +60,7 @@ export async function finishAnswer(
     createdAt: answeredAt < prepared.startedAt ? prepared.startedAt : answeredAt,
   };
   if (prepared.isNewConversation) await createConversationOnce(context, prepared);
-  await context.store.appendMessages(conversation.id, [question, answer]);
+  await context.store.appendMessages(conversation.agentId, conversation.id, [question, answer]);
   return {
     answer: outcome.text,
     conversationId: conversation.id,
@@ -87,7 +87,8 @@ async function createConversationOnce(context: RagdeskContext, prepared: Prepare
     await context.store.createConversation(prepared.conversation);
   } catch (error) {
     if (!(RagdeskError.isInstance(error) && error.code === 'conflict')) throw error;
-    const existing = await context.store.getConversation(prepared.conversation.id);
-    if (existing?.agentId !== prepared.agent.id) throw error;
+    // Conversation ids are per agent, so a conflict is always this agent's own conversation.
+    const existing = await context.store.getConversation(prepared.agent.id, prepared.conversation.id);
+    if (existing === null) throw error;
   }
 }

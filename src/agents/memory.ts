@@ -12,9 +12,14 @@ const MEMORY_SCAN_LIMIT = 100;
  * budget: when the budget is short, the oldest are dropped first. A question is only kept with its
  * answer, so the model never sees an unanswered turn from the past.
  */
-export async function loadMemory(store: Store, conversationId: string, budget: number, tokenizer: Tokenizer): Promise<ChatMessage[]> {
+export async function loadMemory(
+  store: Store,
+  conversation: { agentId: string; id: string },
+  budget: number,
+  tokenizer: Tokenizer,
+): Promise<ChatMessage[]> {
   if (budget <= 0) return [];
-  const newestFirst = await store.listMessages(conversationId, { limit: MEMORY_SCAN_LIMIT });
+  const newestFirst = await store.listMessages(conversation.agentId, conversation.id, { limit: MEMORY_SCAN_LIMIT });
   const turns = pairTurns(newestFirst);
   const kept = takeWithinBudget(turns, budget, (turn) =>
     turn.reduce((sum, message) => sum + tokenizer.count(message.text) + MESSAGE_OVERHEAD_TOKENS, 0),

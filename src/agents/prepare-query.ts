@@ -164,7 +164,7 @@ export async function prepareQuery(
     ? fitHistory(admission.history, split.memory, tokenizer)
     : isNew
       ? []
-      : await loadMemory(context.store, conversation.id, split.memory, tokenizer);
+      : await loadMemory(context.store, conversation, split.memory, tokenizer);
 
   const request: ChatRequest = {
     messages: assembleMessages(prompts, history, userContent(contextText)),

@@ -38,10 +38,22 @@ export const conversationReadSchema = z
     cursor: z.string().max(200).optional(),
     /** When given, the conversation must be this visitor's (else it answers `not_found`). */
     visitorId: z.string().max(200).optional(),
+    /** The agent whose conversation this is: needed when several agents have a conversation with the id. */
+    agentId: idSchema.optional(),
   })
   .strict();
 
 export type ConversationReadInput = z.input<typeof conversationReadSchema>;
+
+/** Which conversation an id names when it is given alone: `conversations.find`, `findAll` and `delete`. */
+export const conversationLookupSchema = z
+  .object({
+    agentId: idSchema.optional(),
+    visitorId: z.string().max(200).optional(),
+  })
+  .strict();
+
+export type ConversationLookupInput = z.input<typeof conversationLookupSchema>;
 
 /** Feedback on one answer: the reference's `eval`, a comment, and who gives it. */
 export const messageFeedbackSchema = z

@@ -8,9 +8,11 @@ import { idSchema, parseInput } from '../validation.js';
 import { decodeListCursor, encodeListCursor } from './list-cursor.js';
 import {
   conversationListSchema,
+  conversationLookupSchema,
   conversationReadSchema,
   messageFeedbackSchema,
   type ConversationListInput,
+  type ConversationLookupInput,
   type ConversationReadInput,
   type MessageFeedbackInput,
 } from './conversation-schemas.js';
@@ -28,6 +30,10 @@ const PREVIEW_CHARS = 200;
  * `ragdesk.agents.conversations`: read, list, delete conversations and mark answers. Calls are the
  * owner's (any conversation of the instance); a `visitorId` narrows a call to that visitor's
  * conversation, and any other conversation then answers `not_found` exactly like an unknown id.
+ *
+ * Conversation ids are unique within their agent only, so an id given alone may name conversations
+ * of several agents: `agentId` picks one, and without it a call that finds more than one answers
+ * `conflict` naming `agentId`.
  */
 export class ConversationService {
   /** @internal Created by `createRagdesk`. */
@@ -36,8 +42,8 @@ export class ConversationService {
   /** The conversation with one page of its messages, newest first. Throws `not_found`. */
   async get(id: string, input: ConversationReadInput = {}): Promise<ConversationWithMessages> {
     const options = parseInput(conversationReadSchema, input, 'conversation read');
-    const record = await this.record(id, options.visitorId);
-    const all = await this.context.store.listMessages(record.id);
+    const record = await this.record(id, options);
+    const all = await this.context.store.listMessages(record.agentId, record.id);
     // The reference's client sends `cursor=` (empty) for the first page.
     const start = options.cursor ? all.findIndex((message) => message.id === options.cursor) + 1 : 0;
     const page = start === 0 && options.cursor ? [] : all.slice(start, start + options.limit);
@@ -49,10 +55,23 @@ export class ConversationService {
     };
   }
 
-  /** The conversation, or null when there is none (or, with `visitorId`, it is someone else's). */
-  async find(id: string, options: { visitorId?: string } = {}): Promise<Conversation | null> {
-    const record = await this.recordOrNull(id, options.visitorId);
+  /**
+   * The conversation, or null when there is none (or, with `visitorId`, it is someone else's).
+   * Throws `conflict` when several agents have one with this id and no `agentId` says which.
+   */
+  async find(id: string, input: ConversationLookupInput = {}): Promise<Conversation | null> {
+    const record = await this.recordOrNull(id, parseInput(conversationLookupSchema, input, 'conversation lookup'));
     return record === null ? null : toConversation(record);
+  }
+
+  /**
+   * Every conversation with this id, whichever agent holds it (with `agentId`, at most that agent's;
+   * with `visitorId`, only that visitor's), oldest first. For callers that decide themselves which
+   * of them a reader may see, such as the HTTP adapter.
+   */
+  async findAll(id: string, input: ConversationLookupInput = {}): Promise<Conversation[]> {
+    const records = await this.records(id, parseInput(conversationLookupSchema, input, 'conversation lookup'));
+    return records.map(toConversation);
   }
 
   /** An agent's conversations, newest activity first, filtered, one page at a time. */
@@ -77,10 +96,13 @@ export class ConversationService {
     };
   }
 
-  /** Deletes the conversation and its messages; returns it as it was (without messages). Throws `not_found`. */
-  async delete(id: string): Promise<Conversation> {
-    const record = await this.record(id, undefined);
-    if (!(await this.context.store.deleteConversation(record.id))) throw notFound('conversation', id);
+  /**
+   * Deletes the conversation and its messages; returns it as it was (without messages). Throws
+   * `not_found`, and `conflict` when several agents have one with this id and no `agentId` says which.
+   */
+  async delete(id: string, input: Pick<ConversationLookupInput, 'agentId'> = {}): Promise<Conversation> {
+    const record = await this.record(id, parseInput(conversationLookupSchema, input, 'conversation lookup'));
+    if (!(await this.context.store.deleteConversation(record.agentId, record.id))) throw notFound('conversation', id);
     return toConversation(record);
   }
 
@@ -88,9 +110,7 @@ export class ConversationService {
   async conversationOfMessage(messageId: string): Promise<Conversation | null> {
     parseInput(idSchema, messageId, 'message id');
     this.context.assertOpen();
-    const message = await this.context.store.getMessage(messageId);
-    if (message === null) return null;
-    const record = await this.context.store.getConversation(message.conversationId);
+    const record = await this.context.store.getMessageConversation(messageId);
     return record === null ? null : toConversation(record);
   }
 
@@ -104,8 +124,9 @@ export class ConversationService {
     const feedback = parseInput(messageFeedbackSchema, input, 'message feedback');
     this.context.assertOpen();
     const message = await this.context.store.getMessage(messageId);
-    const conversation = message === null ? null : await this.recordOrNull(message.conversationId, feedback.visitorId);
-    if (message === null || conversation === null) throw notFound('message', messageId);
+    const conversation = message === null ? null : await this.context.store.getMessageConversation(messageId);
+    const readable = conversation !== null && (feedback.visitorId === undefined || sameSecret(feedback.visitorId, conversation.visitorId));
+    if (message === null || !readable) throw notFound('message', messageId);
     if (message.role !== 'assistant') {
       throw new RagdeskError('invalid_request', 'Only answers take feedback; this message is a question', {
         details: { issues: [{ path: 'messageId', message: 'is a question, not an answer' }] },
@@ -119,7 +140,7 @@ export class ConversationService {
   }
 
   private async summary(record: ConversationRecord): Promise<ConversationSummary> {
-    const messages = await this.context.store.listMessages(record.id);
+    const messages = await this.context.store.listMessages(record.agentId, record.id);
     const first = messages.findLast((message) => message.role === 'user');
     const count = (value: 'good' | 'bad') => messages.filter((message) => message.feedback?.value === value).length;
     return {
@@ -130,20 +151,41 @@ export class ConversationService {
     };
   }
 
-  private async record(id: string, visitorId: string | undefined): Promise<ConversationRecord> {
-    const record = await this.recordOrNull(id, visitorId);
+  private async record(id: string, lookup: Lookup): Promise<ConversationRecord> {
+    const record = await this.recordOrNull(id, lookup);
     if (record === null) throw notFound('conversation', id);
     return record;
   }
 
-  private async recordOrNull(id: string, visitorId: string | undefined): Promise<ConversationRecord | null> {
+  private async recordOrNull(id: string, lookup: Lookup): Promise<ConversationRecord | null> {
+    const found = await this.records(id, lookup);
+    if (found.length > 1) throw severalConversations(id);
+    return found[0] ?? null;
+  }
+
+  /** The conversations `id` names for this lookup: one agent's with `agentId`, else any agent's. */
+  private async records(id: string, lookup: Lookup): Promise<ConversationRecord[]> {
     parseInput(idSchema, id, 'conversation id');
     this.context.assertOpen();
-    const record = await this.context.store.getConversation(id);
-    if (record === null) return null;
-    if (visitorId !== undefined && !sameSecret(visitorId, record.visitorId)) return null;
-    return record;
+    const { store } = this.context;
+    let candidates: ConversationRecord[];
+    if (lookup.agentId === undefined) candidates = await store.listConversationsWithId(id);
+    else {
+      const one = await store.getConversation(lookup.agentId, id);
+      candidates = one === null ? [] : [one];
+    }
+    const { visitorId } = lookup;
+    return visitorId === undefined ? candidates : candidates.filter((record) => sameSecret(visitorId, record.visitorId));
   }
+}
+
+type Lookup = { agentId?: string | undefined; visitorId?: string | undefined };
+
+/** The `conflict` of an id that several agents' conversations have, naming the field that picks one. */
+function severalConversations(id: string): RagdeskError {
+  return new RagdeskError('conflict', `Several agents have a conversation ${JSON.stringify(id)}; say which with agentId`, {
+    details: { issues: [{ path: 'agentId', message: 'required: more than one conversation has this id' }] },
+  });
 }
 
 /** Compares digests, so the time taken says nothing about how much of a visitor id matched. */

@@ -116,9 +116,9 @@ export async function migrateStore(options: MigrateStoreOptions): Promise<Migrat
       await to.createConversation(conversation);
       report.conversations += 1;
       // Newest first from the port; appended oldest first so insertion order (the tie-breaker) holds.
-      const messages = (await from.listMessages(conversation.id)).reverse();
+      const messages = (await from.listMessages(agent.id, conversation.id)).reverse();
       for (let start = 0; start < messages.length; start += messageBatch) {
-        await to.appendMessages(conversation.id, messages.slice(start, start + messageBatch));
+        await to.appendMessages(agent.id, conversation.id, messages.slice(start, start + messageBatch));
       }
       report.messages += messages.length;
     }

@@ -120,16 +120,16 @@ export function describeAgentConformance(context: StoreSuiteContext): void {
     });
 
     it('creates conversations, rejecting a duplicate id and an unknown agent', async () => {
-      expect(await store().getConversation(conversation.id)).toEqual(conversation);
-      expect(await store().getConversation('missing')).toBeNull();
+      expect(await store().getConversation(conversation.agentId, conversation.id)).toEqual(conversation);
+      expect(await store().getConversation(agent.id, 'missing')).toBeNull();
       await expectCode(store().createConversation({ ...conversation, visitorId: 'other' }), 'conflict');
-      expect((await store().getConversation(conversation.id))?.visitorId).toBe(conversation.visitorId);
+      expect((await store().getConversation(conversation.agentId, conversation.id))?.visitorId).toBe(conversation.visitorId);
       const orphan = makeConversation({ id: 'no-such-agent' }, 11);
       await expectCode(store().createConversation(orphan), 'not_found');
-      expect(await store().getConversation(orphan.id)).toBeNull();
+      expect(await store().getConversation(orphan.agentId, orphan.id)).toBeNull();
       const withContact = makeConversation(agent, 12, { contact: { email: 'ada@example.com', firstName: 'Ada' } });
       await store().createConversation(withContact);
-      expect(await store().getConversation(withContact.id)).toEqual(withContact);
+      expect(await store().getConversation(withContact.agentId, withContact.id)).toEqual(withContact);
     });
 
     it("lists an agent's conversations oldest first", async () => {
@@ -148,43 +148,52 @@ export function describeAgentConformance(context: StoreSuiteContext): void {
     it('appends messages, round-trips sources and usage in fresh copies, and bumps updatedAt', async () => {
       const question = makeMessage(conversation, 20, 'user');
       const answer = makeMessage(conversation, 21, 'assistant');
-      await store().appendMessages(conversation.id, [question, answer]);
-      expect((await store().getConversation(conversation.id))?.updatedAt).toBe(isoAt(21));
-      const listed = await store().listMessages(conversation.id);
+      await store().appendMessages(conversation.agentId, conversation.id, [question, answer]);
+      expect((await store().getConversation(conversation.agentId, conversation.id))?.updatedAt).toBe(isoAt(21));
+      const listed = await store().listMessages(conversation.agentId, conversation.id);
       expect(listed).toEqual([answer, question]);
       listed[0]!.sources[0]!.score = -1;
       listed[0]!.usage!.cost = 99;
       answer.sources.push({ ...answer.sources[0]!, chunk_id: 'added later' });
-      const again = await store().listMessages(conversation.id);
+      const again = await store().listMessages(conversation.agentId, conversation.id);
       expect(again[0]?.sources).toEqual([makeMessage(conversation, 21, 'assistant').sources[0]]);
       expect(again[0]?.usage).toEqual(makeMessage(conversation, 21, 'assistant').usage);
       // An empty batch writes nothing and leaves updatedAt alone.
-      await store().appendMessages(conversation.id, []);
-      expect((await store().getConversation(conversation.id))?.updatedAt).toBe(isoAt(21));
-      expect((await store().listMessages(conversation.id)).length).toBe(2);
+      await store().appendMessages(conversation.agentId, conversation.id, []);
+      expect((await store().getConversation(conversation.agentId, conversation.id))?.updatedAt).toBe(isoAt(21));
+      expect((await store().listMessages(conversation.agentId, conversation.id)).length).toBe(2);
     });
 
     it('appends all of a batch or nothing: a duplicate id leaves no message behind', async () => {
       const first = makeMessage(conversation, 20, 'user');
-      await store().appendMessages(conversation.id, [first]);
+      await store().appendMessages(conversation.agentId, conversation.id, [first]);
       const fresh = makeMessage(conversation, 30, 'user');
       const answer = makeMessage(conversation, 31, 'assistant');
       // Duplicate inside the batch (the later copy clashes with the earlier one).
-      await expectCode(store().appendMessages(conversation.id, [fresh, answer, { ...answer, text: 'again' }]), 'conflict');
+      await expectCode(
+        store().appendMessages(conversation.agentId, conversation.id, [fresh, answer, { ...answer, text: 'again' }]),
+        'conflict',
+      );
       // Duplicate of a stored message, after a valid one.
-      await expectCode(store().appendMessages(conversation.id, [fresh, { ...first, createdAt: isoAt(32) }]), 'conflict');
-      expect(await store().listMessages(conversation.id)).toEqual([first]);
-      expect((await store().getConversation(conversation.id))?.updatedAt).toBe(isoAt(20));
+      await expectCode(
+        store().appendMessages(conversation.agentId, conversation.id, [fresh, { ...first, createdAt: isoAt(32) }]),
+        'conflict',
+      );
+      expect(await store().listMessages(conversation.agentId, conversation.id)).toEqual([first]);
+      expect((await store().getConversation(conversation.agentId, conversation.id))?.updatedAt).toBe(isoAt(20));
       // Message ids are unique across conversations too.
       const other = makeConversation(agent, 40);
       await store().createConversation(other);
-      await expectCode(store().appendMessages(other.id, [{ ...first, conversationId: other.id }]), 'conflict');
-      expect(await store().listMessages(other.id)).toEqual([]);
-      await expectCode(store().appendMessages('missing', [makeMessage({ id: 'missing', visitorId: 'v' }, 1, 'user')]), 'not_found');
+      await expectCode(store().appendMessages(other.agentId, other.id, [{ ...first, conversationId: other.id }]), 'conflict');
+      expect(await store().listMessages(other.agentId, other.id)).toEqual([]);
+      await expectCode(
+        store().appendMessages(agent.id, 'missing', [makeMessage({ id: 'missing', visitorId: 'v' }, 1, 'user')]),
+        'not_found',
+      );
       // The batch still lands whole afterwards.
-      await store().appendMessages(conversation.id, [fresh, answer]);
-      expect((await store().listMessages(conversation.id)).map((m) => m.id)).toEqual([answer.id, fresh.id, first.id]);
-      expect((await store().getConversation(conversation.id))?.updatedAt).toBe(isoAt(31));
+      await store().appendMessages(conversation.agentId, conversation.id, [fresh, answer]);
+      expect((await store().listMessages(conversation.agentId, conversation.id)).map((m) => m.id)).toEqual([answer.id, fresh.id, first.id]);
+      expect((await store().getConversation(conversation.agentId, conversation.id))?.updatedAt).toBe(isoAt(31));
     });
 
     it('lists newest first, ties by insertion order (later first), at most `limit`', async () => {
@@ -194,9 +203,9 @@ export function describeAgentConformance(context: StoreSuiteContext): void {
         [makeMessage(conversation, 40, 'user', { id: 'early' })],
         [makeMessage(conversation, 50, 'user', { id: 'same-instant-last' }), makeMessage(conversation, 60, 'user')],
       ];
-      for (const batch of batches) await store().appendMessages(conversation.id, batch);
+      for (const batch of batches) await store().appendMessages(conversation.agentId, conversation.id, batch);
       const ids = async (limit?: number) =>
-        (await store().listMessages(conversation.id, limit === undefined ? undefined : { limit })).map((m) => m.id);
+        (await store().listMessages(conversation.agentId, conversation.id, limit === undefined ? undefined : { limit })).map((m) => m.id);
       const newestFirst = [
         makeMessage(conversation, 60, 'user').id,
         'same-instant-last',
@@ -209,10 +218,10 @@ export function describeAgentConformance(context: StoreSuiteContext): void {
       expect(await ids(1)).toEqual(newestFirst.slice(0, 1));
       expect(await ids(0)).toEqual([]);
       expect(await ids(100)).toEqual(newestFirst);
-      expect(await store().listMessages('missing')).toEqual([]);
+      expect(await store().listMessages(agent.id, 'missing')).toEqual([]);
       // updatedAt is the last message's time, even when it is not the newest.
-      await store().appendMessages(conversation.id, [makeMessage(conversation, 45, 'user')]);
-      expect((await store().getConversation(conversation.id))?.updatedAt).toBe(isoAt(45));
+      await store().appendMessages(conversation.agentId, conversation.id, [makeMessage(conversation, 45, 'user')]);
+      expect((await store().getConversation(conversation.agentId, conversation.id))?.updatedAt).toBe(isoAt(45));
     });
 
     it('deletes an agent with its conversations and their messages, nothing else', async () => {
@@ -222,9 +231,12 @@ export function describeAgentConformance(context: StoreSuiteContext): void {
       await store().createAgent(other);
       await store().createConversation(kept);
       await store().createConversation(second);
-      await store().appendMessages(conversation.id, [makeMessage(conversation, 11, 'user'), makeMessage(conversation, 12, 'assistant')]);
-      await store().appendMessages(second.id, [makeMessage(second, 21, 'user')]);
-      await store().appendMessages(kept.id, [makeMessage(kept, 2, 'user')]);
+      await store().appendMessages(conversation.agentId, conversation.id, [
+        makeMessage(conversation, 11, 'user'),
+        makeMessage(conversation, 12, 'assistant'),
+      ]);
+      await store().appendMessages(second.agentId, second.id, [makeMessage(second, 21, 'user')]);
+      await store().appendMessages(kept.agentId, kept.id, [makeMessage(kept, 2, 'user')]);
       const inspect = context.harness.inspect;
       const rows = async () => [
         await inspect?.conversationRows?.(agent.id),
@@ -237,20 +249,20 @@ export function describeAgentConformance(context: StoreSuiteContext): void {
       expect(await store().deleteAgent(agent.id)).toBe(true);
       expect(await store().getAgent(agent.id)).toBeNull();
       expect(await store().listConversations(agent.id)).toEqual([]);
-      expect(await store().getConversation(conversation.id)).toBeNull();
-      expect(await store().listMessages(conversation.id)).toEqual([]);
-      expect(await store().listMessages(second.id)).toEqual([]);
+      expect(await store().getConversation(conversation.agentId, conversation.id)).toBeNull();
+      expect(await store().listMessages(conversation.agentId, conversation.id)).toEqual([]);
+      expect(await store().listMessages(second.agentId, second.id)).toEqual([]);
       if (before[0] !== undefined) expect(await rows()).toEqual([0, 0, 0]);
       expect(await store().deleteAgent(agent.id)).toBe(false);
-      expect(await store().listMessages(kept.id)).toHaveLength(1);
+      expect(await store().listMessages(kept.agentId, kept.id)).toHaveLength(1);
       expect((await store().listAgents()).map((a) => a.id)).toEqual([other.id]);
 
       // Recreating the same ids starts from nothing, and the old message ids are free again.
       await store().createAgent(agent);
       await store().createConversation(conversation);
-      expect(await store().listMessages(conversation.id)).toEqual([]);
-      await store().appendMessages(conversation.id, [makeMessage(conversation, 11, 'user')]);
-      expect(await store().listMessages(conversation.id)).toHaveLength(1);
+      expect(await store().listMessages(conversation.agentId, conversation.id)).toEqual([]);
+      await store().appendMessages(conversation.agentId, conversation.id, [makeMessage(conversation, 11, 'user')]);
+      expect(await store().listMessages(conversation.agentId, conversation.id)).toHaveLength(1);
     });
   });
 
@@ -391,15 +403,15 @@ export function describeAgentConformance(context: StoreSuiteContext): void {
       await store().createDatastore(datastore);
       await store().createAgent(agent);
       await store().createConversation(conversation);
-      await store().appendMessages(conversation.id, messages);
+      await store().appendMessages(conversation.agentId, conversation.id, messages);
       await store().createApiKey(key);
       await store().consumeUsage({ subject: 'owner-a', metric: 'q', period: 'p', amount: 3, limit: 4 });
 
       const reopened = await context.reopen();
       expect(await reopened.listDatastores({ ownerId: 'owner-a' })).toEqual([datastore]);
       expect(await reopened.getAgent(agent.id)).toEqual(agent);
-      expect(await reopened.getConversation(conversation.id)).toEqual({ ...conversation, updatedAt: isoAt(7) });
-      expect(await reopened.listMessages(conversation.id)).toEqual([...messages].reverse());
+      expect(await reopened.getConversation(agent.id, conversation.id)).toEqual({ ...conversation, updatedAt: isoAt(7) });
+      expect(await reopened.listMessages(agent.id, conversation.id)).toEqual([...messages].reverse());
       expect(await reopened.findApiKeyByHash(key.hash)).toEqual(key);
       expect(await reopened.consumeUsage({ subject: 'owner-a', metric: 'q', period: 'p', amount: 2, limit: 4 })).toEqual({
         allowed: false,
@@ -407,7 +419,7 @@ export function describeAgentConformance(context: StoreSuiteContext): void {
       });
       // The cascade still holds after reopening (foreign keys are per connection).
       expect(await reopened.deleteAgent(agent.id)).toBe(true);
-      expect(await reopened.listMessages(conversation.id)).toEqual([]);
+      expect(await reopened.listMessages(agent.id, conversation.id)).toEqual([]);
     },
   );
 }

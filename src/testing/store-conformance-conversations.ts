@@ -1,6 +1,6 @@
 /**
  * Reading conversations back (Store conformance): `findConversations` filters and pages,
- * `deleteConversation`, `getMessage` and message feedback.
+ * `deleteConversation`, `getMessage`, `getMessageConversation` and message feedback.
  */
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { AgentRecord, ConversationRecord, MessageFeedback } from '../ports/agent-key-usage-records.js';
@@ -32,7 +32,7 @@ export function describeConversationReadingConformance(context: StoreSuiteContex
       ];
       for (const record of conversations) await store().createConversation(record);
       await store().createConversation(makeConversation(other, 45, { visitorId: 'v-1', channel: 'website' }));
-      await store().appendMessages(conversations[1]!.id, [
+      await store().appendMessages(agent.id, conversations[1]!.id, [
         makeMessage(conversations[1]!, 49, 'user'),
         makeMessage(conversations[1]!, 50, 'assistant'),
       ]);
@@ -48,8 +48,8 @@ export function describeConversationReadingConformance(context: StoreSuiteContex
       expect(await ids({ agentId: 'missing' })).toEqual([]);
       const [first] = await store().findConversations({ agentId: agent.id, limit: 1 });
       expect(first).toEqual({ ...conversations[1], updatedAt: isoAt(50) });
-      expect((await store().getConversation(conv(0)))?.channel).toBe('website');
-      expect((await store().getConversation(conv(2)))?.channel).toBeUndefined();
+      expect((await store().getConversation(agent.id, conv(0)))?.channel).toBe('website');
+      expect((await store().getConversation(agent.id, conv(2)))?.channel).toBeUndefined();
     });
 
     it('pages by (updatedAt, id) without skipping or repeating, ties included', async () => {
@@ -90,13 +90,15 @@ export function describeConversationReadingConformance(context: StoreSuiteContex
       const marked = await store().setMessageFeedback(answerId, bad);
       expect(marked).toEqual({ ...makeMessage(conversations[1]!, 50, 'assistant'), feedback: bad });
       expect(await store().getMessage(answerId)).toEqual(marked);
-      expect((await store().listMessages(conv(1)))[0]?.feedback).toEqual(bad);
+      expect(await store().getMessageConversation(answerId)).toEqual({ ...conversations[1], updatedAt: isoAt(50) });
+      expect(await store().getMessageConversation('missing')).toBeNull();
+      expect((await store().listMessages(agent.id, conv(1)))[0]?.feedback).toEqual(bad);
       expect(await ids({ feedback: 'bad' })).toEqual([conv(1)]);
       expect(await ids({ feedback: 'good' })).toEqual([]);
       expect(await ids({ feedback: 'any' })).toEqual([conv(1)]);
       expect(await ids({ feedback: 'none' })).toEqual([conv(3), conv(2), conv(0)]);
       // Feedback is no activity: the order does not change.
-      expect((await store().getConversation(conv(1)))?.updatedAt).toBe(isoAt(50));
+      expect((await store().getConversation(agent.id, conv(1)))?.updatedAt).toBe(isoAt(50));
 
       await store().setMessageFeedback(answerId, good);
       expect(await ids({ feedback: 'good' })).toEqual([conv(1)]);
@@ -111,16 +113,18 @@ export function describeConversationReadingConformance(context: StoreSuiteContex
 
     it('deletes one conversation with its messages, nothing else', async () => {
       const answerId = makeMessage(conversations[1]!, 50, 'assistant').id;
-      expect(await store().deleteConversation(conv(1))).toBe(true);
-      expect(await store().getConversation(conv(1))).toBeNull();
-      expect(await store().listMessages(conv(1))).toEqual([]);
+      expect(await store().deleteConversation(other.id, conv(1))).toBe(false);
+      expect(await store().deleteConversation(agent.id, conv(1))).toBe(true);
+      expect(await store().getConversation(agent.id, conv(1))).toBeNull();
+      expect(await store().listMessages(agent.id, conv(1))).toEqual([]);
       expect(await store().getMessage(answerId)).toBeNull();
-      expect(await store().deleteConversation(conv(1))).toBe(false);
+      expect(await store().getMessageConversation(answerId)).toBeNull();
+      expect(await store().deleteConversation(agent.id, conv(1))).toBe(false);
       expect(await ids({})).toEqual([conv(3), conv(2), conv(0)]);
       expect((await store().findConversations({ agentId: other.id, limit: 10 })).length).toBe(1);
       // The message id is free again, as after deleting the agent.
       await store().createConversation(makeConversation(agent, 70));
-      await store().appendMessages(`conv-${agent.id}-70`, [
+      await store().appendMessages(agent.id, `conv-${agent.id}-70`, [
         { ...makeMessage(conversations[1]!, 50, 'assistant'), conversationId: `conv-${agent.id}-70` },
       ]);
       expect((await store().getMessage(answerId))?.conversationId).toBe(`conv-${agent.id}-70`);

@@ -20,6 +20,7 @@ import { describeConversationReadingConformance } from './store-conformance-conv
 import { describeDocumentIdConformance } from './store-conformance-document-ids.js';
 import { describeJobConformance } from './store-conformance-jobs.js';
 import { describeMetadataFilterConformance } from './store-conformance-metadata.js';
+import { describeOwnerIdConformance } from './store-conformance-owner-ids.js';
 import { describeScriptConformance } from './store-conformance-scripts.js';
 import { describeSearchConformance } from './store-conformance-search.js';
 import { describeUploadConformance } from './store-conformance-uploads.js';
@@ -70,6 +71,7 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
     describeUploadConformance(context);
     describeConversationReadingConformance(context);
     describeDocumentIdConformance(context);
+    describeOwnerIdConformance(context);
   });
 }
 

@@ -28,7 +28,7 @@ const UPLOAD_PATH = /\/uploads\/(rdu_[A-Za-z0-9_-]{22})$/;
  * Which host the URL names does not matter (a proxy may rewrite it): the path ending in
  * `/uploads/rdu_…` does, and such a URL is never fetched. The link must be for this agent and for
  * the conversation: the one continued, or, for a first message, the id that message sent, provided
- * no conversation has that id (so a link cannot be carried into someone else's conversation).
+ * the agent has no conversation with that id (so a link cannot be carried into someone else's conversation).
  * Unknown, expired, not yet uploaded and foreign links get the same warning.
  */
 export async function readUploadedAttachment(store: Store, url: string, scope: UploadScope): Promise<UploadedFile | string | null> {
@@ -43,7 +43,7 @@ export async function readUploadedAttachment(store: Store, url: string, scope: U
     if (record.conversationId !== scope.continuedConversationId) return refused;
   } else {
     if (record.conversationId !== scope.requestedConversationId) return refused;
-    if ((await store.getConversation(record.conversationId)) !== null) return refused;
+    if ((await store.getConversation(record.agentId, record.conversationId)) !== null) return refused;
   }
   const bytes = await store.getUploadBytes(id);
   return bytes === null ? refused : { bytes, mimeType: record.mimeType };

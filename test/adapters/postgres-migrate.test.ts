@@ -76,7 +76,7 @@ async function snapshot(store: Store) {
   for (const agent of await store.listAgents()) {
     const conversations = [];
     for (const conversation of await store.listConversations(agent.id)) {
-      conversations.push({ conversation, messages: await store.listMessages(conversation.id) });
+      conversations.push({ conversation, messages: await store.listMessages(agent.id, conversation.id) });
     }
     agents.push({ agent, conversations });
   }

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { SCHEMA_VERSION, sqliteStore } from '../../adapters/sqlite/index.js';
+import { CONVERSATION_READING_VERSION } from '../../adapters/sqlite/schema.js';
 import type { Store } from '../../src/ports/store.js';
 import {
   isoAt,
@@ -332,6 +333,31 @@ const WITHOUT_CONVERSATION_READING = `
   DROP INDEX conversations_activity; DROP INDEX conversations_visitor; DROP INDEX messages_feedback;
   ALTER TABLE conversations DROP COLUMN channel;
   ALTER TABLE messages DROP COLUMN feedback; ALTER TABLE messages DROP COLUMN feedback_comment; ALTER TABLE messages DROP COLUMN feedback_at;`;
+/**
+ * Undoes the per-owner names migration, keeping the rows: one global handle index, conversations
+ * keyed by id alone and messages without agent_id, as the migrations before it left them (feedback
+ * and listing indexes included, for WITHOUT_CONVERSATION_READING to undo next).
+ */
+const WITHOUT_PER_OWNER_NAMES = `
+  DROP INDEX agents_owner_handle; DROP INDEX agents_public_handle;
+  CREATE UNIQUE INDEX agents_handle ON agents (handle) WHERE handle IS NOT NULL;
+  CREATE TABLE conversations_before (
+    pk INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, agent_id TEXT NOT NULL REFERENCES agents (id) ON DELETE CASCADE,
+    visitor_id TEXT NOT NULL, created_at TEXT NOT NULL, updated_at TEXT NOT NULL, contact TEXT, channel TEXT);
+  INSERT INTO conversations_before SELECT pk, id, agent_id, visitor_id, created_at, updated_at, contact, channel FROM conversations;
+  CREATE TABLE messages_before (
+    pk INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE, conversation_id TEXT NOT NULL REFERENCES conversations_before (id) ON DELETE CASCADE,
+    role TEXT NOT NULL, text TEXT NOT NULL, sources TEXT NOT NULL, usage TEXT, model TEXT, visitor_id TEXT NOT NULL, created_at TEXT NOT NULL,
+    feedback TEXT, feedback_comment TEXT, feedback_at TEXT);
+  INSERT INTO messages_before
+    SELECT pk, id, conversation_id, role, text, sources, usage, model, visitor_id, created_at, feedback, feedback_comment, feedback_at FROM messages;
+  DROP TABLE messages; DROP TABLE conversations;
+  ALTER TABLE conversations_before RENAME TO conversations; ALTER TABLE messages_before RENAME TO messages;
+  CREATE INDEX conversations_agent ON conversations (agent_id, created_at);
+  CREATE INDEX conversations_activity ON conversations (agent_id, updated_at DESC, id DESC);
+  CREATE INDEX conversations_visitor ON conversations (agent_id, visitor_id, updated_at DESC, id DESC);
+  CREATE INDEX messages_conversation ON messages (conversation_id, created_at, pk);
+  CREATE INDEX messages_feedback ON messages (conversation_id, feedback) WHERE feedback IS NOT NULL;`;
 
 describe('sqliteStore datasource pipeline', () => {
   /** Tables, indexes and triggers as SQLite stores them, to compare two files' schemas. */
@@ -442,13 +468,13 @@ describe('sqliteStore datasource pipeline', () => {
     const conversation = makeConversation(agent, 3);
     await store.createAgent(agent);
     await store.createConversation(conversation);
-    await store.appendMessages(conversation.id, [makeMessage(conversation, 4, 'user')]);
+    await store.appendMessages(agent.id, conversation.id, [makeMessage(conversation, 4, 'user')]);
     await store.createApiKey(makeApiKey('owner-a'));
     expect(await store.consumeUsage({ subject: 'owner-a', metric: 'q', period: 'p', amount: 1, limit: 1 })).toEqual({
       allowed: true,
       used: 1,
     });
-    expect(await store.listMessages(conversation.id)).toHaveLength(1);
+    expect(await store.listMessages(agent.id, conversation.id)).toHaveLength(1);
     await store.close();
 
     const check = new Database(path, { readonly: true });
@@ -469,6 +495,7 @@ describe('sqliteStore datasource pipeline', () => {
     await fill(old);
     await old.close();
     const db = new Database(path);
+    db.exec(WITHOUT_PER_OWNER_NAMES);
     // What version 7 added (agent handle and settings, conversation contact) did not exist yet either.
     db.exec(
       'DROP INDEX agents_handle; ALTER TABLE agents DROP COLUMN handle; ALTER TABLE agents DROP COLUMN settings; ALTER TABLE conversations DROP COLUMN contact;',
@@ -507,17 +534,18 @@ describe('sqliteStore datasource pipeline', () => {
     await old.createConversation(conversation);
     const question = makeMessage(conversation, 4, 'user');
     const answer = makeMessage(conversation, 5, 'assistant');
-    await old.appendMessages(conversation.id, [question, answer]);
+    await old.appendMessages(agent.id, conversation.id, [question, answer]);
     await old.close();
     const db = new Database(path);
+    // Newest first: what came after it, then the readable-conversations migration itself.
+    db.exec(WITHOUT_PER_OWNER_NAMES);
     db.exec(WITHOUT_CONVERSATION_READING);
-    // The readable-conversations migration is the last one this code has.
-    db.pragma(`user_version = ${SCHEMA_VERSION - 1}`);
+    db.pragma(`user_version = ${CONVERSATION_READING_VERSION - 1}`);
     db.close();
 
     const store = open();
-    expect(await store.listMessages(conversation.id)).toEqual([answer, question]);
-    expect(await store.getConversation(conversation.id)).toEqual({ ...conversation, updatedAt: isoAt(5) });
+    expect(await store.listMessages(agent.id, conversation.id)).toEqual([answer, question]);
+    expect(await store.getConversation(agent.id, conversation.id)).toEqual({ ...conversation, updatedAt: isoAt(5) });
     expect((await store.findConversations({ agentId: agent.id, limit: 5 })).map((c) => c.id)).toEqual([conversation.id]);
     const marked = await store.setMessageFeedback(answer.id, { value: 'bad', comment: 'Off topic', createdAt: isoAt(9) });
     expect(marked?.feedback).toEqual({ value: 'bad', comment: 'Off topic', createdAt: isoAt(9) });

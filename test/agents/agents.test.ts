@@ -142,7 +142,7 @@ describe('agents: query flow with the offline answerer', () => {
     expect(sent.map((message) => message.role)).toEqual(['system', 'user', 'assistant', 'user']);
     expect(sent[1]!.content).toBe('How much does express delivery cost?');
     expect(sent[2]!.content).toBe(first.answer);
-    const stored = await setup.store.listMessages(first.conversationId);
+    const stored = await setup.store.listMessages(agentId, first.conversationId);
     expect(stored.map((message) => message.role)).toEqual(['assistant', 'user', 'assistant', 'user']);
     expect(stored[0]!.id).toBe(second.messageId);
     expect(stored[0]!.sources).toEqual(second.sources);
@@ -215,21 +215,26 @@ describe('agents: query flow with the offline answerer', () => {
     expect(setup.chat.requests).toHaveLength(0);
   });
 
-  it('never continues a conversation of another agent (a new one starts, under a fresh id), and refuses unknown agents', async () => {
+  it('never continues a conversation of another agent (ids are per agent: the same id is a new conversation there), and refuses unknown agents', async () => {
     const { agents } = setup.ragdesk;
     const other = await agents.create({ name: 'other', description: 'd' });
     const first = await agents.query(agentId, { query: 'refund time?' });
     const elsewhere = await agents.query(other.id, { query: 'hi', conversationId: first.conversationId });
-    expect(elsewhere.conversationId).not.toBe(first.conversationId);
-    expect(await setup.store.listMessages(first.conversationId)).toHaveLength(2);
+    expect(elsewhere.conversationId).toBe(first.conversationId);
+    // Two conversations under one id, one per agent, neither seeing the other's messages.
+    expect(setup.chat.requests.at(-1)!.messages.map((message) => message.role)).toEqual(['system', 'user']);
+    expect((await setup.store.listMessages(agentId, first.conversationId)).map((message) => message.text)).toContain('refund time?');
+    expect((await setup.store.listMessages(other.id, first.conversationId)).map((message) => message.text)).toContain('hi');
+    expect(await setup.store.listMessages(agentId, first.conversationId)).toHaveLength(2);
+    expect(await setup.store.listMessages(other.id, first.conversationId)).toHaveLength(2);
     expect((await rejection(agents.query('missing', { query: 'hi' }))).code).toBe('not_found');
   });
 
   it('deleting an agent deletes its conversations', async () => {
     const first = await setup.ragdesk.agents.query(agentId, { query: 'refund time?' });
     await setup.ragdesk.agents.delete(agentId);
-    expect(await setup.store.getConversation(first.conversationId)).toBeNull();
-    expect(await setup.store.listMessages(first.conversationId)).toEqual([]);
+    expect(await setup.store.getConversation(agentId, first.conversationId)).toBeNull();
+    expect(await setup.store.listMessages(agentId, first.conversationId)).toEqual([]);
   });
 });
 
@@ -263,7 +268,7 @@ describe('agents: streaming, abort and usage limits', () => {
     if (last.type !== 'endpoint_response') throw new Error('unreachable');
     expect(joined).toBe(last.response.answer);
     expect(joined).toContain('limescale');
-    expect((await setup.store.listMessages(last.response.conversationId))[0]!.text).toBe(joined);
+    expect((await setup.store.listMessages(agentId, last.response.conversationId))[0]!.text).toBe(joined);
   });
 
   it('an abort mid-stream stops the answer and stores nothing', async () => {

@@ -17,8 +17,8 @@ describe('stored source entries', () => {
       const stored = makeMessage(conversation, 2, 'assistant');
       // The shape answers had before entries listed their passages, as it sits in the JSON column.
       const { passages: _passages, ...old } = stored.sources[0]!;
-      await store.appendMessages(conversation.id, [{ ...stored, sources: [old as SourceEntry] }]);
-      const [read] = await store.listMessages(conversation.id);
+      await store.appendMessages(agent.id, conversation.id, [{ ...stored, sources: [old as SourceEntry] }]);
+      const [read] = await store.listMessages(agent.id, conversation.id);
       expect(read!.sources[0]!.passages).toEqual([{ chunk_id: 'chunk-1', page_number: 2, text: 'The excerpt.', score: 0.75 }]);
       expect(read!.sources[0]!.text).toBe('The excerpt.');
     } finally {

@@ -197,7 +197,10 @@ describe('owner isolation across every route, with randomised resources', () => 
       ),
       agents,
       // The conversations the build started (the caller's own queries below start new ones), with their feedback.
-      conversations: await Promise.all(owner.conversations.map((id) => fixture.ragdesk.agents.conversations.get(id))),
+      // The i-th conversation is the i-th agent's; ids are per agent, so the agent names which one.
+      conversations: await Promise.all(
+        owner.conversations.map((id, i) => fixture.ragdesk.agents.conversations.get(id, { agentId: owner.agents[i]! })),
+      ),
     };
   }
 
@@ -304,14 +307,15 @@ describe('owner isolation across every route, with randomised resources', () => 
             probes++;
           }
           for (const conversationId of others.flatMap((owner) => owner.conversations)) {
-            // Another agent's conversation is never continued: a new one starts under a fresh id,
-            // exactly as for an id nobody used, so the answer tells nothing of it.
+            // Another agent's conversation is never continued: conversation ids are per agent, so the
+            // owner's query starts a conversation of its own agent under that id, exactly as for an
+            // id nobody used, and the answer tells nothing of the other one.
             const response = await api.post<{ conversationId: string }>(`/api/agents/${ownAgent}/query`, {
               query: 'what did we talk about?',
               conversationId,
             });
             expect(response.status).toBe(200);
-            expect(response.body.conversationId).not.toBe(conversationId);
+            expect(response.body.conversationId).toBe(conversationId);
             noLeak(response, [conversationId], 'conversation');
             probes++;
           }

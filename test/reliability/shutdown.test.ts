@@ -185,7 +185,8 @@ describe('graceful close', () => {
 
     const store = sqliteStore({ path: join(temp.dir, 'ragdesk.db') });
     try {
-      for (const conversation of await store.listConversations(agent.id)) expect(await store.listMessages(conversation.id)).toEqual([]);
+      for (const conversation of await store.listConversations(agent.id))
+        expect(await store.listMessages(agent.id, conversation.id)).toEqual([]);
     } finally {
       await store.close();
     }

@@ -226,10 +226,13 @@ describe('public agents and strangers', () => {
         }
       }
       expect(new Set(shapes.map((shape) => JSON.stringify(shape))).size).toBe(1);
-      // The owner's key on another of its agents' conversations: no 400 that would tell it exists.
+      // The owner's key with an id of another of its agents' conversations: ids are per agent, so
+      // this starts a conversation of this agent under that id, with none of the other's memory.
+      fixture.openai.reset();
       const owner = await ask({ conversationId: onOther.body.conversationId }, fixture.alice);
       expect(owner.status).toBe(200);
-      expect(owner.body.conversationId).not.toBe(onOther.body.conversationId);
+      expect(owner.body.conversationId).toBe(onOther.body.conversationId);
+      expect(JSON.stringify(fixture.openai.chatRequests()[0]!.messages)).not.toContain('hello there');
     });
 
     it('visitors cannot claim a conversation id before the caller it was meant for', async () => {

@@ -7,7 +7,7 @@ import {
   schemas,
   type AgentQueryInput,
 } from '../../../src/index.js';
-import { agentByIdOrHandle, ownedAgent } from '../access.js';
+import { ownedAgent, queriedAgent } from '../access.js';
 import { missingKeyError, requireDatastoreAccess, requirePrincipal, requireScope, type Principal } from '../auth.js';
 import { admittedQueryOptions, queryableAgent } from '../queryable-agent.js';
 import { readJsonObject } from '../body.js';
@@ -61,7 +61,8 @@ export const agentRoutes: Route[] = [
     path: '/agents/{id}',
     operationId: 'getAgent',
     summary:
-      "Agent Get. `{id}` may be `@handle`. The owner's key with the `read` scope gets the whole agent; anyone else gets the public view " +
+      "Agent Get. `{id}` may be `@handle`: the key owner's agent with that handle (handles are unique within an owner), else the public " +
+      "agent with it. The owner's key with the `read` scope gets the whole agent; anyone else gets the public view " +
       'of a public agent (what a chat widget shows: no prompts, model settings or owner). Without a key a private or unknown agent is a 401, ' +
       "with another owner's key a 404.",
     tag: 'agents',
@@ -160,9 +161,9 @@ async function readableAgent(context: OperationContext, id: string) {
   return agentToWire(await ownedAgent(ragdesk, principal, id));
 }
 
-/** The agent with this id or `@handle`, or null when there is none (whoever owns it). */
+/** The agent with this id or `@handle` (as a query names it), or null when there is none. */
 function findAgent(context: OperationContext, id: string) {
-  return agentByIdOrHandle(context.ragdesk, id).catch((error: unknown) => {
+  return queriedAgent(context.ragdesk, context.principal, id).catch((error: unknown) => {
     if (RagdeskError.isInstance(error) && error.code === 'not_found') return null;
     throw error;
   });

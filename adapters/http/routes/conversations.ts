@@ -11,6 +11,14 @@ const VISITOR_ID = {
   required: false,
 };
 
+const AGENT_ID = {
+  name: 'agentId',
+  description:
+    'The agent whose conversation this is. Conversation ids are unique within an agent only: needed (else 409) when two conversations ' +
+    'the caller may read share the id',
+  required: false,
+};
+
 export const conversationRoutes: Route[] = [
   {
     method: 'GET',
@@ -19,22 +27,24 @@ export const conversationRoutes: Route[] = [
     summary:
       'The conversation with its messages, newest first (`from`: `human` or `agent`). The owner reads any conversation of its agents ' +
       "(`read` scope); anyone else only a public agent's conversation, with the `visitorId` it was started with. Any other id answers " +
-      'exactly like an unknown one (401 without a key, 404 with one). `cursor` (the last message id of the previous page) reads older messages.',
+      'exactly like an unknown one (401 without a key, 404 with one). `cursor` (the last message id of the previous page) reads older messages. ' +
+      'Ids are unique within an agent: when two readable conversations have this id, `agentId` says which (409 without it).',
     tag: 'conversations',
     auth: 'public-agent',
     queryParameters: [
       VISITOR_ID,
+      AGENT_ID,
       { name: 'cursor', description: 'The id of the last message of the previous page', required: false },
       { name: 'limit', description: 'At most this many messages (1-200, default 50)', required: false },
     ],
     response: 'ConversationWithMessages',
-    errors: [400, 401, 404],
+    errors: [400, 401, 404, 409],
     async run(context) {
       const id = param(context, 'id');
-      const query = queryObject(context, ['visitorId', 'cursor', 'limit']);
-      const reader = await readerOf(context, id, query.visitorId);
+      const query = queryObject(context, ['visitorId', 'cursor', 'limit', 'agentId']);
+      const { agentId, reader } = await readerOf(context, id, query.visitorId, query.agentId);
       const conversation = await context.ragdesk.agents.conversations
-        .get(id, { ...query, ...reader })
+        .get(id, { ...query, ...reader, agentId })
         .catch(asRefused(context, 'conversation', id));
       return json(conversationToWire(conversation));
     },
@@ -43,17 +53,27 @@ export const conversationRoutes: Route[] = [
     method: 'DELETE',
     path: '/conversations/{id}',
     operationId: 'deleteConversation',
-    summary: "Deletes a conversation of the key owner's agents with its messages; answers the conversation as it was.",
+    summary:
+      "Deletes a conversation of the key owner's agents with its messages; answers the conversation as it was. When two of the owner's " +
+      'agents have a conversation with this id, `agentId` says which (409 without it).',
     tag: 'conversations',
     auth: { scope: 'write' },
+    queryParameters: [AGENT_ID],
     response: 'Conversation',
-    errors: [404],
+    errors: [400, 404, 409],
     async run(context) {
       const id = param(context, 'id');
+      const query = queryObject(context, ['agentId']);
       await readJsonObject(context.request, context.options.maxJsonBytes);
-      const conversation = await context.ragdesk.agents.conversations.find(id);
-      if (conversation === null || !(await ownsAgentOf(context, conversation))) throw missing('conversation', id);
-      return json(await context.ragdesk.agents.conversations.delete(id));
+      const candidates = await context.ragdesk.agents.conversations.findAll(id, query);
+      const owned = [];
+      for (const conversation of candidates) {
+        if (await ownsAgentOf(context, conversation)) owned.push(conversation);
+      }
+      const [only] = owned;
+      if (only === undefined) throw missing('conversation', id);
+      if (owned.length > 1) throw severalReadable(id);
+      return json(await context.ragdesk.agents.conversations.delete(id, { agentId: only.agentId }));
     },
   },
   {
@@ -134,10 +154,11 @@ type FeedbackBody = { eval: 'good' | 'bad' | null; comment?: string | null | und
 async function markAnswer(context: OperationContext, messageId: string, body: FeedbackBody) {
   const { ragdesk } = context;
   const conversation = await ragdesk.agents.conversations.conversationOfMessage(messageId);
-  const reader = conversation === null ? null : await readerOf(context, conversation.id, body.visitorId).catch(() => null);
-  if (reader === null) throw refused(context, 'message', messageId);
+  const access =
+    conversation === null ? null : await readerOf(context, conversation.id, body.visitorId, conversation.agentId).catch(() => null);
+  if (access === null) throw refused(context, 'message', messageId);
   const { visitorId: _given, ...rest } = body;
-  return ragdesk.agents.conversations.setFeedback(messageId, { ...rest, ...reader }).catch(asRefused(context, 'message', messageId));
+  return ragdesk.agents.conversations.setFeedback(messageId, { ...rest, ...access.reader }).catch(asRefused(context, 'message', messageId));
 }
 
 /**
@@ -161,22 +182,43 @@ function asRefused(context: OperationContext, kind: string, id: string) {
 }
 
 /**
- * Who reads a conversation, as options for the library: `{}` for the owner of its agent (with the
- * `read` scope), `{ visitorId }` for a visitor of a public agent, who must then give the
- * conversation's own visitor id. Anything else is the 404 of an unknown id.
+ * Which conversation `id` names for this caller, and who reads it, as options for the library:
+ * `{}` for the owner of its agent (with the `read` scope), `{ visitorId }` for a visitor of a public
+ * agent whose visitor id it is. Ids are unique within an agent only, so the id may name several
+ * conversations: only those the caller may read count (`agentId` narrows them to one agent's), and
+ * two of them are a 409 naming `agentId`. None is the answer of an unknown id, so another owner's
+ * conversation is never told apart from a free id.
  */
-async function readerOf(context: OperationContext, id: string, visitorId: string | undefined): Promise<{ visitorId?: string }> {
-  const conversation = await context.ragdesk.agents.conversations.find(id);
-  if (conversation !== null) {
+async function readerOf(
+  context: OperationContext,
+  id: string,
+  visitorId: string | undefined,
+  agentId: string | undefined,
+): Promise<{ agentId: string; reader: { visitorId?: string } }> {
+  const { conversations } = context.ragdesk.agents;
+  const readable: { agentId: string; reader: { visitorId?: string }; owner: boolean }[] = [];
+  for (const conversation of await conversations.findAll(id, agentId === undefined ? {} : { agentId })) {
     if (await ownsAgentOf(context, conversation)) {
-      requireScope(requirePrincipal(context.principal), 'read');
-      return {};
+      readable.push({ agentId: conversation.agentId, reader: {}, owner: true });
+      continue;
     }
     const agent = await context.ragdesk.agents.get(conversation.agentId);
-    // The library compares the visitor id (in constant time) and answers not_found on a mismatch.
-    if (agent.visibility === 'public' && visitorId) return { visitorId };
+    // The library compares the visitor id in constant time.
+    const visitors = agent.visibility === 'public' && visitorId ? await conversations.findAll(id, { agentId: agent.id, visitorId }) : [];
+    if (visitors.length > 0 && visitorId) readable.push({ agentId: agent.id, reader: { visitorId }, owner: false });
   }
-  throw refused(context, 'conversation', id);
+  const [only] = readable;
+  if (only === undefined) throw refused(context, 'conversation', id);
+  if (readable.length > 1) throw severalReadable(id);
+  if (only.owner) requireScope(requirePrincipal(context.principal), 'read');
+  return { agentId: only.agentId, reader: only.reader };
+}
+
+/** Two conversations the caller may read have this id: the 409 naming the parameter that picks one. */
+function severalReadable(id: string): RagdeskError {
+  return new RagdeskError('conflict', `More than one of your conversations has the id ${JSON.stringify(id)}; say which with agentId`, {
+    details: { issues: [{ path: 'agentId', message: 'required: more than one conversation has this id' }] },
+  });
 }
 
 /** The caller's key belongs to the agent's owner and may reach every datastore the agent reads. */

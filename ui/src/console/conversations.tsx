@@ -33,7 +33,9 @@ interface Full extends Summary {
 
 const conversationsOf = (api: Api, agentId: string, query: Record<string, string>) =>
   api.request<Page>('GET', `/agents/${encodeURIComponent(agentId)}/conversations?${new URLSearchParams(query).toString()}`);
-const readConversation = (api: Api, id: string) => api.request<Full>('GET', `/conversations/${encodeURIComponent(id)}?limit=200`);
+/** Conversation ids are unique within an agent only, so the agent goes along. */
+const conversationPath = (agentId: string, id: string) => `/conversations/${encodeURIComponent(id)}?agentId=${encodeURIComponent(agentId)}`;
+const readConversation = (api: Api, agentId: string, id: string) => api.request<Full>('GET', `${conversationPath(agentId, id)}&limit=200`);
 
 /**
  * `/conversations/{agentId}`: the agent's conversations, those holding a marked answer first (an
@@ -91,7 +93,7 @@ export function ConversationsPage({ api, uiBase, agentId }: { api: Api; uiBase: 
       do {
         const page: Page = await conversationsOf(api, agentId, { limit: '100', ...(next ? { cursor: next } : {}) });
         for (const summary of page.conversations) {
-          const full = await readConversation(api, summary.id);
+          const full = await readConversation(api, agentId, summary.id);
           lines.push(JSON.stringify({ ...full, messages: [...full.messages].reverse(), nextCursor: undefined }));
         }
         next = page.nextCursor;
@@ -134,7 +136,7 @@ export function ConversationsPage({ api, uiBase, agentId }: { api: Api; uiBase: 
         <button
           type="button"
           class="button"
-          onClick={() => void readConversation(api, summary.id).then((full) => setOpen({ ...summary, ...full }), setError)}
+          onClick={() => void readConversation(api, agentId, summary.id).then((full) => setOpen({ ...summary, ...full }), setError)}
         >
           Read
         </button>
@@ -194,7 +196,7 @@ export function ConversationsPage({ api, uiBase, agentId }: { api: Api; uiBase: 
             const target = deleting;
             setDeleting(null);
             if (open?.id === target.id) setOpen(null);
-            api.request('DELETE', `/conversations/${encodeURIComponent(target.id)}`).then(load, setError);
+            api.request('DELETE', conversationPath(agentId, target.id)).then(load, setError);
           }}
         />
       ) : null}

@@ -34,13 +34,13 @@ export interface FileLoadingOptions extends FileLoaderOptions {
   parserIsolation?: 'process' | 'thread';
   /** Parsers running at once (default: half the machine's cores, from 1 to 4). Queued parses are taken round-robin across owners. */
   parserThreads?: WorkerPoolOptions['threads'];
-  /** A parse taking longer fails with `invalid_request`, reason `parse_timeout` (default 300,000). */
+  /** A parse taking longer fails with `invalid_request`, reason `parse_timeout` (default 60,000). */
   parseTimeoutMs?: WorkerPoolOptions['timeoutMs'];
   /** Heap limit of a parser; a parse needing more fails with reason `parser_out_of_memory` (default 2,048). */
   parserMaxHeapMb?: WorkerPoolOptions['maxHeapMb'];
   /**
    * Resident memory of a parser process (heap, buffers, native allocations; Linux), checked every
-   * 50 ms; a parse holding more is stopped with reason `parser_out_of_memory` (default 1,024).
+   * 50 ms; a parse holding more is stopped with reason `parser_out_of_memory` (default 512).
    */
   parserMaxMemoryMb?: number;
 }

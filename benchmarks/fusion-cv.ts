@@ -20,6 +20,7 @@ import { indexBeirCorpus } from './lib/beir-ragdesk.js';
 import { flags, printTable, writeResult } from './lib/report.js';
 import { reciprocalRankFusion } from '../src/datastores/fusion.js';
 import { fuseByScore, type ScoredList } from '../src/datastores/score-fusion.js';
+import { folds } from './lib/folds.js';
 
 interface Hit {
   id: string;
@@ -83,19 +84,6 @@ function candidates(): Candidate[] {
     }
   }
   return list;
-}
-
-function folds<T>(items: readonly T[], count: number, seed: number): T[][] {
-  // A seeded shuffle, then round-robin: folds of equal size, the same on every run.
-  let state = seed >>> 0;
-  const random = () => {
-    state = (state * 1664525 + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
-  const order = items.map((item) => ({ item, key: random() })).sort((a, b) => a.key - b.key);
-  const result: T[][] = Array.from({ length: count }, () => []);
-  order.forEach(({ item }, i) => (result[i % count] as T[]).push(item));
-  return result;
 }
 
 async function collect(dataset: BeirDataset): Promise<QueryLists[]> {

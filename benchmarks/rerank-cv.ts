@@ -19,6 +19,7 @@ import { loadBeir, scoreRankings, type BeirDataset } from '../adapters/cli/beir.
 import { queryStems, scanWords, stem } from '../adapters/sqlite/lexical-terms.js';
 import { indexBeirCorpus } from './lib/beir-ragdesk.js';
 import { flags, printTable, writeResult } from './lib/report.js';
+import { folds } from './lib/folds.js';
 
 interface Candidate {
   doc: string;
@@ -94,19 +95,6 @@ function rank(list: QueryList, feature: (typeof FEATURES)[number], weight: numbe
   const seen = new Set<string>();
   for (const { hit } of order) seen.add(hit.doc);
   return [...seen];
-}
-
-function folds<T>(items: readonly T[], count: number, seed: number): T[][] {
-  // The same seeded shuffle and round-robin as bench:fusion.
-  let state = seed >>> 0;
-  const random = () => {
-    state = (state * 1664525 + 1013904223) >>> 0;
-    return state / 2 ** 32;
-  };
-  const order = items.map((item) => ({ item, key: random() })).sort((a, b) => a.key - b.key);
-  const result: T[][] = Array.from({ length: count }, () => []);
-  order.forEach(({ item }, i) => (result[i % count] as T[]).push(item));
-  return result;
 }
 
 async function collect(dataset: BeirDataset): Promise<QueryList[]> {

@@ -18,7 +18,7 @@ import { openRagdesk } from '../../adapters/node.js';
 import { isPrivateAddress, webLoader } from '../../adapters/web/index.js';
 import type { UsageLimits } from '../../src/index.js';
 import { cl100kTokenizer } from '../../src/ingest/tokenizer.js';
-import { loopThreadCpuMs } from './thread-cpu.js';
+import { reportStalls } from './stall-reports.js';
 
 const [dataDir, apiKey, usageJson, filesJson] = process.argv.slice(2);
 if (!dataDir || !apiKey) throw new Error('usage: hostile-server <data-dir> <api-key> [usage-json] [files-json]');
@@ -41,22 +41,7 @@ server.listen(0, '127.0.0.1', () => {
   const { port } = server.address() as AddressInfo;
   process.stdout.write(`${JSON.stringify({ origin: `http://127.0.0.1:${port}`, pid: process.pid })}\n`);
 });
-let last = performance.now();
-let lastCpu = loopThreadCpuMs();
-let worst = { stallMs: 0, stallCpuMs: 0 };
-setInterval(() => {
-  const now = performance.now();
-  const cpu = loopThreadCpuMs();
-  const gap = now - last;
-  const cpuMs = cpu - lastCpu;
-  if (gap > worst.stallMs) worst = { stallMs: Math.round(gap), stallCpuMs: Math.round(cpuMs) };
-  last = now;
-  lastCpu = cpu;
-}, 10).unref();
-setInterval(() => {
-  process.stdout.write(`${JSON.stringify(worst)}\n`);
-  worst = { stallMs: 0, stallCpuMs: 0 };
-}, 250).unref();
+reportStalls();
 process.on('SIGTERM', () => {
   server.close();
   server.closeAllConnections();

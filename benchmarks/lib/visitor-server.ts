@@ -11,7 +11,7 @@ import { parseServeArgs, startService } from '../../adapters/cli/serve-command.j
 import type { CliIo } from '../../adapters/cli/io.js';
 import { isPrivateAddress, webLoader } from '../../adapters/web/index.js';
 import { PACKAGE_ROOT } from './report.js';
-import { loopThreadCpuMs } from './thread-cpu.js';
+import { reportStalls } from './stall-reports.js';
 
 const [dataDir, ownerKey, attackerHost, flagsJson] = process.argv.slice(2);
 if (!dataDir || !ownerKey || !attackerHost) throw new Error('usage: visitor-server <data-dir> <owner-key> <attacker-host> [flags-json]');
@@ -35,21 +35,7 @@ const service = await startService(options, io, {
 const neighbourKey = (await service.ragdesk.keys.create({ ownerId: 'neighbour', scopes: ['admin'] })).key;
 process.stdout.write(`${JSON.stringify({ origin: service.origin, neighbourKey, pid: process.pid })}\n`);
 
-let last = performance.now();
-let lastCpu = loopThreadCpuMs();
-let worst = { stallMs: 0, stallCpuMs: 0 };
-setInterval(() => {
-  const now = performance.now();
-  const cpu = loopThreadCpuMs();
-  const gap = now - last;
-  if (gap > worst.stallMs) worst = { stallMs: Math.round(gap), stallCpuMs: Math.round(cpu - lastCpu) };
-  last = now;
-  lastCpu = cpu;
-}, 10).unref();
-setInterval(() => {
-  process.stdout.write(`${JSON.stringify(worst)}\n`);
-  worst = { stallMs: 0, stallCpuMs: 0 };
-}, 250).unref();
+reportStalls();
 process.on('SIGTERM', () => {
   void service.close().then(() => process.exit(0));
   setTimeout(() => process.exit(0), 5_000).unref();

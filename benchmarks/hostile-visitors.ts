@@ -454,7 +454,8 @@ async function main(): Promise<void> {
   writeResult(args.get('result') ?? 'hostile-visitors', {
     scale,
     ...result,
-    serverDist: args.get('server-dist') ?? 'this build',
+    // Which build served, without this machine's path to it.
+    serverDist: args.get('server-dist') ? 'another build (--server-dist)' : 'this build',
     at: new Date().toISOString(),
   });
 }

@@ -464,7 +464,8 @@ async function main(): Promise<void> {
   for (const row of result.rows) if (row.error) console.log(`${row.case}: ${row.error}`);
   writeResult(args.get('result') ?? 'hostile', {
     ...result,
-    serverDist: args.get('server-dist') ?? 'this build',
+    // Which build served, without this machine's path to it.
+    serverDist: args.get('server-dist') ? 'another build (--server-dist)' : 'this build',
     at: new Date().toISOString(),
   });
 }

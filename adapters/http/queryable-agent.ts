@@ -16,6 +16,14 @@ export interface QueryableAgent {
   caller: 'owner' | 'visitor';
 }
 
+/** The agent with this id or `@handle` (as a query names it), or null when there is none. */
+export function findQueriedAgent(context: OperationContext, id: string) {
+  return queriedAgent(context.ragdesk, context.principal, id).catch((error: unknown) => {
+    if (RagdeskError.isInstance(error) && error.code === 'not_found') return null;
+    throw error;
+  });
+}
+
 /**
  * Who may query: the owner's key (with the `query` scope), or anyone at all when `visitors` lets
  * the agent answer them. Without a key an agent that does not is a 401, like an unknown one (asking
@@ -23,10 +31,7 @@ export interface QueryableAgent {
  */
 export async function queryableAgent(context: OperationContext, id: string, visitors: VisitorRule = publicAgents): Promise<QueryableAgent> {
   const { principal, ragdesk } = context;
-  const agent = await queriedAgent(ragdesk, principal, id).catch((error: unknown) => {
-    if (RagdeskError.isInstance(error) && error.code === 'not_found') return null;
-    throw error;
-  });
+  const agent = await findQueriedAgent(context, id);
   if (principal === null) {
     if (agent && visitors(agent)) return { agent, caller: 'visitor' };
     throw new RagdeskError(

@@ -1,15 +1,7 @@
-import {
-  RagdeskError,
-  allowsDatastores,
-  hasScope,
-  parseInput,
-  publicAgentView,
-  schemas,
-  type AgentQueryInput,
-} from '../../../src/index.js';
-import { ownedAgent, queriedAgent } from '../access.js';
+import { allowsDatastores, hasScope, parseInput, publicAgentView, schemas, type AgentQueryInput } from '../../../src/index.js';
+import { ownedAgent } from '../access.js';
 import { missingKeyError, requireDatastoreAccess, requirePrincipal, requireScope, type Principal } from '../auth.js';
-import { admittedQueryOptions, queryableAgent } from '../queryable-agent.js';
+import { admittedQueryOptions, findQueriedAgent, queryableAgent } from '../queryable-agent.js';
 import { readJsonObject } from '../body.js';
 import { json, param, type OperationContext, type Route } from '../operation.js';
 import { agentStream } from '../agent-stream.js';
@@ -152,19 +144,11 @@ export const agentRoutes: Route[] = [
  */
 async function readableAgent(context: OperationContext, id: string) {
   const { principal, ragdesk } = context;
-  const agent = await findAgent(context, id);
+  const agent = await findQueriedAgent(context, id);
   const owner = principal !== null && agent !== null && agent.ownerId === principal.ownerId;
   if (owner && hasScope(principal, 'read')) return agentToWire(await ownedAgent(ragdesk, principal, id));
   if (agent?.visibility === 'public') return publicAgentView({ ...agent, visibility: 'public' });
   if (principal === null) throw missingKeyError();
   requireScope(principal, 'read');
   return agentToWire(await ownedAgent(ragdesk, principal, id));
-}
-
-/** The agent with this id or `@handle` (as a query names it), or null when there is none. */
-function findAgent(context: OperationContext, id: string) {
-  return queriedAgent(context.ragdesk, context.principal, id).catch((error: unknown) => {
-    if (RagdeskError.isInstance(error) && error.code === 'not_found') return null;
-    throw error;
-  });
 }

@@ -17,7 +17,7 @@ import { localEmbeddings } from '../adapters/local/index.js';
 import { openaiChat } from '../adapters/openai/index.js';
 import { sqliteStore } from '../adapters/sqlite/index.js';
 import { createRagdesk } from '../src/index.js';
-import { startOpenAIServer } from '../test/helpers/openai-server.js';
+import { startOpenAIServer } from '../fixtures/openai-server.js';
 import { flags, latencySummary, printTable, writeResult } from './lib/report.js';
 
 const args = flags(process.argv.slice(2));

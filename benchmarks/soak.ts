@@ -35,7 +35,7 @@ import { openaiChat } from '../adapters/openai/index.js';
 import { sqliteStore } from '../adapters/sqlite/index.js';
 import { createRagdesk, type ChatModel, type Ragdesk } from '../src/index.js';
 import { seededRandom } from '../src/testing/random.js';
-import { startOpenAIServer, type OpenAIServer } from '../test/helpers/openai-server.js';
+import { startOpenAIServer, type OpenAIServer } from '../fixtures/openai-server.js';
 import { flags, latencySummary, printTable, writeResult } from './lib/report.js';
 import { Timeline, instrument } from './lib/stalls.js';
 import { loopThreadCpuMs } from './lib/thread-cpu.js';

@@ -2,8 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { detectMimeType, fileLoaders, loadFile, MIME } from '../../adapters/loaders/index.js';
 import { RagdeskError } from '../../src/errors.js';
 import type { Loader } from '../../src/ports/loader.js';
-import { buildFixtures, CSV_ROWS, PLANTED } from '../fixtures/make-fixtures.js';
-import { makeZip } from '../fixtures/zip-writer.js';
+import { buildFixtures, CSV_ROWS, PLANTED } from '../../fixtures/make-fixtures.js';
+import { makeZip } from '../../fixtures/zip-writer.js';
 
 const files = buildFixtures();
 const file = (name: string): Uint8Array => files[name] as Uint8Array;

@@ -4,7 +4,7 @@ import { openaiChat, openaiEmbeddings, SPEC_MODEL_TABLE, type OpenAIChatOptions 
 import { RagdeskError } from '../../src/errors.js';
 import { cl100kTokenizer } from '../../src/ingest/tokenizer.js';
 import type { ChatRequest, ChatStreamPart } from '../../src/ports/chat-model.js';
-import { hashedEmbedding, promptTokensOf, splitReply, startOpenAIServer, type OpenAIServer } from '../helpers/openai-server.js';
+import { hashedEmbedding, promptTokensOf, splitReply, startOpenAIServer, type OpenAIServer } from '../../fixtures/openai-server.js';
 
 /** Every behaviour of `ragdesk/openai`, through the real `openai` client against a local server. */
 let server: OpenAIServer;

@@ -11,7 +11,7 @@ import { localEmbeddings } from '../../adapters/local/index.js';
 import { sqliteStore } from '../../adapters/sqlite/index.js';
 import { createRagdesk } from '../../src/index.js';
 import { RagdeskError } from '../../src/errors.js';
-import { buildFixtures } from '../fixtures/make-fixtures.js';
+import { buildFixtures } from '../../fixtures/make-fixtures.js';
 import { ROOT } from '../reliability/compiled.js';
 import { startHttpServer } from '../helpers/http-server.js';
 

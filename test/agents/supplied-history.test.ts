@@ -3,7 +3,7 @@ import { localEmbeddings } from '../../adapters/local/index.js';
 import { exactIndex, memoryStore } from '../../adapters/memory/index.js';
 import { openaiChat } from '../../adapters/openai/index.js';
 import { createRagdesk, RagdeskError, type HistoryMessage, type Ragdesk } from '../../src/index.js';
-import { startOpenAIServer, type OpenAIServer } from '../helpers/openai-server.js';
+import { startOpenAIServer, type OpenAIServer } from '../../fixtures/openai-server.js';
 
 /** `AgentCallOptions.history`: the earlier turns a stateless client sends, instead of stored memory. */
 describe('a caller-supplied history', () => {

@@ -247,7 +247,7 @@ for (const resolution of ['node16', 'bundler']) {
 }
 
 // --- the CLI --------------------------------------------------------------------------------
-const fixtures = join(ROOT, 'dist/test/fixtures');
+const fixtures = join(ROOT, 'dist/fixtures');
 const documents = join(work, 'documents');
 mkdirSync(documents);
 const { makePdf } = await import(join(fixtures, 'pdf-writer.js'));

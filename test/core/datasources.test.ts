@@ -8,7 +8,7 @@ import { sqliteStore } from '../../adapters/sqlite/index.js';
 import { webLoader } from '../../adapters/web/index.js';
 import { createRagdesk, RagdeskError, type Ragdesk, type UsageLimits } from '../../src/index.js';
 import type { Embeddings } from '../../src/ports/embeddings.js';
-import { buildFixtures, PLANTED } from '../fixtures/make-fixtures.js';
+import { buildFixtures, PLANTED } from '../../fixtures/make-fixtures.js';
 import { startHttpServer, type TestHttpServer } from '../helpers/http-server.js';
 import { countingEmbeddings, tempDir } from '../helpers/setups.js';
 

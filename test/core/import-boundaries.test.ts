@@ -123,10 +123,30 @@ describe('import boundaries (DESIGN.md section 1)', () => {
     expect(violations).toEqual([]);
   });
 
+  it('benchmarks import no test module, and the shared fixtures neither tests nor benchmarks', () => {
+    // Tests run benchmark harnesses; benchmarks and tests share fixtures/. A benchmark importing a
+    // test module would make the two folders one cycle, and the build emit tests into dist/.
+    const violations: string[] = [];
+    const check = (folder: string, forbidden: string[]) => {
+      for (const file of sourceFiles(folder)) {
+        for (const specifier of importsOf(file)) {
+          if (!specifier.startsWith('.')) continue;
+          const target = resolveLocal(file, specifier);
+          if (forbidden.some((prefix) => target.startsWith(prefix))) violations.push(`${file} -> ${target}`);
+        }
+      }
+    };
+    check('benchmarks', ['test/']);
+    check('fixtures', ['test/', 'benchmarks/']);
+    expect(violations).toEqual([]);
+  });
+
   it('finds the files it checks', () => {
     expect(sourceFiles('src').length).toBeGreaterThan(10);
     expect(sourceFiles('adapters').length).toBeGreaterThan(5);
     expect(sourceFiles(KIT).length).toBeGreaterThan(5);
     expect(sourceFiles(BM25).length).toBeGreaterThan(3);
+    expect(sourceFiles('benchmarks').length).toBeGreaterThan(10);
+    expect(sourceFiles('fixtures').length).toBeGreaterThan(3);
   });
 });

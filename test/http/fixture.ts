@@ -7,7 +7,7 @@ import { openaiChat } from '../../adapters/openai/index.js';
 import { sqliteStore } from '../../adapters/sqlite/index.js';
 import { webLoader } from '../../adapters/web/index.js';
 import { createRagdesk, type Ragdesk, type RagdeskOptions } from '../../src/index.js';
-import { startOpenAIServer, type OpenAIServer, type OpenAIServerOptions } from '../helpers/openai-server.js';
+import { startOpenAIServer, type OpenAIServer, type OpenAIServerOptions } from '../../fixtures/openai-server.js';
 import { tempDir } from '../helpers/setups.js';
 import { LeakWatch } from './leak-watch.js';
 

@@ -17,7 +17,7 @@ import { checkConsistency } from '../../benchmarks/crash/checks.js';
 import { INTERRUPTED_UPSERT } from '../../src/datasources/interrupted.js';
 import { newDatasource } from '../../src/datasources/new-datasource.js';
 import { createRagdesk, type Ragdesk, type RagdeskError } from '../../src/index.js';
-import { startOpenAIServer, type OpenAIServer } from '../helpers/openai-server.js';
+import { startOpenAIServer, type OpenAIServer } from '../../fixtures/openai-server.js';
 import { tempDir } from '../helpers/setups.js';
 
 function open(dir: string, chatBaseURL?: string): Ragdesk {

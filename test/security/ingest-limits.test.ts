@@ -10,7 +10,7 @@ import { fileLoaders, fileLoading, loadFile, type FileLoadingOptions } from '../
 import { localEmbeddings } from '../../adapters/local/index.js';
 import { sqliteStore } from '../../adapters/sqlite/index.js';
 import { createRagdesk, type Ragdesk, type UsageLimits } from '../../src/index.js';
-import { makeXlsx } from '../fixtures/ooxml.js';
+import { makeXlsx } from '../../fixtures/ooxml.js';
 import { tempDir } from '../helpers/setups.js';
 import { failure, utf8 } from './helpers.js';
 

@@ -14,7 +14,7 @@ import { sqliteStore } from '../../adapters/sqlite/index.js';
 import { MAX_DOCUMENT_CHARS, MAX_UPSERT_CHARS } from '../../src/datastores/schemas.js';
 import { createRagdesk, type Datastore, type Ragdesk } from '../../src/index.js';
 import { MAX_METADATA_ENTRIES, MAX_METADATA_STRING_CHARS } from '../../src/validation.js';
-import { makePdf } from '../fixtures/pdf-writer.js';
+import { makePdf } from '../../fixtures/pdf-writer.js';
 import { countingEmbeddings, tempDir } from '../helpers/setups.js';
 import { failure, utf8 } from './helpers.js';
 

@@ -5,7 +5,7 @@
  * suite's index calls go through a harness that does what the core does: it writes the change to
  * the store (`replaceChunks`) and then calls the index. The suite's persistence part is left out
  * (no `reopen`): it expects an index with state of its own that can fall behind the store, which
- * this one cannot; test/adapters/postgres-datastore.test.ts checks what holds instead.
+ * this one cannot; test/adapters/postgres/datastore.test.ts checks what holds instead.
  */
 import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';

@@ -1,7 +1,7 @@
 /**
- * The SQLite store's in-memory bm25 index: exact against a brute-force scorer under random
- * writes, the tokenizer's folding rules, and the index kept in step with the rows (writes during a
- * build, another connection's writes, reopen).
+ * The bm25 engine (adapters/bm25): the index exact against a brute-force scorer under random
+ * writes, the tokenizer's folding rules, and, fed by the SQLite store, the index kept in step with
+ * the rows (writes during a build, another connection's writes, reopen, snapshots).
  */
 import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';

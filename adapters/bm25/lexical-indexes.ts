@@ -26,7 +26,7 @@ export interface ChunkText extends IndexedChunk {
 }
 
 /** A saved snapshot of a datastore's index and the chunk sequence it was taken at. */
-export interface SavedSnapshot {
+interface SavedSnapshot {
   sequence: number;
   data: Uint8Array;
 }

@@ -18,19 +18,35 @@ export interface MethodGuard {
  * The methods of `implementation` with the adapter's cross-cutting concerns applied once, instead
  * of one wrapping line per method: each call is refused by `guard.before` (after close, say), its
  * synchronous result becomes a promise, and a thrown or rejected error goes through
- * `guard.translate`. A method returning an async iterable (paging reads) is returned as is: its
- * pages run their own guarded reads. Properties that are not functions are copied unchanged, and
- * `close` is never guarded (it is idempotent, also after close).
+ * `guard.translate`. A paging read (`iterateChunks`, `iterateChunkVectors`: they return async
+ * iterables, not promises) is guarded when its first page is asked for, and each of its pages
+ * runs its own guarded read. Properties that are not functions are copied unchanged, and `close`
+ * is never guarded (it is idempotent, also after close).
  */
 export function guardedMethods<P extends object>(implementation: Implementation<P>, guard: MethodGuard): P {
   const guarded: Record<string, unknown> = {};
   for (const [name, value] of Object.entries(implementation as Record<string, unknown>)) {
-    guarded[name] = typeof value === 'function' && name !== 'close' ? guardedMethod(name, value as Method, guard) : value;
+    if (typeof value !== 'function' || name === 'close') guarded[name] = value;
+    else guarded[name] = PAGING.has(name) ? guardedPaging(name, value as Method, guard) : guardedMethod(name, value as Method, guard);
   }
   return guarded as P;
 }
 
 type Method = (...args: unknown[]) => unknown;
+
+/** The store ports' methods that return an async iterable of pages. */
+const PAGING = new Set(['iterateChunks', 'iterateChunkVectors']);
+
+function guardedPaging(name: string, method: Method, guard: MethodGuard): Method {
+  return async function* (...args: unknown[]) {
+    try {
+      guard.before();
+    } catch (error) {
+      throw guard.translate(error, name);
+    }
+    yield* method(...args) as AsyncIterable<unknown>;
+  };
+}
 
 function guardedMethod(name: string, method: Method, guard: MethodGuard): Method {
   return (...args: unknown[]) => {
@@ -41,13 +57,8 @@ function guardedMethod(name: string, method: Method, guard: MethodGuard): Method
     } catch (error) {
       return Promise.reject(guard.translate(error, name));
     }
-    if (isAsyncIterable(result)) return result;
     return Promise.resolve(result).catch((error: unknown) => {
       throw guard.translate(error, name);
     });
   };
-}
-
-function isAsyncIterable(value: unknown): value is AsyncIterable<unknown> {
-  return typeof value === 'object' && value !== null && Symbol.asyncIterator in value && !(value instanceof Promise);
 }

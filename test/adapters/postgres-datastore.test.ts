@@ -7,7 +7,7 @@
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { localEmbeddings } from '../../adapters/local/index.js';
-import { exactIndex, memoryStore } from '../../adapters/memory/index.js';
+import { exactIndex, memoryStores } from '../../adapters/memory/index.js';
 import { postgres, postgresIndex } from '../../adapters/postgres/index.js';
 import { hnswIndexPrefix } from '../../adapters/postgres/vector-search.js';
 import { createRagdesk, type DocumentFragment, type DocumentInput, type Ragdesk } from '../../src/index.js';
@@ -47,7 +47,7 @@ async function openPostgres(schema: string, embedder: Embeddings = embeddings())
 }
 
 function openReference(): Ragdesk {
-  const ragdesk = createRagdesk({ store: memoryStore(), index: exactIndex(), embeddings: embeddings() });
+  const ragdesk = createRagdesk({ ...memoryStores(), index: exactIndex(), embeddings: embeddings() });
   opened.push(ragdesk);
   return ragdesk;
 }

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hnswIndex } from '../../adapters/hnsw/index.js';
 import { localEmbeddings } from '../../adapters/local/index.js';
-import { sqliteStore } from '../../adapters/sqlite/index.js';
+import { sqliteStore, sqliteStores } from '../../adapters/sqlite/index.js';
 import { checkConsistency, checkDatabaseFile, strayIndexDirectories } from '../../benchmarks/crash/checks.js';
 import { createRagdesk } from '../../src/index.js';
 import type { Store, VectorIndex } from '../../src/ports/index.js';
@@ -22,7 +22,7 @@ describe('crash harness checks', () => {
   beforeEach(async () => {
     temp = tempDir('ragdesk-checks-');
     const ragdesk = createRagdesk({
-      store: sqliteStore({ path: join(temp.dir, 'ragdesk.db') }),
+      ...sqliteStores({ path: join(temp.dir, 'ragdesk.db') }),
       index: hnswIndex({ dir: join(temp.dir, 'indexes') }),
       embeddings: localEmbeddings(),
     });

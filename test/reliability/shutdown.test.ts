@@ -11,7 +11,7 @@ import { hnswIndex } from '../../adapters/hnsw/index.js';
 import { fileLoading } from '../../adapters/loaders/index.js';
 import { localEmbeddings } from '../../adapters/local/index.js';
 import { openaiChat } from '../../adapters/openai/index.js';
-import { sqliteStore } from '../../adapters/sqlite/index.js';
+import { sqliteStore, sqliteStores } from '../../adapters/sqlite/index.js';
 import { webLoader } from '../../adapters/web/index.js';
 import { checkConsistency } from '../../benchmarks/crash/checks.js';
 import { INTERRUPTED_UPSERT } from '../../src/datasources/interrupted.js';
@@ -22,7 +22,7 @@ import { tempDir } from '../helpers/setups.js';
 
 function open(dir: string, chatBaseURL?: string): Ragdesk {
   return createRagdesk({
-    store: sqliteStore({ path: join(dir, 'ragdesk.db') }),
+    ...sqliteStores({ path: join(dir, 'ragdesk.db') }),
     index: hnswIndex({ dir: join(dir, 'indexes') }),
     embeddings: localEmbeddings(),
     files: fileLoading(),

@@ -1,6 +1,6 @@
 import { notFound } from '../errors.js';
 import type { ApiKeyRecord } from '../ports/agent-key-usage-records.js';
-import type { Store } from '../ports/store.js';
+import type { ApiKeyStore } from '../ports/store.js';
 import { newId, nowIso } from '../util/ids.js';
 import { idSchema, parseInput } from '../validation.js';
 import { apiKeyCreateSchema, type ApiKeyCreateInput } from './schemas.js';
@@ -23,7 +23,7 @@ export interface ApiKeyServiceOptions {
   touchIntervalMs?: number;
 }
 
-type KeyStore = Pick<Store, 'createApiKey' | 'getApiKey' | 'findApiKeyByHash' | 'listApiKeys' | 'updateApiKey'>;
+type KeyStore = ApiKeyStore;
 
 /**
  * `ragdesk.keys`: API keys that belong to an owner. The secret is `rdk_<key id>_<43 random base64url

@@ -73,7 +73,7 @@ export function openSqliteConnection(options: SqliteConnectionOptions): SqliteCo
   };
 }
 
-export function sqliteClosedError(): RagdeskError {
+function sqliteClosedError(): RagdeskError {
   return new RagdeskError('closed', 'the SQLite store is closed');
 }
 

@@ -33,7 +33,7 @@ export interface PostgresAdapters {
   accounts: AccountStore;
   index: VectorIndex;
   /**
-   * `retrieval` and `accounts` in one object.
+   * `retrieval` and `accounts` in one object (not enumerable: a spread of the result leaves it out).
    *
    * @deprecated Pass `retrieval` and `accounts` to `createRagdesk`; `store` goes with the next minor version.
    */
@@ -57,5 +57,7 @@ export async function postgres(options: PostgresOptions): Promise<PostgresAdapte
     await Promise.all([stores.retrieval.close(), stores.accounts.close()]);
     throw error;
   });
-  return { ...stores, index, store: joinedStore(stores) };
+  // Not enumerable, so `createRagdesk({ ...(await postgres(options)), embeddings })` passes the two
+  // stores only (the deprecated `store` with them would be refused).
+  return Object.defineProperty({ ...stores, index }, 'store', { value: joinedStore(stores), enumerable: false }) as PostgresAdapters;
 }

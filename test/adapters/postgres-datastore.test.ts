@@ -40,8 +40,8 @@ afterAll(async () => {
 const embeddings = (dimensions = 128): Embeddings => localEmbeddings({ dimensions });
 
 async function openPostgres(schema: string, embedder: Embeddings = embeddings()): Promise<Ragdesk> {
-  const { store, index } = await postgres({ pool: pglite.pool, schema });
-  const ragdesk = createRagdesk({ store, index, embeddings: embedder });
+  const { retrieval, accounts, index } = await postgres({ pool: pglite.pool, schema });
+  const ragdesk = createRagdesk({ retrieval, accounts, index, embeddings: embedder });
   opened.push(ragdesk);
   return ragdesk;
 }
@@ -163,7 +163,8 @@ describe('the core on Postgres + pgvector', () => {
     } as unknown as pg.Pool;
     // What datastore.query does, on adapters opened over that pool. (A whole ragdesk instance would
     // also start its job runner, which writes: run queries-only instances without one.)
-    const { store, index } = await postgres({ pool: readOnly, schema });
+    const { retrieval: store, accounts, index } = await postgres({ pool: readOnly, schema });
+    await accounts.close();
     const record = (await store.getDatastore(datastore.id))!;
     expect(
       await index.open(

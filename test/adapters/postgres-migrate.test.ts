@@ -150,8 +150,8 @@ describe('ragdesk migrate (SQLite data folder -> Postgres)', () => {
     }
 
     // The same answers from Postgres + pgvector, with no re-embedding.
-    const { store, index } = await postgres({ pool: pglite.pool, schema });
-    const moved = createRagdesk({ store, index, embeddings: embeddings(), chat: localAnswerer() });
+    const { retrieval, accounts, index } = await postgres({ pool: pglite.pool, schema });
+    const moved = createRagdesk({ retrieval, accounts, index, embeddings: embeddings(), chat: localAnswerer() });
     try {
       const datastore = await moved.datastores.get(library.id);
       for (const query of QUERIES) {

@@ -27,7 +27,7 @@ type KeyStore = ApiKeyStore;
 
 /**
  * `ragdesk.keys`: API keys that belong to an owner. The secret is `rdk_<key id>_<43 random base64url
- * characters>`; the Store keeps an HMAC-SHA256 of it under a per-key random salt
+ * characters>`; the account store keeps an HMAC-SHA256 of it under a per-key random salt
  * (`hmac-sha256:<salt>:<digest>`) and a short prefix for listings, never the secret. Verification
  * loads the record by the id the secret carries and compares digests with `timingSafeEqual`.
  */

@@ -21,7 +21,7 @@ export interface JobRunnerOptions {
 }
 
 /**
- * Runs persisted sync jobs in this process. Jobs are claimed from the Store with a lease, so the
+ * Runs persisted sync jobs in this process. Jobs are claimed from the retrieval store with a lease, so the
  * same loop works when several processes share one database; in the embedded setup one process
  * owns the data, so jobs it finds `running` at start are its own from before a crash or restart
  * and are resumed at once instead of waiting for their lease to expire.

@@ -71,7 +71,7 @@ export async function writeDocuments(context: RagdeskContext, datastore: Datasto
 }
 
 /**
- * New documents committed together (`Store.createDocuments`): one store transaction and one index
+ * New documents committed together (`RetrievalStore.createDocuments`): one store transaction and one index
  * call for many small documents instead of two transactions, an index call and three event-loop
  * turns each. Bounded so one synchronous transaction stays a short stall (~0.2 ms of SQLite work
  * per one-chunk document here).

@@ -1,7 +1,7 @@
 import type { AccountStore } from '../ports/store.js';
 import { UPLOAD_ID } from './upload-service.js';
 
-/** A file an attachment names, read from the Store. */
+/** A file an attachment names, read from the account store. */
 export interface UploadedFile {
   bytes: Uint8Array;
   mimeType: string;
@@ -21,7 +21,7 @@ export interface UploadScope {
 const UPLOAD_PATH = /\/uploads\/(rdu_[A-Za-z0-9_-]{22})$/;
 
 /**
- * Reads an attachment whose URL is one of this instance's upload links from the Store, without
+ * Reads an attachment whose URL is one of this instance's upload links from the account store, without
  * any network request. Returns null when the URL is no upload link (it is then fetched as usual),
  * a warning when it is one this query may not read, else the file.
  *

@@ -11,7 +11,7 @@ import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
 import { postgres } from '../../adapters/postgres/index.js';
 import type { ChunkRecord, ScoredId } from '../../src/ports/records.js';
-import type { Store } from '../../src/ports/store.js';
+import type { RetrievalStore } from '../../src/ports/store.js';
 import type { IndexCollection, IndexEntry, IndexQuery, IndexSource, OpenResult, VectorIndex } from '../../src/ports/vector-index.js';
 import { describeVectorIndexConformance } from '../../src/testing/vector-index-conformance.js';
 import { freshSchema, startPgliteServer, type PgliteServer } from '../helpers/pglite-server.js';
@@ -58,7 +58,7 @@ class StoreMirroredIndex implements VectorIndex {
   private written = 0;
 
   constructor(
-    readonly store: Store,
+    readonly store: RetrievalStore,
     readonly index: VectorIndex,
   ) {
     this.name = index.name;
@@ -208,8 +208,9 @@ afterAll(async () => {
 describeVectorIndexConformance('pgvector (PGlite over the wire, through the Postgres store)', {
   async create() {
     schema = freshSchema('vectors');
-    const { store, index } = await postgres({ pool: pglite!.pool, schema });
-    return new StoreMirroredIndex(store, index);
+    const { retrieval, accounts, index } = await postgres({ pool: pglite!.pool, schema });
+    await accounts.close();
+    return new StoreMirroredIndex(retrieval, index);
   },
   async cleanup() {
     await pglite!.pool.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(schema)} CASCADE`);

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpHandler } from '../../../adapters/http/index.js';
 import { RagdeskRetriever } from '../../../adapters/langchain/index.js';
 import { localEmbeddings } from '../../../adapters/local/index.js';
-import { exactIndex, memoryStore } from '../../../adapters/memory/index.js';
+import { exactIndex, memoryStores } from '../../../adapters/memory/index.js';
 import { createRagdesk, RagdeskError, type Datastore, type Ragdesk } from '../../../src/index.js';
 import { DOCUMENTS } from '../../http/fixture.js';
 import { startServer, type RunningServer } from '../../http/servers.js';
@@ -35,7 +35,7 @@ describe('RagdeskRetriever in a LangChain chain', () => {
   let key: string;
 
   beforeAll(async () => {
-    ragdesk = createRagdesk({ store: memoryStore(), index: exactIndex(), embeddings: localEmbeddings() });
+    ragdesk = createRagdesk({ ...memoryStores(), index: exactIndex(), embeddings: localEmbeddings() });
     datastore = await ragdesk.datastores.create({ name: 'Facts' }, { ownerId: 'owner' });
     await datastore.upsert(DOCUMENTS.map((document) => ({ ...document, metadata: { topic: document.name.split('.')[0]! } })));
     key = (await ragdesk.keys.create({ ownerId: 'owner', name: 'query', scopes: ['query'] })).key;

@@ -8,7 +8,7 @@ import { fileLoading } from '../../../adapters/loaders/index.js';
 import { webLoader } from '../../../adapters/web/index.js';
 import { hnswIndex } from '../../../adapters/hnsw/index.js';
 import { localEmbeddings } from '../../../adapters/local/index.js';
-import { sqliteStore } from '../../../adapters/sqlite/index.js';
+import { sqliteStores } from '../../../adapters/sqlite/index.js';
 import { createRagdesk } from '../../../src/index.js';
 import { RagdeskError } from '../../../src/errors.js';
 import { buildFixtures } from '../../../fixtures/make-fixtures.js';
@@ -180,7 +180,7 @@ describe('parser threads (fileLoading / webLoader parser: worker)', () => {
     dirs.push(dir);
     const files = fileLoading();
     const ragdesk = createRagdesk({
-      store: sqliteStore({ path: join(dir, 'r.db') }),
+      ...sqliteStores({ path: join(dir, 'r.db') }),
       index: hnswIndex({ dir: join(dir, 'indexes') }),
       embeddings: localEmbeddings(),
       files,

@@ -7,7 +7,7 @@
 import pg from 'pg';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { localEmbeddings } from '../../../adapters/local/index.js';
-import { exactIndex, memoryStore } from '../../../adapters/memory/index.js';
+import { exactIndex, memoryStores } from '../../../adapters/memory/index.js';
 import { postgres, postgresIndex } from '../../../adapters/postgres/index.js';
 import { hnswIndexPrefix } from '../../../adapters/postgres/vector-search.js';
 import { createRagdesk, type DocumentFragment, type DocumentInput, type Ragdesk } from '../../../src/index.js';
@@ -40,14 +40,14 @@ afterAll(async () => {
 const embeddings = (dimensions = 128): Embeddings => localEmbeddings({ dimensions });
 
 async function openPostgres(schema: string, embedder: Embeddings = embeddings()): Promise<Ragdesk> {
-  const { store, index } = await postgres({ pool: pglite.pool, schema });
-  const ragdesk = createRagdesk({ store, index, embeddings: embedder });
+  const { retrieval, accounts, index } = await postgres({ pool: pglite.pool, schema });
+  const ragdesk = createRagdesk({ retrieval, accounts, index, embeddings: embedder });
   opened.push(ragdesk);
   return ragdesk;
 }
 
 function openReference(): Ragdesk {
-  const ragdesk = createRagdesk({ store: memoryStore(), index: exactIndex(), embeddings: embeddings() });
+  const ragdesk = createRagdesk({ ...memoryStores(), index: exactIndex(), embeddings: embeddings() });
   opened.push(ragdesk);
   return ragdesk;
 }
@@ -163,7 +163,8 @@ describe('the core on Postgres + pgvector', () => {
     } as unknown as pg.Pool;
     // What datastore.query does, on adapters opened over that pool. (A whole ragdesk instance would
     // also start its job runner, which writes: run queries-only instances without one.)
-    const { store, index } = await postgres({ pool: readOnly, schema });
+    const { retrieval: store, accounts, index } = await postgres({ pool: readOnly, schema });
+    await accounts.close();
     const record = (await store.getDatastore(datastore.id))!;
     expect(
       await index.open(

@@ -11,7 +11,7 @@ import { hnswIndex } from '../../../adapters/hnsw/index.js';
 import { fileLoading } from '../../../adapters/loaders/index.js';
 import { localAnswerer, localEmbeddings } from '../../../adapters/local/index.js';
 import { postgres, postgresStore } from '../../../adapters/postgres/index.js';
-import { sqliteStore } from '../../../adapters/sqlite/index.js';
+import { sqliteStore, sqliteStores } from '../../../adapters/sqlite/index.js';
 import { createRagdesk, migrateStore, RagdeskError, type DocumentFragment, type DocumentInput, type Ragdesk } from '../../../src/index.js';
 import type { Store } from '../../../src/ports/store.js';
 import { samplePassages } from '../../../src/testing/sample-texts.js';
@@ -43,7 +43,7 @@ afterAll(async () => {
 
 function openSqlite(dir: string): Ragdesk {
   return createRagdesk({
-    store: sqliteStore({ path: join(dir, 'ragdesk.db') }),
+    ...sqliteStores({ path: join(dir, 'ragdesk.db') }),
     index: hnswIndex({ dir: join(dir, 'indexes') }),
     embeddings: embeddings(),
     chat: localAnswerer(),
@@ -150,8 +150,8 @@ describe('ragdesk migrate (SQLite data folder -> Postgres)', () => {
     }
 
     // The same answers from Postgres + pgvector, with no re-embedding.
-    const { store, index } = await postgres({ pool: pglite.pool, schema });
-    const moved = createRagdesk({ store, index, embeddings: embeddings(), chat: localAnswerer() });
+    const { retrieval, accounts, index } = await postgres({ pool: pglite.pool, schema });
+    const moved = createRagdesk({ retrieval, accounts, index, embeddings: embeddings(), chat: localAnswerer() });
     try {
       const datastore = await moved.datastores.get(library.id);
       for (const query of QUERIES) {

@@ -7,7 +7,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { localAnswerer } from '../../../adapters/local/extractive-answerer.js';
 import { localEmbeddings } from '../../../adapters/local/index.js';
-import { exactIndex, memoryStore } from '../../../adapters/memory/index.js';
+import { exactIndex, memoryStores } from '../../../adapters/memory/index.js';
 import { createHttpReranker, type RerankerSeams, type RerankProvider } from '../../../adapters/rerank/http-reranker.js';
 import { httpReranker } from '../../../adapters/rerank/index.js';
 import { createRagdesk, RagdeskError, type QueryDetails, type Ragdesk, type Reranker } from '../../../src/index.js';
@@ -141,7 +141,7 @@ describe('httpReranker', () => {
 
 describe('createRagdesk({ reranker })', () => {
   it('refuses a reranker of another port version, without rerank, or without a model', async () => {
-    const base = { store: memoryStore(), index: exactIndex(), embeddings: localEmbeddings() };
+    const base = { ...memoryStores(), index: exactIndex(), embeddings: localEmbeddings() };
     const good = rerankerFor('cohere');
     const refused = (reranker: unknown) => {
       try {
@@ -157,7 +157,7 @@ describe('createRagdesk({ reranker })', () => {
       details: { missing: ['rerank'] },
     });
     expect(refused({ ...good, model: '' })).toMatchObject({ code: 'invalid_adapter' });
-    await base.store.close();
+    await Promise.all([base.retrieval.close(), base.accounts.close()]);
   });
 });
 
@@ -168,7 +168,7 @@ describe('rerank in datastore and agent queries', () => {
   });
   const open = (reranker?: Reranker) => {
     const ragdesk = createRagdesk({
-      store: memoryStore(),
+      ...memoryStores(),
       index: exactIndex(),
       embeddings: localEmbeddings(),
       chat: localAnswerer(),

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hnswIndex } from '../../../adapters/hnsw/index.js';
 import { localEmbeddings } from '../../../adapters/local/index.js';
-import { sqliteStore } from '../../../adapters/sqlite/index.js';
+import { sqliteStores } from '../../../adapters/sqlite/index.js';
 import { webLoader } from '../../../adapters/web/index.js';
 import { linkFrontier } from '../../../adapters/web/crawl-sources.js';
 import { createRagdesk, RagdeskError } from '../../../src/index.js';
@@ -164,7 +164,7 @@ describe('robots.txt for single pages (web_page)', () => {
   it('a web_page datasource follows robots.txt; config.ignore_robots_txt loads the page anyway', async () => {
     const temp = tempDir('ragdesk-robots-');
     const ragdesk = createRagdesk({
-      store: sqliteStore({ path: join(temp.dir, 'ragdesk.db') }),
+      ...sqliteStores({ path: join(temp.dir, 'ragdesk.db') }),
       index: hnswIndex({ dir: join(temp.dir, 'indexes') }),
       embeddings: localEmbeddings(),
       web: webLoader({ allowPrivateNetwork: true, timeoutMs: 3_000 }),

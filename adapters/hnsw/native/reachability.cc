@@ -1,0 +1,156 @@
+// See reachability.h. The walk reads each point's level-0 list once: at 1M points and M=16 it is
+// one pass over ~100 MB of links (measured in docs/reliability.md).
+#include "reachability.h"
+
+#include <algorithm>
+#include <mutex>
+#include <stdexcept>
+
+namespace ragdesk {
+namespace {
+
+using Graph = hnswlib::HierarchicalNSW<float>;
+using Candidate = std::pair<float, hnswlib::tableint>;
+using Queue = std::priority_queue<Candidate, std::vector<Candidate>, Graph::CompareByFirst>;
+
+// Re-linking rounds: a point is linked without dropping any other link when a near point has room,
+// so one round is the rule; a second one covers links dropped where every near list was full.
+constexpr int kRounds = 4;
+
+// Marks in `reached` every point a level-0 walk from `from` reaches that is not marked yet.
+void walk(const Graph& graph, hnswlib::tableint from, std::vector<char>& reached, std::vector<hnswlib::tableint>& stack) {
+  if (reached[from]) return;
+  reached[from] = 1;
+  stack.push_back(from);
+  while (!stack.empty()) {
+    const hnswlib::tableint point = stack.back();
+    stack.pop_back();
+    hnswlib::linklistsizeint* links = graph.get_linklist0(point);
+    const size_t size = graph.getListCount(links);
+    const auto* neighbours = reinterpret_cast<const hnswlib::tableint*>(links + 1);
+    for (size_t i = 0; i < size; i++) {
+      const hnswlib::tableint next = neighbours[i];
+      if (next >= reached.size() || reached[next]) continue;
+      reached[next] = 1;
+      stack.push_back(next);
+    }
+  }
+}
+
+std::vector<char> reachedFromEntry(const Graph& graph, std::vector<hnswlib::tableint>& stack) {
+  std::vector<char> reached(graph.cur_element_count, 0);
+  const hnswlib::tableint entry = graph.enterpoint_node_;
+  if (entry < graph.cur_element_count) walk(graph, entry, reached, stack);
+  return reached;
+}
+
+std::vector<hnswlib::tableint> unreached(const Graph& graph, const std::vector<char>& reached) {
+  std::vector<hnswlib::tableint> slots;
+  for (hnswlib::tableint slot = 0; slot < reached.size(); slot++) {
+    if (!reached[slot] && !graph.isMarkedDeleted(slot)) slots.push_back(slot);
+  }
+  return slots;
+}
+
+// The reachable points nearest `point`, as an insert finds them: greedy descent through the upper
+// levels, then hnswlib's level-0 beam (efConstruction); unreachable ones are left out.
+Queue nearReachable(Graph& graph, hnswlib::tableint point, const std::vector<char>& reached) {
+  const void* data = graph.getDataByInternalId(point);
+  hnswlib::tableint current = graph.enterpoint_node_;
+  float closest = graph.fstdistfunc_(data, graph.getDataByInternalId(current), graph.dist_func_param_);
+  for (int level = graph.maxlevel_; level > 0; level--) {
+    for (bool changed = true; changed;) {
+      changed = false;
+      hnswlib::linklistsizeint* links = graph.get_linklist(current, level);
+      const size_t size = graph.getListCount(links);
+      const auto* neighbours = reinterpret_cast<const hnswlib::tableint*>(links + 1);
+      for (size_t i = 0; i < size; i++) {
+        const float distance = graph.fstdistfunc_(data, graph.getDataByInternalId(neighbours[i]), graph.dist_func_param_);
+        if (distance < closest && reached[neighbours[i]]) {
+          closest = distance;
+          current = neighbours[i];
+          changed = true;
+        }
+      }
+    }
+  }
+  Queue found = graph.searchBaseLayer(current, data, 0);
+  Queue near;
+  for (; !found.empty(); found.pop()) {
+    if (found.top().second != point && reached[found.top().second]) near.push(found.top());
+  }
+  return near;
+}
+
+// Adds `point` to `from`'s level-0 list if it has room; true when `from` links to it afterwards.
+bool linkFrom(Graph& graph, hnswlib::tableint from, hnswlib::tableint point) {
+  std::lock_guard<std::mutex> lock(graph.link_list_locks_[from]);
+  hnswlib::linklistsizeint* links = graph.get_linklist0(from);
+  const size_t size = graph.getListCount(links);
+  auto* neighbours = reinterpret_cast<hnswlib::tableint*>(links + 1);
+  if (std::find(neighbours, neighbours + size, point) != neighbours + size) return true;
+  if (size >= graph.maxM0_) return false;
+  neighbours[size] = point;
+  graph.setListCount(links, static_cast<unsigned short>(size + 1));
+  return true;
+}
+
+// `from`'s farthest level-0 link gives way to `point` (every near list was full). The point it
+// dropped may become unreachable: the next round finds it.
+void replaceFarthest(Graph& graph, hnswlib::tableint from, hnswlib::tableint point) {
+  std::lock_guard<std::mutex> lock(graph.link_list_locks_[from]);
+  hnswlib::linklistsizeint* links = graph.get_linklist0(from);
+  const size_t size = graph.getListCount(links);
+  auto* neighbours = reinterpret_cast<hnswlib::tableint*>(links + 1);
+  const void* origin = graph.getDataByInternalId(from);
+  size_t farthest = 0;
+  float distance = -1;
+  for (size_t i = 0; i < size; i++) {
+    const float d = graph.fstdistfunc_(origin, graph.getDataByInternalId(neighbours[i]), graph.dist_func_param_);
+    if (d > distance) distance = d, farthest = i;
+  }
+  neighbours[farthest] = point;
+}
+
+// Links `point` from the diverse near points hnswlib's heuristic picks (as an insert would), else
+// from the nearest one with room, else in place of the nearest one's farthest link.
+void relink(Graph& graph, hnswlib::tableint point, const std::vector<char>& reached) {
+  Queue near = nearReachable(graph, point, reached);
+  if (near.empty()) throw std::runtime_error("unreachable point: no reachable point near it");
+  std::vector<Candidate> byDistance;
+  for (Queue copy = near; !copy.empty(); copy.pop()) byDistance.push_back(copy.top());
+  std::reverse(byDistance.begin(), byDistance.end());
+  graph.getNeighborsByHeuristic2(near, graph.M_);
+  bool linked = false;
+  for (; !near.empty(); near.pop()) linked = linkFrom(graph, near.top().second, point) || linked;
+  for (size_t i = 0; !linked && i < byDistance.size(); i++) linked = linkFrom(graph, byDistance[i].second, point);
+  if (!linked) replaceFarthest(graph, byDistance.front().second, point);
+}
+
+}  // namespace
+
+std::vector<hnswlib::tableint> unreachableSlots(const Graph& graph) {
+  std::vector<hnswlib::tableint> stack;
+  return unreached(graph, reachedFromEntry(graph, stack));
+}
+
+size_t reconnectUnreachable(Graph& graph) {
+  size_t relinked = 0;
+  std::vector<hnswlib::tableint> stack;
+  for (int round = 0; round < kRounds; round++) {
+    std::vector<char> reached = reachedFromEntry(graph, stack);
+    const std::vector<hnswlib::tableint> slots = unreached(graph, reached);
+    if (slots.empty()) return relinked;
+    for (const hnswlib::tableint slot : slots) {
+      // Linking an earlier point may have made this one reachable through that point's links.
+      if (reached[slot]) continue;
+      relink(graph, slot, reached);
+      walk(graph, slot, reached, stack);
+      relinked++;
+    }
+  }
+  if (!unreachableSlots(graph).empty()) throw std::runtime_error("points stay unreachable after re-linking");
+  return relinked;
+}
+
+}  // namespace ragdesk

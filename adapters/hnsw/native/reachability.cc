@@ -1,8 +1,9 @@
-// See reachability.h. The walk reads each point's level-0 list once: at 1M points and M=16 it is
-// one pass over ~100 MB of links (measured in docs/reliability.md).
+// See reachability.h. The walk reads each point's level-0 list once, in the order the links lead
+// (one cache miss per point): its cost is in docs/reliability.md.
 #include "reachability.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <mutex>
 #include <stdexcept>
 
@@ -14,8 +15,9 @@ using Candidate = std::pair<float, hnswlib::tableint>;
 using Queue = std::priority_queue<Candidate, std::vector<Candidate>, Graph::CompareByFirst>;
 
 // Re-linking rounds: a point is linked without dropping any other link when a near point has room,
-// so one round is the rule; a second one covers links dropped where every near list was full.
-constexpr int kRounds = 4;
+// and otherwise drops a link whose target keeps another, so one round is the rule; later ones cover
+// points a dropped link still cut off.
+constexpr int kRounds = 8;
 
 // Marks in `reached` every point a level-0 walk from `from` reaches that is not marked yet.
 void walk(const Graph& graph, hnswlib::tableint from, std::vector<char>& reached, std::vector<hnswlib::tableint>& stack) {
@@ -82,8 +84,25 @@ Queue nearReachable(Graph& graph, hnswlib::tableint point, const std::vector<cha
   return near;
 }
 
+// Level-0 links into each point (saturating): a link is only dropped where its target keeps another.
+using InDegree = std::vector<uint16_t>;
+
+InDegree inDegrees(Graph& graph) {
+  InDegree degrees(graph.cur_element_count, 0);
+  for (hnswlib::tableint slot = 0; slot < degrees.size(); slot++) {
+    hnswlib::linklistsizeint* links = graph.get_linklist0(slot);
+    const size_t size = graph.getListCount(links);
+    const auto* neighbours = reinterpret_cast<const hnswlib::tableint*>(links + 1);
+    for (size_t i = 0; i < size; i++) {
+      uint16_t& degree = degrees[neighbours[i]];
+      if (degree < UINT16_MAX) degree++;
+    }
+  }
+  return degrees;
+}
+
 // Adds `point` to `from`'s level-0 list if it has room; true when `from` links to it afterwards.
-bool linkFrom(Graph& graph, hnswlib::tableint from, hnswlib::tableint point) {
+bool linkFrom(Graph& graph, hnswlib::tableint from, hnswlib::tableint point, InDegree& degrees) {
   std::lock_guard<std::mutex> lock(graph.link_list_locks_[from]);
   hnswlib::linklistsizeint* links = graph.get_linklist0(from);
   const size_t size = graph.getListCount(links);
@@ -92,59 +111,74 @@ bool linkFrom(Graph& graph, hnswlib::tableint from, hnswlib::tableint point) {
   if (size >= graph.maxM0_) return false;
   neighbours[size] = point;
   graph.setListCount(links, static_cast<unsigned short>(size + 1));
+  if (degrees[point] < UINT16_MAX) degrees[point]++;
   return true;
 }
 
-// `from`'s farthest level-0 link gives way to `point` (every near list was full). The point it
-// dropped may become unreachable: the next round finds it.
-void replaceFarthest(Graph& graph, hnswlib::tableint from, hnswlib::tableint point) {
+// `from`'s farthest level-0 link whose target has another link into it gives way to `point`
+// (every near list was full); without such a link, its farthest one, and the point it dropped may
+// be unreachable now: the next round finds it.
+void replaceSpare(Graph& graph, hnswlib::tableint from, hnswlib::tableint point, InDegree& degrees) {
   std::lock_guard<std::mutex> lock(graph.link_list_locks_[from]);
   hnswlib::linklistsizeint* links = graph.get_linklist0(from);
   const size_t size = graph.getListCount(links);
+  if (size == 0) return;
   auto* neighbours = reinterpret_cast<hnswlib::tableint*>(links + 1);
   const void* origin = graph.getDataByInternalId(from);
-  size_t farthest = 0;
-  float distance = -1;
+  size_t farthest = size, farthestSpare = size;
+  float distance = -1, distanceSpare = -1;
   for (size_t i = 0; i < size; i++) {
     const float d = graph.fstdistfunc_(origin, graph.getDataByInternalId(neighbours[i]), graph.dist_func_param_);
     if (d > distance) distance = d, farthest = i;
+    if (degrees[neighbours[i]] >= 2 && d > distanceSpare) distanceSpare = d, farthestSpare = i;
   }
-  neighbours[farthest] = point;
+  const size_t replaced = farthestSpare < size ? farthestSpare : farthest;
+  degrees[neighbours[replaced]]--;
+  neighbours[replaced] = point;
+  if (degrees[point] < UINT16_MAX) degrees[point]++;
 }
 
 // Links `point` from the diverse near points hnswlib's heuristic picks (as an insert would), else
 // from the nearest one with room, else in place of the nearest one's farthest link.
-void relink(Graph& graph, hnswlib::tableint point, const std::vector<char>& reached) {
+void relink(Graph& graph, hnswlib::tableint point, const std::vector<char>& reached, InDegree& degrees) {
   Queue near = nearReachable(graph, point, reached);
-  if (near.empty()) throw std::runtime_error("unreachable point: no reachable point near it");
+  if (near.empty()) {
+    // Every reachable point is deleted: searches still walk through the entry point.
+    if (!linkFrom(graph, graph.enterpoint_node_, point, degrees)) replaceSpare(graph, graph.enterpoint_node_, point, degrees);
+    return;
+  }
   std::vector<Candidate> byDistance;
   for (Queue copy = near; !copy.empty(); copy.pop()) byDistance.push_back(copy.top());
   std::reverse(byDistance.begin(), byDistance.end());
   graph.getNeighborsByHeuristic2(near, graph.M_);
   bool linked = false;
-  for (; !near.empty(); near.pop()) linked = linkFrom(graph, near.top().second, point) || linked;
-  for (size_t i = 0; !linked && i < byDistance.size(); i++) linked = linkFrom(graph, byDistance[i].second, point);
-  if (!linked) replaceFarthest(graph, byDistance.front().second, point);
+  for (; !near.empty(); near.pop()) linked = linkFrom(graph, near.top().second, point, degrees) || linked;
+  for (size_t i = 0; !linked && i < byDistance.size(); i++) linked = linkFrom(graph, byDistance[i].second, point, degrees);
+  if (!linked) replaceSpare(graph, byDistance.front().second, point, degrees);
 }
 
 }  // namespace
 
 std::vector<hnswlib::tableint> unreachableSlots(const Graph& graph) {
+  if (graph.enterpoint_node_ >= graph.cur_element_count) return {};
   std::vector<hnswlib::tableint> stack;
   return unreached(graph, reachedFromEntry(graph, stack));
 }
 
 size_t reconnectUnreachable(Graph& graph) {
+  // No entry point yet: an empty graph.
+  if (graph.enterpoint_node_ >= graph.cur_element_count) return 0;
   size_t relinked = 0;
   std::vector<hnswlib::tableint> stack;
   for (int round = 0; round < kRounds; round++) {
     std::vector<char> reached = reachedFromEntry(graph, stack);
     const std::vector<hnswlib::tableint> slots = unreached(graph, reached);
     if (slots.empty()) return relinked;
+    InDegree degrees = inDegrees(graph);
     for (const hnswlib::tableint slot : slots) {
       // Linking an earlier point may have made this one reachable through that point's links.
       if (reached[slot]) continue;
-      relink(graph, slot, reached);
+      relink(graph, slot, reached, degrees);
       walk(graph, slot, reached, stack);
       relinked++;
     }

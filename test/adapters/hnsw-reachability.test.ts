@@ -229,6 +229,33 @@ describe('hnsw: every counted entry is reachable', () => {
     await third.close();
   });
 
+  it('an index file where one entry in five has no link leading to it: reopening finds them all', async () => {
+    const all = entries(600);
+    const source = new Source();
+    const first = hnswIndex({ dir });
+    await openSettled(first, COLLECTION, source);
+    await first.upsert(DATASTORE, all, source.put(all));
+    await first.close();
+
+    const directory = collectionDirectory(dir, DATASTORE);
+    const header = await writtenHeader(directory);
+    const file = await readFile(join(directory, header.binary.file));
+    const { entryPoint } = layoutOf(file);
+    const victims = all.map((_, slot) => slot).filter((slot) => slot % 5 === 1 && slot !== entryPoint);
+    for (const victim of victims) cutLinksTo(file, victim);
+    expect(victims.filter((victim) => linksTo(file, victim) > 0)).toEqual([]);
+    const { format: _format, version: _version, binary: _binary, ...content } = header;
+    await writeGeneration(directory, { ...content, generation: header.generation + 1 }, (path) => writeFile(path, file));
+
+    const reopened = hnswIndex({ dir });
+    expect(await openSettled(reopened, COLLECTION, source)).toEqual({ rebuilt: false });
+    expect(await reopened.count(DATASTORE)).toBe(all.length);
+    const centre = all[0] as IndexEntry;
+    const hits = await reopened.query(DATASTORE, { vector: centre.vector, topK: all.length });
+    expect(hits.map((hit) => hit.id).sort()).toEqual(all.map((entry) => entry.id).sort());
+    await reopened.close();
+  });
+
   it('a stream of upserts, updates and removals never writes an entry no search finds', async () => {
     const source = new Source();
     const index = hnswIndex({ dir, insertThreads: 1, flushAfterMs: Number.POSITIVE_INFINITY });

@@ -14,9 +14,8 @@ using Graph = hnswlib::HierarchicalNSW<float>;
 using Candidate = std::pair<float, hnswlib::tableint>;
 using Queue = std::priority_queue<Candidate, std::vector<Candidate>, Graph::CompareByFirst>;
 
-// Re-linking rounds: a point is linked without dropping any other link when a near point has room,
-// and otherwise drops a link whose target keeps another, so one round is the rule; later ones cover
-// points a dropped link still cut off.
+// Re-linking rounds: a point is linked without dropping another point's last link unless every
+// reachable list is full, so one round is the rule; later ones cover points a dropped link cut off.
 constexpr int kRounds = 8;
 
 // Marks in `reached` every point a level-0 walk from `from` reaches that is not marked yet.
@@ -115,46 +114,60 @@ bool linkFrom(Graph& graph, hnswlib::tableint from, hnswlib::tableint point, InD
   return true;
 }
 
-// `from`'s farthest level-0 link whose target has another link into it gives way to `point`
-// (every near list was full); without such a link, its farthest one, and the point it dropped may
-// be unreachable now: the next round finds it.
-void replaceSpare(Graph& graph, hnswlib::tableint from, hnswlib::tableint point, InDegree& degrees) {
+// `from`'s farthest level-0 link whose target has another link into it gives way to `point`, or
+// with `anyLink` its farthest link at all (the point it dropped may be unreachable now: the next
+// round finds it). False when no link was given up.
+bool replaceLink(Graph& graph, hnswlib::tableint from, hnswlib::tableint point, InDegree& degrees, bool anyLink) {
   std::lock_guard<std::mutex> lock(graph.link_list_locks_[from]);
   hnswlib::linklistsizeint* links = graph.get_linklist0(from);
   const size_t size = graph.getListCount(links);
-  if (size == 0) return;
   auto* neighbours = reinterpret_cast<hnswlib::tableint*>(links + 1);
   const void* origin = graph.getDataByInternalId(from);
-  size_t farthest = size, farthestSpare = size;
-  float distance = -1, distanceSpare = -1;
+  size_t replaced = size;
+  float farthest = -1;
   for (size_t i = 0; i < size; i++) {
+    if (!anyLink && degrees[neighbours[i]] < 2) continue;
     const float d = graph.fstdistfunc_(origin, graph.getDataByInternalId(neighbours[i]), graph.dist_func_param_);
-    if (d > distance) distance = d, farthest = i;
-    if (degrees[neighbours[i]] >= 2 && d > distanceSpare) distanceSpare = d, farthestSpare = i;
+    if (d > farthest) farthest = d, replaced = i;
   }
-  const size_t replaced = farthestSpare < size ? farthestSpare : farthest;
+  if (replaced == size) return false;
   degrees[neighbours[replaced]]--;
   neighbours[replaced] = point;
   if (degrees[point] < UINT16_MAX) degrees[point]++;
+  return true;
 }
 
-// Links `point` from the diverse near points hnswlib's heuristic picks (as an insert would), else
-// from the nearest one with room, else in place of the nearest one's farthest link.
-void relink(Graph& graph, hnswlib::tableint point, const std::vector<char>& reached, InDegree& degrees) {
-  Queue near = nearReachable(graph, point, reached);
-  if (near.empty()) {
-    // Every reachable point is deleted: searches still walk through the entry point.
-    if (!linkFrom(graph, graph.enterpoint_node_, point, degrees)) replaceSpare(graph, graph.enterpoint_node_, point, degrees);
-    return;
+// A reachable point with room in its level-0 list, searched from `cursor` on (kept between calls);
+// the graph's size when there is none.
+hnswlib::tableint anyWithRoom(Graph& graph, const std::vector<char>& reached, hnswlib::tableint& cursor) {
+  const size_t count = reached.size();
+  for (size_t step = 0; step < count; step++, cursor = static_cast<hnswlib::tableint>((cursor + 1) % count)) {
+    if (reached[cursor] && graph.getListCount(graph.get_linklist0(cursor)) < graph.maxM0_) return cursor;
   }
+  return static_cast<hnswlib::tableint>(count);
+}
+
+// Links `point` (unreachable) from reachable points, without cutting another point off where that
+// can be helped: from the diverse near points hnswlib's heuristic picks, as an insert would, where
+// they have room; else from the nearest with room; else in place of a near point's link to a point
+// that keeps another; else from any reachable point with room; else in place of the nearest point's
+// farthest link.
+void relink(Graph& graph, hnswlib::tableint point, const std::vector<char>& reached, InDegree& degrees, hnswlib::tableint& cursor) {
+  Queue near = nearReachable(graph, point, reached);
   std::vector<Candidate> byDistance;
   for (Queue copy = near; !copy.empty(); copy.pop()) byDistance.push_back(copy.top());
   std::reverse(byDistance.begin(), byDistance.end());
+  // Every reachable point near it is deleted: searches still walk through the entry point.
+  if (byDistance.empty()) byDistance.emplace_back(0.0f, graph.enterpoint_node_);
   graph.getNeighborsByHeuristic2(near, graph.M_);
   bool linked = false;
   for (; !near.empty(); near.pop()) linked = linkFrom(graph, near.top().second, point, degrees) || linked;
   for (size_t i = 0; !linked && i < byDistance.size(); i++) linked = linkFrom(graph, byDistance[i].second, point, degrees);
-  if (!linked) replaceSpare(graph, byDistance.front().second, point, degrees);
+  for (size_t i = 0; !linked && i < byDistance.size(); i++) linked = replaceLink(graph, byDistance[i].second, point, degrees, false);
+  if (linked) return;
+  const hnswlib::tableint roomy = anyWithRoom(graph, reached, cursor);
+  if (roomy < reached.size() && linkFrom(graph, roomy, point, degrees)) return;
+  replaceLink(graph, byDistance.front().second, point, degrees, true);
 }
 
 }  // namespace
@@ -175,10 +188,11 @@ size_t reconnectUnreachable(Graph& graph) {
     const std::vector<hnswlib::tableint> slots = unreached(graph, reached);
     if (slots.empty()) return relinked;
     InDegree degrees = inDegrees(graph);
+    hnswlib::tableint cursor = 0;
     for (const hnswlib::tableint slot : slots) {
       // Linking an earlier point may have made this one reachable through that point's links.
       if (reached[slot]) continue;
-      relink(graph, slot, reached, degrees);
+      relink(graph, slot, reached, degrees, cursor);
       walk(graph, slot, reached, stack);
       relinked++;
     }

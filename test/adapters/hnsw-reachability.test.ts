@@ -193,6 +193,43 @@ describe('hnsw: every counted entry is reachable', () => {
     }
   });
 
+  it('many identical vectors (boilerplate chunks): hnswlib leaves some unreachable, the index finds them all', async () => {
+    const random = seededRandom(5);
+    const distinct = Array.from({ length: 8 }, () => Float32Array.from({ length: DIMENSIONS }, () => random() - 0.5));
+    const all: IndexEntry[] = Array.from({ length: 2000 }, (_, i) => ({
+      id: `dup${i}`,
+      vector: distinct[i % distinct.length] as Float32Array,
+      datasourceId: 'ds',
+      customId: null,
+    }));
+    const graph: NativeGraph = new (nativeGraph())(DIMENSIONS, all.length, 16, 200);
+    try {
+      const vectors = new Float32Array(all.length * DIMENSIONS);
+      all.forEach((entry, i) => vectors.set(entry.vector, i * DIMENSIONS));
+      graph.add(
+        Uint32Array.from(all, (_, i) => i),
+        new Uint8Array(all.length),
+        vectors,
+        0,
+        all.length,
+        1,
+      );
+      // hnswlib's own graph, before any check: the state this test is about.
+      expect(graph.unreachable().length).toBeGreaterThan(0);
+    } finally {
+      graph.release();
+    }
+
+    const source = new Source();
+    const index = hnswIndex({ dir, insertThreads: 1 });
+    await openSettled(index, COLLECTION, source);
+    await index.upsert(DATASTORE, all, source.put(all));
+    await index.flush(DATASTORE);
+    const hits = await index.query(DATASTORE, { vector: all[0]!.vector, topK: all.length });
+    expect(hits).toHaveLength(all.length);
+    await index.close();
+  });
+
   it('an index file with an entry no link leads to: reopening links it, finds it, and writes the repaired file', async () => {
     const all = entries(40);
     const source = new Source();

@@ -88,8 +88,9 @@ export interface NativeGraph {
    */
   unreachable(): Uint32Array;
   /**
-   * Links every unreachable live point from reachable points near it; returns how many. Throws when
-   * some stay unreachable (the graph must be rebuilt). Not for a restore before `settle`.
+   * Links every unreachable live point from reachable points near it; returns how many links it
+   * made. Only a graph whose reachable lists are all full can keep some unreachable (see
+   * `unreachable`); the next call retries them. Not for a restore before `settle`.
    */
   reconnect(): number;
 }

@@ -21,8 +21,9 @@ interface Held {
 /**
  * After inserts, the graph is checked for points no link leads to (native/reachability.h) once the
  * points inserted or moved since the last check reach this share of the graph: the check walks
- * every point's links (~50 ms at 100k), so it costs a bounded share of the inserts' own time. Every
- * write and every load checks too, so no file is written or trusted with such a point.
+ * every point's links (one cache miss per point, docs/reliability.md has the figures), so it costs
+ * a bounded share of the inserts' own time. Every load checks too, and every write after inserts,
+ * so no file is written or trusted with such a point.
  */
 const CHECK_SHARE = 1 / 16;
 
@@ -131,7 +132,8 @@ async function apply(request: GraphRequest): Promise<Omit<GraphReply & { ok: tru
     case 'write': {
       const target = held(request.key);
       const { graph } = target;
-      graph.reconnect();
+      // Removals change no links: a graph checked since its last insert is still sound.
+      if (target.unchecked > 0) graph.reconnect();
       target.unchecked = 0;
       try {
         await graph.write(request.fullPath);

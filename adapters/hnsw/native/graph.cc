@@ -577,8 +577,8 @@ class Graph : public Napi::ObjectWrap<Graph> {
   }
 
   // reconnect(): links every unreachable live point from reachable points near it; returns how
-  // many it linked. Throws when some stay unreachable (rebuild the graph). On the graph thread,
-  // between ops; not for a restored graph before settle.
+  // many links it made (reachability.h). On the graph thread, between ops; not for a restored
+  // graph before settle.
   Napi::Value Reconnect(const Napi::CallbackInfo& info) {
     if (released(info)) return info.Env().Undefined();
     Napi::Env env = info.Env();

@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cstdint>
 #include <mutex>
-#include <stdexcept>
 
 namespace ragdesk {
 namespace {
@@ -83,12 +82,15 @@ Queue nearReachable(Graph& graph, hnswlib::tableint point, const std::vector<cha
   return near;
 }
 
-// Level-0 links into each point (saturating): a link is only dropped where its target keeps another.
+// Level-0 links into each point from reachable points (saturating): a link is only dropped where
+// its target keeps another.
 using InDegree = std::vector<uint16_t>;
 
-InDegree inDegrees(Graph& graph) {
+InDegree inDegrees(Graph& graph, const std::vector<char>& reached) {
   InDegree degrees(graph.cur_element_count, 0);
   for (hnswlib::tableint slot = 0; slot < degrees.size(); slot++) {
+    // Links from points no walk reaches do not keep a point reachable.
+    if (!reached[slot]) continue;
     hnswlib::linklistsizeint* links = graph.get_linklist0(slot);
     const size_t size = graph.getListCount(links);
     const auto* neighbours = reinterpret_cast<const hnswlib::tableint*>(links + 1);
@@ -187,7 +189,7 @@ size_t reconnectUnreachable(Graph& graph) {
     std::vector<char> reached = reachedFromEntry(graph, stack);
     const std::vector<hnswlib::tableint> slots = unreached(graph, reached);
     if (slots.empty()) return relinked;
-    InDegree degrees = inDegrees(graph);
+    InDegree degrees = inDegrees(graph, reached);
     hnswlib::tableint cursor = 0;
     for (const hnswlib::tableint slot : slots) {
       // Linking an earlier point may have made this one reachable through that point's links.
@@ -197,7 +199,6 @@ size_t reconnectUnreachable(Graph& graph) {
       relinked++;
     }
   }
-  if (!unreachableSlots(graph).empty()) throw std::runtime_error("points stay unreachable after re-linking");
   return relinked;
 }
 

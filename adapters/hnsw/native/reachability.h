@@ -18,9 +18,10 @@ namespace ragdesk {
 // walked through, as a search does). Needs level 0 in hnswlib's memory (after layOut).
 std::vector<hnswlib::tableint> unreachableSlots(const hnswlib::HierarchicalNSW<float>& graph);
 
-// Links every unreachable live point from reachable points near it, until none is left; returns
-// how many were re-linked. Needs every vector in place. Throws std::runtime_error when points stay
-// unreachable (the graph cannot be trusted: rebuild it from the source).
+// Links every unreachable live point from reachable points near it, in rounds until none is left
+// (up to 8); returns how many links it made. Needs every vector in place. Only a graph where every
+// reachable list is full can keep points unreachable after that (unreachableSlots says which); the
+// next check retries them.
 size_t reconnectUnreachable(hnswlib::HierarchicalNSW<float>& graph);
 
 }  // namespace ragdesk

@@ -92,8 +92,12 @@ export class Collection {
       } finally {
         await reading;
       }
-      const { labels = new Uint32Array(0), count = 0 } =
-        (await reading) ?? (await thread.request({ op: 'load', key, dimensions, path: binaryPath, live: collection.count }));
+      const {
+        labels = new Uint32Array(0),
+        count = 0,
+        relinked = 0,
+      } = (await reading) ?? (await thread.request({ op: 'load', key, dimensions, path: binaryPath, live: collection.count }));
+      collection.relinked(relinked);
       // Labels are below nextLabel (checked when the header was parsed): one byte per label.
       const present = new Uint8Array(header.nextLabel);
       for (const label of labels) if (label < present.length) present[label] = 1;
@@ -105,9 +109,11 @@ export class Collection {
       }
       if (count < collection.count) throw new Error('binary holds fewer points than the header');
       if (restore) {
-        const done = fillOnThread(thread, key, header, collection.count, restore.vectors).finally(() => {
-          collection.filling = undefined;
-        });
+        const done = fillOnThread(thread, key, header, collection.count, restore.vectors)
+          .then((relinked) => collection.relinked(relinked))
+          .finally(() => {
+            collection.filling = undefined;
+          });
         // Awaited by whoever opened the collection; marked handled here so a failure before that
         // await is not an unhandled rejection.
         done.catch(() => undefined);
@@ -118,6 +124,15 @@ export class Collection {
       throw error;
     }
     return collection;
+  }
+
+  /**
+   * Points the graph thread linked again on load because no link led to them (a file written before
+   * the graph was kept free of them, native/reachability.h): the file on disk still lacks those
+   * links, so the collection is written again at the next flush or close.
+   */
+  private relinked(points: number): void {
+    if (points > 0) this.dirty = true;
   }
 
   get count(): number {

@@ -8,10 +8,10 @@
  * Two data sets:
  * - bench:scale's corpus (benchmarks/lib/scale-corpus.ts), 384-d cosine, at `--chunks`: wide
  *   clusters, a hard case, and the one the 1M build goal is measured on;
- * - MNIST (9,000 784-d images, L2, the exact top 100 given), read from the data sets folder (RAGDESK_DATASETS_DIR) when
- *   present: real vectors, small.
+ * - MNIST (9,000 784-d images, L2, the exact top 100 given), read from the data sets folder
+ *   (RAGDESK_DATASETS_DIR) when present: real vectors, small.
  *
- * The default `efConstruction` of `hnswIndex` was chosen on this table (docs/design-notes.md).
+ * The default `efConstruction` of `hnswIndex` was chosen on this table (docs/decisions/004-hnsw-build-beam-200.md).
  * Results: benchmarks/results/ef-construction-<chunks>.json.
  */
 import hnswlib from 'hnswlib-node';

@@ -43,7 +43,7 @@ const MAX_LABEL = 0xffff_ffff;
  *
  * Kept compact, one array slot per label rather than an object or a set per entry: at 100k
  * one-chunk documents the per-entry objects and per-datasource sets cost ~40 MB of heap and made
- * loading build 300k objects (see docs/design-notes.md).
+ * loading build 300k objects (docs/decisions/017-memory-at-100k.md).
  *
  * The label attributes are typed arrays, which the native search's filters read; a removed label
  * reads -1 as its datasource.
@@ -64,7 +64,7 @@ export class Collection {
 
   /**
    * Id → label, built on first need (a mutation): a query only maps labels to ids, and filling it
-   * for 100k entries was a large part of loading a collection (see docs/design-notes.md).
+   * for 100k entries was a large part of loading a collection (docs/decisions/012-packed-string-lists.md).
    */
   private labelMap: Map<string, number> | undefined = new Map();
   private liveCount = 0;

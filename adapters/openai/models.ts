@@ -23,7 +23,10 @@ export const DEFAULT_MODEL_TABLE: ModelTable = {
   gpt_4_32k: { id: 'gpt-4.1', contextWindow: 1_047_576 },
 };
 
-/** @deprecated Renamed `DEFAULT_MODEL_TABLE`; this alias goes in the next minor version. */
+/**
+ * @deprecated Renamed `DEFAULT_MODEL_TABLE`; this alias goes in the next minor version.
+ * @alias
+ */
 export const SPEC_MODEL_TABLE: ModelTable = DEFAULT_MODEL_TABLE;
 
 export function isModelName(name: string): name is ModelName {

@@ -36,6 +36,7 @@ import { sqliteStores } from '../adapters/sqlite/index.js';
 import { createRagdesk, type ChatModel, type Ragdesk } from '../src/index.js';
 import { seededRandom } from '../src/testing/random.js';
 import { startOpenAIServer, type OpenAIServer } from '../fixtures/openai-server.js';
+import { datasetLabel } from '../fixtures/datasets.js';
 import { flags, latencySummary, printTable, writeResult } from './lib/report.js';
 import { Timeline, instrument } from './lib/stalls.js';
 import { loopThreadCpuMs } from './lib/thread-cpu.js';
@@ -738,7 +739,7 @@ export async function runSoak(options: SoakOptions): Promise<BackendReport[]> {
     attribute: options.attribute ?? false,
     checkpoints: Math.max(1, Math.floor(options.checkpoints ?? 1)),
     parser: options.parser ?? 'worker',
-    uploads: options.uploads ?? '',
+    uploads: options.uploads ? datasetLabel(options.uploads) : '',
   };
   const log = options.log ?? (() => undefined);
   const reports: BackendReport[] = [];

@@ -16,7 +16,7 @@
  * to 2^24 slots, over 16 million chunks. A block that fills up moves to the end of the arena at
  * twice its capacity; the arena is compacted once abandoned blocks make up half of it. No object
  * per term: at 100k chunks with ~120k distinct terms, a term object plus its own small `Int32Array` per term cost tens of MB of heap, and
- * loading a snapshot created two objects per term (see docs/design-notes.md). Removing a document
+ * loading a snapshot created two objects per term (docs/decisions/017-memory-at-100k.md). Removing a document
  * only marks its slot dead and lowers the document frequencies of its terms (the caller passes the
  * removed text again); dead pairs are dropped from a list when a search meets a list that is a
  * quarter dead, and all slots are renumbered once dead slots outnumber live ones.

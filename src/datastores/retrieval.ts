@@ -20,7 +20,7 @@ const FUSION_POOL = 50;
  * Hybrid fusion is score-based (see score-fusion.ts), not rank-based: 5-fold cross-validation on
  * SciFact train (bench:fusion) put it first in every fold, and at the embedder's own weight it never
  * fell more than 0.004 nDCG@10 below bm25 alone on a held-out fold, where reciprocal-rank fusion at
- * the same weight lost 0.009-0.022 on every fold (details in docs/design-notes.md).
+ * the same weight lost 0.009-0.022 on every fold (docs/decisions/003-hybrid-score-fusion.md).
  */
 
 export interface RetrievalRequest {

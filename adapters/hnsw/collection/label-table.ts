@@ -29,7 +29,7 @@ const MAX_LABEL = 0xffff_ffff;
  *
  * Kept compact, one array slot per label rather than an object or a set per entry: at 100k
  * one-chunk documents the per-entry objects and per-datasource sets cost ~40 MB of heap and made
- * loading build 300k objects (see docs/design-notes.md). The attributes are typed arrays, which the
+ * loading build 300k objects (docs/decisions/017-memory-at-100k.md). The attributes are typed arrays, which the
  * native search's filters read; a removed label reads -1 as its datasource.
  *
  * Labels are never reused: hnswlib fills an arbitrary deleted slot, and giving it a label that
@@ -39,7 +39,7 @@ const MAX_LABEL = 0xffff_ffff;
 export class LabelTable {
   /**
    * Id → label, built on first need (a mutation): a query only maps labels to ids, and filling it
-   * for 100k entries was a large part of loading a collection (see docs/design-notes.md).
+   * for 100k entries was a large part of loading a collection (docs/decisions/012-packed-string-lists.md).
    */
   private labelMap: Map<string, number> | undefined = new Map();
   private liveCount = 0;

@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openaiChat, openaiEmbeddings, SPEC_MODEL_TABLE, type OpenAIChatOptions } from '../../../adapters/openai/index.js';
+import { openaiChat, openaiEmbeddings, DEFAULT_MODEL_TABLE, type OpenAIChatOptions } from '../../../adapters/openai/index.js';
 import { RagdeskError } from '../../../src/errors.js';
 import { cl100kTokenizer } from '../../../src/ingest/tokenizer.js';
 import type { ChatRequest, ChatStreamPart } from '../../../src/ports/chat-model.js';
@@ -111,12 +111,12 @@ describe('openaiChat: request and response', () => {
 
   it('maps API model names through the table, overridable, and names itself by label and model', async () => {
     const model = chat({ label: 'ollama', models: { gpt_4: { id: 'llama3.1:70b', contextWindow: 131_072 } } });
-    expect(model.name).toBe(`ollama:${SPEC_MODEL_TABLE.gpt_3_5_turbo.id}`);
+    expect(model.name).toBe(`ollama:${DEFAULT_MODEL_TABLE.gpt_3_5_turbo.id}`);
     expect(model.resolveModel?.('gpt_4')).toEqual({ id: 'llama3.1:70b', contextWindow: 131_072 });
-    expect(model.resolveModel?.('gpt_4_32k')).toEqual(SPEC_MODEL_TABLE.gpt_4_32k);
+    expect(model.resolveModel?.('gpt_4_32k')).toEqual(DEFAULT_MODEL_TABLE.gpt_4_32k);
     await model.generate({ ...QUESTION, model: 'gpt_4' });
     await model.generate({ ...QUESTION, model: '' });
-    expect(server.chatRequests().map((body) => body.model)).toEqual(['llama3.1:70b', SPEC_MODEL_TABLE.gpt_3_5_turbo.id]);
+    expect(server.chatRequests().map((body) => body.model)).toEqual(['llama3.1:70b', DEFAULT_MODEL_TABLE.gpt_3_5_turbo.id]);
   });
 
   it('uses a ready client, without letting the client retry underneath the adapter', async () => {

@@ -131,7 +131,7 @@ export function Chat({ apiBase, agentId, apiKey, storage = null, greeting, initi
       }
     } catch (error) {
       if (controller.signal.aborted) update(answer.id, () => ({ stopped: true }));
-      else update(answer.id, () => ({ error: describe(error) }));
+      else update(answer.id, () => ({ error: describe(error, apiKey !== null) }));
     } finally {
       aborter.current = null;
       setBusy(false);
@@ -214,7 +214,9 @@ export function Chat({ apiBase, agentId, apiKey, storage = null, greeting, initi
   );
 }
 
-function describe(error: unknown): string {
+function describe(error: unknown, keyGiven: boolean): string {
+  // A visitor without a key was never asked for one: the agent is private (or gone), not their key wrong.
+  if (error instanceof ApiError && !keyGiven && [401, 403, 404].includes(error.status)) return 'This assistant is private or not available.';
   if (error instanceof ApiError) return error.explain();
   if (error instanceof StreamError) return error.message;
   if (error instanceof TypeError) return 'The server could not be reached.';

@@ -3,8 +3,8 @@ import type { ComponentChildren, VNode } from 'preact';
 /**
  * A small Markdown renderer for model answers that builds Preact nodes directly, never HTML
  * strings: whatever the text holds (`<script>`, `<img onerror>`), it reaches the page as text.
- * Covers what answers use: paragraphs, headings, lists, fenced and inline code, emphasis, links
- * (http, https and mailto only) and bracketed citations.
+ * Covers what answers use: paragraphs, headings, lists, GFM tables, fenced and inline code,
+ * emphasis, links (http, https and mailto only) and bracketed citations.
  */
 export function Markdown({ text, cite }: { text: string; cite?: CiteRenderer }): VNode {
   return <div class="md">{blocks(text, cite)}</div>;
@@ -48,6 +48,28 @@ function blocks(text: string, cite: CiteRenderer | undefined): VNode[] {
       out.push(ordered ? <ol key={out.length}>{items}</ol> : <ul key={out.length}>{items}</ul>);
       continue;
     }
+    if (isTableStart(lines, index)) {
+      const header = cells(line);
+      const aligns = cells(lines[index + 1] as string).map(alignOf);
+      index += 2;
+      const rows: string[][] = [];
+      while (index < lines.length && (lines[index] as string).includes('|') && (lines[index] as string).trim() !== '') rows.push(cells(lines[index++] as string));
+      out.push(
+        <div key={out.length} class="md-table">
+          <table>
+            <thead>
+              <tr>{header.map((cell, column) => <th key={column} style={aligns[column] ? { textAlign: aligns[column] } : undefined}>{inline(cell)}</th>)}</tr>
+            </thead>
+            <tbody>
+              {rows.map((row, rowIndex) => (
+                <tr key={rowIndex}>{header.map((_, column) => <td key={column} style={aligns[column] ? { textAlign: aligns[column] } : undefined}>{inline(row[column] ?? '')}</td>)}</tr>
+              ))}
+            </tbody>
+          </table>
+        </div>,
+      );
+      continue;
+    }
     if (line.trim() === '') {
       index++;
       continue;
@@ -55,13 +77,36 @@ function blocks(text: string, cite: CiteRenderer | undefined): VNode[] {
     const paragraph: string[] = [];
     while (index < lines.length) {
       const next = lines[index] as string;
-      if (next.trim() === '' || /^\s*(```|~~~)/.test(next) || /^#{1,6}\s/.test(next) || item.test(next)) break;
+      if (next.trim() === '' || /^\s*(```|~~~)/.test(next) || /^#{1,6}\s/.test(next) || item.test(next) || isTableStart(lines, index)) break;
       paragraph.push(next);
       index++;
     }
     out.push(<p key={out.length}>{inline(paragraph.join('\n'))}</p>);
   }
   return out;
+}
+
+/** A GFM table starts with a row holding a pipe, followed by a delimiter row (`| --- | :-: |`) with as many cells. */
+function isTableStart(lines: string[], index: number): boolean {
+  const head = lines[index];
+  const delimiter = lines[index + 1];
+  if (head === undefined || delimiter === undefined || !head.includes('|')) return false;
+  const marks = cells(delimiter);
+  return marks.length > 0 && marks.every((mark) => /^:?-+:?$/.test(mark)) && marks.length === cells(head).length;
+}
+
+/** The cells of a table row: outer pipes optional, `\|` is a literal pipe. */
+function cells(row: string): string[] {
+  let trimmed = row.trim();
+  if (trimmed.startsWith('|')) trimmed = trimmed.slice(1);
+  if (trimmed.endsWith('|') && !trimmed.endsWith('\\|')) trimmed = trimmed.slice(0, -1);
+  return trimmed.split(/(?<!\\)\|/).map((cell) => cell.trim().replace(/\\\|/g, '|'));
+}
+
+function alignOf(mark: string): 'left' | 'right' | 'center' | undefined {
+  if (mark.startsWith(':') && mark.endsWith(':')) return 'center';
+  if (mark.endsWith(':')) return 'right';
+  return mark.startsWith(':') ? 'left' : undefined;
 }
 
 /**

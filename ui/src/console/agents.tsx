@@ -1,4 +1,4 @@
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Agent, AgentInput, Api, Datastore, ModelName } from '../api.js';
 import { ConfirmDialog, ErrorNote, Link } from './shared.js';
 
@@ -27,6 +27,15 @@ export function AgentsPage({ api, uiBase, editId }: { api: Api; uiBase: string; 
   const [error, setError] = useState<unknown>(null);
   const [editing, setEditing] = useState<{ id: string | null; input: AgentInput } | null>(null);
   const [deleting, setDeleting] = useState<Agent | null>(null);
+  /** What the last save or delete did, said where focus lands so keyboard and screen-reader users hear it. */
+  const [notice, setNotice] = useState<string | null>(null);
+  const noticeRef = useRef<HTMLParagraphElement>(null);
+  /** An `/agents/{id}` link opens that agent's form once; a reload after saving does not reopen it. */
+  const opened = useRef<string | null>(null);
+
+  useEffect(() => {
+    if (notice) noticeRef.current?.focus();
+  }, [notice]);
 
   const load = () =>
     Promise.all([api.listAgents(), api.listDatastores()]).then(([agentList, datastoreList]) => {
@@ -34,7 +43,10 @@ export function AgentsPage({ api, uiBase, editId }: { api: Api; uiBase: string; 
       setDatastores(datastoreList);
       performance.mark('ragdesk:interactive');
       const target = editId ? agentList.find((agent) => agent.id === editId) : undefined;
-      if (target) setEditing({ id: target.id, input: toInput(target) });
+      if (target && opened.current !== target.id) {
+        opened.current = target.id;
+        setEditing({ id: target.id, input: toInput(target) });
+      }
     }, setError);
   useEffect(() => void load(), [api, editId]);
 
@@ -42,11 +54,13 @@ export function AgentsPage({ api, uiBase, editId }: { api: Api; uiBase: string; 
     event.preventDefault();
     if (!editing) return;
     setError(null);
+    setNotice(null);
     try {
       if (editing.id) await api.updateAgent(editing.id, editing.input);
       else await api.createAgent(editing.input);
       setEditing(null);
       await load();
+      setNotice(editing.id ? `Saved ${editing.input.name}.` : `Created ${editing.input.name}.`);
     } catch (failure) {
       setError(failure);
     }
@@ -59,9 +73,17 @@ export function AgentsPage({ api, uiBase, editId }: { api: Api; uiBase: string; 
     <main id="main" class="page">
       <div class="row between">
         <h1>Agents</h1>
-        {editing ? null : <button type="button" class="button primary" onClick={() => setEditing({ id: null, input: { ...EMPTY } })}>New agent</button>}
+        {editing ? null : <button type="button" class="button primary" onClick={() => {
+          setNotice(null);
+          setEditing({ id: null, input: { ...EMPTY } });
+        }}>New agent</button>}
       </div>
       <ErrorNote error={error} />
+      {notice ? (
+        <p class="notice" role="status" tabIndex={-1} ref={noticeRef}>
+          {notice}
+        </p>
+      ) : null}
       {editing ? <AgentForm editing={editing} datastores={datastores} onChange={(input) => setEditing({ ...editing, input })} onSubmit={(event) => void save(event)} onCancel={() => setEditing(null)} /> : null}
       {agents === null ? (
         <p class="muted">Loading…</p>
@@ -103,7 +125,11 @@ export function AgentsPage({ api, uiBase, editId }: { api: Api; uiBase: string; 
           onConfirm={() => {
             const target = deleting;
             setDeleting(null);
-            api.deleteAgent(target.id).then(load, setError);
+            setNotice(null);
+            api
+              .deleteAgent(target.id)
+              .then(load)
+              .then(() => setNotice(`Deleted ${target.name}.`), setError);
           }}
         />
       ) : null}

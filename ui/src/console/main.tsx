@@ -11,6 +11,7 @@ import { DatastorePage } from './datastore.js';
 import { DatastoresPage } from './datastores.js';
 import { Link, navigate } from './shared.js';
 import { SignIn } from './signin.js';
+import { fetchAgentLook, type AgentLook } from '../widget/agent-look.js';
 
 const KEY_STORAGE = 'ragdesk.apiKey';
 
@@ -87,22 +88,30 @@ function App() {
   );
 }
 
-/** `/chat/{agentId}`: public agents need no key; with a key the agent's name is shown. */
+/**
+ * `/chat/{agentId}`: public agents need no key. The agent's name (its `displayName` when set) and
+ * colour come from its public view, so visitors see whom they talk to; with a key, from the agent.
+ */
 function ChatPage({ agentId, apiKey }: { agentId: string; apiKey: string | null }) {
   const [agent, setAgent] = useState<Agent | null>(null);
+  const [look, setLook] = useState<AgentLook | null>(null);
   useEffect(() => {
     performance.mark('ragdesk:interactive');
     if (apiKey) new Api(apiBase, apiKey).getAgent(agentId).then(setAgent, () => setAgent(null));
+    void fetchAgentLook(apiBase, agentId).then(setLook);
   }, [agentId, apiKey]);
+  const name = look?.displayName ?? look?.name ?? agent?.name ?? null;
+  const greeting = look?.description ?? (agent?.description || 'Ask a question; answers cite their sources.');
+  const style = look?.primaryColor ? { '--accent': look.primaryColor } : undefined;
   return (
-    <div class="chat-page">
+    <div class="chat-page" style={style}>
       <header class="topbar">
         {apiKey ? <Link href={`${uiBase}agents`} class="brand">ragdesk</Link> : <span class="brand">ragdesk</span>}
-        <span class="muted">{agent ? agent.name : 'Chat'}</span>
+        <span class="agent-name">{name ?? 'Chat'}</span>
       </header>
       <main id="main" class="chat-main">
-        <h1 class="sr-only" tabIndex={-1}>Chat{agent ? ` with ${agent.name}` : ''}</h1>
-        <Chat apiBase={apiBase} agentId={agentId} apiKey={apiKey} storage={browserStorage()} greeting={agent?.description || 'Ask a question; answers cite their sources.'} />
+        <h1 class="sr-only" tabIndex={-1}>Chat{name ? ` with ${name}` : ''}</h1>
+        <Chat apiBase={apiBase} agentId={agentId} apiKey={apiKey} storage={browserStorage()} greeting={greeting} initialMessages={look?.initialMessages ?? []} />
       </main>
     </div>
   );

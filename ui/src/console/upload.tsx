@@ -26,19 +26,22 @@ export function UploadPanel({ api, datastoreId, maxFileBytes, onAdded }: { api: 
     const start = files.map((file): UploadState => (file.size > maxFileBytes
       ? { name: file.name, state: 'refused', reason: `larger than the ${formatBytes(maxFileBytes)} limit` }
       : { name: file.name, state: 'sending' }));
-    setUploads((all) => [...start, ...all].slice(0, 20));
-    await Promise.all(files.map(async (file, index) => {
-      if (start[index]?.state === 'refused') return;
+    // Every refusal stays listed: a batch of 200 must not hide the one file that failed.
+    setUploads((all) => [...start, ...all]);
+    const outcomes = await Promise.all(files.map(async (file, index) => {
+      if (start[index]?.state === 'refused') return false;
       let result: UploadState;
       try {
         await api.uploadFile(datastoreId, file, customId.trim());
         result = { name: file.name, state: 'added' };
-        onAdded();
       } catch (error) {
         result = { name: file.name, state: 'refused', reason: explain(error) };
       }
       setUploads((all) => all.map((entry) => (entry.name === file.name && entry.state === 'sending' ? result : entry)));
+      return result.state === 'added';
     }));
+    // One refetch for the whole batch, not one per file.
+    if (outcomes.some(Boolean)) onAdded();
   }
 
   async function addWeb(event: Event) {
@@ -73,7 +76,7 @@ export function UploadPanel({ api, datastoreId, maxFileBytes, onAdded }: { api: 
       >
         <p><strong>Drop files here</strong> or</p>
         <button type="button" class="button primary" onClick={() => picker.current?.click()}>Choose files…</button>
-        <input ref={picker} id="file-picker" class="sr-only" type="file" multiple accept={ACCEPT} aria-label="Files to add"
+        <input ref={picker} id="file-picker" class="sr-only" tabIndex={-1} type="file" multiple accept={ACCEPT} aria-label="Files to add"
           onChange={(event) => {
             const input = event.target as HTMLInputElement;
             void send([...(input.files ?? [])]);
@@ -81,16 +84,7 @@ export function UploadPanel({ api, datastoreId, maxFileBytes, onAdded }: { api: 
           }} />
         <p class="muted small">{SUPPORTED.join(', ')} · up to {formatBytes(maxFileBytes)} each · the type is read from the content</p>
       </div>
-      {uploads.length > 0 ? (
-        <ul class="uploads" aria-label="Uploads" aria-live="polite">
-          {uploads.map((upload, index) => (
-            <li key={`${upload.name}-${index}`} class={`upload-${upload.state}`}>
-              <span>{upload.name}</span>{' '}
-              <span class="small">{upload.state === 'sending' ? 'sending…' : upload.state === 'added' ? 'added' : `refused: ${upload.reason}`}</span>
-            </li>
-          ))}
-        </ul>
-      ) : null}
+      {uploads.length > 0 ? <UploadList uploads={uploads} /> : null}
       <form class="row wrap" onSubmit={addWeb}>
         <div class="field">
           <label for="web-type">Web</label>
@@ -111,5 +105,36 @@ export function UploadPanel({ api, datastoreId, maxFileBytes, onAdded }: { api: 
         <input id="custom-id" value={customId} maxLength={200} onInput={(e) => setCustomId((e.target as HTMLInputElement).value)} />
       </div>
     </section>
+  );
+}
+
+/** How many rows show before the rest fold under a "show all" toggle; refusals are always counted in the summary. */
+const SHOWN = 20;
+
+function UploadList({ uploads }: { uploads: UploadState[] }) {
+  const refused = uploads.filter((upload) => upload.state === 'refused').length;
+  const row = (upload: UploadState, index: number) => (
+    <li key={`${upload.name}-${index}`} class={`upload-${upload.state}`}>
+      <span>{upload.name}</span>{' '}
+      <span class="small">{upload.state === 'sending' ? 'sending…' : upload.state === 'added' ? 'added' : `refused: ${upload.reason ?? ''}`}</span>
+    </li>
+  );
+  // Refusals first, so none hides in the folded part.
+  const ordered = [...uploads.filter((upload) => upload.state === 'refused'), ...uploads.filter((upload) => upload.state !== 'refused')];
+  return (
+    <div aria-live="polite">
+      {refused > 0 ? <p class="small upload-summary">{refused} of {uploads.length} refused</p> : null}
+      <ul class="uploads" aria-label="Uploads">
+        {ordered.slice(0, SHOWN).map(row)}
+      </ul>
+      {ordered.length > SHOWN ? (
+        <details class="uploads-more">
+          <summary>Show {ordered.length - SHOWN} more</summary>
+          <ul class="uploads" aria-label="More uploads">
+            {ordered.slice(SHOWN).map((upload, index) => row(upload, index + SHOWN))}
+          </ul>
+        </details>
+      ) : null}
+    </div>
   );
 }

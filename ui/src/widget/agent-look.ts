@@ -5,20 +5,28 @@
  * text, and a colour is used only when the browser parses it as one.
  */
 export interface AgentLook {
+  /** The agent's own name (null when the agent is not public or could not be read). */
+  name: string | null;
+  /** The agent's description, shown as a greeting when it has no first messages. */
+  description: string | null;
   displayName: string | null;
   primaryColor: string | null;
   initialMessages: string[];
   position: 'left' | 'right';
 }
 
-const DEFAULT_LOOK: AgentLook = { displayName: null, primaryColor: null, initialMessages: [], position: 'right' };
+const DEFAULT_LOOK: AgentLook = { name: null, description: null, displayName: null, primaryColor: null, initialMessages: [], position: 'right' };
 
 export async function fetchAgentLook(apiBase: string, agentId: string): Promise<AgentLook> {
   try {
     const response = await fetch(`${apiBase}/agents/${encodeURIComponent(agentId)}`, { headers: { accept: 'application/json' } });
     if (!response.ok) return DEFAULT_LOOK;
-    const agent = (await response.json()) as { interfaceConfig?: unknown };
-    return lookOf(agent.interfaceConfig);
+    const agent = (await response.json()) as { name?: unknown; description?: unknown; interfaceConfig?: unknown };
+    return {
+      ...lookOf(agent.interfaceConfig),
+      name: typeof agent.name === 'string' && agent.name.trim() ? agent.name.trim().slice(0, 200) : null,
+      description: typeof agent.description === 'string' && agent.description.trim() ? agent.description.trim().slice(0, 2_000) : null,
+    };
   } catch {
     return DEFAULT_LOOK;
   }
@@ -29,6 +37,8 @@ function lookOf(config: unknown): AgentLook {
   const { displayName, primaryColor, initialMessages, initialMessage, position } = config as Record<string, unknown>;
   const messages = Array.isArray(initialMessages) ? initialMessages : typeof initialMessage === 'string' ? [initialMessage] : [];
   return {
+    name: null,
+    description: null,
     displayName: typeof displayName === 'string' && displayName.trim() ? displayName.trim().slice(0, 200) : null,
     primaryColor: typeof primaryColor === 'string' && CSS.supports('color', primaryColor) ? primaryColor : null,
     initialMessages: messages

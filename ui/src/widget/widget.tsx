@@ -1,5 +1,5 @@
 import { render } from 'preact';
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { Chat } from '../chat.js';
 import { browserStorage } from '../conversation-history.js';
 import chatCss from '../chat.css?inline';
@@ -38,6 +38,15 @@ if (script && agentId) {
 function Widget({ agentId, apiBase, title: fixedTitle }: { agentId: string; apiBase: string; title: string | undefined }) {
   const [open, setOpen] = useState(false);
   const [look, setLook] = useState<AgentLook | null>(null);
+  const panel = useRef<HTMLElement>(null);
+  const launcher = useRef<HTMLButtonElement>(null);
+  /** Focus follows the panel: into the question box on open, back to the launcher on close. */
+  const wasOpen = useRef(false);
+  useEffect(() => {
+    if (open) panel.current?.querySelector('textarea')?.focus();
+    else if (wasOpen.current) launcher.current?.focus();
+    wasOpen.current = open;
+  }, [open]);
   useEffect(() => {
     void fetchAgentLook(apiBase, agentId).then(setLook);
   }, [apiBase, agentId]);
@@ -50,7 +59,15 @@ function Widget({ agentId, apiBase, title: fixedTitle }: { agentId: string; apiB
   return (
     <div class={`widget-frame ${look?.position === 'left' ? 'left' : 'right'}`} style={style}>
       {open ? (
-        <section class="panel" role="dialog" aria-label={title} onKeyDown={(event) => event.key === 'Escape' && setOpen(false)}>
+        <section
+          ref={panel}
+          class="panel"
+          role="dialog"
+          aria-label={title}
+          onKeyDown={(event) => {
+            if (event.key === 'Escape') setOpen(false);
+          }}
+        >
           <header class="panel-head">
             <span>{title}</span>
             <button type="button" class="close" aria-label="Close the chat" onClick={() => setOpen(false)}>
@@ -67,7 +84,7 @@ function Widget({ agentId, apiBase, title: fixedTitle }: { agentId: string; apiB
           />
         </section>
       ) : null}
-      <button type="button" class="bubble" aria-expanded={open} aria-label={open ? 'Close the chat' : title} onClick={() => setOpen(!open)}>
+      <button ref={launcher} type="button" class="bubble" aria-expanded={open} aria-label={open ? 'Close the chat' : title} onClick={() => setOpen(!open)}>
         <svg viewBox="0 0 24 24" width="26" height="26" aria-hidden="true">
           <path fill="currentColor" d="M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H8l-4 4V6a2 2 0 0 1 2-2z" />
         </svg>

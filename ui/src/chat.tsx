@@ -1,6 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from './api.js';
-import { loadHistory, readSaved, writeSaved, type HistoryMessage, type SavedConversation, type Verdict } from './conversation-history.js';
+import { conversationKey, loadHistory, readSaved, writeSaved, type HistoryMessage, type SavedConversation, type Verdict } from './conversation-history.js';
 import { Feedback } from './feedback.js';
 import { CitedAnswer } from './citations.js';
 import { StreamError, streamAgentQuery, type SourceEntry } from './stream.js';
@@ -54,7 +54,7 @@ const fromHistory = (message: HistoryMessage): Turn =>
 
 /** The chat itself, shared by the console's chat page and the embeddable widget. */
 export function Chat({ apiBase, agentId, apiKey, storage = null, greeting, initialMessages = [] }: ChatProps) {
-  const storageKey = `ragdesk.conversation.${agentId}`;
+  const storageKey = conversationKey(agentId);
   const [turns, setTurns] = useState<Turn[]>([]);
   const [draft, setDraft] = useState('');
   const [busy, setBusy] = useState(false);

@@ -33,7 +33,7 @@ export function SearchPanel({ api, datastoreId, datasources }: { api: Api; datas
   return (
     <section class="card" aria-labelledby="search-title">
       <h2 id="search-title">Search</h2>
-      <form class="row wrap" role="search" onSubmit={search}>
+      <form class="row wrap" role="search" onSubmit={(event) => void search(event)}>
         <div class="field grow">
           <label for="search-query">Query</label>
           <input id="search-query" type="search" required value={query} onInput={(e) => setQuery((e.target as HTMLInputElement).value)} />

@@ -29,7 +29,7 @@ export function SignIn({ apiBase, onSignedIn }: { apiBase: string; onSignedIn: (
 
   return (
     <main class="signin" id="main">
-      <form class="card" onSubmit={submit} aria-labelledby="signin-title">
+      <form class="card" onSubmit={(event) => void submit(event)} aria-labelledby="signin-title">
         <h1 id="signin-title">Sign in to ragdesk</h1>
         <p class="muted">
           Paste an API key. <code>ragdesk serve</code> prints an admin key on its first start; <code>ragdesk keys create</code> makes more.

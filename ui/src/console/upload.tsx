@@ -85,7 +85,7 @@ export function UploadPanel({ api, datastoreId, maxFileBytes, onAdded }: { api: 
         <p class="muted small">{SUPPORTED.join(', ')} · up to {formatBytes(maxFileBytes)} each · the type is read from the content</p>
       </div>
       {uploads.length > 0 ? <UploadList uploads={uploads} /> : null}
-      <form class="row wrap" onSubmit={addWeb}>
+      <form class="row wrap" onSubmit={(event) => void addWeb(event)}>
         <div class="field">
           <label for="web-type">Web</label>
           <select id="web-type" value={webType} onChange={(e) => setWebType((e.target as HTMLSelectElement).value as 'web_page')}>

@@ -18,16 +18,29 @@ export async function indexBeirCorpus(datastore: Datastore, dataset: BeirDataset
   return (performance.now() - started) / 1000;
 }
 
-/** Queries every judged query (top 100 chunks), folds chunks into documents, and scores the rankings. */
+/**
+ * Queries every judged query (top 100 chunks), folds chunks into documents, and scores the rankings.
+ * `beside`, when given, runs (timed apart, in `besideMs`) just before each query: a reference
+ * measured under the same load as the query it precedes.
+ */
 export async function queryBeir(
   datastore: Datastore,
   dataset: BeirDataset,
   mode: RetrievalMode,
-): Promise<{ scores: Scores; querySeconds: number; latenciesMs: number[] }> {
+  beside?: (query: string) => unknown,
+): Promise<{ scores: Scores; querySeconds: number; latenciesMs: number[]; besideMs: number[] }> {
   const rankings = new Map<string, Ranking>();
   const latenciesMs: number[] = [];
+  const besideMs: number[] = [];
+  let besideTotal = 0;
   const started = performance.now();
   for (const query of dataset.queries) {
+    if (beside) {
+      const t = performance.now();
+      beside(query.text);
+      besideMs.push(performance.now() - t);
+      besideTotal += performance.now() - t;
+    }
     const t = performance.now();
     const fragments = await datastore.query({ query: query.text, topK: 100, mode });
     latenciesMs.push(performance.now() - t);
@@ -35,7 +48,7 @@ export async function queryBeir(
     for (const fragment of fragments) seen.add(String(fragment.metadata.beir_id ?? fragment.datasource_name));
     rankings.set(query.id, [...seen]);
   }
-  const querySeconds = (performance.now() - started) / 1000;
+  const querySeconds = (performance.now() - started - besideTotal) / 1000;
   return {
     scores: evaluate(
       rankings,
@@ -44,5 +57,6 @@ export async function queryBeir(
     ),
     querySeconds,
     latenciesMs,
+    besideMs,
   };
 }

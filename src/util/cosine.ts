@@ -25,10 +25,12 @@ export function similarityTo(query: Float32Array): (b: Float32Array) => number {
   for (let i = 0; i < query.length; i++) normQuery += (query[i] as number) ** 2;
   return (b) => {
     if (normQuery === 0) return 0;
+    // Entries past the shorter vector add nothing (b zero-padded, or its extra entries ignored).
+    const length = Math.min(query.length, b.length);
     let dot = 0;
     let normB = 0;
-    for (let i = 0; i < query.length; i++) {
-      const y = b[i] ?? 0;
+    for (let i = 0; i < length; i++) {
+      const y = b[i] as number;
       dot += (query[i] as number) * y;
       normB += y * y;
     }

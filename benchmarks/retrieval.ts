@@ -61,7 +61,9 @@ async function main(): Promise<void> {
         'query p50 ms': latency.p50,
         'query p99 ms': latency.p99,
         'queries/s': dataset.queries.length / run.querySeconds,
+        'CPU ms/query': run.cpuMsPerQuery,
         'in-memory bm25 p50 ms': floor.p50,
+        'bm25 CPU ms/query': run.besideCpuMs,
         'p50 ÷ bm25': latency.p50 / floor.p50,
       });
     }

@@ -28,18 +28,32 @@ export async function queryBeir(
   dataset: BeirDataset,
   mode: RetrievalMode,
   beside?: (query: string) => unknown,
-): Promise<{ scores: Scores; querySeconds: number; latenciesMs: number[]; besideMs: number[] }> {
+): Promise<{
+  scores: Scores;
+  querySeconds: number;
+  latenciesMs: number[];
+  besideMs: number[];
+  cpuMsPerQuery: number;
+  besideCpuMs: number;
+}> {
   const rankings = new Map<string, Ranking>();
   const latenciesMs: number[] = [];
   const besideMs: number[] = [];
   let besideTotal = 0;
+  // CPU time (every thread of the process) beside wall time: on a loaded machine the wall time of
+  // an asynchronous query grows with every preemption, its CPU time much less.
+  let besideCpu = 0;
+  const cpuStarted = process.cpuUsage();
   const started = performance.now();
   for (const query of dataset.queries) {
     if (beside) {
+      const cpu = process.cpuUsage();
       const t = performance.now();
       beside(query.text);
       besideMs.push(performance.now() - t);
       besideTotal += performance.now() - t;
+      const used = process.cpuUsage(cpu);
+      besideCpu += (used.user + used.system) / 1000;
     }
     const t = performance.now();
     const fragments = await datastore.query({ query: query.text, topK: 100, mode });
@@ -49,6 +63,8 @@ export async function queryBeir(
     rankings.set(query.id, [...seen]);
   }
   const querySeconds = (performance.now() - started - besideTotal) / 1000;
+  const cpuUsed = process.cpuUsage(cpuStarted);
+  const cpuMsPerQuery = ((cpuUsed.user + cpuUsed.system) / 1000 - besideCpu) / dataset.queries.length;
   return {
     scores: evaluate(
       rankings,
@@ -58,5 +74,7 @@ export async function queryBeir(
     querySeconds,
     latenciesMs,
     besideMs,
+    cpuMsPerQuery,
+    besideCpuMs: besideCpu / dataset.queries.length,
   };
 }

@@ -16,8 +16,8 @@ import type { RetrievalMode } from '../src/index.js';
 import { loadBeir } from '../adapters/cli/beir.js';
 import { indexBeirCorpus, queryBeir } from './lib/beir-ragdesk.js';
 import { flags, latencySummary, printTable, writeResult } from './lib/report.js';
-import { LexicalIndex } from '../adapters/sqlite/lexical-index.js';
-import { queryStems } from '../adapters/sqlite/lexical-terms.js';
+import { LexicalIndex } from '../adapters/bm25/lexical-index.js';
+import { queryStems } from '../adapters/bm25/lexical-terms.js';
 
 const PUBLISHED_BM25_SCIFACT = { ndcg10: 0.679, recall100: 0.925, note: 'BM25 (Anserini, flat), BEIR test split' };
 

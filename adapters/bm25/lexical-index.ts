@@ -613,7 +613,7 @@ export class LexicalIndex {
    * 1.6-1.9 ms against 0.7 for a query of six topic words at 1M chunks, same results to the bit.
    *
    * `weights[i]`, when given, multiplies word i's part of every score (1 when absent): a query
-   * expanded by feedback (see lexical-feedback.ts) weighs its added words below the user's.
+   * expanded by feedback (src/text/relevance-feedback.ts) weighs its added words below the user's.
    */
   search(words: readonly string[], topK: number, filter?: RetrievalFilter, weights?: readonly number[]): ScoredId[] {
     if (!(topK > 0) || this.live === 0) return [];

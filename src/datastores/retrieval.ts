@@ -266,8 +266,8 @@ async function hydrate(
 /**
  * The hits' chunks, their datasources, and the stored vectors of `vectorIds` (the hits the vector
  * side did not score). With the store's joined read, the vectors come apart and only for those
- * hits: reading every hit's vector with its row, then the datasources in a second statement, was
- * three quarters of a lexical top-100 query on SciFact.
+ * hits: a hybrid top 100 used to read all hundred 4 KB vectors as soon as one hit lacked a score,
+ * then the datasources in a second statement (on SciFact that read took 1.07 ms of CPU, 0.81 now).
  */
 async function readHits(
   context: RagdeskContext,

@@ -71,7 +71,8 @@ export function detectAnswerSlot(query: string): AnswerSlot {
  */
 function headNoun(q: string): { head: string | null; last: string | null } {
   const match = /^\s*(?:what|which)\s+(.*)$/.exec(q);
-  if (!match?.[1]) return { head: null, last: null };
+  // "what did Microsoft buy": a subject and its verb follow, no noun names what is asked.
+  if (!match?.[1] || /^(did|does|do|will|would|can|could|should|may|might)\b/.test(match[1])) return { head: null, last: null };
   const words = splitWords(match[1].replace(/\b[\p{L}\p{N}-]+'s\s+/gu, ' '));
   let i = 0;
   while (i < words.length && /^(is|are|was|were|the|a|an|does|did|do|has|have|had)$/.test(words[i] as string)) i++;

@@ -124,7 +124,8 @@ function scoreUnit(
   passageCoverage: number,
   neighbour: number,
 ): { score: number; value: string | null } | null {
-  if (unit.kind === 'heading') return null;
+  // "[50, 1000]" reads as citations: the agent would strip it and the quote would no longer be the passage's.
+  if (unit.kind === 'heading' || CITATION_LIKE.test(unit.text)) return null;
   const { weights, total, focus, slot } = question;
   const field = keyValue(unit.text);
   const stems = field ? new Set([...stemsOf(unit.text), ...keyStemsOf(field.key, question.words)]) : stemsOf(unit.text);
@@ -208,6 +209,9 @@ function keyStemsOf(key: string, questionWords: readonly string[]): Set<string> 
  * place ("ponds, lakes, rivers") or a thing has no such form.
  */
 const DEFINITE: ReadonlySet<AnswerSlot['kind']> = new Set(['money', 'number', 'date', 'name', 'identifier']);
+
+/** Brackets holding only numbers, which an answer's reader (and the agent) take for citations. */
+const CITATION_LIKE = /\[\d[\d\s,–-]*\]/;
 
 /** `[12]`: a document's own footnote mark. */
 const FOOTNOTE = /\[\d{1,4}\]/g;

@@ -280,12 +280,16 @@ function missingShare(question: Question, passages: readonly GroundingPassage[])
     passages.flatMap((passage) => [...stemsOf(passage.text), ...stemsOf(passage.label), ...fieldKeyStems(passage.text, question.words)]),
   );
   let missing = 0;
-  for (const [stem, weight] of question.weights) if (!all.has(stem) && !SLOT_NOUNS.has(stem)) missing += weight;
+  const slotWords = question.slot.kind === 'money' ? MONEY_VERBS : SLOT_NOUNS;
+  for (const [stem, weight] of question.weights) if (!all.has(stem) && !SLOT_NOUNS.has(stem) && !slotWords.has(stem)) missing += weight;
   return missing;
 }
 
 /** Words naming the kind of answer, not what it is about: "the title of…", "the value of…". */
 const SLOT_NOUNS = new Set(['title', 'name', 'value', 'number', 'amount', 'kind', 'type'].map((word) => stemmer(word)));
+
+/** Verbs of a question for an amount that a receipt or invoice does not write ("the total paid"). */
+const MONEY_VERBS = new Set(['paid', 'pay', 'charged', 'cost', 'spent', 'spend'].map((word) => stemmer(word)));
 
 /** The stems of a passage's field keys ("Auth:" standing for the question's "authorization"). */
 function fieldKeyStems(text: string, questionWords: readonly string[]): string[] {

@@ -121,6 +121,12 @@ describe('choosing by the answer slot', () => {
     );
   });
 
+  it('the verb of a question for an amount is not a word the documents must hold', async () => {
+    const receipt: GroundingPassage = { number: 1, label: '(receipt.pdf)', text: 'TECHMART ELECTRONICS\nSUBTOTAL $863.91\nTOTAL $821.14' };
+    const estimate: GroundingPassage = { number: 2, label: '(estimate.pdf)', text: 'Subtotal 2,730\nGRAND TOTAL 5,738' };
+    expect(await answer('What was the total paid at TechMart?', [receipt, estimate])).toMatch(/^TOTAL \$821\.14 \[1\]/);
+  });
+
   it("the document's name counts for the question naming it", async () => {
     const json: GroundingPassage = { number: 1, label: '(test.json)', text: 'key1: string_value\nkey2: 1234\nkey3:' };
     expect(await answer('What is the value of key2 in the JSON file?', [json])).toMatch(/^key2: 1234 \[1\]/);

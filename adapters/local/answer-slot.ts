@@ -8,7 +8,7 @@ import { ENGLISH_STOPWORDS } from '../../src/text/stopwords.js';
  * `title` (the title of a document, presentation or page) or `thing` (what / which X: whatever
  * stands beside X).
  */
-export type SlotKind = 'money' | 'number' | 'date' | 'name' | 'place' | 'title' | 'identifier' | 'thing';
+type SlotKind = 'money' | 'number' | 'date' | 'name' | 'place' | 'title' | 'identifier' | 'thing';
 
 export interface AnswerSlot {
   kind: SlotKind;

@@ -11,7 +11,7 @@
 import { join } from 'node:path';
 import { extractHtmlWith } from '../adapters/loaders/html/extract-html.js';
 import { HTML_RULES, type HtmlRules } from '../adapters/loaders/html/rules.js';
-import { normaliseForMatch } from '../test/corpus/normalise.js';
+import { normaliseForMatch } from '../fixtures/normalise.js';
 import { labelledPages, type LabelledPage } from './lib/html-pages.js';
 import { flags, PACKAGE_ROOT, printTable, writeResult, type Row } from './lib/report.js';
 

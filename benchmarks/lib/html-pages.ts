@@ -6,7 +6,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildFixtures, PLANTED } from '../../test/fixtures/make-fixtures.js';
+import { buildFixtures, PLANTED } from '../../fixtures/make-fixtures.js';
 
 export interface LabelledPage {
   name: string;

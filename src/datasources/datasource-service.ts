@@ -64,7 +64,7 @@ export class DatasourceService {
 
   private async createNow(parsed: ReturnType<typeof datasourceCreateSchema.parse>): Promise<DatasourceRecord> {
     await this.start();
-    const datastore = await this.context.store.getDatastore(parsed.datastoreId);
+    const datastore = await this.context.retrieval.getDatastore(parsed.datastoreId);
     if (!datastore) throw notFound('datastore', parsed.datastoreId);
     let mimeType: string | undefined;
     if (parsed.type === 'file') {
@@ -82,9 +82,9 @@ export class DatasourceService {
       config: parsed.type === 'file' ? { mime_type: mimeType, file_name: parsed.file.fileName ?? null } : { ...parsed.config },
       metadata: parsed.metadata ?? {},
     });
-    await this.context.store.createDatasource(record);
+    await this.context.retrieval.createDatasource(record);
     if (parsed.type === 'file') {
-      await this.context.store.putDatasourceFile(record.id, {
+      await this.context.retrieval.putDatasourceFile(record.id, {
         bytes: parsed.file.bytes,
         mimeType: mimeType as string,
         fileName: parsed.file.fileName ?? null,
@@ -104,7 +104,7 @@ export class DatasourceService {
     await this.start();
     if (record.type === 'text') throw new RagdeskError('conflict', `Text datasource ${id} changes through datastore.update, not sync`);
     if (!isSettled(record.status)) return publicDatasource(record);
-    const moved = await this.context.store.transitionDatasource(record.id, ['synched', 'error', 'usage_limit_reached', 'unsynched'], {
+    const moved = await this.context.retrieval.transitionDatasource(record.id, ['synched', 'error', 'usage_limit_reached', 'unsynched'], {
       status: 'pending',
       updatedAt: nowIso(),
     });
@@ -155,8 +155,8 @@ export class DatasourceService {
   async list(datastoreId: string): Promise<DatasourceRecord[]> {
     parseInput(idSchema, datastoreId, 'datastore id');
     this.context.assertOpen();
-    if (!(await this.context.store.getDatastore(datastoreId))) throw notFound('datastore', datastoreId);
-    return (await this.context.store.listDatasources(datastoreId)).map(publicDatasource);
+    if (!(await this.context.retrieval.getDatastore(datastoreId))) throw notFound('datastore', datastoreId);
+    return (await this.context.retrieval.listDatasources(datastoreId)).map(publicDatasource);
   }
 
   /**
@@ -175,11 +175,14 @@ export class DatasourceService {
         ...(parsed.metadata === undefined ? {} : { metadata: parsed.metadata }),
         updatedAt: now,
       };
-      const updated = await this.context.store.updateDatasource(storedId, patch);
+      const updated = await this.context.retrieval.updateDatasource(storedId, patch);
       if (!updated) throw notFound('datasource', id);
       if (parsed.metadata !== undefined && record.type === 'web_site') {
-        for (const page of await this.context.store.listDatasources(record.datastoreId, { groupId: storedId })) {
-          await this.context.store.updateDatasource(page.id, { metadata: pageMetadata(parsed.metadata, page.metadata), updatedAt: now });
+        for (const page of await this.context.retrieval.listDatasources(record.datastoreId, { groupId: storedId })) {
+          await this.context.retrieval.updateDatasource(page.id, {
+            metadata: pageMetadata(parsed.metadata, page.metadata),
+            updatedAt: now,
+          });
         }
       }
       return publicDatasource(updated);
@@ -189,7 +192,7 @@ export class DatasourceService {
   /** Every persisted status change of a datasource, oldest first. */
   async history(id: string, lookup: DatasourceLookup = {}): Promise<StatusEvent[]> {
     const record = await this.stored(id, lookup);
-    const events = await this.context.store.listStatusEvents(record.id);
+    const events = await this.context.retrieval.listStatusEvents(record.id);
     return events.map((event) => ({ ...event, datasourceId: publicDatasourceId(event.datasourceId) }));
   }
 
@@ -204,7 +207,7 @@ export class DatasourceService {
   private async deleteNow(publicId: string, lookup: DatasourceLookup): Promise<DatasourceRecord> {
     const record = await this.stored(publicId, lookup);
     const { id } = record;
-    const { store, index } = this.context;
+    const { retrieval: store, index } = this.context;
     const children = await store.listDatasources(record.datastoreId, { groupId: id });
     for (const target of [record, ...children]) await this.runner.cancel(target.id);
     const datastore = await store.getDatastore(record.datastoreId);
@@ -220,12 +223,12 @@ export class DatasourceService {
 
   /** Stops every running sync of a datastore's datasources (the datastore is being deleted). */
   async stopSyncsOf(datastoreId: string): Promise<void> {
-    for (const source of await this.context.store.listDatasources(datastoreId)) await this.runner.cancel(source.id);
+    for (const source of await this.context.retrieval.listDatasources(datastoreId)) await this.runner.cancel(source.id);
   }
 
   private async enqueue(record: DatasourceRecord): Promise<void> {
     const now = nowIso();
-    await this.context.store.createJob({
+    await this.context.retrieval.createJob({
       id: newId(),
       kind: 'sync',
       datastoreId: record.datastoreId,

@@ -60,7 +60,7 @@ export async function retrieve(
     request.mode === 'lexical'
       ? queryVectorIfComparable(context, datastore, request.query)
       : vectorSearch(context, datastore, request.query, pool, filter, dispatch.resolve);
-  const searchText = () => context.store.searchText({ datastoreId: datastore.id, query: request.query, topK: pool, filter });
+  const searchText = () => context.retrieval.searchText({ datastoreId: datastore.id, query: request.query, topK: pool, filter });
   const [vectorSide, textHits] = await Promise.all([
     vectorSearching,
     request.mode === 'vector'
@@ -207,7 +207,7 @@ async function expandFilter(
   if (filters.datasource_ids?.length) {
     sources = new Set(filters.datasource_ids.flatMap((id) => candidateIds(datastore.ownerId, id)));
     for (const id of filters.datasource_ids) {
-      for (const child of await context.store.listDatasources(datastore.id, { groupId: id })) sources.add(child.id);
+      for (const child of await context.retrieval.listDatasources(datastore.id, { groupId: id })) sources.add(child.id);
     }
   }
   if (filters.metadata) {
@@ -220,7 +220,7 @@ async function expandFilter(
 }
 
 async function datasourcesMatching(context: RagdeskContext, datastoreId: string, filter: MetadataFilter): Promise<string[]> {
-  const { store } = context;
+  const { retrieval: store } = context;
   if (store.listDatasourceIdsMatching) return store.listDatasourceIdsMatching(datastoreId, filter);
   const datasources = await store.listDatasources(datastoreId);
   return datasources.filter((datasource) => matchesMetadata(filter, datasource.metadata)).map((datasource) => datasource.id);
@@ -261,7 +261,7 @@ async function readHits(
   ids: readonly string[],
   vectors: boolean,
 ): Promise<{ chunks: ChunkRecord[]; datasources: ReadonlyMap<string, DatasourceRef> }> {
-  const { store } = context;
+  const { retrieval: store } = context;
   if (!vectors && store.getChunkHits) {
     const hits = await store.getChunkHits(ids);
     return { chunks: hits.chunks, datasources: new Map(hits.datasources.map((ref) => [ref.id, ref])) };

@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { openaiChat, SPEC_MODEL_TABLE } from '../../adapters/openai/index.js';
 import { RagdeskError, type AgentStreamEvent } from '../../src/index.js';
-import { lastUserText, startOpenAIServer, type OpenAIServer } from '../helpers/openai-server.js';
+import { lastUserText, startOpenAIServer, type OpenAIServer } from '../../fixtures/openai-server.js';
 import { tempDir } from '../helpers/setups.js';
 import { HANDBOOK, openAgentSetup, type AgentSetup } from './helpers.js';
 

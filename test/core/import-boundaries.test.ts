@@ -19,6 +19,8 @@ const SHARED_CORE = ['src/ports/', 'src/errors.ts', 'src/text/', 'src/util/', 's
  * adapter may import it; it imports only the shared core and Node, never another adapter.
  */
 const KIT = 'adapters/kit/';
+/** The bm25 engine, shared by the stores that search chunk text in memory. */
+const BM25 = 'adapters/bm25/';
 const SHARED_FOR_ADAPTERS = [...SHARED_CORE, KIT];
 /**
  * Adapters that sit on top of the whole library rather than under one port (the HTTP adapter serves
@@ -30,7 +32,13 @@ const PUBLIC_API_CONSUMERS: Record<string, string[]> = { 'adapters/http/': ['src
  * loaders, so an uploaded page and a fetched one give the same text; the web adapter imports that
  * folder and nothing else of `adapters/loaders/`.
  */
-const SHARED_BETWEEN_ADAPTERS: Record<string, string[]> = { 'adapters/web/': ['adapters/loaders/html/'] };
+const SHARED_BETWEEN_ADAPTERS: Record<string, string[]> = {
+  'adapters/web/': ['adapters/loaders/html/'],
+  // The bm25 engine: the SQLite store feeds it its rows and keeps its snapshots; the memory store
+  // searches with its index. It knows no database (see the test below).
+  'adapters/sqlite/': [BM25],
+  'adapters/memory/': [BM25],
+};
 
 function sourceFiles(folder: string): string[] {
   return readdirSync(join(ROOT, folder), { recursive: true, withFileTypes: true })
@@ -100,9 +108,45 @@ describe('import boundaries (DESIGN.md section 1)', () => {
     expect(violations).toEqual([]);
   });
 
+  it('the bm25 engine imports no database: neither better-sqlite3 nor a store adapter', () => {
+    const violations: string[] = [];
+    for (const file of sourceFiles(BM25)) {
+      for (const specifier of importsOf(file)) {
+        if (!specifier.startsWith('.')) {
+          if (NATIVE_OR_OPTIONAL.includes(specifier.split('/')[0] ?? '')) violations.push(`${file} -> ${specifier}`);
+          continue;
+        }
+        const target = resolveLocal(file, specifier);
+        if (target.startsWith('adapters/') && !target.startsWith(BM25) && !target.startsWith(KIT)) violations.push(`${file} -> ${target}`);
+      }
+    }
+    expect(violations).toEqual([]);
+  });
+
+  it('benchmarks import no test module, and the shared fixtures neither tests nor benchmarks', () => {
+    // Tests run benchmark harnesses; benchmarks and tests share fixtures/. A benchmark importing a
+    // test module would make the two folders one cycle, and the build emit tests into dist/.
+    const violations: string[] = [];
+    const check = (folder: string, forbidden: string[]) => {
+      for (const file of sourceFiles(folder)) {
+        for (const specifier of importsOf(file)) {
+          if (!specifier.startsWith('.')) continue;
+          const target = resolveLocal(file, specifier);
+          if (forbidden.some((prefix) => target.startsWith(prefix))) violations.push(`${file} -> ${target}`);
+        }
+      }
+    };
+    check('benchmarks', ['test/']);
+    check('fixtures', ['test/', 'benchmarks/']);
+    expect(violations).toEqual([]);
+  });
+
   it('finds the files it checks', () => {
     expect(sourceFiles('src').length).toBeGreaterThan(10);
     expect(sourceFiles('adapters').length).toBeGreaterThan(5);
     expect(sourceFiles(KIT).length).toBeGreaterThan(5);
+    expect(sourceFiles(BM25).length).toBeGreaterThan(3);
+    expect(sourceFiles('benchmarks').length).toBeGreaterThan(10);
+    expect(sourceFiles('fixtures').length).toBeGreaterThan(3);
   });
 });

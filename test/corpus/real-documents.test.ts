@@ -3,7 +3,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { detectMimeType, fileLoaders, isSupportedMimeType, loadFile } from '../../adapters/loaders/index.js';
-import { normaliseForMatch } from './normalise.js';
+import { normaliseForMatch } from '../../fixtures/normalise.js';
 
 const DOCS = resolve(dirname(fileURLToPath(import.meta.url)), '../../../shared/corpus/docs');
 const present = existsSync(join(DOCS, 'markitdown/expected_strings.json'));

@@ -1,7 +1,7 @@
 /**
  * bench:lexical-cv — which lexical and fusion settings generalise, by cross-validation on a BEIR split.
  *
- *   npm run bench:lexical-cv -- --dataset ../shared/datasets/scifact [--split train] [--folds 5]
+ *   npm run bench:lexical-cv -- --dataset "$RAGDESK_DATASETS_DIR/datasets/scifact" [--split train] [--folds 5]
  *
  * Indexes the corpus once through the public API (embedded default, offline embedder) and takes each
  * query's vector top 100 from it. The lexical side is then recomputed offline on the same chunk rows

@@ -174,13 +174,18 @@ export class DatasourceService {
 
   /**
    * One page of a datastore's datasources, oldest first, with the number that match. `name` keeps
-   * those whose name contains it (any case). The console pages through 10,000 datasources this way.
+   * those whose name contains it (any case); `groupId` keeps the top-level ones (`none`) or the
+   * pages of one site. The console pages through 10,000 datasources this way.
    */
   async page(datastoreId: string, options: DatasourcePageInput = {}): Promise<DatasourcePage> {
     const parsed = parseInput(datasourcePageSchema, options, 'datasource page');
     const all = await this.list(datastoreId);
     const needle = parsed.name?.toLocaleLowerCase();
-    const matching = needle ? all.filter((record) => record.name.toLocaleLowerCase().includes(needle)) : all;
+    const group = parsed.groupId === undefined ? undefined : parsed.groupId === 'none' ? null : parsed.groupId;
+    const matching = all.filter(
+      (record) =>
+        (group === undefined || record.groupId === group) && (needle === undefined || record.name.toLocaleLowerCase().includes(needle)),
+    );
     return { datasources: matching.slice(parsed.offset, parsed.offset + parsed.limit), total: matching.length, ...pageOf(parsed) };
   }
 

@@ -10,7 +10,12 @@ const pageFields = {
   limit: z.coerce.number().int().min(1).max(MAX_PAGE_SIZE).default(50),
 };
 
-export const datasourcePageSchema = z.strictObject({ ...pageFields, name: z.string().max(200).optional() });
+export const datasourcePageSchema = z.strictObject({
+  ...pageFields,
+  name: z.string().max(200).optional(),
+  /** `none`: top-level datasources only; an id: the pages of that site. */
+  groupId: z.string().min(1).max(200).optional(),
+});
 export const chunkPageSchema = z.strictObject({ ...pageFields, q: z.string().max(500).optional() });
 
 export type DatasourcePageInput = z.input<typeof datasourcePageSchema>;

@@ -50,7 +50,7 @@ export const datasourceRoutes: Route[] = [
     operationId: 'listDatasources',
     summary:
       "Datasources of one datastore (`datastoreId`), or of all the key owner's datastores, oldest first. With `datastoreId`, " +
-      '`offset`, `limit` (1-200) and `name` (part of the name, any case) page and filter the list, and the `X-Total-Count` header says how many match.',
+      '`offset`, `limit` (1-200), `name` (part of the name, any case) and `groupId` (`none`: top level; a site id: its pages) page and filter the list, and the `X-Total-Count` header says how many match.',
     tag: 'datasources',
     auth: { scope: 'read' },
     queryParameters: [
@@ -58,6 +58,11 @@ export const datasourceRoutes: Route[] = [
       { name: 'offset', description: 'With datastoreId: skip this many (default 0)', required: false },
       { name: 'limit', description: 'With datastoreId: at most this many (1-200); without it every match', required: false },
       { name: 'name', description: 'With datastoreId: only datasources whose name contains this (any case)', required: false },
+      {
+        name: 'groupId',
+        description: 'With datastoreId: `none` for top-level datasources only, or the id of a site for its pages',
+        required: false,
+      },
     ],
     response: 'Datasource[]',
     errors: [400, 404],
@@ -66,7 +71,7 @@ export const datasourceRoutes: Route[] = [
       const datastoreId = context.request.query.get('datastoreId');
       if (datastoreId !== null) {
         const datastore = await ownedDatastore(context.ragdesk, principal, datastoreId);
-        const query = queryObject(context, ['offset', 'limit', 'name']);
+        const query = queryObject(context, ['offset', 'limit', 'name', 'groupId']);
         if (Object.keys(query).length === 0) return json((await context.ragdesk.datasources.list(datastore.id)).map(datasourceToWire));
         const page = await context.ragdesk.datasources.page(datastore.id, query);
         return { ...json(page.datasources.map(datasourceToWire)), headers: { 'x-total-count': String(page.total) } };

@@ -309,6 +309,9 @@ describe('console routes: keys, usage, chunks, datastore totals, datasource pagi
       const reports = await api.get<{ name: string }[]>(`/api/datasources?datastoreId=${id}&name=rEpOrT&limit=4&offset=4`);
       expect(reports.headers.get('x-total-count')).toBe('10');
       expect(reports.body.map((source) => source.name)).toEqual(['Report-12.md', 'Report-15.md', 'Report-18.md', 'Report-21.md']);
+      // groupId: `none` keeps the top-level datasources (all of these); a site id its pages (none here).
+      expect((await api.get(`/api/datasources?datastoreId=${id}&groupId=none&limit=1`)).headers.get('x-total-count')).toBe('30');
+      expect((await api.get(`/api/datasources?datastoreId=${id}&groupId=${randomUUID()}`)).headers.get('x-total-count')).toBe('0');
       // Without paging parameters the whole list, as before.
       expect((await api.get<unknown[]>(`/api/datasources?datastoreId=${id}`)).body).toHaveLength(30);
       expect((await api.get<ErrorBody>(`/api/datasources?datastoreId=${id}&offset=-1`)).status).toBe(400);

@@ -39,7 +39,7 @@ export function storedTotals(records: Iterable<DatasourceRecord>, excluding: Rea
  * The datastores whose contents count against one owner's limits: the owner's, or with a null
  * owner every owner-less datastore (the instance's own budget).
  */
-export async function datastoresOfOwner(store: Pick<Store, 'listDatastores'>, ownerId: string | null): Promise<DatastoreRecord[]> {
+async function datastoresOfOwner(store: Pick<Store, 'listDatastores'>, ownerId: string | null): Promise<DatastoreRecord[]> {
   return ownerId === null ? (await store.listDatastores()).filter((record) => record.ownerId === null) : store.listDatastores({ ownerId });
 }
 

@@ -5,7 +5,7 @@ import { readJsonObject } from '../body.js';
 import { json, param, type OperationContext, type Route } from '../operation.js';
 
 /** What a key may ask for a new key: the library's fields but the owner, which is always the caller's. */
-export const apiKeyCreateBodySchema = apiKeyCreateSchema.omit({ ownerId: true });
+const apiKeyCreateBodySchema = apiKeyCreateSchema.omit({ ownerId: true });
 
 /** A key as listed: never the secret nor its digest. */
 export function apiKeyToWire(key: ApiKey) {

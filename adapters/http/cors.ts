@@ -24,7 +24,7 @@ export interface CorsOptions {
 }
 
 const DEFAULT_ALLOWED = ['authorization', 'content-type', 'x-request-id'];
-const DEFAULT_EXPOSED = ['x-request-id', 'retry-after'];
+const DEFAULT_EXPOSED = ['x-request-id', 'retry-after', 'x-total-count'];
 const ORIGIN = /^https?:\/\/[a-z0-9.-]+(?::\d{1,5})?$|^https?:\/\/\[[0-9a-f:.]+\](?::\d{1,5})?$/;
 const HEADER_NAME = /^[!#$%&'*+.^`|~\w-]+$/;
 

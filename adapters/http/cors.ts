@@ -15,7 +15,7 @@ export interface CorsOptions {
   origins: '*' | readonly string[] | ((origin: string) => boolean);
   /** Request headers a browser may send (default: authorization, content-type, x-request-id). */
   allowedHeaders?: readonly string[];
-  /** Response headers scripts may read (default: x-request-id, retry-after). */
+  /** Response headers scripts may read (default: x-request-id, retry-after, x-total-count). */
   exposedHeaders?: readonly string[];
   /** Send `Access-Control-Allow-Credentials: true` (default false; not allowed with `'*'`). */
   credentials?: boolean;

@@ -74,7 +74,7 @@ export class DatasourceService {
 
   private async createNow(parsed: ReturnType<typeof datasourceCreateSchema.parse>): Promise<DatasourceRecord> {
     await this.start();
-    const datastore = await this.context.store.getDatastore(parsed.datastoreId);
+    const datastore = await this.context.retrieval.getDatastore(parsed.datastoreId);
     if (!datastore) throw notFound('datastore', parsed.datastoreId);
     let mimeType: string | undefined;
     if (parsed.type === 'file') {
@@ -95,9 +95,9 @@ export class DatasourceService {
           : { ...parsed.config },
       metadata: parsed.metadata ?? {},
     });
-    await this.context.store.createDatasource(record);
+    await this.context.retrieval.createDatasource(record);
     if (parsed.type === 'file') {
-      await this.context.store.putDatasourceFile(record.id, {
+      await this.context.retrieval.putDatasourceFile(record.id, {
         bytes: parsed.file.bytes,
         mimeType: mimeType as string,
         fileName: parsed.file.fileName ?? null,
@@ -117,7 +117,7 @@ export class DatasourceService {
     await this.start();
     if (record.type === 'text') throw new RagdeskError('conflict', `Text datasource ${id} changes through datastore.update, not sync`);
     if (!isSettled(record.status)) return publicDatasource(record);
-    const moved = await this.context.store.transitionDatasource(record.id, ['synched', 'error', 'usage_limit_reached', 'unsynched'], {
+    const moved = await this.context.retrieval.transitionDatasource(record.id, ['synched', 'error', 'usage_limit_reached', 'unsynched'], {
       status: 'pending',
       updatedAt: nowIso(),
     });
@@ -168,8 +168,8 @@ export class DatasourceService {
   async list(datastoreId: string): Promise<DatasourceRecord[]> {
     parseInput(idSchema, datastoreId, 'datastore id');
     this.context.assertOpen();
-    if (!(await this.context.store.getDatastore(datastoreId))) throw notFound('datastore', datastoreId);
-    return (await this.context.store.listDatasources(datastoreId)).map(publicDatasource);
+    if (!(await this.context.retrieval.getDatastore(datastoreId))) throw notFound('datastore', datastoreId);
+    return (await this.context.retrieval.listDatasources(datastoreId)).map(publicDatasource);
   }
 
   /**
@@ -197,7 +197,7 @@ export class DatasourceService {
   async chunks(id: string, options: ChunkPageInput = {}, lookup: DatasourceLookup = {}): Promise<ChunkPage> {
     const parsed = parseInput(chunkPageSchema, options, 'chunk page');
     const record = await this.stored(id, lookup);
-    const all = await this.context.store.listChunks(record.id);
+    const all = await this.context.retrieval.listChunks(record.id);
     const needle = parsed.q?.toLocaleLowerCase();
     const matching = needle ? all.filter((chunk) => chunk.text.toLocaleLowerCase().includes(needle)) : all;
     return {
@@ -223,11 +223,14 @@ export class DatasourceService {
         ...(parsed.metadata === undefined ? {} : { metadata: parsed.metadata }),
         updatedAt: now,
       };
-      const updated = await this.context.store.updateDatasource(storedId, patch);
+      const updated = await this.context.retrieval.updateDatasource(storedId, patch);
       if (!updated) throw notFound('datasource', id);
       if (parsed.metadata !== undefined && record.type === 'web_site') {
-        for (const page of await this.context.store.listDatasources(record.datastoreId, { groupId: storedId })) {
-          await this.context.store.updateDatasource(page.id, { metadata: pageMetadata(parsed.metadata, page.metadata), updatedAt: now });
+        for (const page of await this.context.retrieval.listDatasources(record.datastoreId, { groupId: storedId })) {
+          await this.context.retrieval.updateDatasource(page.id, {
+            metadata: pageMetadata(parsed.metadata, page.metadata),
+            updatedAt: now,
+          });
         }
       }
       return publicDatasource(updated);
@@ -237,7 +240,7 @@ export class DatasourceService {
   /** Every persisted status change of a datasource, oldest first. */
   async history(id: string, lookup: DatasourceLookup = {}): Promise<StatusEvent[]> {
     const record = await this.stored(id, lookup);
-    const events = await this.context.store.listStatusEvents(record.id);
+    const events = await this.context.retrieval.listStatusEvents(record.id);
     return events.map((event) => ({ ...event, datasourceId: publicDatasourceId(event.datasourceId) }));
   }
 
@@ -252,7 +255,7 @@ export class DatasourceService {
   private async deleteNow(publicId: string, lookup: DatasourceLookup): Promise<DatasourceRecord> {
     const record = await this.stored(publicId, lookup);
     const { id } = record;
-    const { store, index } = this.context;
+    const { retrieval: store, index } = this.context;
     const children = await store.listDatasources(record.datastoreId, { groupId: id });
     for (const target of [record, ...children]) await this.runner.cancel(target.id);
     const datastore = await store.getDatastore(record.datastoreId);
@@ -268,12 +271,12 @@ export class DatasourceService {
 
   /** Stops every running sync of a datastore's datasources (the datastore is being deleted). */
   async stopSyncsOf(datastoreId: string): Promise<void> {
-    for (const source of await this.context.store.listDatasources(datastoreId)) await this.runner.cancel(source.id);
+    for (const source of await this.context.retrieval.listDatasources(datastoreId)) await this.runner.cancel(source.id);
   }
 
   private async enqueue(record: DatasourceRecord): Promise<void> {
     const now = nowIso();
-    await this.context.store.createJob({
+    await this.context.retrieval.createJob({
       id: newId(),
       kind: 'sync',
       datastoreId: record.datastoreId,

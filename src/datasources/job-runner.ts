@@ -21,7 +21,7 @@ export interface JobRunnerOptions {
 }
 
 /**
- * Runs persisted sync jobs in this process. Jobs are claimed from the Store with a lease, so the
+ * Runs persisted sync jobs in this process. Jobs are claimed from the retrieval store with a lease, so the
  * same loop works when several processes share one database; in the embedded setup one process
  * owns the data, so jobs it finds `running` at start are its own from before a crash or restart
  * and are resumed at once instead of waiting for their lease to expire.
@@ -89,9 +89,9 @@ export class JobRunner {
   }
 
   private async resumeOrphans(): Promise<void> {
-    const orphans = await this.context.store.listJobs({ statuses: ['running'] });
+    const orphans = await this.context.retrieval.listJobs({ statuses: ['running'] });
     for (const job of orphans) {
-      await this.context.store.updateJob(job.id, {
+      await this.context.retrieval.updateJob(job.id, {
         status: 'pending',
         runAt: nowIso(),
         leaseOwner: null,
@@ -104,7 +104,7 @@ export class JobRunner {
   private async pump(): Promise<void> {
     while (!this.stopped && this.running.size < this.queue.concurrency) {
       const now = new Date();
-      const job = await this.context.store.claimJob({
+      const job = await this.context.retrieval.claimJob({
         owner: this.owner,
         now: now.toISOString(),
         leaseUntil: new Date(now.getTime() + this.leaseMs).toISOString(),
@@ -119,7 +119,9 @@ export class JobRunner {
     const controller = new AbortController();
     const heartbeat = setInterval(
       () => {
-        void this.context.store.updateJob(job.id, { leaseUntil: new Date(Date.now() + this.leaseMs).toISOString() }).catch(() => undefined);
+        void this.context.retrieval
+          .updateJob(job.id, { leaseUntil: new Date(Date.now() + this.leaseMs).toISOString() })
+          .catch(() => undefined);
       },
       Math.max(1_000, this.leaseMs / 3),
     );
@@ -139,7 +141,7 @@ export class JobRunner {
   private async scheduleNextWake(): Promise<void> {
     clearTimeout(this.wakeTimer);
     if (this.stopped) return;
-    const pending = await this.context.store.listJobs({ statuses: ['pending'] });
+    const pending = await this.context.retrieval.listJobs({ statuses: ['pending'] });
     const next = pending.reduce<number | undefined>((soonest, job) => {
       const at = Date.parse(job.runAt);
       return soonest === undefined || at < soonest ? at : soonest;

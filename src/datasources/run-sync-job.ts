@@ -21,7 +21,7 @@ export async function runSyncJob(
   signal: AbortSignal,
   retry: RetryPolicy,
 ): Promise<void> {
-  const { store } = context;
+  const { retrieval: store } = context;
   const datasource = await store.getDatasource(job.datasourceId);
   const datastore = datasource && (await store.getDatastore(datasource.datastoreId));
   if (!datasource || !datastore) {
@@ -55,7 +55,7 @@ async function settleFailure(
   retry: RetryPolicy,
   error: unknown,
 ): Promise<void> {
-  const { store } = context;
+  const { retrieval: store } = context;
   const now = nowIso();
   const message = error instanceof Error ? error.message : String(error);
   const reason = signal.aborted ? (signal.reason as unknown) : undefined;

@@ -26,7 +26,7 @@ export async function syncSite(
 ): Promise<void> {
   const web = context.web;
   if (!web) throw new RagdeskError('invalid_adapter', 'This ragdesk instance has no web loading (createRagdesk({ web }))');
-  const { store } = context;
+  const { retrieval: store } = context;
   const existing = new Map<string, DatasourceRecord>();
   for (const child of await store.listDatasources(datastore.id, { groupId: site.id })) {
     const url = child.config.source_url;
@@ -148,7 +148,7 @@ async function removeVanished(context: RagdeskContext, datastoreId: string, chil
   if (children.length === 0) return;
   await context.writes.run(datastoreId, async () => {
     for (const child of children) {
-      const change = await context.store.deleteDatasource(child.id);
+      const change = await context.retrieval.deleteDatasource(child.id);
       if (change) await context.index.remove(datastoreId, change.removedIds, change.sequence);
     }
   });

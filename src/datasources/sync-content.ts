@@ -20,7 +20,7 @@ export async function syncContent(
   switch (datasource.type) {
     case 'file': {
       const files = requireAdapter(context.files, 'file loading (createRagdesk({ files }))');
-      const stored = await context.store.getDatasourceFile(datasource.id);
+      const stored = await context.retrieval.getDatasourceFile(datasource.id);
       if (!stored) throw new RagdeskError('not_found', `The uploaded file of datasource ${datasource.id} is missing`);
       const maxFileBytes = context.usage.maxFileBytes;
       if (maxFileBytes !== undefined && stored.bytes.byteLength > maxFileBytes) {
@@ -55,7 +55,7 @@ export async function syncContent(
     case 'text':
       throw new RagdeskError('conflict', `Text datasource ${datasource.id} is written by upsert/update, not synced`);
   }
-  const after = await context.store.getDatasource(datasource.id);
+  const after = await context.retrieval.getDatasource(datasource.id);
   events.emit('progress', {
     datasourceId: datasource.id,
     datastoreId: datastore.id,

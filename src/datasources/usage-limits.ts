@@ -64,10 +64,10 @@ export async function assertTokenBudget(
 ): Promise<void> {
   const limit = context.usage.maxStoredTokens;
   if (limit === undefined) return;
-  const datastore = await context.store.getDatastore(datastoreId);
+  const datastore = await context.retrieval.getDatastore(datastoreId);
   if (!datastore) return;
   const ownerId = datastore.ownerId;
-  const kept = storedTotals(await datasourcesOfOwner(context.store, ownerId), replacing).tokens;
+  const kept = storedTotals(await datasourcesOfOwner(context.retrieval, ownerId), replacing).tokens;
   if (kept + incomingTokens > limit) {
     throw usageLimit(`Storing ${incomingTokens} more tokens would exceed the owner's limit of ${limit} stored tokens`, {
       limit,

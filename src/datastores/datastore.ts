@@ -128,7 +128,7 @@ export class Datastore {
       // would leave the first visitors its rounds of fetches.
       await Promise.all([
         embeddingMatches(context, record) ? context.ensureIndexLoaded(record) : undefined,
-        context.store.prepareTextSearch?.(record.id),
+        context.retrieval.prepareTextSearch?.(record.id),
       ]);
     });
   }
@@ -143,7 +143,7 @@ export class Datastore {
 
   /** What the datastore holds: documents, chunks, tokens, characters and bytes of stored files. */
   async stats(): Promise<StoredTotals> {
-    return this.context.operation(async () => storedTotals(await this.context.store.listDatasources((await this.current()).id)));
+    return this.context.operation(async () => storedTotals(await this.context.retrieval.listDatasources((await this.current()).id)));
   }
 
   toJSON(): DatastoreRecord {
@@ -152,7 +152,7 @@ export class Datastore {
 
   private async current(): Promise<DatastoreRecord> {
     this.context.assertOpen();
-    const record = await this.context.store.getDatastore(this.id);
+    const record = await this.context.retrieval.getDatastore(this.id);
     if (!record) throw notFound('datastore', this.id);
     return record;
   }

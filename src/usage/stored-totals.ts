@@ -1,5 +1,5 @@
 import type { DatasourceRecord, DatastoreRecord } from '../ports/records.js';
-import type { Store } from '../ports/store.js';
+import type { RetrievalStore } from '../ports/store.js';
 
 /** What a set of datasources holds: the figures stored-size limits and the console's totals read. */
 export interface StoredTotals {
@@ -39,13 +39,13 @@ export function storedTotals(records: Iterable<DatasourceRecord>, excluding: Rea
  * The datastores whose contents count against one owner's limits: the owner's, or with a null
  * owner every owner-less datastore (the instance's own budget).
  */
-async function datastoresOfOwner(store: Pick<Store, 'listDatastores'>, ownerId: string | null): Promise<DatastoreRecord[]> {
+async function datastoresOfOwner(store: Pick<RetrievalStore, 'listDatastores'>, ownerId: string | null): Promise<DatastoreRecord[]> {
   return ownerId === null ? (await store.listDatastores()).filter((record) => record.ownerId === null) : store.listDatastores({ ownerId });
 }
 
 /** Every datasource of an owner's datastores. */
 export async function datasourcesOfOwner(
-  store: Pick<Store, 'listDatastores' | 'listDatasources'>,
+  store: Pick<RetrievalStore, 'listDatastores' | 'listDatasources'>,
   ownerId: string | null,
 ): Promise<DatasourceRecord[]> {
   const lists = await Promise.all((await datastoresOfOwner(store, ownerId)).map((record) => store.listDatasources(record.id)));

@@ -46,12 +46,12 @@ export class UsageService {
   async get(ownerId: string): Promise<OwnerUsage> {
     parseInput(idSchema, ownerId, 'owner id');
     this.context.assertOpen();
-    const { store, usage } = this.context;
+    const { retrieval, accounts, usage } = this.context;
     const limit = this.queryLimit;
     const now = this.now();
     const [totals, queries] = await Promise.all([
-      datasourcesOfOwner(store, ownerId).then((records) => storedTotals(records)),
-      limit ? queriesUsed(store, limit, ownerId, now) : Promise.resolve(null),
+      datasourcesOfOwner(retrieval, ownerId).then((records) => storedTotals(records)),
+      limit ? queriesUsed(accounts, limit, ownerId, now) : Promise.resolve(null),
     ]);
     const document = documentLimits(usage);
     return {

@@ -6,7 +6,7 @@
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startOpenAIServer, type OpenAIServer } from '../helpers/openai-server.js';
+import { startOpenAIServer, type OpenAIServer } from '../../fixtures/openai-server.js';
 import { tempDir } from '../helpers/setups.js';
 import { seriousViolations } from './axe.js';
 import { browserSkipReason, launchBrowser, shot, type Browser } from './browser.js';

@@ -32,7 +32,12 @@ export async function consumeQuery(store: AccountStore, limit: QueryLimit | unde
  * Agent queries the owner has made in the current period of the limit: the counter `consumeQuery`
  * decides on, read by adding nothing to it (the Store has no separate read).
  */
-export async function queriesUsed(store: Pick<AccountStore, 'consumeUsage'>, limit: QueryLimit, ownerId: string, now: Date): Promise<number> {
+export async function queriesUsed(
+  store: Pick<AccountStore, 'consumeUsage'>,
+  limit: QueryLimit,
+  ownerId: string,
+  now: Date,
+): Promise<number> {
   const result = await store.consumeUsage({
     subject: ownerId,
     metric: 'agent_queries',

@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { agentDisplaySettings, schemas, type Agent, type AgentDisplaySettings, type DatasourceRecord } from '../../src/index.js';
+import {
+  agentDisplaySettings,
+  schemas,
+  type Agent,
+  type AgentDisplaySettings,
+  type ChunkPage,
+  type DatasourceRecord,
+} from '../../src/index.js';
 
 /**
  * HTTP request bodies, derived from the library's own schemas (the OpenAPI document is generated
@@ -74,6 +81,23 @@ export function toolsToDatastoreIds(tools: readonly AgentTool[]): string[] {
  * service returns it. (The library's record keeps its camelCase `customId` property.)
  */
 export type DatasourceWire = Omit<DatasourceRecord, 'customId'> & { custom_id: string | null };
+
+/** A page of chunks with the API's snake_case names. */
+export function chunkPageToWire(page: ChunkPage) {
+  return {
+    chunks: page.chunks.map((chunk) => ({
+      id: chunk.id,
+      position: chunk.position,
+      text: chunk.text,
+      page_number: chunk.pageNumber,
+      token_count: chunk.tokenCount,
+      custom_id: chunk.customId,
+    })),
+    total: page.total,
+    offset: page.offset,
+    limit: page.limit,
+  };
+}
 
 export function datasourceToWire(datasource: DatasourceRecord): DatasourceWire {
   const { customId, config, ...rest } = datasource;

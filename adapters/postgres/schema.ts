@@ -96,6 +96,11 @@ const conversationReading = (s: string) => `
  * for their foreign key. Existing handles and conversation ids were unique across all agents, so
  * the new keys hold for them as they are.
  */
+/** API keys may end at a time given at creation (null: never). */
+function apiKeyExpiry(s: string): string {
+  return `ALTER TABLE ${s}.api_keys ADD COLUMN expires_at text COLLATE "C";`;
+}
+
 function perOwnerNames(s: string): string {
   return `
   DROP INDEX IF EXISTS ${s}.agents_handle;
@@ -329,7 +334,11 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
   `,
   conversationReading,
   perOwnerNames,
+  apiKeyExpiry,
 ];
+
+/** The version that let API keys expire (a test builds a schema of the one before). */
+export const API_KEY_EXPIRY_VERSION = MIGRATIONS.indexOf(apiKeyExpiry) + 1;
 
 /** The first migration of metadata filters and scripts, for the test that upgrades an older schema. */
 export const METADATA_FILTERS_MIGRATION = MIGRATIONS.indexOf(metadataFilters) + 1;

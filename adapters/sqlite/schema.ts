@@ -26,6 +26,11 @@ const CONVERSATION_READING = `
  * is kept). Existing handles and conversation ids were unique across all agents, so the new keys
  * hold for them as they are.
  */
+/** API keys may end at a time given at creation (null: never). */
+const API_KEY_EXPIRY = `
+  ALTER TABLE api_keys ADD COLUMN expires_at TEXT;
+`;
+
 const PER_OWNER_NAMES = `
   DROP INDEX IF EXISTS agents_handle;
   CREATE UNIQUE INDEX agents_owner_handle ON agents (coalesce(owner_id, ''), handle) WHERE handle IS NOT NULL;
@@ -411,6 +416,7 @@ const MIGRATIONS: readonly string[] = [
   `,
   CONVERSATION_READING,
   PER_OWNER_NAMES,
+  API_KEY_EXPIRY,
 ];
 
 /** The schema version this code writes. */
@@ -418,6 +424,9 @@ export const SCHEMA_VERSION = MIGRATIONS.length;
 
 /** The version that made handles and conversation ids per owner (tests build a file of the one before). */
 export const PER_OWNER_NAMES_VERSION = MIGRATIONS.indexOf(PER_OWNER_NAMES) + 1;
+
+/** The version that let API keys expire (a test builds a file of the one before). */
+export const API_KEY_EXPIRY_VERSION = MIGRATIONS.indexOf(API_KEY_EXPIRY) + 1;
 
 /** The version that made conversations readable (a test builds a file of the one before). */
 export const CONVERSATION_READING_VERSION = MIGRATIONS.indexOf(CONVERSATION_READING) + 1;

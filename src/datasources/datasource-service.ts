@@ -10,6 +10,16 @@ import { newDatasource } from './new-datasource.js';
 import { pageMetadata } from './page-metadata.js';
 import { datasourceCreateSchema, datasourceUpdateSchema, type DatasourceCreateInput, type DatasourceUpdateInput } from './schemas.js';
 import { isSettled } from './status-machine.js';
+import {
+  chunkPageSchema,
+  chunkView,
+  datasourcePageSchema,
+  pageOf,
+  type ChunkPage,
+  type ChunkPageInput,
+  type DatasourcePage,
+  type DatasourcePageInput,
+} from './pages.js';
 import { findDatasource, publicDatasource, publicDatasourceId } from '../datastores/document-ids.js';
 
 /**
@@ -79,7 +89,10 @@ export class DatasourceService {
       type: parsed.type,
       name: parsed.name?.trim() || (parsed.type === 'file' ? (parsed.file.fileName ?? '') : ''),
       customId: parsed.custom_id ?? null,
-      config: parsed.type === 'file' ? { mime_type: mimeType, file_name: parsed.file.fileName ?? null } : { ...parsed.config },
+      config:
+        parsed.type === 'file'
+          ? { mime_type: mimeType, file_name: parsed.file.fileName ?? null, file_size: parsed.file.bytes.byteLength }
+          : { ...parsed.config },
       metadata: parsed.metadata ?? {},
     });
     await this.context.retrieval.createDatasource(record);
@@ -157,6 +170,41 @@ export class DatasourceService {
     this.context.assertOpen();
     if (!(await this.context.retrieval.getDatastore(datastoreId))) throw notFound('datastore', datastoreId);
     return (await this.context.retrieval.listDatasources(datastoreId)).map(publicDatasource);
+  }
+
+  /**
+   * One page of a datastore's datasources, oldest first, with the number that match. `name` keeps
+   * those whose name contains it (any case); `groupId` keeps the top-level ones (`none`) or the
+   * pages of one site. The console pages through 10,000 datasources this way.
+   */
+  async page(datastoreId: string, options: DatasourcePageInput = {}): Promise<DatasourcePage> {
+    const parsed = parseInput(datasourcePageSchema, options, 'datasource page');
+    const all = await this.list(datastoreId);
+    const needle = parsed.name?.toLocaleLowerCase();
+    const group = parsed.groupId === undefined ? undefined : parsed.groupId === 'none' ? null : parsed.groupId;
+    const matching = all.filter(
+      (record) =>
+        (group === undefined || record.groupId === group) && (needle === undefined || record.name.toLocaleLowerCase().includes(needle)),
+    );
+    return { datasources: matching.slice(parsed.offset, parsed.offset + parsed.limit), total: matching.length, ...pageOf(parsed) };
+  }
+
+  /**
+   * One page of a datasource's chunks in reading order (`position`), with the number that match.
+   * `q` keeps the chunks whose text contains it (any case): a plain text filter, so the order and
+   * the paging stay stable, unlike a ranked search.
+   */
+  async chunks(id: string, options: ChunkPageInput = {}, lookup: DatasourceLookup = {}): Promise<ChunkPage> {
+    const parsed = parseInput(chunkPageSchema, options, 'chunk page');
+    const record = await this.stored(id, lookup);
+    const all = await this.context.retrieval.listChunks(record.id);
+    const needle = parsed.q?.toLocaleLowerCase();
+    const matching = needle ? all.filter((chunk) => chunk.text.toLocaleLowerCase().includes(needle)) : all;
+    return {
+      chunks: matching.slice(parsed.offset, parsed.offset + parsed.limit).map(chunkView),
+      total: matching.length,
+      ...pageOf(parsed),
+    };
   }
 
   /**

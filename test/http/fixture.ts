@@ -40,6 +40,7 @@ export interface FixtureOptions {
   usage?: RagdeskOptions['usage'];
   uploads?: RagdeskOptions['uploads'];
   reranker?: RagdeskOptions['reranker'];
+  keys?: RagdeskOptions['keys'];
 }
 
 /**
@@ -60,12 +61,13 @@ export async function openFixture(options: FixtureOptions = {}): Promise<Fixture
     ...(options.usage ? { usage: options.usage } : {}),
     ...(options.uploads ? { uploads: options.uploads } : {}),
     ...(options.reranker ? { reranker: options.reranker } : {}),
+    ...(options.keys ? { keys: options.keys } : {}),
   });
   const leaks = new LeakWatch();
   // Every secret created in the test is watched for in responses and logs.
   const create = ragdesk.keys.create.bind(ragdesk.keys);
-  ragdesk.keys.create = async (input) => {
-    const created = await create(input);
+  ragdesk.keys.create = async (input, options) => {
+    const created = await create(input, options);
     leaks.addSecret(created.key);
     return created;
   };

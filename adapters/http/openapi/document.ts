@@ -17,6 +17,13 @@ import {
   uploadLinkResponseSchema,
   upsertResponseSchema,
 } from './response-schemas.js';
+import {
+  apiKeyResponseSchema,
+  chunkPageResponseSchema,
+  createdApiKeyResponseSchema,
+  datastoreStatsResponseSchema,
+  usageResponseSchema,
+} from './console-schemas.js';
 import { chatCompletionSchema, modelListSchema, openaiErrorSchema } from './chat-client-schemas.js';
 import {
   conversationMessageSchema,
@@ -51,6 +58,11 @@ const RESPONSES: Record<string, z.ZodType> = {
   SourceEntry: sourceEntrySchema,
   AgentQueryResponse: agentQueryResponseSchema,
   KeyOwner: keyOwnerResponseSchema,
+  ApiKey: apiKeyResponseSchema,
+  CreatedApiKey: createdApiKeyResponseSchema,
+  Usage: usageResponseSchema,
+  DatastoreStats: datastoreStatsResponseSchema,
+  ChunkPage: chunkPageResponseSchema,
   UploadLink: uploadLinkResponseSchema,
   UploadedFile: uploadedFileResponseSchema,
   UpsertResponse: upsertResponseSchema,
@@ -95,6 +107,7 @@ export function buildOpenApiDocument(routes: readonly Route[], basePath: string,
       { name: 'datastores', description: 'Searchable document stores' },
       { name: 'datasources', description: 'Files, web pages and sites feeding datastores' },
       { name: 'uploads', description: 'Upload links for files attached to chat messages' },
+      { name: 'keys', description: "The key owner's API keys (an `admin` key manages them)" },
       { name: 'meta', description: 'This document and the key owner' },
       { name: 'openai', description: 'OpenAI-compatible chat (only when the handler was created with `openaiCompat`)' },
     ],

@@ -4,7 +4,8 @@ import { requirePrincipal, type Principal } from '../auth.js';
 import { readJsonObject } from '../body.js';
 import { cleanFileName, isMultipart, readMultipart, type ParsedForm } from '../multipart.js';
 import { json, param, type OperationContext, type Route } from '../operation.js';
-import { datasourceToWire, fileFormFieldsSchema, fileUploadFieldsSchema, webDatasourceBodySchema } from '../wire.js';
+import { queryObject } from '../query-params.js';
+import { chunkPageToWire, datasourceToWire, fileFormFieldsSchema, fileUploadFieldsSchema, webDatasourceBodySchema } from '../wire.js';
 import type { z } from 'zod';
 
 export const datasourceRoutes: Route[] = [
@@ -47,10 +48,22 @@ export const datasourceRoutes: Route[] = [
     method: 'GET',
     path: '/datasources',
     operationId: 'listDatasources',
-    summary: "Datasources of one datastore (`datastoreId`), or of all the key owner's datastores, oldest first.",
+    summary:
+      "Datasources of one datastore (`datastoreId`), or of all the key owner's datastores, oldest first. With `datastoreId`, " +
+      '`offset`, `limit` (1-200), `name` (part of the name, any case) and `groupId` (`none`: top level; a site id: its pages) page and filter the list, and the `X-Total-Count` header says how many match.',
     tag: 'datasources',
     auth: { scope: 'read' },
-    queryParameters: [{ name: 'datastoreId', description: 'Only the datasources of this datastore', required: false }],
+    queryParameters: [
+      { name: 'datastoreId', description: 'Only the datasources of this datastore', required: false },
+      { name: 'offset', description: 'With datastoreId: skip this many (default 0)', required: false },
+      { name: 'limit', description: 'With datastoreId: at most this many (1-200); without it every match', required: false },
+      { name: 'name', description: 'With datastoreId: only datasources whose name contains this (any case)', required: false },
+      {
+        name: 'groupId',
+        description: 'With datastoreId: `none` for top-level datasources only, or the id of a site for its pages',
+        required: false,
+      },
+    ],
     response: 'Datasource[]',
     errors: [400, 404],
     async run(context) {
@@ -58,7 +71,10 @@ export const datasourceRoutes: Route[] = [
       const datastoreId = context.request.query.get('datastoreId');
       if (datastoreId !== null) {
         const datastore = await ownedDatastore(context.ragdesk, principal, datastoreId);
-        return json((await context.ragdesk.datasources.list(datastore.id)).map(datasourceToWire));
+        const query = queryObject(context, ['offset', 'limit', 'name', 'groupId']);
+        if (Object.keys(query).length === 0) return json((await context.ragdesk.datasources.list(datastore.id)).map(datasourceToWire));
+        const page = await context.ragdesk.datasources.page(datastore.id, query);
+        return { ...json(page.datasources.map(datasourceToWire)), headers: { 'x-total-count': String(page.total) } };
       }
       const datastores = await context.ragdesk.datastores.list({ ownerId: principal.ownerId });
       const lists = await Promise.all(
@@ -82,6 +98,30 @@ export const datasourceRoutes: Route[] = [
     errors: [404],
     async run(context) {
       return json(datasourceToWire(await ownedDatasource(context.ragdesk, requirePrincipal(context.principal), param(context, 'id'))));
+    },
+  },
+  {
+    method: 'GET',
+    path: '/datasources/{id}/chunks',
+    operationId: 'listDatasourceChunks',
+    summary:
+      'The chunks of a datasource in reading order, a page at a time (`offset`, `limit` 1-200, default 50): `id`, `position`, `text`, `page_number`, ' +
+      '`token_count`, `custom_id`, and `total` (how many match). `q` keeps the chunks whose text contains it (any case): a text filter, not a ranked search.',
+    tag: 'datasources',
+    auth: { scope: 'read' },
+    queryParameters: [
+      { name: 'offset', description: 'Skip this many matching chunks (default 0)', required: false },
+      { name: 'limit', description: 'At most this many chunks (1-200, default 50)', required: false },
+      { name: 'q', description: 'Only chunks whose text contains this (any case)', required: false },
+    ],
+    response: 'ChunkPage',
+    errors: [400, 404],
+    async run(context) {
+      const principal = requirePrincipal(context.principal);
+      const datasource = await ownedDatasource(context.ragdesk, principal, param(context, 'id'));
+      const query = queryObject(context, ['offset', 'limit', 'q']);
+      const page = await context.ragdesk.datasources.chunks(datasource.id, query, { ownerId: principal.ownerId });
+      return json(chunkPageToWire(page));
     },
   },
   {

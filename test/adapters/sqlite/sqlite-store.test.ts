@@ -326,6 +326,8 @@ const WITHOUT_CHUNK_GENERATIONS = `
   DROP INDEX chunks_id; DROP INDEX chunks_datasource; ALTER TABLE chunks DROP COLUMN generation;
   CREATE UNIQUE INDEX chunks_id_before_10 ON chunks (id); CREATE INDEX chunks_datasource ON chunks (datasource_id, position);`;
 
+/** Undoes the API key expiry migration (one column). */
+const WITHOUT_API_KEY_EXPIRY = 'ALTER TABLE api_keys DROP COLUMN expires_at;';
 /** Undoes the upload links migration (one table of its own). */
 const WITHOUT_UPLOADS = 'DROP TABLE uploads;';
 /** Undoes the migration that made conversations readable (channel, feedback, listing indexes). */
@@ -495,6 +497,7 @@ describe('sqliteStore datasource pipeline', () => {
     await fill(old);
     await old.close();
     const db = new Database(path);
+    db.exec(WITHOUT_API_KEY_EXPIRY);
     db.exec(WITHOUT_PER_OWNER_NAMES);
     // What version 7 added (agent handle and settings, conversation contact) did not exist yet either.
     db.exec(
@@ -538,6 +541,7 @@ describe('sqliteStore datasource pipeline', () => {
     await old.close();
     const db = new Database(path);
     // Newest first: what came after it, then the readable-conversations migration itself.
+    db.exec(WITHOUT_API_KEY_EXPIRY);
     db.exec(WITHOUT_PER_OWNER_NAMES);
     db.exec(WITHOUT_CONVERSATION_READING);
     db.pragma(`user_version = ${CONVERSATION_READING_VERSION - 1}`);

@@ -7,6 +7,7 @@ import { conflict, copyChunk, copyDatasource, oldestFirst, patchDatasource, vali
 import { memoryAgents } from './memory-agents-keys-usage.js';
 import { memoryJobs } from './memory-jobs.js';
 import { memoryUploads } from './memory-uploads.js';
+import { memoryCrawls } from './memory-crawls.js';
 import { TextPostings } from './text-postings.js';
 
 /**
@@ -36,6 +37,7 @@ export function memoryStore(_options: MemoryStoreOptions = {}): Store {
   const jobs = memoryJobs((id) => datasources.get(id));
   const agents = memoryAgents();
   const uploads = memoryUploads();
+  const crawls = memoryCrawls((id) => datasources.has(id));
   let closed = false;
 
   function open(): void {
@@ -119,6 +121,7 @@ export function memoryStore(_options: MemoryStoreOptions = {}): Store {
         chunkIds.delete(source.id);
         datasources.delete(source.id);
         jobs.dropDatasource(source.id);
+        crawls.dropDatasource(source.id);
       }
       datastores.delete(id);
       return true;
@@ -195,6 +198,7 @@ export function memoryStore(_options: MemoryStoreOptions = {}): Store {
       chunkIds.delete(id);
       datasources.delete(id);
       jobs.dropDatasource(id);
+      crawls.dropDatasource(id);
       state.sequence += 1;
       return { removedIds, addedIds: [], sequence: state.sequence };
     },
@@ -453,6 +457,31 @@ export function memoryStore(_options: MemoryStoreOptions = {}): Store {
     async getUploadBytes(id) {
       open();
       return uploads.getUploadBytes(id);
+    },
+
+    async putCrawlState(state) {
+      open();
+      crawls.putCrawlState(state);
+    },
+
+    async getCrawlStates(ids) {
+      open();
+      return crawls.getCrawlStates(ids);
+    },
+
+    async putCrawlPages(pages) {
+      open();
+      crawls.putCrawlPages(pages);
+    },
+
+    async listCrawlPages(datasourceId, page) {
+      open();
+      return crawls.listCrawlPages(datasourceId, page);
+    },
+
+    async deleteCrawlPages(datasourceId, urls) {
+      open();
+      crawls.deleteCrawlPages(datasourceId, urls);
     },
 
     async deleteUploadsBefore(cutoff) {

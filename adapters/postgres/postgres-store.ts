@@ -3,6 +3,7 @@ import type { Store } from '../../src/ports/store.js';
 import { chunkPages } from '../kit/chunk-pages.js';
 import { agentQueries } from './agent-key-usage-queries.js';
 import { uploadQueries } from './upload-queries.js';
+import { crawlQueries } from './crawl-queries.js';
 import { chunkQueries } from './chunk-queries.js';
 import { openPool, quoteIdentifier, translateError, type PoolHandle, type PostgresConnectionOptions } from './connection.js';
 import { jobQueries } from './job-queries.js';
@@ -62,6 +63,7 @@ export async function createPostgresStore(
   const jobs = jobQueries(pool, s, records);
   const agents = agentQueries(pool, s);
   const uploads = uploadQueries(pool, s);
+  const crawls = crawlQueries(pool, s);
   const lexical = lexicalSearch(pool, s, { ...DEFAULT_LEXICAL_LIMITS, ...options.lexicalLimits });
   let closed = false;
 
@@ -168,6 +170,11 @@ export async function createPostgresStore(
     completeUpload: (id, upload) => run('completeUpload', () => uploads.completeUpload(id, upload)),
     getUploadBytes: (id) => run('getUploadBytes', () => uploads.getUploadBytes(id)),
     deleteUploadsBefore: (cutoff) => run('deleteUploadsBefore', () => uploads.deleteUploadsBefore(cutoff)),
+    putCrawlState: (state) => run('putCrawlState', () => crawls.putCrawlState(state)),
+    getCrawlStates: (ids) => run('getCrawlStates', () => crawls.getCrawlStates(ids)),
+    putCrawlPages: (pages) => run('putCrawlPages', () => crawls.putCrawlPages(pages)),
+    listCrawlPages: (datasourceId, page) => run('listCrawlPages', () => crawls.listCrawlPages(datasourceId, page)),
+    deleteCrawlPages: (datasourceId, urls) => run('deleteCrawlPages', () => crawls.deleteCrawlPages(datasourceId, urls)),
 
     async close() {
       if (closed) return;

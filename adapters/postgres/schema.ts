@@ -119,6 +119,30 @@ function perOwnerNames(s: string): string {
   `;
 }
 
+/**
+ * Crawls of web datasources: the running or last crawl's counts (one JSON text per datasource) and
+ * one row per URL looked at, with the validators (ETag, Last-Modified) the next crawl sends back.
+ */
+const crawls = (s: string): string => `
+  CREATE TABLE ${s}.crawl_states (
+    datasource_id text PRIMARY KEY REFERENCES ${s}.datasources (id) ON DELETE CASCADE,
+    state text NOT NULL
+  );
+  CREATE TABLE ${s}.crawl_pages (
+    datasource_id text NOT NULL REFERENCES ${s}.datasources (id) ON DELETE CASCADE,
+    url text COLLATE "C" NOT NULL,
+    status text NOT NULL,
+    reason text,
+    error text,
+    page_id text,
+    etag text,
+    last_modified text,
+    content_hash text,
+    updated_at text NOT NULL,
+    PRIMARY KEY (datasource_id, url)
+  );
+`;
+
 const MIGRATIONS: readonly ((s: string) => string)[] = [
   // 1: everything the Store port keeps.
   (s) => `
@@ -329,10 +353,14 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
   `,
   conversationReading,
   perOwnerNames,
+  crawls,
 ];
 
 /** The first migration of metadata filters and scripts, for the test that upgrades an older schema. */
 export const METADATA_FILTERS_MIGRATION = MIGRATIONS.indexOf(metadataFilters) + 1;
+
+/** The version that added crawl states and pages. */
+export const CRAWLS_VERSION = MIGRATIONS.indexOf(crawls) + 1;
 
 /** The schema version this code writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;

@@ -20,6 +20,7 @@ import { recordQueries } from './record-queries.js';
 import { migrate } from './schema.js';
 import { storedFiles } from './stored-files.js';
 import { uploadQueries } from './upload-queries.js';
+import { crawlQueries } from './crawl-queries.js';
 
 interface CommonOptions {
   /** Milliseconds a write waits for another connection's lock. Default 5000. */
@@ -73,6 +74,7 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
   const jobs = jobQueries(db, records);
   const agents = agentQueries(db);
   const uploads = uploadQueries(db);
+  const crawls = crawlQueries(db);
   // Every step of a file read or write: refuses after close, counts for the checkpointer.
   const beforeStep = () => {
     if (closed) throw closedError();
@@ -276,6 +278,11 @@ export function sqliteStore(options: SqliteStoreOptions): Store {
     completeUpload: (id, upload) => run('completeUpload', () => uploads.completeUpload(id, upload)),
     getUploadBytes: (id) => run('getUploadBytes', () => uploads.getUploadBytes(id)),
     deleteUploadsBefore: (cutoff) => run('deleteUploadsBefore', () => uploads.deleteUploadsBefore(cutoff)),
+    putCrawlState: (state) => run('putCrawlState', () => crawls.putCrawlState(state)),
+    getCrawlStates: (ids) => run('getCrawlStates', () => crawls.getCrawlStates(ids)),
+    putCrawlPages: (pages) => run('putCrawlPages', () => crawls.putCrawlPages(pages)),
+    listCrawlPages: (datasourceId, page) => run('listCrawlPages', () => crawls.listCrawlPages(datasourceId, page)),
+    deleteCrawlPages: (datasourceId, urls) => run('deleteCrawlPages', () => crawls.deleteCrawlPages(datasourceId, urls)),
 
     async close() {
       if (closed) return;

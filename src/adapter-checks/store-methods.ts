@@ -3,6 +3,7 @@ import type {
   ApiKeyStore,
   ChunkStore,
   ConversationStore,
+  CrawlStore,
   DatasourceStore,
   DatastoreStore,
   JobStore,
@@ -97,6 +98,14 @@ const UPLOADS: Record<RequiredMethodName<UploadStore>, true> = {
   deleteUploadsBefore: true,
 };
 
+const CRAWLS: Record<RequiredMethodName<CrawlStore>, true> = {
+  putCrawlState: true,
+  getCrawlStates: true,
+  putCrawlPages: true,
+  listCrawlPages: true,
+  deleteCrawlPages: true,
+};
+
 /**
  * The Store's methods, part by part. The whole is typed against `Store` too, so a part added to the
  * port without its list here does not compile either.
@@ -113,6 +122,7 @@ export const STORE_METHODS: PortMethods<Store> = {
     ...CONVERSATIONS,
     ...API_KEYS,
     ...USAGE,
+    ...CRAWLS,
     ...UPLOADS,
   },
   optional: {

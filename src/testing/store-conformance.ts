@@ -8,7 +8,7 @@
  * Its parts follow the parts of the `Store` port: records (`DatastoreStore`, `DatasourceStore`), chunks
  * (`ChunkStore`), search and lifecycle (`TextSearchStore`, `close`), the datasource pipeline
  * (`DatasourceStore` status and files, `JobStore`) and agents (`AgentStore`, `ConversationStore`,
- * `ApiKeyStore`, `UsageStore`) and uploads (`UploadStore`).
+ * `ApiKeyStore`, `UsageStore`), uploads (`UploadStore`) and crawls (`CrawlStore`).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DatasourceRecord } from '../ports/records.js';
@@ -16,6 +16,7 @@ import type { DatasourcePatch, Store } from '../ports/store.js';
 import { describeAgentConformance } from './store-conformance-agents.js';
 import { describeBigReplaceConformance } from './store-conformance-big-replace.js';
 import { describeChunkConformance } from './store-conformance-chunks.js';
+import { describeCrawlConformance } from './store-conformance-crawls.js';
 import { describeConversationReadingConformance } from './store-conformance-conversations.js';
 import { describeDocumentIdConformance } from './store-conformance-document-ids.js';
 import { describeJobConformance } from './store-conformance-jobs.js';
@@ -69,6 +70,7 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
     describeJobConformance(context);
     describeAgentConformance(context);
     describeUploadConformance(context);
+    describeCrawlConformance(context);
     describeConversationReadingConformance(context);
     describeDocumentIdConformance(context);
     describeOwnerIdConformance(context);

@@ -27,6 +27,7 @@ export type { QueryDetails } from './datastores/retrieval.js';
 export { MAX_RERANK_CANDIDATES, type RerankInput, type RerankReport } from './datastores/rerank.js';
 export type { UsageLimits } from './datasources/usage-limits.js';
 export type { JobRunnerOptions } from './datasources/job-runner.js';
+export type { CrawlPage, CrawlPageList, CrawlPagesQuery, DatasourceCrawl } from './datasources/crawl-view.js';
 export type { RetryPolicy } from './ports/retry-policy.js';
 export { DatasourceEvents, type StatusEventPayload, type ProgressEventPayload } from './datasources/events.js';
 export { AgentService, type AgentCallOptions } from './agents/agent-service.js';

@@ -40,6 +40,8 @@ export interface FixtureOptions {
   usage?: RagdeskOptions['usage'];
   uploads?: RagdeskOptions['uploads'];
   reranker?: RagdeskOptions['reranker'];
+  /** The web loader (default: `webLoader()`, refusing the local test servers). */
+  web?: RagdeskOptions['web'];
 }
 
 /**
@@ -54,7 +56,7 @@ export async function openFixture(options: FixtureOptions = {}): Promise<Fixture
     index: hnswIndex({ dir: join(temp.dir, 'indexes') }),
     embeddings: localEmbeddings(),
     files: fileLoading(),
-    web: webLoader(),
+    web: options.web ?? webLoader(),
     chat: openaiChat({ apiKey: 'test-key', baseURL: openai.baseURL, maxRetries: 0 }),
     ...(options.agents ? { agents: options.agents } : {}),
     ...(options.usage ? { usage: options.usage } : {}),

@@ -120,6 +120,7 @@ const EXPECTED_ROUTES = [
   'POST /api/datasources',
   'GET /api/datasources',
   'GET /api/datasources/{id}',
+  'GET /api/datasources/{id}/pages',
   'PATCH /api/datasources/{id}',
   'DELETE /api/datasources/{id}',
   'POST /api/datasources/{id}/sync',

@@ -53,9 +53,9 @@ export function isWebDatasource(record: Pick<DatasourceRecord, 'type'>): boolean
   return record.type === 'web_page' || record.type === 'web_site';
 }
 
-/** The crawls of these datasources (web ones only), by id. */
+/** The crawls of these datasources, by id: web pages and sites, not the pages of a site (its crawl is the site's). */
 export async function readCrawls(context: RagdeskContext, records: readonly DatasourceRecord[]): Promise<Map<string, DatasourceCrawl>> {
-  const web = records.filter(isWebDatasource);
+  const web = records.filter((record) => isWebDatasource(record) && record.groupId === null);
   const states = new Map((await context.store.getCrawlStates(web.map((record) => record.id))).map((state) => [state.datasourceId, state]));
   const crawls = new Map<string, DatasourceCrawl>();
   for (const record of web) {

@@ -4,7 +4,15 @@
  * but are yielded in discovery order; a page that fails is yielded as a `WebPageFailure`.
  */
 import { RagdeskError } from '../../src/errors.js';
-import type { CrawlUrlEvent, PageValidators, SiteCrawlOptions, SiteRecrawlOptions, WebPage, WebPageFailure, WebPageUnchanged } from '../../src/ports/web-loader.js';
+import type {
+  CrawlUrlEvent,
+  PageValidators,
+  SiteCrawlOptions,
+  SiteRecrawlOptions,
+  WebPage,
+  WebPageFailure,
+  WebPageUnchanged,
+} from '../../src/ports/web-loader.js';
 import { parseHttpUrl, resolveAllowedAddress } from './address-policy.js';
 import { chooseSource, type Candidate, type CandidateSource } from './crawl-sources.js';
 import type { FetchContext, RedirectCheck } from './fetch-resource.js';

@@ -1,5 +1,12 @@
 /** `webLoader()`: the `WebLoader` port over node:http(s) with an SSRF guard, limits and robots.txt. */
-import type { PageValidators, SiteCrawlOptions, SiteRecrawlOptions, WebLoader, WebPage, WebPageFailure } from '../../src/ports/web-loader.js';
+import type {
+  PageValidators,
+  SiteCrawlOptions,
+  SiteRecrawlOptions,
+  WebLoader,
+  WebPage,
+  WebPageFailure,
+} from '../../src/ports/web-loader.js';
 import { workerEntry, workerPool } from '../kit/worker-pool.js';
 import { crawlSite } from './crawl-site.js';
 import { fetchResource, type FetchContext, type RedirectCheck } from './fetch-resource.js';

@@ -33,7 +33,7 @@ export class CrawlTracker {
   private pendingPages = new Map<string, CrawlPageRecord>();
   private dirty = false;
   private writing: Promise<void> | undefined;
-  private failure: unknown;
+  private failure: Error | undefined;
 
   constructor(
     private readonly store: Store,
@@ -72,7 +72,13 @@ export class CrawlTracker {
   }
 
   private state(finishedAt: string | null, result: CrawlResult | null): CrawlState {
-    return { datasourceId: this.datasourceId, counts: structuredClone(this.counts), startedAt: this.startedAt, finishedAt, lastResult: result };
+    return {
+      datasourceId: this.datasourceId,
+      counts: structuredClone(this.counts),
+      startedAt: this.startedAt,
+      finishedAt,
+      lastResult: result,
+    };
   }
 
   private async flush(): Promise<void> {
@@ -85,7 +91,7 @@ export class CrawlTracker {
         await this.store.putCrawlState(this.state(null, this.lastResult));
       }
     } catch (error) {
-      this.failure ??= error;
+      this.failure ??= error instanceof Error ? error : new Error(String(error));
     }
   }
 }

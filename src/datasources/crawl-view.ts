@@ -74,5 +74,12 @@ export async function readCrawls(context: RagdeskContext, records: readonly Data
 }
 
 export function crawlPageView(record: CrawlPageRecord): CrawlPage {
-  return { url: record.url, status: record.status, reason: record.reason, error: record.error, pageId: record.pageId, updatedAt: record.updatedAt };
+  return {
+    url: record.url,
+    status: record.status,
+    reason: record.reason,
+    error: record.error,
+    pageId: record.pageId,
+    updatedAt: record.updatedAt,
+  };
 }

@@ -282,7 +282,8 @@ export class DatasourceService {
       datasourceId: record.id,
       status: 'pending',
       attempts: 0,
-      runAt: now,
+      // Due by the runner's clock, which claims it.
+      runAt: new Date(this.runner.now()).toISOString(),
       leaseOwner: null,
       leaseUntil: null,
       lastError: null,

@@ -41,7 +41,7 @@ const realClock: JobClock = {
     return timer;
   },
   clearTimer: (handle) => clearTimeout(handle as NodeJS.Timeout),
-}
+};
 
 /**
  * Runs persisted sync jobs in this process. Jobs are claimed from the Store with a lease, so the
@@ -149,7 +149,9 @@ export class JobRunner {
     const controller = new AbortController();
     const heartbeat = setInterval(
       () => {
-        void this.context.store.updateJob(job.id, { leaseUntil: new Date(this.clock.now() + this.leaseMs).toISOString() }).catch(() => undefined);
+        void this.context.store
+          .updateJob(job.id, { leaseUntil: new Date(this.clock.now() + this.leaseMs).toISOString() })
+          .catch(() => undefined);
       },
       Math.max(1_000, this.leaseMs / 3),
     );

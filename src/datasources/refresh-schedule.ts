@@ -52,7 +52,12 @@ export async function pendingRefresh(context: RagdeskContext, datasourceId: stri
  * Sets the datasource's next refresh one interval after `from` (ms): moves its pending refresh job,
  * or stores one; without a schedule, cancels it. Returns the job's `runAt`, or null.
  */
-export async function scheduleRefresh(context: RagdeskContext, record: DatasourceRecord, from: number, now: number): Promise<string | null> {
+export async function scheduleRefresh(
+  context: RagdeskContext,
+  record: DatasourceRecord,
+  from: number,
+  now: number,
+): Promise<string | null> {
   const interval = refreshIntervalOf(record);
   const existing = await pendingRefresh(context, record.id);
   const at = new Date(now).toISOString();

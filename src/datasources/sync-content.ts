@@ -49,7 +49,8 @@ export async function syncContent(
       const [kept] = (await context.store.listCrawlPages(datasource.id, { offset: 0, limit: 1 })).items;
       // Asked conditionally only while the page's chunks are there (a page never synced has none).
       const previous = kept && datasource.lastSynch !== null && kept.url === url ? validatorsOf(kept) : undefined;
-      const page = previous && web.loadPageIfChanged ? await web.loadPageIfChanged(url, previous, loadOptions) : await web.loadPage(url, loadOptions);
+      const page =
+        previous && web.loadPageIfChanged ? await web.loadPageIfChanged(url, previous, loadOptions) : await web.loadPage(url, loadOptions);
       await recordPage(context, datasource.id, url, page);
       if ('unchanged' in page) {
         const now = nowIso();

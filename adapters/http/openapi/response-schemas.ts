@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { schemas, type AgentResponse, type PublicAgentView, type DatastoreRecord, type DocumentFragment, type CrawlPageList } from '../../../src/index.js';
+import {
+  schemas,
+  type AgentResponse,
+  type PublicAgentView,
+  type DatastoreRecord,
+  type DocumentFragment,
+  type CrawlPageList,
+} from '../../../src/index.js';
 import type { AgentWire, DatasourceWire } from '../wire.js';
 import type { UploadLinkWire } from '../upload-links.js';
 

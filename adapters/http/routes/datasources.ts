@@ -124,7 +124,9 @@ export const datasourceRoutes: Route[] = [
       const query = context.request.query;
       for (const name of query.keys()) {
         if (name !== 'offset' && name !== 'limit') {
-          throw new RagdeskError('invalid_request', `Unknown query parameter ${name}`, { details: { issues: [{ path: name, message: 'unknown' }] } });
+          throw new RagdeskError('invalid_request', `Unknown query parameter ${name}`, {
+            details: { issues: [{ path: name, message: 'unknown' }] },
+          });
         }
       }
       const paging = {
@@ -139,7 +141,7 @@ export const datasourceRoutes: Route[] = [
     path: '/datasources/{id}',
     operationId: 'updateDatasource',
     summary:
-      'Datasource Update: `name` and `metadata` (replaced whole), changed in place without loading or embedding again, and a web page\'s or site\'s ' +
+      "Datasource Update: `name` and `metadata` (replaced whole), changed in place without loading or embedding again, and a web page's or site's " +
       '`refresh` schedule (`{ "every": "daily" }`: `hourly`, `daily`, `weekly` or `90m`, `12h`, `3d`; null stops it); ' +
       "metadata filters see the new values at once. A site's pages take the site's metadata.",
     tag: 'datasources',
@@ -155,7 +157,9 @@ export const datasourceRoutes: Route[] = [
         await readJsonObject(context.request, context.options.maxJsonBytes),
         'datasource update',
       );
-      const [wire] = await withCrawls(context, [await context.ragdesk.datasources.update(datasource.id, body, { ownerId: principal.ownerId })]);
+      const [wire] = await withCrawls(context, [
+        await context.ragdesk.datasources.update(datasource.id, body, { ownerId: principal.ownerId }),
+      ]);
       return json(wire);
     },
   },

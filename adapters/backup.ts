@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import { cp, mkdir, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { RagdeskError } from '../src/errors.js';
-import { copyIndexFiles, verifyIndexFiles } from './hnsw/backup.js';
+import { copyIndexFiles, verifyIndexFiles } from './hnsw/files/backup.js';
 import { backupSqliteFile, fileSha256, inspectSqliteFile } from './sqlite/backup.js';
 
 const MANIFEST = 'ragdesk-backup.json';

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { openRagdesk } from '../adapters/node.js';
 import { loadBeir, scoreRankings, type BeirDataset } from '../adapters/cli/beir.js';
-import { queryStems, scanWords, stem } from '../adapters/sqlite/lexical-terms.js';
+import { queryStems, scanWords, stem } from '../adapters/bm25/lexical-terms.js';
 import { indexBeirCorpus } from './lib/beir-ragdesk.js';
 import { flags, printTable, writeResult } from './lib/report.js';
 import { folds } from './lib/folds.js';

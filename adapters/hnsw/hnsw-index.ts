@@ -1,13 +1,13 @@
 import { notFound, RagdeskError } from '../../src/errors.js';
 import { KeyedMutex } from '../../src/util/keyed-mutex.js';
 import type { IndexCollection, IndexSource, OpenResult, VectorIndex } from '../../src/ports/index.js';
-import type { CollectionIdentity } from './collection.js';
-import { search } from './filtered-search.js';
-import { CollectionHandle, type SerialQueue } from './handle.js';
-import { GraphThread } from './graph-thread.js';
-import { build, type Loaded, loadOrBuild, settleLoad } from './loading.js';
+import type { CollectionIdentity } from './collection/collection.js';
+import { search } from './graph/filtered-search.js';
+import { CollectionHandle, type SerialQueue } from './collection/handle.js';
+import { GraphThread } from './graph/graph-thread.js';
+import { build, type Loaded, loadOrBuild, settleLoad } from './files/loading.js';
 import { type HnswIndexOptions, resolveOptions } from './options.js';
-import { collectionDirectory, removeCollectionDirectory } from './persistence.js';
+import { collectionDirectory, removeCollectionDirectory } from './files/persistence.js';
 import { checkCollection, checkEntriesYielding, checkIds, checkSequence, checkTopK, checkVector } from '../kit/vector-index-input.js';
 import { nextTurn } from '../../src/util/next-turn.js';
 

@@ -3,9 +3,9 @@ import type { ChunkRecord, ScoredId } from '../../src/ports/records.js';
 import type { TextSearchRequest } from '../../src/ports/store.js';
 import { visible } from './chunk-queries.js';
 import { inTransaction, type SqliteDatabase } from './database.js';
-import { DEFAULT_BM25, LexicalIndex, type IndexedChunk, type LexicalIndexState } from './lexical-index.js';
-import { decodeSnapshot, encodeSnapshot, isCurrentFormat } from './lexical-snapshot.js';
-import { analyseText, queryStems } from './lexical-terms.js';
+import { DEFAULT_BM25, LexicalIndex, type IndexedChunk, type LexicalIndexState } from '../bm25/lexical-index.js';
+import { decodeSnapshot, encodeSnapshot, isCurrentFormat } from '../bm25/lexical-snapshot.js';
+import { analyseText, queryStems } from '../bm25/lexical-terms.js';
 import { nextTurn } from '../../src/util/next-turn.js';
 import { sliceClockNow } from '../../src/util/slice-clock.js';
 

@@ -321,10 +321,10 @@ const MIGRATIONS: readonly string[] = [
   ) WITHOUT ROWID;
   `,
   // 5: lexical search moved to an in-memory bm25 index built from the chunk rows
-  // (lexical-index.ts). FTS5 was 75-85% of every replaceChunks call (tokenizing on insert,
+  // (adapters/bm25/lexical-index.ts). FTS5 was 75-85% of every replaceChunks call (tokenizing on insert,
   // segment merges) and its bm25() too slow at 100k chunks, so its table, vocabulary view,
   // triggers and bulk-delete switch go. The index is saved on close as one snapshot per
-  // datastore, valid for the chunk sequence it was taken at (lexical-snapshot.ts).
+  // datastore, valid for the chunk sequence it was taken at (adapters/bm25/lexical-snapshot.ts).
   `
   CREATE TABLE lexical_snapshots (
     datastore_id TEXT PRIMARY KEY REFERENCES datastores (id) ON DELETE CASCADE,

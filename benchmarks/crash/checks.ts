@@ -5,7 +5,7 @@
  */
 import { existsSync, readdirSync } from 'node:fs';
 import Database from 'better-sqlite3';
-import { collectionDirectory } from '../../adapters/hnsw/persistence.js';
+import { collectionDirectory } from '../../adapters/hnsw/files/persistence.js';
 import type { OpenResult, Store, VectorIndex } from '../../src/ports/index.js';
 import type { DatasourceRecord } from '../../src/ports/records.js';
 import { indexSource } from '../../src/datastores/index-source.js';

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { nativeGraph } from '../../adapters/hnsw/native-graph.js';
+import { nativeGraph } from '../../adapters/hnsw/binding/native-graph.js';
 
 /** The installed hnswlib-node package's folder. */
 export function hnswlibRoot(): string {

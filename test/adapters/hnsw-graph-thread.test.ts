@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { GraphThread } from '../../adapters/hnsw/graph-thread.js';
+import { GraphThread } from '../../adapters/hnsw/graph/graph-thread.js';
 import { RagdeskError } from '../../src/errors.js';
 import { clusteredVectors } from '../../src/testing/random.js';
 

@@ -6,8 +6,8 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hnswIndex, type HnswIndex, type HnswIndexOptions } from '../../adapters/hnsw/index.js';
-import { headerFile } from '../../adapters/hnsw/header-codec.js';
-import { collectionDirectory, HEADER_FILE } from '../../adapters/hnsw/persistence.js';
+import { headerFile } from '../../adapters/hnsw/files/header-codec.js';
+import { collectionDirectory, HEADER_FILE } from '../../adapters/hnsw/files/persistence.js';
 import { writtenHeader } from '../helpers/hnsw-header.js';
 import type { IndexCollection, IndexEntry, VectorIndex } from '../../src/ports/index.js';
 import { clusteredVectors } from '../../src/testing/random.js';
@@ -403,7 +403,7 @@ async function transpileAdapter(): Promise<string> {
   await symlink(join(ROOT, 'binding.gyp'), join(work, 'binding.gyp'), 'file');
   await writeFile(join(work, 'package.json'), '{"type":"module"}');
   const folder = async (path: string) =>
-    (await readdir(join(ROOT, path))).filter((name) => name.endsWith('.ts')).map((name) => `${path}/${name}`);
+    (await readdir(join(ROOT, path), { recursive: true })).filter((name) => name.endsWith('.ts')).map((name) => `${path}/${name}`);
   const sources = [
     ...(await folder('adapters/hnsw')),
     ...(await folder('adapters/kit')),

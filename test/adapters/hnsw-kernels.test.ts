@@ -77,12 +77,12 @@ describe('HNSW distance kernels', () => {
     }
   });
 
-  const skipReason = staleBuildReason(['adapters/hnsw/native-graph.js']);
+  const skipReason = staleBuildReason(['adapters/hnsw/binding/native-graph.js']);
   it.skipIf(skipReason !== null)(
     `refuses a kernel it cannot run, naming what it can${skipReason ? ` (skipped: ${skipReason})` : ''}`,
     () => {
       const script = `import(process.argv[1]).then((m) => { try { m.nativeGraph(); console.log('loaded'); } catch (e) { console.log(JSON.stringify({ code: e.code, details: e.details })); } })`;
-      const child = spawnSync(process.execPath, ['-e', script, pathToFileURL(join(DIST, 'adapters/hnsw/native-graph.js')).href], {
+      const child = spawnSync(process.execPath, ['-e', script, pathToFileURL(join(DIST, 'adapters/hnsw/binding/native-graph.js')).href], {
         cwd: ROOT,
         env: { ...process.env, RAGDESK_HNSW_KERNEL: 'sse9' },
         encoding: 'utf8',

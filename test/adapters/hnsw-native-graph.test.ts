@@ -3,7 +3,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { nativeGraph } from '../../adapters/hnsw/native-graph.js';
+import { nativeGraph } from '../../adapters/hnsw/binding/native-graph.js';
 import { clusteredVectors } from '../../src/testing/random.js';
 
 const DIMENSIONS = 32;

@@ -32,7 +32,7 @@ function sqliteHarness() {
     inspect: {
       chunkRows: (datasourceId: string) => count('SELECT count(*) AS count FROM chunks WHERE datasource_id = ?', datasourceId),
       datasourceRows: (datastoreId: string) => count('SELECT count(*) AS count FROM datasources WHERE datastore_id = ?', datastoreId),
-      // No textIndexRows: the lexical index lives in memory (adapters/sqlite/lexical-index.ts); the
+      // No textIndexRows: the lexical index lives in memory (adapters/bm25/lexical-index.ts); the
       // search cases of the suite check that deleted text is no longer found.
       fileRows: (datasourceId: string) => count('SELECT count(*) AS count FROM datasource_files WHERE datasource_id = ?', datasourceId),
       jobRows: (datasourceId: string) => count('SELECT count(*) AS count FROM jobs WHERE datasource_id = ?', datasourceId),

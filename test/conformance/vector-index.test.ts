@@ -2,7 +2,7 @@ import { mkdtemp, rm, truncate } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hnswIndex } from '../../adapters/hnsw/index.js';
-import { collectionDirectory } from '../../adapters/hnsw/persistence.js';
+import { collectionDirectory } from '../../adapters/hnsw/files/persistence.js';
 import { writtenHeader } from '../helpers/hnsw-header.js';
 import { exactIndex } from '../../adapters/memory/exact-index.js';
 import { describeVectorIndexConformance } from '../../src/testing/vector-index-conformance.js';

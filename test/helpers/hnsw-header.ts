@@ -1,4 +1,4 @@
-import { readHeader, type IndexHeader } from '../../adapters/hnsw/persistence.js';
+import { readHeader, type IndexHeader } from '../../adapters/hnsw/files/persistence.js';
 
 /** A collection's header as the index reads it; throws when it has none a load would accept. */
 export async function writtenHeader(directory: string): Promise<IndexHeader> {

@@ -1,4 +1,4 @@
-// Reading a links-only file (adapters/hnsw/graph-file.ts writes it: hnswlib's file with every live
+// Reading a links-only file (adapters/hnsw/files/graph-file.ts writes it: hnswlib's file with every live
 // element's vector left out, since the store keeps them) into an hnswlib graph, in two steps: what
 // a search needs first (readLinksFile), then hnswlib's own layout (layOut).
 #pragma once

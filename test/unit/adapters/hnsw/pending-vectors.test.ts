@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import type { GraphRequest } from '../../../../adapters/hnsw/graph-protocol.js';
-import { pendingVectors, scanPending } from '../../../../adapters/hnsw/pending-vectors.js';
+import type { GraphRequest } from '../../../../adapters/hnsw/graph/graph-protocol.js';
+import { pendingVectors, scanPending } from '../../../../adapters/hnsw/graph/pending-vectors.js';
 
 const KEY = 1;
 let nextId = 1;

@@ -17,7 +17,7 @@
  * restored graph writes byte for byte the file hnswlib wrote.
  */
 import { open, type FileHandle } from 'node:fs/promises';
-import { releaseBuffer } from '../kit/release-buffer.js';
+import { releaseBuffer } from '../../kit/release-buffer.js';
 
 /** Bytes of hnswlib's file header (hnswalg.h saveIndex: 10 size_t, an int, a uint32, a double). */
 const HEADER_BYTES = 96;

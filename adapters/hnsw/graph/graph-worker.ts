@@ -6,9 +6,9 @@
  */
 import { rm } from 'node:fs/promises';
 import { parentPort, workerData } from 'node:worker_threads';
-import { writeLinksFile } from './graph-file.js';
+import { writeLinksFile } from '../files/graph-file.js';
 import type { GraphKey, GraphReply, GraphRequest } from './graph-protocol.js';
-import { type NativeGraph, nativeGraph } from './native-graph.js';
+import { type NativeGraph, nativeGraph } from '../binding/native-graph.js';
 
 interface Held {
   graph: NativeGraph;

@@ -13,7 +13,7 @@
  * walks the postings (see docs/design-notes.md).
  *
  * Format 6 has the layout of format 5; it says that the words were cut by the current rules (runs
- * of unspaced scripts in characters and pairs: adapters/sqlite/lexical-terms.ts). A snapshot of
+ * of unspaced scripts in characters and pairs: adapters/bm25/lexical-terms.ts). A snapshot of
  * any earlier format holds the words of the former rules, so it is not read: the index is built
  * again from the rows (as for a stale snapshot) and saved in this format on close.
  */

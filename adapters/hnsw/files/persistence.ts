@@ -23,7 +23,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { BigIntStats } from 'node:fs';
 import { mkdir, open, readdir, rename, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import { releaseBuffer } from '../kit/release-buffer.js';
+import { releaseBuffer } from '../../kit/release-buffer.js';
 import { currentHeader, decodeHeader, headerFile, HEADER_FILE, JSON_HEADER_FILE, type IndexHeader } from './header-codec.js';
 
 export { HEADER_FILE, type IndexHeader } from './header-codec.js';

@@ -1,11 +1,11 @@
-import type { IndexEntry } from '../../src/ports/index.js';
-import { PackedStrings } from '../kit/packed-strings.js';
-import type { GraphKey } from './graph-protocol.js';
-import type { LabelScores, LabelTables, SearchFilter } from './graph-search.js';
-import type { GraphThread } from './graph-thread.js';
-import type { HeaderContent, IndexHeader } from './persistence.js';
-import { nextTurn } from '../../src/util/next-turn.js';
-import { fillOnThread, lendVectors, type RestoreSource } from './restore.js';
+import type { IndexEntry } from '../../../src/ports/index.js';
+import { PackedStrings } from '../../kit/packed-strings.js';
+import type { GraphKey } from '../graph/graph-protocol.js';
+import type { LabelScores, LabelTables, SearchFilter } from '../graph/graph-search.js';
+import type { GraphThread } from '../graph/graph-thread.js';
+import type { HeaderContent, IndexHeader } from '../files/persistence.js';
+import { nextTurn } from '../../../src/util/next-turn.js';
+import { fillOnThread, lendVectors, type RestoreSource } from '../files/restore.js';
 
 /** What filters and results need to know about a label. */
 export interface LabelInfo {

@@ -1,6 +1,6 @@
-import { RagdeskError } from '../../src/errors.js';
+import { RagdeskError } from '../../../src/errors.js';
 import type { Collection } from './collection.js';
-import { writeGeneration } from './persistence.js';
+import { writeGeneration } from '../files/persistence.js';
 
 /**
  * A collection's turn in the index's `KeyedMutex`. The background flush writes the graph from a

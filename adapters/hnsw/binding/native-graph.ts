@@ -11,7 +11,7 @@ import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { RagdeskError } from '../../src/errors.js';
+import { RagdeskError } from '../../../src/errors.js';
 
 /** Labels and cosines, best first for a search, in slot order for an exact scan. */
 interface NativeHits {
@@ -98,10 +98,10 @@ interface NativeGraphClass {
   kernel(): string;
 }
 
-/** The package root: the folder holding `binding.gyp`, two folders up from the source, three from `dist/`. */
+/** The package root: the folder holding `binding.gyp`, three folders up from the source, four from `dist/`. */
 function packageRoot(): string {
   let dir = dirname(fileURLToPath(import.meta.url));
-  for (let up = 0; up < 4; up++, dir = dirname(dir)) if (existsSync(join(dir, 'binding.gyp'))) return dir;
+  for (let up = 0; up < 5; up++, dir = dirname(dir)) if (existsSync(join(dir, 'binding.gyp'))) return dir;
   throw new RagdeskError(
     'invalid_adapter',
     "ragdesk's HNSW addon: no binding.gyp above the adapter; the package is incomplete, reinstall ragdesk",

@@ -1,9 +1,9 @@
 import type { Worker } from 'node:worker_threads';
-import { RagdeskError } from '../../src/errors.js';
-import { startWorker, workerEntry } from '../kit/worker-pool.js';
+import { RagdeskError } from '../../../src/errors.js';
+import { startWorker, workerEntry } from '../../kit/worker-pool.js';
 import type { GraphKey, GraphOp, GraphReply, GraphRequest } from './graph-protocol.js';
 import { type LabelScores, searchGraph, type SearchFilter } from './graph-search.js';
-import { type NativeGraph, nativeGraph } from './native-graph.js';
+import { type NativeGraph, nativeGraph } from '../binding/native-graph.js';
 import { blocksSearch, pendingVectors } from './pending-vectors.js';
 
 export type Done = Extract<GraphReply, { ok: true }>;

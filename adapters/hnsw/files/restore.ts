@@ -6,10 +6,10 @@
  * for that pass: it fetches the few vectors its walk reaches by id and lends them to the graph
  * (collection.ts), so the first query after a reopen costs the links file, not every vector.
  */
-import type { IndexVector } from '../../src/ports/index.js';
-import { nextTurn } from '../../src/util/next-turn.js';
-import type { GraphKey } from './graph-protocol.js';
-import type { GraphThread } from './graph-thread.js';
+import type { IndexVector } from '../../../src/ports/index.js';
+import { nextTurn } from '../../../src/util/next-turn.js';
+import type { GraphKey } from '../graph/graph-protocol.js';
+import type { GraphThread } from '../graph/graph-thread.js';
 import type { IndexHeader } from './persistence.js';
 
 export interface RestoreSource {

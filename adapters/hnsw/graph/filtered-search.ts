@@ -23,10 +23,10 @@
  * at 256 (matches near the query: 0.98-1.00). Raise `efSearch` when filters and queries are that
  * far apart.
  */
-import type { IndexQuery, RetrievalFilter, ScoredId } from '../../src/ports/index.js';
-import type { Collection } from './collection.js';
+import type { IndexQuery, RetrievalFilter, ScoredId } from '../../../src/ports/index.js';
+import type { Collection } from '../collection/collection.js';
 import type { LabelScores } from './graph-search.js';
-import { defaultEfSearch } from './options.js';
+import { defaultEfSearch } from '../options.js';
 
 export interface SearchSettings {
   /** Lower bound of hnswlib's `ef`; each query uses max(efSearch, topK). Absent: by the collection's size. */

@@ -4,7 +4,7 @@
  * queued for the graph (pending-vectors.ts). Results are labels and scores; the index maps labels
  * to ids and orders ties.
  */
-import type { NativeFilter, NativeGraph } from './native-graph.js';
+import type { NativeFilter, NativeGraph } from '../binding/native-graph.js';
 import { scanPending, type PendingVectors } from './pending-vectors.js';
 
 /**

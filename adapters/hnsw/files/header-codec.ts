@@ -17,8 +17,8 @@
  * the binary is hnswlib's file without the live elements' vectors (graph-file.ts), which the store
  * holds; 1: hnswlib's own file.
  */
-import { align4, fourByteAligned } from '../kit/byte-layout.js';
-import { PackedStrings, readPacked } from '../kit/packed-strings.js';
+import { align4, fourByteAligned } from '../../kit/byte-layout.js';
+import { PackedStrings, readPacked } from '../../kit/packed-strings.js';
 
 export const HEADER_FILE = 'header';
 /** Where versions 1-3 kept the header. */

@@ -1,9 +1,9 @@
-import type { IndexSource, OpenResult } from '../../src/ports/index.js';
-import { Collection, type CollectionIdentity, type GraphSettings } from './collection.js';
-import { writeState } from './handle.js';
+import type { IndexSource, OpenResult } from '../../../src/ports/index.js';
+import { Collection, type CollectionIdentity, type GraphSettings } from '../collection/collection.js';
+import { writeState } from '../collection/handle.js';
 import { type IndexHeader, readHeader, removeOtherFiles, verifiedBinary } from './persistence.js';
-import { checkEntries } from '../kit/vector-index-input.js';
-import type { GraphThread } from './graph-thread.js';
+import { checkEntries } from '../../kit/vector-index-input.js';
+import type { GraphThread } from '../graph/graph-thread.js';
 
 export interface Loaded {
   state: Collection;

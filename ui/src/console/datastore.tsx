@@ -3,6 +3,7 @@ import type { Api, Datasource, Datastore } from '../api.js';
 import { ConfirmDialog, ErrorNote, Link, StatusBadge, formatDate } from './shared.js';
 import { SearchPanel } from './search.js';
 import { UploadPanel } from './upload.js';
+import { CrawlCounters, CrawlDetails } from './crawl.js';
 
 const POLL_MS = 1000;
 
@@ -79,8 +80,9 @@ export function DatastorePage({ api, uiBase, id, maxFileBytes }: { api: Api; uiB
               </thead>
               <tbody>
                 {topLevel.map((datasource) => (
-                  <DatasourceRow key={datasource.id} datasource={datasource} pages={childrenOf(datasource.id)}
-                    onSync={() => void act(() => api.syncDatasource(datasource.id))} onDelete={() => setDeleting(datasource)} />
+                  <DatasourceRow key={datasource.id} datasource={datasource} pages={childrenOf(datasource.id)} uiBase={uiBase}
+                    onSync={() => void act(() => api.syncDatasource(datasource.id))} onDelete={() => setDeleting(datasource)}
+                    onSchedule={(every) => void act(() => api.setRefresh(datasource.id, every ? { every } : null))} />
                 ))}
               </tbody>
             </table>
@@ -105,7 +107,9 @@ export function DatastorePage({ api, uiBase, id, maxFileBytes }: { api: Api; uiB
   );
 }
 
-function DatasourceRow({ datasource, pages, onSync, onDelete }: { datasource: Datasource; pages: Datasource[]; onSync: () => void; onDelete: () => void }) {
+function DatasourceRow({ datasource, pages, uiBase, onSync, onDelete, onSchedule }: {
+  datasource: Datasource; pages: Datasource[]; uiBase: string; onSync: () => void; onDelete: () => void; onSchedule: (every: string) => void;
+}) {
   const url = typeof datasource.config.source_url === 'string' ? datasource.config.source_url : typeof datasource.config.sitemap === 'string' ? datasource.config.sitemap : null;
   const busy = datasource.status === 'pending' || datasource.status === 'running';
   const done = pages.filter((page) => page.status === 'synched' || page.status === 'error').length;
@@ -117,11 +121,12 @@ function DatasourceRow({ datasource, pages, onSync, onDelete }: { datasource: Da
         <span class="title">{datasource.name}</span>
         {url ? <span class="muted small block">{url}</span> : null}
         {datasource.error ? <span class="error small block">{datasource.error}</span> : null}
+        <CrawlDetails datasource={datasource} uiBase={uiBase} onSchedule={onSchedule} />
       </td>
       <td data-label="Type">{datasource.type.replace('_', ' ')}</td>
       <td data-label="Status">
         <StatusBadge status={datasource.status} />
-        {pages.length > 0 ? <span class="muted small block">{done} / {pages.length} pages</span> : null}
+        {datasource.crawl ? <CrawlCounters crawl={datasource.crawl} /> : pages.length > 0 ? <span class="muted small block">{done} / {pages.length} pages</span> : null}
         {busy && pages.length > 0 ? <progress max={pages.length} value={done} aria-label="Pages synched" /> : null}
       </td>
       <td class="num" data-label="Chunks">{chunks}</td>

@@ -8,6 +8,7 @@ import { AgentsPage } from './agents.js';
 import { ConversationsPage } from './conversations.js';
 import { browserStorage } from '../conversation-history.js';
 import { DatastorePage } from './datastore.js';
+import { CrawlPagesPage } from './crawl.js';
 import { DatastoresPage } from './datastores.js';
 import { Link, navigate } from './shared.js';
 import { SignIn } from './signin.js';
@@ -70,6 +71,7 @@ function App() {
   if (section === 'agents') page = <AgentsPage api={api} uiBase={uiBase} editId={id ?? null} />;
   else if (section === 'conversations' && id) page = <ConversationsPage api={api} uiBase={uiBase} agentId={id} />;
   else if (section === 'datastores' && id) page = <DatastorePage api={api} uiBase={uiBase} id={id} maxFileBytes={maxFileBytes} />;
+  else if (section === 'pages' && id) page = <CrawlPagesPage api={api} uiBase={uiBase} id={id} />;
   else page = <DatastoresPage api={api} uiBase={uiBase} />;
   return (
     <>

@@ -49,7 +49,7 @@ export const crawlPagesQuerySchema = z
 
 export type CrawlPagesQuery = z.input<typeof crawlPagesQuerySchema>;
 
-export function isWebDatasource(record: Pick<DatasourceRecord, 'type'>): boolean {
+function isWebDatasource(record: Pick<DatasourceRecord, 'type'>): boolean {
   return record.type === 'web_page' || record.type === 'web_site';
 }
 

@@ -16,7 +16,7 @@ const SHORTEST_MS = 5 * MINUTE;
 const LONGEST_MS = 365 * 24 * 60 * MINUTE;
 
 /** `hourly`, `daily`, `weekly`, or a count of minutes, hours or days (`90m`, `12h`, `3d`); null when it is none of them. */
-export function intervalMs(every: string): number | null {
+function intervalMs(every: string): number | null {
   const named = NAMED[every];
   if (named !== undefined) return named;
   const match = /^([1-9]\d{0,5})([mhd])$/.exec(every);
@@ -36,7 +36,7 @@ export const refreshSchema = z
   .nullable();
 
 /** The datasource's refresh interval, or null when it has none. */
-export function refreshIntervalOf(record: Pick<DatasourceRecord, 'type' | 'config'>): number | null {
+function refreshIntervalOf(record: Pick<DatasourceRecord, 'type' | 'config'>): number | null {
   if (record.type !== 'web_page' && record.type !== 'web_site') return null;
   const refresh = record.config.refresh as { every?: unknown } | null | undefined;
   return typeof refresh?.every === 'string' ? intervalMs(refresh.every) : null;
@@ -58,6 +58,7 @@ export async function scheduleRefresh(
   from: number,
   now: number,
 ): Promise<string | null> {
+  if (record.type !== 'web_page' && record.type !== 'web_site') return null;
   const interval = refreshIntervalOf(record);
   const existing = await pendingRefresh(context, record.id);
   const at = new Date(now).toISOString();

@@ -103,7 +103,7 @@ const crawlCountsSchema = {
   failed: z.int(),
 };
 
-export const crawlResponseSchema = z.object({
+const crawlResponseSchema = z.object({
   ...crawlCountsSchema,
   startedAt: timestamp.nullable(),
   finishedAt: timestamp.nullable(),

@@ -16,27 +16,50 @@ export function CrawlCounters({ crawl }: { crawl: CrawlInfo }) {
   return (
     <span class="muted small block crawl-counters" data-crawl-counters="">
       <span data-count="found">{crawl.found} found</span> · <span data-count="fetched">{crawl.fetched} fetched</span>
-      {crawl.unchanged > 0 ? <> · <span data-count="unchanged">{crawl.unchanged} unchanged</span></> : null}
-      {' · '}<span data-count="skipped" title={skippedTitle}>{skipped} skipped</span>
-      {' · '}<span data-count="failed">{crawl.failed} failed</span>
+      {crawl.unchanged > 0 ? (
+        <>
+          {' '}
+          · <span data-count="unchanged">{crawl.unchanged} unchanged</span>
+        </>
+      ) : null}
+      {' · '}
+      <span data-count="skipped" title={skippedTitle}>
+        {skipped} skipped
+      </span>
+      {' · '}
+      <span data-count="failed">{crawl.failed} failed</span>
     </span>
   );
 }
 
 /** Schedule (editable), the last refresh's result and the next run, with a link to the pages list. */
-export function CrawlDetails({ datasource, uiBase, onSchedule }: { datasource: Datasource; uiBase: string; onSchedule: (every: string) => void }) {
+export function CrawlDetails({
+  datasource,
+  uiBase,
+  onSchedule,
+}: {
+  datasource: Datasource;
+  uiBase: string;
+  onSchedule: (every: string) => void;
+}) {
   const crawl = datasource.crawl;
   if (!crawl) return null;
   const every = crawl.refresh?.every ?? '';
-  const options = SCHEDULES.some((option) => option.value === every) ? SCHEDULES : [...SCHEDULES, { value: every, label: `Every ${every}` }];
+  const options = SCHEDULES.some((option) => option.value === every)
+    ? SCHEDULES
+    : [...SCHEDULES, { value: every, label: `Every ${every}` }];
   const result = crawl.lastResult;
   const selectId = `refresh-${datasource.id}`;
   return (
     <span class="small block crawl-details">
-      <label for={selectId} class="inline-label">Refresh</label>{' '}
+      <label for={selectId} class="inline-label">
+        Refresh
+      </label>{' '}
       <select id={selectId} class="inline-select" value={every} onChange={(event) => onSchedule((event.target as HTMLSelectElement).value)}>
         {options.map((option) => (
-          <option key={option.value} value={option.value}>{option.label}</option>
+          <option key={option.value} value={option.value}>
+            {option.label}
+          </option>
         ))}
       </select>
       {crawl.nextRefreshAt ? <span class="muted"> · next {formatDate(crawl.nextRefreshAt)}</span> : null}
@@ -46,7 +69,9 @@ export function CrawlDetails({ datasource, uiBase, onSchedule }: { datasource: D
           {result.failed ? `, ${result.failed} failed` : ''}
         </span>
       ) : null}
-      <Link href={`${uiBase}pages/${encodeURIComponent(datasource.id)}`} class="block">Pages and errors</Link>
+      <Link href={`${uiBase}pages/${encodeURIComponent(datasource.id)}`} class="block">
+        Pages and errors
+      </Link>
     </span>
   );
 }
@@ -122,9 +147,20 @@ export function CrawlPagesPage({ api, uiBase, id }: { api: Api; uiBase: string; 
         ) : null}
         {list && list.total > PAGE_SIZE ? (
           <nav aria-label="Pages of URLs" class="pager">
-            <button type="button" class="button small" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}>Previous</button>
-            <span class="muted small">{offset + 1}–{Math.min(offset + PAGE_SIZE, list.total)} of {list.total}</span>
-            <button type="button" class="button small" disabled={offset + PAGE_SIZE >= list.total} onClick={() => setOffset(offset + PAGE_SIZE)}>Next</button>
+            <button type="button" class="button small" disabled={offset === 0} onClick={() => setOffset(Math.max(0, offset - PAGE_SIZE))}>
+              Previous
+            </button>
+            <span class="muted small">
+              {offset + 1}–{Math.min(offset + PAGE_SIZE, list.total)} of {list.total}
+            </span>
+            <button
+              type="button"
+              class="button small"
+              disabled={offset + PAGE_SIZE >= list.total}
+              onClick={() => setOffset(offset + PAGE_SIZE)}
+            >
+              Next
+            </button>
           </nav>
         ) : null}
       </section>

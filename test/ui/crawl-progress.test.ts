@@ -78,7 +78,7 @@ describe.skipIf(skip !== null)('a site crawl in the console, live (Chromium)', (
 
     await page.getByLabel('Web').selectOption('web_site');
     await page.getByLabel('URL').fill(`${site.origin}/`);
-    await page.getByRole('button', { name: 'Add' }).click();
+    await page.getByRole('button', { name: 'Add', exact: true }).click();
     const row = page.locator(`tr[data-datasource="127.0.0.1:${site.port}"]`);
     await row.waitFor();
     const count = (name: string) => row.locator(`[data-count="${name}"]`).textContent();
@@ -95,14 +95,16 @@ describe.skipIf(skip !== null)('a site crawl in the console, live (Chromium)', (
     await shot(page, 'crawl-live-1440');
     expect(await axeViolations(page)).toEqual([]);
 
-    const narrow = await browser.page({ width: 390, height: 844 });
-    await narrow.goto(page.url());
-    const narrowRow = narrow.locator(`tr[data-datasource="127.0.0.1:${site.port}"]`);
-    await expect.poll(() => narrowRow.locator('[data-count="fetched"]').textContent(), { timeout: 30_000 }).toBe('10 fetched');
+    // The phone width, same tab (the key lives in this tab's sessionStorage).
+    await page.setViewportSize({ width: 390, height: 844 });
+    const narrow = page;
+    await expect.poll(() => count('fetched')).toBe('10 fetched');
     await shot(narrow, 'crawl-live-390');
     expect(await axeViolations(narrow)).toEqual([]);
     const overflow = await narrow.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth');
     expect(overflow).toBeLessThanOrEqual(0);
+
+    await page.setViewportSize({ width: 1440, height: 900 });
 
     // Everything else: the crawl ends with 50 fetched and the site synched.
     held.release(Array.from({ length: PAGES - 10 }, (_, i) => `/p${i + 10}`));
@@ -122,11 +124,12 @@ describe.skipIf(skip !== null)('a site crawl in the console, live (Chromium)', (
     expect(await page.getByRole('heading', { name: /URLs/ }).textContent()).toContain('(50)');
     await shot(page, 'crawl-pages-1440');
     expect(await axeViolations(page)).toEqual([]);
-    await narrow.goto(page.url());
-    await expect.poll(() => narrow.locator('tr[data-page-status="fetched"]').count()).toBe(50);
-    await shot(narrow, 'crawl-pages-390');
-    expect(await axeViolations(narrow)).toEqual([]);
+    await page.setViewportSize({ width: 390, height: 844 });
+    await shot(page, 'crawl-pages-390');
+    expect(await axeViolations(page)).toEqual([]);
+    const pagesOverflow = await page.evaluate('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+    expect(pagesOverflow).toBeLessThanOrEqual(0);
     expect(page.errors).toEqual([]);
-    expect(narrow.errors).toEqual([]);
-  });
+    expect(page.dialogs).toEqual([]);
+  }, 240_000);
 });

@@ -84,13 +84,13 @@ export function toolsToDatastoreIds(tools: readonly AgentTool[]): string[] {
 export type DatasourceWire = Omit<DatasourceRecord, 'customId'> & { custom_id: string | null; crawl?: CrawlWire };
 
 /** A web datasource's crawl on the wire: the counts at the top, then the last result and the schedule. */
-export type CrawlWire = CrawlCounts & Omit<DatasourceCrawl, 'counts'>;
+type CrawlWire = CrawlCounts & Omit<DatasourceCrawl, 'counts'>;
 
 /**
  * A site, or a page that never loaded, has no title to be named by: such a datasource is shown by
  * its URL's host and path instead of an empty name.
  */
-export function datasourceDisplayName(datasource: Pick<DatasourceRecord, 'name' | 'type' | 'config'>): string {
+function datasourceDisplayName(datasource: Pick<DatasourceRecord, 'name' | 'type' | 'config'>): string {
   if (datasource.name || (datasource.type !== 'web_page' && datasource.type !== 'web_site')) return datasource.name;
   const source = datasource.config.source_url ?? datasource.config.sitemap;
   if (typeof source !== 'string') return datasource.name;

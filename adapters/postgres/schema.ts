@@ -359,9 +359,6 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
 /** The first migration of metadata filters and scripts, for the test that upgrades an older schema. */
 export const METADATA_FILTERS_MIGRATION = MIGRATIONS.indexOf(metadataFilters) + 1;
 
-/** The version that added crawl states and pages. */
-export const CRAWLS_VERSION = MIGRATIONS.indexOf(crawls) + 1;
-
 /** The schema version this code writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
 

@@ -1,8 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseServeArgs } from '../../adapters/cli/serve-command.js';
 import { UsageError } from '../../adapters/cli/io.js';
+import { localEmbeddings } from '../../adapters/local/index.js';
+import { exactIndex, memoryStore } from '../../adapters/memory/index.js';
 import { webLoader } from '../../adapters/web/index.js';
 import { RagdeskError } from '../../src/errors.js';
+import { createRagdesk } from '../../src/index.js';
 import { startHttpServer, type TestHttpServer } from '../helpers/http-server.js';
 
 async function failureOf(promise: Promise<unknown>): Promise<RagdeskError> {
@@ -70,6 +73,29 @@ describe('allowPrivateUrls', () => {
   it('rejects an entry that is neither a block, an address nor a host name, naming it', () => {
     for (const bad of ['10.0.0.0/33', 'http://x.test/', 'a b', '']) {
       expect(() => webLoader({ allowPrivateUrls: [bad] })).toThrow(/allowPrivateUrls\[0\]/);
+    }
+  });
+
+  it("ends a datasource on a refused address in error, the datasource's error naming the option", async () => {
+    const ragdesk = createRagdesk({
+      store: memoryStore(),
+      index: exactIndex(),
+      embeddings: localEmbeddings(),
+      web: webLoader({ timeoutMs: 2_000 }),
+    });
+    try {
+      const datastore = await ragdesk.datastores.create({ name: 'refused' });
+      for (const created of [
+        await ragdesk.datasources.create({ type: 'web_page', datastoreId: datastore.id, config: { source_url: `${local.origin}/page` } }),
+        await ragdesk.datasources.create({ type: 'web_site', datastoreId: datastore.id, config: { source_url: `${local.origin}/` } }),
+      ]) {
+        const settled = await ragdesk.datasources.waitUntilSettled(created.id, 20_000);
+        expect(settled.status).toBe('error');
+        expect(settled.error).toContain('allowPrivateUrls');
+      }
+      expect(local.requests.filter((path) => path === '/page' || path === '/')).toEqual([]);
+    } finally {
+      await ragdesk.close();
     }
   });
 

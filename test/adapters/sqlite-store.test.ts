@@ -328,6 +328,7 @@ const WITHOUT_CHUNK_GENERATIONS = `
 
 /** Undoes the upload links migration (one table of its own). */
 const WITHOUT_UPLOADS = 'DROP TABLE uploads;';
+const WITHOUT_CRAWLS = 'DROP TABLE crawl_pages; DROP TABLE crawl_states;';
 /** Undoes the migration that made conversations readable (channel, feedback, listing indexes). */
 const WITHOUT_CONVERSATION_READING = `
   DROP INDEX conversations_activity; DROP INDEX conversations_visitor; DROP INDEX messages_feedback;
@@ -382,6 +383,7 @@ describe('sqliteStore datasource pipeline', () => {
       DROP TABLE jobs; DROP TABLE status_events; DROP TABLE datasource_file_parts; DROP TABLE datasource_files;
       ${WITHOUT_CHUNK_GENERATIONS}
       ${WITHOUT_UPLOADS}
+      ${WITHOUT_CRAWLS}
       PRAGMA user_version = 1;
     `);
     addLegacyFullText(db, 1);
@@ -434,6 +436,7 @@ describe('sqliteStore datasource pipeline', () => {
       ${WITHOUT_FILE_PARTS}
       ${WITHOUT_CHUNK_GENERATIONS}
       ${WITHOUT_UPLOADS}
+      ${WITHOUT_CRAWLS}
       PRAGMA user_version = 3;
     `);
     addLegacyFullText(db, 3);
@@ -495,6 +498,7 @@ describe('sqliteStore datasource pipeline', () => {
     await fill(old);
     await old.close();
     const db = new Database(path);
+    db.exec(WITHOUT_CRAWLS);
     db.exec(WITHOUT_PER_OWNER_NAMES);
     // What version 7 added (agent handle and settings, conversation contact) did not exist yet either.
     db.exec(
@@ -538,6 +542,7 @@ describe('sqliteStore datasource pipeline', () => {
     await old.close();
     const db = new Database(path);
     // Newest first: what came after it, then the readable-conversations migration itself.
+    db.exec(WITHOUT_CRAWLS);
     db.exec(WITHOUT_PER_OWNER_NAMES);
     db.exec(WITHOUT_CONVERSATION_READING);
     db.pragma(`user_version = ${CONVERSATION_READING_VERSION - 1}`);

@@ -240,6 +240,28 @@ describe('site refreshes: conditional requests and schedules', () => {
     expect(Date.parse(after!.nextRefreshAt!) - clock.now()).toBe(2 * 3_600_000);
   });
 
+  it('a refresh falling due with a re-sync asked for at the same time runs once', async () => {
+    const site = testSite({ etags: true });
+    server = await startHttpServer(site.handler);
+    const clock = testClock();
+    const { ragdesk } = open(clock);
+    const { site: created } = await createSite(ragdesk, server.origin, { every: 'hourly' });
+    const statuses: string[] = [];
+    ragdesk.datasources.events.on('status', (event) => event.datasourceId === created.id && statuses.push(event.to));
+    site.requests.length = 0;
+    clock.advance(3_600_000);
+    // Both jobs are due when the runner next looks: the refresh and the re-sync.
+    await ragdesk.datasources.sync(created.id);
+    clock.fire();
+    const settled = await ragdesk.datasources.waitUntilSettled(created.id, 30_000);
+    expect(settled.status).toBe('synched');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(statuses.filter((status) => status === 'running')).toHaveLength(1);
+    expect(site.requests.map((request) => request.path).sort()).toEqual(['/p1', '/p2', '/p3', '/p4', '/p5']);
+    const crawl = await ragdesk.datasources.crawl(created.id);
+    expect(Date.parse(crawl!.nextRefreshAt!) - clock.now()).toBe(3_600_000);
+  });
+
   it('a refresh interrupted by a restart resumes once, and is never started twice at once', async () => {
     const site = testSite({ etags: true });
     server = await startHttpServer(site.handler);

@@ -71,6 +71,12 @@ export class CrawlTracker {
     await this.store.putCrawlState(this.state(this.now(), result));
   }
 
+  /** Writes the state as stopped, keeping the last finished crawl's result. */
+  async abandon(): Promise<void> {
+    while (this.writing) await this.writing;
+    await this.store.putCrawlState(this.state(this.now(), this.lastResult));
+  }
+
   private state(finishedAt: string | null, result: CrawlResult | null): CrawlState {
     return {
       datasourceId: this.datasourceId,

@@ -26,6 +26,25 @@ export async function syncSite(
   events: DatasourceEvents,
   signal: AbortSignal,
 ): Promise<void> {
+  const [lastState] = await context.store.getCrawlStates([site.id]);
+  const tracker = new CrawlTracker(context.store, site.id, nowIso, lastState?.lastResult ?? null);
+  try {
+    await crawlAndWrite(context, datastore, site, events, signal, tracker);
+  } catch (error) {
+    // A crawl that stops (failure, limit, shutdown) is not shown as still under way; its result stays the last one's.
+    await tracker.abandon().catch(() => undefined);
+    throw error;
+  }
+}
+
+async function crawlAndWrite(
+  context: RagdeskContext,
+  datastore: DatastoreRecord,
+  site: DatasourceRecord,
+  events: DatasourceEvents,
+  signal: AbortSignal,
+  tracker: CrawlTracker,
+): Promise<void> {
   const web = context.web;
   if (!web) throw new RagdeskError('invalid_adapter', 'This ragdesk instance has no web loading (createRagdesk({ web }))');
   const { store } = context;
@@ -51,8 +70,6 @@ export async function syncSite(
   let characters = 0;
 
   const before = await listAllCrawlPages(store, site.id);
-  const [lastState] = await store.getCrawlStates([site.id]);
-  const tracker = new CrawlTracker(store, site.id, nowIso, lastState?.lastResult ?? null);
   tracker.changed();
   // Only pages whose chunks are still there are asked for conditionally: a 304 must not leave a page without text.
   const previous = new Map(

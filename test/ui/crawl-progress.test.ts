@@ -122,6 +122,9 @@ describe.skipIf(skip !== null)('a site crawl in the console, live (Chromium)', (
     await page.getByRole('heading', { name: `Pages of 127.0.0.1:${site.port}` }).waitFor();
     await expect.poll(() => page.locator('tr[data-page-status="fetched"]').count()).toBe(50);
     expect(await page.getByRole('heading', { name: /URLs/ }).textContent()).toContain('(50)');
+    // The list's address is the console's own: a reload shows it again.
+    await page.reload();
+    await expect.poll(() => page.locator('tr[data-page-status="fetched"]').count()).toBe(50);
     await shot(page, 'crawl-pages-1440');
     expect(await axeViolations(page)).toEqual([]);
     await page.setViewportSize({ width: 390, height: 844 });

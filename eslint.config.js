@@ -1,4 +1,4 @@
-// Lint for src, adapters, test, benchmarks and scripts: ESLint's recommended rules plus
+// Lint for src, adapters, test, benchmarks, fixtures and scripts: ESLint's recommended rules plus
 // typescript-eslint's type-aware set, which catches what the compiler lets through in async code
 // (a promise nobody awaits, a promise passed where a callback's result is ignored).
 import js from '@eslint/js';

@@ -14,7 +14,7 @@ import { fileLoading } from './loaders/index.js';
 import { localAnswerer, localEmbeddings } from './local/index.js';
 import { openaiChat, openaiEmbeddings } from './openai/index.js';
 import { webLoader } from './web/index.js';
-import { sqliteStore } from './sqlite/index.js';
+import { sqliteStores } from './sqlite/index.js';
 
 export {
   backupDataDir,
@@ -26,7 +26,7 @@ export {
   type RestoreReport,
 } from './backup.js';
 
-export interface OpenRagdeskOptions extends Omit<Partial<RagdeskOptions>, 'store' | 'index'> {
+export interface OpenRagdeskOptions extends Omit<Partial<RagdeskOptions>, 'retrieval' | 'accounts' | 'store' | 'index'> {
   /** Folder for `ragdesk.db` and `indexes/`; created when missing. */
   dataDir: string;
   /** Environment to read `OPENAI_API_KEY` from (defaults to `process.env`). */
@@ -49,11 +49,11 @@ export function openRagdesk(options: OpenRagdeskOptions): OpenedRagdesk {
   mkdirSync(dataDir, { recursive: true });
   const notes: string[] = [];
   const embeddings: Embeddings = rest.embeddings ?? pickEmbeddings(env, notes);
-  const store = sqliteStore({ path: join(dataDir, 'ragdesk.db') });
+  const stores = sqliteStores({ path: join(dataDir, 'ragdesk.db') });
   const index = hnswIndex({ dir: join(dataDir, 'indexes') });
   const ragdesk = createRagdesk({
     ...rest,
-    store,
+    ...stores,
     index,
     embeddings,
     chat: rest.chat ?? pickChat(env, notes),

@@ -15,9 +15,9 @@ import { performance } from 'node:perf_hooks';
 import { hnswIndex } from '../adapters/hnsw/index.js';
 import { localEmbeddings } from '../adapters/local/index.js';
 import { openaiChat } from '../adapters/openai/index.js';
-import { sqliteStore } from '../adapters/sqlite/index.js';
+import { sqliteStores } from '../adapters/sqlite/index.js';
 import { createRagdesk } from '../src/index.js';
-import { startOpenAIServer } from '../test/helpers/openai-server.js';
+import { startOpenAIServer } from '../fixtures/openai-server.js';
 import { flags, latencySummary, printTable, writeResult } from './lib/report.js';
 
 const args = flags(process.argv.slice(2));
@@ -45,7 +45,7 @@ async function main(): Promise<void> {
   const server = await startOpenAIServer({ reply: () => ANSWER, firstTokenDelayMs: FIRST_TOKEN_MS, interTokenDelayMs: 0 });
   const client = new OpenAI({ apiKey: 'bench', baseURL: server.baseURL, maxRetries: 0 });
   const ragdesk = createRagdesk({
-    store: sqliteStore({ path: join(dir, 'ragdesk.db') }),
+    ...sqliteStores({ path: join(dir, 'ragdesk.db') }),
     index: hnswIndex({ dir: join(dir, 'indexes') }),
     embeddings: localEmbeddings(),
     chat: openaiChat({ client, maxRetries: 0 }),

@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { Tiktoken } from 'js-tiktoken/lite';
 import { chunkSections, cl100kTokenizer } from '../src/ingest/index.js';
-import { flags, PACKAGE_ROOT, printTable, writeResult, type Row } from './lib/report.js';
+import { datasetPath } from '../fixtures/datasets.js';
+import { flags, printTable, writeResult, type Row } from './lib/report.js';
 
 const require = createRequire(import.meta.url);
 
@@ -43,7 +44,7 @@ function throughput(bytes: number, run: () => void): { cold: number; warm: numbe
 
 function main(): void {
   const args = flags(process.argv.slice(2));
-  const folder = args.get('data') ?? join(PACKAGE_ROOT, '..', 'shared', 'datasets', 'scifact');
+  const folder = args.get('data') ?? datasetPath('datasets', 'scifact');
   if (!existsSync(join(folder, 'corpus.jsonl.gz'))) {
     console.log(`skipped: no corpus.jsonl.gz in ${folder} (pass --data DIR)`);
     return;

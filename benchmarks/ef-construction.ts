@@ -8,17 +8,18 @@
  * Two data sets:
  * - bench:scale's corpus (benchmarks/lib/scale-corpus.ts), 384-d cosine, at `--chunks`: wide
  *   clusters, a hard case, and the one the 1M build goal is measured on;
- * - MNIST (9,000 784-d images, L2, the exact top 100 given), read from ../shared/datasets when
- *   present: real vectors, small.
+ * - MNIST (9,000 784-d images, L2, the exact top 100 given), read from the data sets folder
+ *   (RAGDESK_DATASETS_DIR) when present: real vectors, small.
  *
- * The default `efConstruction` of `hnswIndex` was chosen on this table (docs/design-notes.md).
+ * The default `efConstruction` of `hnswIndex` was chosen on this table (docs/decisions/004-hnsw-build-beam-200.md).
  * Results: benchmarks/results/ef-construction-<chunks>.json.
  */
 import hnswlib from 'hnswlib-node';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { HNSW_DEFAULTS } from '../adapters/hnsw/options.js';
-import { flags, PACKAGE_ROOT, printTable, writeResult, type Row } from './lib/report.js';
+import { datasetPath } from '../fixtures/datasets.js';
+import { flags, printTable, writeResult, type Row } from './lib/report.js';
 import { scaleCorpus } from './lib/scale-corpus.js';
 import { exactTopK } from './lib/synthetic.js';
 
@@ -27,7 +28,7 @@ const COUNT = Number(args.get('chunks') ?? 100_000);
 const VALUES = (args.get('values') ?? '200,160,128,100').split(',').map(Number);
 const EF = (args.get('ef') ?? '32,64,100,128,200').split(',').map(Number);
 const QUERIES = Number(args.get('queries') ?? 200);
-const MNIST = join(PACKAGE_ROOT, '..', 'shared', 'datasets', 'mnist-10k');
+const MNIST = datasetPath('datasets', 'mnist-10k');
 const TOP_K = 10;
 
 interface DataSet {

@@ -1,20 +1,20 @@
 /**
  * Retrieval quality of the local embedder on a BEIR dataset (default: SciFact train split from
- * ../shared/datasets/scifact): exact cosine search over the whole corpus, vector only, per variant of
+ * datasets/scifact in the data sets folder, RAGDESK_DATASETS_DIR): exact cosine search over the whole corpus, vector only, per variant of
  * dimensions and feature set; plus an in-memory BM25 and the reciprocal-rank fusion (k = 60) of the two,
  * which is what hybrid retrieval serves.
  *
  *   npx tsc -p tsconfig.build.json && node dist/benchmarks/embedder-quality.js [--data DIR] [--split train] [--quick]
  */
 import { existsSync } from 'node:fs';
-import { join, relative } from 'node:path';
 import { embedText } from '../adapters/local/local-embeddings.js';
 import { DEFAULT_FEATURES, type FeatureSettings } from '../adapters/local/features.js';
 import { loadBeir } from '../adapters/cli/beir.js';
 import { reciprocalRankFusion, RRF_K } from '../src/datastores/fusion.js';
 import { evaluate, topByScore, type BeirDataset, type Ranking, type Scores } from './beir.js';
 import { Bm25Index } from './bm25.js';
-import { flags, PACKAGE_ROOT, printTable, writeResult, type Row } from './lib/report.js';
+import { datasetLabel, datasetPath } from '../fixtures/datasets.js';
+import { flags, printTable, writeResult, type Row } from './lib/report.js';
 
 interface Variant {
   name: string;
@@ -103,7 +103,7 @@ function round(value: number): number {
 
 function main(): void {
   const args = flags(process.argv.slice(2));
-  const folder = args.get('data') ?? join(PACKAGE_ROOT, '..', 'shared', 'datasets', 'scifact');
+  const folder = args.get('data') ?? datasetPath('datasets', 'scifact');
   const split = args.get('split') ?? 'train';
   if (!existsSync(folder)) {
     console.log(`skipped: no BEIR dataset at ${folder} (pass --data DIR)`);
@@ -171,7 +171,7 @@ function main(): void {
     rows,
   );
   writeResult('embedder-quality', {
-    dataset: relative(PACKAGE_ROOT, folder),
+    dataset: datasetLabel(folder),
     split,
     documents: data.corpus.length,
     queries: data.queries.length,

@@ -1,7 +1,7 @@
 /**
  * bench:fusion — which hybrid fusion generalises, by cross-validation on a BEIR split.
  *
- *   npm run bench:fusion -- --dataset ../shared/datasets/scifact [--split train] [--folds 5]
+ *   npm run bench:fusion -- --dataset "$RAGDESK_DATASETS_DIR/datasets/scifact" [--split train] [--folds 5]
  *
  * Indexes the corpus once through the public API (embedded default, offline embedder), takes each
  * query's top-100 chunks from the vector and the lexical retriever with their scores, then scores

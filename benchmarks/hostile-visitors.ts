@@ -26,7 +26,7 @@ import { dirname, join, sep } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
-import { makePdf } from '../test/fixtures/pdf-writer.js';
+import { makePdf } from '../fixtures/pdf-writer.js';
 import { rssOf, treeOf } from './hostile.js';
 import { pdfDeflateBomb } from './lib/hostile-cases.js';
 import { flags, percentile, printTable, writeResult } from './lib/report.js';

@@ -6,17 +6,17 @@
  * The chosen rules (`HTML_RULES`) are the reference; each other row changes one rule, or
  * reproduces what the file loader and the web loader did before they shared one extractor.
  *
- *   npm run bench:html-rules -- [--corpus ../shared/corpus/docs]
+ *   npm run bench:html-rules -- [--corpus <folder>]
  */
-import { join } from 'node:path';
 import { extractHtmlWith } from '../adapters/loaders/html/extract-html.js';
 import { HTML_RULES, type HtmlRules } from '../adapters/loaders/html/rules.js';
-import { normaliseForMatch } from '../test/corpus/normalise.js';
+import { normaliseForMatch } from '../fixtures/normalise.js';
 import { labelledPages, type LabelledPage } from './lib/html-pages.js';
-import { flags, PACKAGE_ROOT, printTable, writeResult, type Row } from './lib/report.js';
+import { datasetPath } from '../fixtures/datasets.js';
+import { flags, printTable, writeResult, type Row } from './lib/report.js';
 
 const args = flags(process.argv.slice(2));
-const CORPUS = args.get('corpus') ?? join(PACKAGE_ROOT, '..', 'shared', 'corpus', 'docs');
+const CORPUS = args.get('corpus') ?? datasetPath('corpus', 'docs');
 
 const NEVER_TEXT = ['script', 'style', 'noscript', 'template', 'svg', 'canvas', 'iframe', 'object', 'embed'];
 const roles = (...names: string[]): string[] => names.map((name) => `[role="${name}"]`);

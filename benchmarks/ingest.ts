@@ -16,7 +16,7 @@
  *     efConstruction, addPoint loop) and the ratio index stage / raw;
  *   - which calls ran inside the longest stall.
  *
- *   npm run bench:ingest -- [--mb 5] [--per-upsert 1] [--data ../shared/datasets/scifact] [--interval 50]
+ *   npm run bench:ingest -- [--mb 5] [--per-upsert 1] [--data <BEIR folder>] [--interval 50]
  */
 import Database from 'better-sqlite3';
 import hnswlib from 'hnswlib-node';
@@ -36,7 +36,8 @@ import { chunkRecords } from '../src/datastores/chunk-records.js';
 import { samplePassages } from '../src/testing/sample-texts.js';
 import { newId, nowIso, sha256 } from '../src/util/ids.js';
 import { loadBeir } from '../adapters/cli/beir.js';
-import { flags, latencySummary, PACKAGE_ROOT, printTable, writeResult, type Row } from './lib/report.js';
+import { datasetLabel, datasetPath } from '../fixtures/datasets.js';
+import { flags, latencySummary, printTable, writeResult, type Row } from './lib/report.js';
 import { instrument, StallWatch, Timeline } from './lib/stalls.js';
 import { seeded } from './lib/synthetic.js';
 
@@ -44,7 +45,7 @@ const args = flags(process.argv.slice(2));
 const MEGABYTES = Number(args.get('mb') ?? 5);
 const PER_UPSERT = Math.max(1, Number(args.get('per-upsert') ?? 1));
 const QUERY_INTERVAL_MS = Number(args.get('interval') ?? 50);
-const DATA = args.get('data') ?? join(PACKAGE_ROOT, '..', 'shared', 'datasets', 'scifact');
+const DATA = args.get('data') ?? datasetPath('datasets', 'scifact');
 const MIN_DOC = 20_000;
 const MAX_DOC = 50_000;
 const { m: M, efConstruction: EF_CONSTRUCTION } = HNSW_DEFAULTS;
@@ -71,7 +72,7 @@ function buildCorpus(): Corpus {
     const dataset = loadBeir(DATA, 'train');
     passages = dataset.corpus.map((document) => (document.title ? `${document.title}\n\n${document.text}` : document.text));
     queries = dataset.queries.map((query) => query.text);
-    source = `SciFact (${DATA})`;
+    source = `SciFact (${datasetLabel(DATA)})`;
   } else {
     console.log(`SciFact not found at ${DATA} (pass --data DIR): falling back to generated text`);
     passages = samplePassages(20_000, 3);

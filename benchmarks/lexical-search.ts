@@ -14,7 +14,7 @@
 import Database from 'better-sqlite3';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { sqliteStore } from '../adapters/sqlite/index.js';
 import type { LexicalSearchOptions } from '../adapters/sqlite/index.js';
 import type { ChunkRecord } from '../src/ports/records.js';
@@ -22,13 +22,14 @@ import type { Store } from '../src/ports/store.js';
 import { makeDatasource, makeDatastore } from '../src/testing/fixtures.js';
 import { loadBeir } from '../adapters/cli/beir.js';
 import { evaluate, type BeirDataset, type Ranking } from './beir.js';
-import { flags, latencySummary, PACKAGE_ROOT, printTable, writeResult } from './lib/report.js';
+import { datasetPath } from '../fixtures/datasets.js';
+import { flags, latencySummary, printTable, writeResult } from './lib/report.js';
 import { seeded } from './lib/synthetic.js';
 
 const args = flags(process.argv.slice(2));
 const COUNT = Number(args.get('chunks') ?? 100_000);
 const DIMENSIONS = Number(args.get('dimensions') ?? 384);
-const SCIFACT = args.get('scifact') ?? resolve(PACKAGE_ROOT, '..', 'shared', 'datasets', 'scifact');
+const SCIFACT = args.get('scifact') ?? datasetPath('datasets', 'scifact');
 
 const SETTINGS: Record<string, Partial<LexicalSearchOptions>> = {
   'default (k1 1.2, b 0.75)': {},

@@ -1,18 +1,19 @@
 /**
- * bench:parse — the real documents of ../shared/corpus/docs parsed on the main thread and on a
+ * bench:parse — the real documents of corpus/docs in the data sets folder (RAGDESK_DATASETS_DIR) parsed on the main thread and on a
  * parser thread (`fileLoading({ parser })`), in one run: time per format and the longest
  * event-loop stall while each file is parsed. The main thread is the reference.
  *
- *   npm run bench:parse -- [--corpus ../shared/corpus/docs] [--rounds 3]
+ *   npm run bench:parse -- [--corpus <folder>] [--rounds 3]
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join, relative } from 'node:path';
 import { fileLoading } from '../adapters/loaders/index.js';
 import type { FileLoading } from '../src/ports/loader.js';
-import { flags, PACKAGE_ROOT, printTable, writeResult, type Row } from './lib/report.js';
+import { datasetLabel, datasetPath } from '../fixtures/datasets.js';
+import { flags, printTable, writeResult, type Row } from './lib/report.js';
 
 const args = flags(process.argv.slice(2));
-const CORPUS = args.get('corpus') ?? join(PACKAGE_ROOT, '..', 'shared', 'corpus', 'docs');
+const CORPUS = args.get('corpus') ?? datasetPath('corpus', 'docs');
 const ROUNDS = Number(args.get('rounds') ?? 3);
 const PLACEMENTS = ['main', 'worker'] as const;
 type Placement = (typeof PLACEMENTS)[number];
@@ -52,7 +53,7 @@ async function measure(files: FileLoading, path: string, bytes: Uint8Array): Pro
 
 async function main(): Promise<void> {
   if (!existsSync(CORPUS)) {
-    console.log(`bench:parse skipped: no corpus at ${CORPUS} (../shared/corpus/docs sits beside the checkout)`);
+    console.log(`bench:parse skipped: no corpus at ${CORPUS} (RAGDESK_DATASETS_DIR names the folder holding corpus/)`);
     return;
   }
   const paths = readdirSync(CORPUS, { recursive: true, withFileTypes: true })
@@ -151,7 +152,7 @@ async function main(): Promise<void> {
       : `\nDifferent outcomes: ${mismatched.join(', ')}`,
   );
   writeResult('parse', {
-    corpus: relative(PACKAGE_ROOT, CORPUS),
+    corpus: datasetLabel(CORPUS),
     documents: documents.length,
     rounds: ROUNDS,
     goal: 'worker longest stall < 50 ms (the ingestion stall goal)',

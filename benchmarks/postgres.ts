@@ -21,7 +21,7 @@ import pg from 'pg';
 import { hnswIndex } from '../adapters/hnsw/index.js';
 import { HNSW_DEFAULTS } from '../adapters/hnsw/options.js';
 import { postgres, postgresIndex } from '../adapters/postgres/index.js';
-import { sqliteStore } from '../adapters/sqlite/index.js';
+import { sqliteStores } from '../adapters/sqlite/index.js';
 import { createRagdesk, type Datastore, type Ragdesk } from '../src/index.js';
 import type { VectorIndex } from '../src/ports/vector-index.js';
 import { flags, latencySummary, printTable, writeResult, type Row } from './lib/report.js';
@@ -152,7 +152,7 @@ async function measureIndex(
 async function runSqlite(corpus: SyntheticCorpus, embeddings: ReturnType<typeof precomputedEmbeddings>): Promise<Measured> {
   console.log('SQLite + HNSW (hnswlib-node): ingest');
   const ragdesk = createRagdesk({
-    store: sqliteStore({ path: join(dir, 'ragdesk.db') }),
+    ...sqliteStores({ path: join(dir, 'ragdesk.db') }),
     index: hnswIndex({ dir: join(dir, 'indexes'), initialCapacity: COUNT }),
     embeddings,
   });

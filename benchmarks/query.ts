@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hnswIndex, type HnswIndex } from '../adapters/hnsw/index.js';
 import { HNSW_DEFAULTS } from '../adapters/hnsw/options.js';
-import { sqliteStore } from '../adapters/sqlite/index.js';
+import { sqliteStores } from '../adapters/sqlite/index.js';
 import { createRagdesk } from '../src/index.js';
 import { exactTopK, precomputedEmbeddings, syntheticCorpus } from './lib/synthetic.js';
 import { flags, latencySummary, printTable, writeResult } from './lib/report.js';
@@ -41,7 +41,7 @@ async function main(): Promise<void> {
   let index: HnswIndex | undefined;
   const open = () => {
     index = hnswIndex({ dir: join(dir, 'indexes'), m: M, efConstruction: EF_CONSTRUCTION, efSearch: EF_SEARCH, initialCapacity: COUNT });
-    return createRagdesk({ store: sqliteStore({ path: join(dir, 'ragdesk.db') }), index, embeddings });
+    return createRagdesk({ ...sqliteStores({ path: join(dir, 'ragdesk.db') }), index, embeddings });
   };
   let ragdesk = open();
   let datastore = await ragdesk.datastores.create({ name: 'bench' });

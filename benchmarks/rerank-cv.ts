@@ -2,7 +2,7 @@
  * bench:rerank-cv — does a reranker that needs no weights help on unseen queries? Cross-validated
  * on a BEIR split the way bench:fusion chooses a fusion.
  *
- *   node dist/benchmarks/rerank-cv.js --dataset ../shared/datasets/scifact [--split train] [--folds 5]
+ *   node dist/benchmarks/rerank-cv.js --dataset "$RAGDESK_DATASETS_DIR/datasets/scifact" [--split train] [--folds 5]
  *
  * Takes each query's hybrid top 100 through the public API, then reorders it by the fused score
  * plus a weight times a proximity feature of the query's terms in the passage (scaled to 0..1 by

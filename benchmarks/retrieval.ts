@@ -2,7 +2,7 @@
  * bench:retrieval — retrieval quality and speed on a BEIR dataset, through the public API on the
  * embedded default (SQLite + HNSW + offline embedder).
  *
- *   npm run bench:retrieval -- --dataset ../shared/datasets/scifact [--split train] [--mode hybrid|vector|lexical|all]
+ *   npm run bench:retrieval -- --dataset "$RAGDESK_DATASETS_DIR/datasets/scifact" [--split train] [--mode hybrid|vector|lexical|all]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { writeHeapSnapshot } from 'node:v8';
 import { hnswIndex, type HnswIndex } from '../adapters/hnsw/index.js';
 import { HNSW_DEFAULTS } from '../adapters/hnsw/options.js';
-import { sqliteStore } from '../adapters/sqlite/index.js';
+import { sqliteStores } from '../adapters/sqlite/index.js';
 import { createRagdesk, type Ragdesk } from '../src/index.js';
 import type { Embeddings } from '../src/ports/embeddings.js';
 import { flags, latencySummary } from './lib/report.js';
@@ -168,7 +168,7 @@ function sqliteBreakdown(path: string): Record<string, number> {
 let index: HnswIndex | undefined;
 const open = (): Ragdesk => {
   index = hnswIndex({ dir: join(dir, 'indexes'), m: M, efConstruction: EF_CONSTRUCTION, efSearch: EF_SEARCH });
-  return createRagdesk({ store: sqliteStore({ path: join(dir, 'ragdesk.db') }), index, embeddings });
+  return createRagdesk({ ...sqliteStores({ path: join(dir, 'ragdesk.db') }), index, embeddings });
 };
 
 async function timed(run: (q: number) => Promise<unknown>, count: number): Promise<{ p50: number; p99: number; mean: number }> {

@@ -7,7 +7,7 @@
  * similarity (a relevant document missing from them counts as below any threshold worth using), and
  * the hybrid top 10 (what an agent reads) gives how many relevant and other fragments a threshold keeps.
  *
- *   npm run build && node dist/benchmarks/score-threshold.js [--data ../shared/datasets/scifact] [--queries 300]
+ *   npm run build && node dist/benchmarks/score-threshold.js [--data <BEIR folder>] [--queries 300]
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -15,11 +15,12 @@ import { join } from 'node:path';
 import { openRagdesk } from '../adapters/node.js';
 import { loadBeir } from '../adapters/cli/beir.js';
 import { indexBeirCorpus } from './lib/beir-ragdesk.js';
-import { PACKAGE_ROOT, flags, percentile, printTable, writeResult } from './lib/report.js';
+import { datasetPath } from '../fixtures/datasets.js';
+import { flags, percentile, printTable, writeResult } from './lib/report.js';
 
 const THRESHOLDS = [0.5, 0.6, 0.7, 0.72, 0.8];
 const args = flags(process.argv.slice(2));
-const folder = args.get('data') ?? join(PACKAGE_ROOT, '..', 'shared', 'datasets', 'scifact');
+const folder = args.get('data') ?? datasetPath('datasets', 'scifact');
 const dataset = loadBeir(folder, 'train');
 const queries = dataset.queries.slice(0, Number(args.get('queries') ?? dataset.queries.length));
 const dir = mkdtempSync(join(tmpdir(), 'ragdesk-threshold-'));

@@ -32,10 +32,11 @@ import { createHttpHandler } from '../adapters/http/index.js';
 import { fileLoading } from '../adapters/loaders/index.js';
 import { localAnswerer, localEmbeddings } from '../adapters/local/index.js';
 import { openaiChat } from '../adapters/openai/index.js';
-import { sqliteStore } from '../adapters/sqlite/index.js';
+import { sqliteStores } from '../adapters/sqlite/index.js';
 import { createRagdesk, type ChatModel, type Ragdesk } from '../src/index.js';
 import { seededRandom } from '../src/testing/random.js';
-import { startOpenAIServer, type OpenAIServer } from '../test/helpers/openai-server.js';
+import { startOpenAIServer, type OpenAIServer } from '../fixtures/openai-server.js';
+import { datasetLabel } from '../fixtures/datasets.js';
 import { flags, latencySummary, printTable, writeResult } from './lib/report.js';
 import { Timeline, instrument } from './lib/stalls.js';
 import { loopThreadCpuMs } from './lib/thread-cpu.js';
@@ -392,8 +393,10 @@ async function openPhase(backend: SoakBackend, options: Required<Omit<SoakOption
   // Proxies only when attributing: they cost a little on every call.
   const watch = <T extends object>(adapter: T, kindOf: (method: string) => string | undefined): T =>
     options.attribute ? instrument(adapter, timeline, kindOf, 'return') : adapter;
+  const stores = sqliteStores({ path: join(dir, 'ragdesk.db') });
   const ragdesk = createRagdesk({
-    store: watch(sqliteStore({ path: join(dir, 'ragdesk.db') }), (method) => `store.${method}`),
+    retrieval: watch(stores.retrieval, (method) => `retrieval.${method}`),
+    accounts: watch(stores.accounts, (method) => `accounts.${method}`),
     index: watch(hnswIndex({ dir: join(dir, 'indexes') }), (method) => `index.${method}`),
     embeddings: watch(localEmbeddings(), (method) => (method === 'embed' ? 'embed' : undefined)),
     files: fileLoading({ parser: options.parser }),
@@ -736,7 +739,7 @@ export async function runSoak(options: SoakOptions): Promise<BackendReport[]> {
     attribute: options.attribute ?? false,
     checkpoints: Math.max(1, Math.floor(options.checkpoints ?? 1)),
     parser: options.parser ?? 'worker',
-    uploads: options.uploads ?? '',
+    uploads: options.uploads ? datasetLabel(options.uploads) : '',
   };
   const log = options.log ?? (() => undefined);
   const reports: BackendReport[] = [];

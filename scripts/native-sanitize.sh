@@ -13,8 +13,8 @@ if [ ${#files[@]} -eq 0 ]; then
   # hnsw-index.test.ts is left out by default: under the sanitized build on a loaded machine one of
   # its reopen-after-churn searches once returned another neighbour (a result, not a sanitizer
   # report); pass it explicitly to include it.
-  files=(test/adapters/hnsw-graph-thread.test.ts test/adapters/hnsw-kernels.test.ts
-    test/adapters/hnsw-search-while-loading.test.ts test/adapters/hnsw-graph-file.test.ts test/conformance/vector-index.test.ts)
+  files=(test/adapters/hnsw/graph-thread.test.ts test/adapters/hnsw/kernels.test.ts
+    test/adapters/hnsw/search-while-loading.test.ts test/adapters/hnsw/graph-file.test.ts test/adapters/hnsw/reachability.test.ts test/conformance/vector-index.test.ts)
 fi
 restore() { node "$gyp" rebuild >/dev/null; }
 trap restore EXIT

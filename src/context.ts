@@ -4,7 +4,7 @@ import type { Embeddings } from './ports/embeddings.js';
 import type { Reranker } from './ports/reranker.js';
 import type { FileLoading } from './ports/loader.js';
 import type { WebLoader } from './ports/web-loader.js';
-import type { Store } from './ports/store.js';
+import type { AccountStore, RetrievalStore } from './ports/store.js';
 import type { OpenResult, VectorIndex } from './ports/vector-index.js';
 import type { Tokenizer } from './ingest/tokenizer.js';
 import { KeyedMutex } from './util/keyed-mutex.js';
@@ -40,7 +40,10 @@ export class RagdeskContext {
   uploadClock: () => Date = () => new Date();
 
   constructor(
-    readonly store: Store,
+    /** Datastores, datasources, jobs, chunks, lexical search. */
+    readonly retrieval: RetrievalStore,
+    /** Agents, conversations, keys, usage, upload links. */
+    readonly accounts: AccountStore,
     readonly index: VectorIndex,
     readonly embeddings: Embeddings,
     readonly chunking: ChunkingOptions,
@@ -161,7 +164,7 @@ export class RagdeskContext {
    * never write index files for a datastore that is gone, files nothing would ever remove.
    */
   private async openIndexLocked(datastore: { id: string; embeddingDimensions: number; embeddingModel: string }): Promise<OpenResult> {
-    const store = this.store;
+    const store = this.retrieval;
     if (!(await store.getDatastore(datastore.id))) throw notFound('datastore', datastore.id);
     return this.index.open(
       { datastoreId: datastore.id, dimensions: datastore.embeddingDimensions, model: datastore.embeddingModel },
@@ -172,7 +175,7 @@ export class RagdeskContext {
   /**
    * Stops accepting calls, cancels model calls, lets calls in progress finish, stops the job
    * runner (running syncs are parked as `pending` and resume on the next open), then flushes the
-   * index and closes the store. Concurrent and repeated calls share one shutdown.
+   * index and closes both stores (once, when one object serves as both). Concurrent and repeated calls share one shutdown.
    */
   close(): Promise<void> {
     this.closing ??= (async () => {
@@ -182,7 +185,8 @@ export class RagdeskContext {
       for (const closer of this.closers) await closer();
       await this.writes.idle();
       await this.index.close();
-      await this.store.close();
+      await this.accounts.close();
+      if ((this.retrieval as object) !== this.accounts) await this.retrieval.close();
     })();
     return this.closing;
   }

@@ -15,7 +15,7 @@ import {
   VECTOR_INDEX_METHODS,
   WEB_LOADER_METHODS,
 } from './adapter-checks/port-methods.js';
-import { STORE_METHODS } from './adapter-checks/store-methods.js';
+import { ACCOUNT_STORE_METHODS, RETRIEVAL_STORE_METHODS } from './adapter-checks/store-methods.js';
 import type { ChatModel } from './ports/chat-model.js';
 import type { Embeddings } from './ports/embeddings.js';
 import type { Reranker } from './ports/reranker.js';
@@ -23,11 +23,20 @@ import type { FileLoading } from './ports/loader.js';
 import type { WebLoader } from './ports/web-loader.js';
 import type { JobRunnerOptions } from './datasources/job-runner.js';
 import type { UsageLimits } from './datasources/usage-limits.js';
-import type { Store } from './ports/store.js';
+import type { AccountStore, RetrievalStore, Store } from './ports/store.js';
 import type { VectorIndex } from './ports/vector-index.js';
 
 export interface RagdeskOptions {
-  store: Store;
+  /** Datastores, datasources, sync jobs, chunks and lexical search (`sqliteStores(...).retrieval`). */
+  retrieval?: RetrievalStore;
+  /** Agents, conversations, API keys, usage counters and upload links (`sqliteStores(...).accounts`). */
+  accounts?: AccountStore;
+  /**
+   * One object serving as both stores.
+   *
+   * @deprecated Pass `retrieval` and `accounts` instead; `store` goes with the next minor version.
+   */
+  store?: Store;
   index: VectorIndex;
   embeddings: Embeddings;
   /** Answers agent queries (used by agents). */
@@ -61,14 +70,14 @@ export interface Ragdesk {
   /** Upload links for files chat visitors attach to a message (used by the HTTP adapter). */
   readonly uploads: UploadService;
   /** The adapters this instance was composed of, e.g. for labelling responses. */
-  readonly adapters: { store: string; index: string; embeddings: string; chat: string | null };
-  /** Waits for pending writes, flushes the vector index, closes the loaders and the store. Idempotent. */
+  readonly adapters: { retrieval: string; accounts: string; index: string; embeddings: string; chat: string | null };
+  /** Waits for pending writes, flushes the vector index, closes the loaders and both stores. Idempotent. */
   close(): Promise<void>;
 }
 
 /** Composition root: checks the adapters fit their ports, then wires the services. No globals. */
 export function createRagdesk(options: RagdeskOptions): Ragdesk {
-  assertAdapter('store', options.store, STORE_METHODS);
+  const { retrieval, accounts } = resolveStores(options);
   assertAdapter('index', options.index, VECTOR_INDEX_METHODS);
   assertAdapter('embeddings', options.embeddings, EMBEDDINGS_METHODS);
   const { dimensions, maxBatchSize, model } = options.embeddings;
@@ -91,7 +100,8 @@ export function createRagdesk(options: RagdeskOptions): Ragdesk {
   if (options.web) assertAdapter('web', options.web, WEB_LOADER_METHODS);
   if (options.files) assertAdapter('files', options.files, FILE_LOADING_METHODS);
   const context = new RagdeskContext(
-    options.store,
+    retrieval,
+    accounts,
     options.index,
     options.embeddings,
     chunking,
@@ -113,17 +123,35 @@ export function createRagdesk(options: RagdeskOptions): Ragdesk {
   return {
     datastores: new DatastoreService(context, (datastoreId) => datasources.stopSyncsOf(datastoreId)),
     datasources,
-    keys: new ApiKeyService(options.store, () => context.assertOpen(), options.keys),
+    keys: new ApiKeyService(accounts, () => context.assertOpen(), options.keys),
     agents: new AgentService(context, options.chat, resolveAgentOptions(options.agents)),
     uploads,
     adapters: {
-      store: options.store.name,
+      retrieval: retrieval.name,
+      accounts: accounts.name,
       index: options.index.name,
       embeddings: model,
       chat: options.chat?.name ?? null,
     },
     close: () => context.close(),
   };
+}
+
+/** The two stores: `retrieval` and `accounts`, or the deprecated `store` serving as both. */
+function resolveStores(options: RagdeskOptions): { retrieval: RetrievalStore; accounts: AccountStore } {
+  if (options.store !== undefined) {
+    if (options.retrieval !== undefined || options.accounts !== undefined) {
+      throw new RagdeskError('invalid_adapter', 'pass either `retrieval` and `accounts`, or the deprecated `store`, not both', {
+        details: { port: 'store' },
+      });
+    }
+    assertAdapter('store', options.store, RETRIEVAL_STORE_METHODS);
+    assertAdapter('store', options.store, ACCOUNT_STORE_METHODS);
+    return { retrieval: options.store, accounts: options.store };
+  }
+  assertAdapter('retrieval', options.retrieval, RETRIEVAL_STORE_METHODS);
+  assertAdapter('accounts', options.accounts, ACCOUNT_STORE_METHODS);
+  return { retrieval: options.retrieval as RetrievalStore, accounts: options.accounts as AccountStore };
 }
 
 function resolveChunking(input: Partial<ChunkingOptions> | undefined): ChunkingOptions {

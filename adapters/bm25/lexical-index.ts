@@ -16,12 +16,13 @@
  * to 2^24 slots, over 16 million chunks. A block that fills up moves to the end of the arena at
  * twice its capacity; the arena is compacted once abandoned blocks make up half of it. No object
  * per term: at 100k chunks with ~120k distinct terms, a term object plus its own small `Int32Array` per term cost tens of MB of heap, and
- * loading a snapshot created two objects per term (see docs/design-notes.md). Removing a document
+ * loading a snapshot created two objects per term (docs/decisions/017-memory-at-100k.md). Removing a document
  * only marks its slot dead and lowers the document frequencies of its terms (the caller passes the
  * removed text again); dead pairs are dropped from a list when a search meets a list that is a
  * quarter dead, and all slots are renumbered once dead slots outnumber live ones.
  */
 import { PackedStrings } from '../kit/packed-strings.js';
+import { StringInterner } from '../kit/string-interner.js';
 import { RagdeskError } from '../../src/errors.js';
 import type { RetrievalFilter, ScoredId } from '../../src/ports/records.js';
 import { scanWords, stem, type AnalysedText } from './lexical-terms.js';
@@ -152,8 +153,8 @@ export class LexicalIndex {
   /** Interned datasource id and custom id (-1: none) per slot, for filters. */
   private sources: Int32Array<ArrayBufferLike> = new Int32Array(256);
   private tenants: Int32Array<ArrayBufferLike> = new Int32Array(256);
-  private sourceNumbers = new NameTable();
-  private tenantNumbers = new NameTable();
+  private sourceNumbers = new StringInterner();
+  private tenantNumbers = new StringInterner();
   private slots = 0;
   private live = 0;
   private totalLength = 0;
@@ -546,8 +547,8 @@ export class LexicalIndex {
     for (let slot = 0; slot < count; slot++) index.totalLength += state.lengths[slot] as number;
     index.slots = count;
     index.live = count;
-    index.sourceNumbers = new NameTable(state.sourceIds);
-    index.tenantNumbers = new NameTable(state.tenantIds);
+    index.sourceNumbers = new StringInterner(state.sourceIds);
+    index.tenantNumbers = new StringInterner(state.tenantIds);
     index.arena = state.postings;
     index.arenaUsed = state.postings.length;
     const { largeTfs } = state;
@@ -793,63 +794,8 @@ export class LexicalIndex {
   }
 }
 
-/**
- * Distinct strings numbered in order of first use (never forgotten). The string → number map is
- * built on first lookup: a loaded snapshot brings every datasource id (100k at one datasource per
- * document) and a search without filters never looks one up. A loaded table stays packed until a
- * write adds a name.
- */
-class NameTable {
-  private numbers: Map<string, number> | undefined;
-  private names: string[];
-  private loaded: PackedStrings | undefined;
-
-  constructor(loaded?: PackedStrings) {
-    this.names = [];
-    this.loaded = loaded !== undefined && loaded.length > 0 ? loaded : undefined;
-    this.numbers = this.loaded === undefined ? new Map() : undefined;
-  }
-
-  numberOf(name: string): number | undefined {
-    return this.lookup().get(name);
-  }
-
-  intern(name: string): number {
-    const numbers = this.lookup();
-    let number = numbers.get(name);
-    if (number === undefined) {
-      number = this.list().push(name) - 1;
-      numbers.set(name, number);
-    }
-    return number;
-  }
-
-  /** The names, for a snapshot. */
-  packed(): PackedStrings {
-    return this.loaded ?? PackedStrings.of(this.names);
-  }
-
-  /** Drops the string → number map (the names stay); the next lookup rebuilds it. */
-  forgetLookups(): void {
-    if (this.list().length > 0) this.numbers = undefined;
-  }
-
-  private list(): string[] {
-    if (this.loaded !== undefined) {
-      this.names = this.loaded.toArray();
-      this.loaded = undefined;
-    }
-    return this.names;
-  }
-
-  private lookup(): Map<string, number> {
-    this.numbers ??= new Map(this.list().map((name, number) => [name, number]));
-    return this.numbers;
-  }
-}
-
 /** `true`: no restriction (absent or empty list); `false`: no listed value is known. */
-function numbersOf(numbers: NameTable, values: readonly string[] | undefined): Set<number> | boolean {
+function numbersOf(numbers: StringInterner, values: readonly string[] | undefined): Set<number> | boolean {
   if (values === undefined || values.length === 0) return true;
   const found = new Set<number>();
   for (const value of values) {

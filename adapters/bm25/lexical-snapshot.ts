@@ -10,7 +10,7 @@
  * string lists (adapters/kit/packed-strings.ts): ids, datasource ids, custom ids, words, the terms
  * numbered in the order of their words. Everything is a view on the bytes as read, not a copy:
  * no string is built until a result or a write needs it, and the bounds are stored so loading never
- * walks the postings (see docs/design-notes.md).
+ * walks the postings (docs/decisions/012-packed-string-lists.md).
  *
  * Format 6 has the layout of format 5; it says that the words were cut by the current rules (runs
  * of unspaced scripts in characters and pairs: adapters/bm25/lexical-terms.ts). A snapshot of

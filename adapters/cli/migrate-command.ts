@@ -2,10 +2,10 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import { RagdeskError, migrateStore, type MigrationProgress } from '../../src/index.js';
-import type { Store } from '../../src/ports/store.js';
+import type { StorePair } from '../../src/ports/store.js';
 import type { VectorIndex } from '../../src/ports/vector-index.js';
 import { loadPg } from '../postgres/pg-module.js';
-import { sqliteStore } from '../sqlite/index.js';
+import { sqliteStores } from '../sqlite/index.js';
 import { processIo, UsageError, type CliIo } from './io.js';
 
 export const MIGRATE_USAGE = `ragdesk migrate --from <data dir> --to <postgres url> [--schema ragdesk]
@@ -35,19 +35,19 @@ export async function runMigrateCommand(args: string[], io: CliIo = processIo): 
     return 1;
   }
   const schema = values.schema ?? 'ragdesk';
-  let source: Store | undefined;
-  let target: { store: Store; index: VectorIndex } | undefined;
+  let source: StorePair | undefined;
+  let target: (StorePair & { index: VectorIndex }) | undefined;
   // Loaded here, not at the top: the rest of the CLI works without the optional `pg` package.
   const [pg, { postgres }] = await Promise.all([loadPg(), import('../postgres/index.js')]);
   const pool = new pg.Pool({ connectionString: values.to, max: 4 });
   pool.on('error', () => undefined);
   try {
-    source = sqliteStore({ path });
+    source = sqliteStores({ path });
     target = await postgres({ pool, schema });
     const started = Date.now();
     const report = await migrateStore({
       from: source,
-      to: target.store,
+      to: target,
       // Redrawn in place on a terminal; in logs, one line per finished datastore.
       onProgress: (progress) => {
         if (io.interactive || progress.stage !== 'datastore' || progress.datasourcesDone === progress.datasourcesTotal)
@@ -61,8 +61,8 @@ export async function runMigrateCommand(args: string[], io: CliIo = processIo): 
     await pool.query(`ANALYZE ${tables.map((table) => `${pg.escapeIdentifier(schema)}.${table}`).join(', ')}`);
 
     // HNSW indexes: one build per datastore over its loaded rows.
-    for (const datastore of await target.store.listDatastores()) {
-      const store = target.store;
+    for (const datastore of await target.retrieval.listDatastores()) {
+      const store = target.retrieval;
       const built = Date.now();
       await target.index.open(
         { datastoreId: datastore.id, dimensions: datastore.embeddingDimensions, model: datastore.embeddingModel },
@@ -72,8 +72,8 @@ export async function runMigrateCommand(args: string[], io: CliIo = processIo): 
     }
 
     const mismatches: string[] = [];
-    for (const datastore of await source.listDatastores()) {
-      const [before, after] = await Promise.all([source.countChunks(datastore.id), target.store.countChunks(datastore.id)]);
+    for (const datastore of await source.retrieval.listDatastores()) {
+      const [before, after] = await Promise.all([source.retrieval.countChunks(datastore.id), target.retrieval.countChunks(datastore.id)]);
       if (before !== after) mismatches.push(`${datastore.id}: ${before} chunks in SQLite, ${after} in Postgres`);
     }
     io.stdout(
@@ -95,9 +95,11 @@ export async function runMigrateCommand(args: string[], io: CliIo = processIo): 
     return 1;
   } finally {
     await target?.index.close();
-    await target?.store.close();
+    await target?.retrieval.close();
+    await target?.accounts.close();
     await pool.end();
-    await source?.close();
+    await source?.retrieval.close();
+    await source?.accounts.close();
   }
 }
 

@@ -41,7 +41,7 @@ export interface HnswIndexOptions {
    * Build-time beam width (hnswlib `efConstruction`). Default 200. A lower beam builds faster and
    * costs recall as the collection grows: at 1M clustered 384-d vectors 160 built in 23.5 instead of
    * ~31 minutes, and recall@10 at efSearch 100 fell from 0.939 to 0.897 (`bench:ef-construction`,
-   * `bench:scale`, docs/design-notes.md). It is written into a graph when the graph is built, so a
+   * `bench:scale`, docs/decisions/004-hnsw-build-beam-200.md). It is written into a graph when the graph is built, so a
    * new value applies to new and rebuilt collections.
    */
   efConstruction?: number;

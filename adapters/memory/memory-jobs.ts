@@ -2,7 +2,8 @@ import { claimPatch } from '../kit/job-claim.js';
 import { patchedJob } from '../kit/record-patches.js';
 import { invalidRequest, notFound } from '../../src/errors.js';
 import type { DatasourceRecord, DatasourceStatus, JobRecord, JobStatus, StatusEvent } from '../../src/ports/records.js';
-import type { JobClaim, JobPatch, StoredFile } from '../../src/ports/store.js';
+import type { DatasourceStore, JobClaim, JobPatch, JobStore, StoredFile } from '../../src/ports/store.js';
+import type { Implementation } from '../kit/guarded-methods.js';
 import { conflict } from './record-copies.js';
 
 /**
@@ -20,24 +21,19 @@ export function memoryJobs(findDatasource: (id: string) => DatasourceRecord | un
     return { ...next };
   }
 
-  return {
-    appendEvent(datasourceId: string, from: DatasourceStatus | null, to: DatasourceStatus, at: string, message: string | null): void {
-      const list = events.get(datasourceId) ?? [];
-      list.push({ datasourceId, from, to, at, message });
-      events.set(datasourceId, list);
-    },
-
+  /** The `JobStore` methods, and the status history and file methods of `DatasourceStore`. */
+  const methods = {
     listStatusEvents(datasourceId: string): StatusEvent[] {
       return (events.get(datasourceId) ?? []).map((event) => ({ ...event }));
     },
 
-    putFile(datasourceId: string, file: StoredFile): void {
+    putDatasourceFile(datasourceId: string, file: StoredFile): void {
       if (findDatasource(datasourceId) === undefined) throw notFound('datasource', datasourceId);
       // `new Uint8Array(x)` copies; `slice()` would not when the caller hands over a Buffer.
       files.set(datasourceId, { mimeType: file.mimeType, fileName: file.fileName, bytes: new Uint8Array(file.bytes) });
     },
 
-    getFile(datasourceId: string): StoredFile | null {
+    getDatasourceFile(datasourceId: string): StoredFile | null {
       const file = files.get(datasourceId);
       return file === undefined ? null : { ...file, bytes: new Uint8Array(file.bytes) };
     },
@@ -80,6 +76,15 @@ export function memoryJobs(findDatasource: (id: string) => DatasourceRecord | un
     updateJob(id: string, patch: JobPatch): JobRecord | null {
       const current = jobs.get(id);
       return current === undefined ? null : writeJob(current, patch);
+    },
+  } satisfies Implementation<JobStore & Pick<DatasourceStore, 'listStatusEvents' | 'putDatasourceFile' | 'getDatasourceFile'>>;
+
+  return {
+    methods,
+    appendEvent(datasourceId: string, from: DatasourceStatus | null, to: DatasourceStatus, at: string, message: string | null): void {
+      const list = events.get(datasourceId) ?? [];
+      list.push({ datasourceId, from, to, at, message });
+      events.set(datasourceId, list);
     },
 
     dropDatasource(datasourceId: string): void {

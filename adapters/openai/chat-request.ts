@@ -1,7 +1,7 @@
 import type { ChatCompletionCreateParamsNonStreaming } from 'openai/resources/chat/completions';
 import type { ChatRequest, ChatUsage, FinishReason } from '../../src/ports/chat-model.js';
 import { cl100kTokenizer } from '../../src/ingest/tokenizer.js';
-import { isSpecModelName, type ModelTable } from './models.js';
+import { isModelName, type ModelTable } from './models.js';
 
 export type MaxTokensField = 'max_tokens' | 'max_completion_tokens';
 
@@ -14,7 +14,7 @@ export type ChatBody = Omit<ChatCompletionCreateParamsNonStreaming, 'stream' | '
  * of OpenAI's 0..2, as in the reference service.
  */
 export function chatBody(request: ChatRequest, models: ModelTable, defaultModel: string, maxTokensField: MaxTokensField): ChatBody {
-  const model = request.model === '' ? defaultModel : isSpecModelName(request.model) ? models[request.model].id : request.model;
+  const model = request.model === '' ? defaultModel : isModelName(request.model) ? models[request.model].id : request.model;
   const body: ChatBody = {
     model,
     messages: request.messages.map((message) => ({ role: message.role, content: message.content })),

@@ -1,4 +1,4 @@
-import type { SpecModelName } from '../../src/ports/agent-key-usage-records.js';
+import type { ModelName } from '../../src/ports/agent-key-usage-records.js';
 import type { ChatModel, ChatRequest, ChatResult, ChatStreamPart } from '../../src/ports/chat-model.js';
 import { z } from 'zod';
 import { callWithRetries } from './call.js';
@@ -8,8 +8,8 @@ import { checkOptions, connect, type OpenAIConnectionOptions } from './connectio
 import { modelTable, type ModelEntry } from './models.js';
 
 export interface OpenAIChatOptions extends OpenAIConnectionOptions {
-  /** API model name → model id and context window, entry by entry (default `SPEC_MODEL_TABLE`). */
-  models?: Partial<Record<SpecModelName, ModelEntry>>;
+  /** API model name → model id and context window, entry by entry (default `DEFAULT_MODEL_TABLE`). */
+  models?: Partial<Record<ModelName, ModelEntry>>;
   /** Model used when a request names none; also part of `name`. Default: the `gpt_3_5_turbo` entry. */
   model?: string;
   /** First part of `name` (default `openai`), e.g. `ollama` so answers say where they came from. */
@@ -48,7 +48,7 @@ export function openaiChat(options: OpenAIChatOptions = {}): ChatModel {
   return {
     name,
     specificationVersion: 'v1',
-    resolveModel: (specName) => ({ ...table[specName] }),
+    resolveModel: (name) => ({ ...table[name] }),
 
     async generate(request: ChatRequest): Promise<ChatResult> {
       const body = chatBody(request, table, defaultModel, field);

@@ -5,6 +5,6 @@
 export { openaiChat, type OpenAIChatOptions } from './chat.js';
 export { openaiEmbeddings, type OpenAIEmbeddingsOptions } from './embeddings.js';
 export type { OpenAIConnectionOptions } from './connection.js';
-export { SPEC_MODEL_TABLE, modelTable, resolveModel, type ModelEntry, type ModelTable } from './models.js';
+export { DEFAULT_MODEL_TABLE, SPEC_MODEL_TABLE, modelTable, resolveModel, type ModelEntry, type ModelTable } from './models.js';
 export { DEFAULT_RETRY, type RetryOptions } from './retry.js';
 export type { MaxTokensField } from './chat-request.js';

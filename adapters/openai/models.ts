@@ -1,4 +1,4 @@
-import type { SpecModelName } from '../../src/ports/agent-key-usage-records.js';
+import type { ModelName } from '../../src/ports/agent-key-usage-records.js';
 
 /** A model id as the upstream server names it, and how many tokens its context window holds. */
 export interface ModelEntry {
@@ -6,7 +6,7 @@ export interface ModelEntry {
   contextWindow: number;
 }
 
-export type ModelTable = Readonly<Record<SpecModelName, ModelEntry>>;
+export type ModelTable = Readonly<Record<ModelName, ModelEntry>>;
 
 /**
  * API model names → current OpenAI models. These names are of retired models; each maps to the
@@ -16,23 +16,29 @@ export type ModelTable = Readonly<Record<SpecModelName, ModelEntry>>;
  * agent core still caps context and memory by its own budget, so a big window does not mean big
  * prompts. Override per name with `openaiChat({ models })`, e.g. for Ollama or vLLM model ids.
  */
-export const SPEC_MODEL_TABLE: ModelTable = {
+export const DEFAULT_MODEL_TABLE: ModelTable = {
   gpt_3_5_turbo: { id: 'gpt-4.1-mini', contextWindow: 1_047_576 },
   gpt_3_5_turbo_16k: { id: 'gpt-4.1-mini', contextWindow: 1_047_576 },
   gpt_4: { id: 'gpt-4.1', contextWindow: 1_047_576 },
   gpt_4_32k: { id: 'gpt-4.1', contextWindow: 1_047_576 },
 };
 
-export function isSpecModelName(name: string): name is SpecModelName {
-  return Object.hasOwn(SPEC_MODEL_TABLE, name);
+/**
+ * @deprecated Renamed `DEFAULT_MODEL_TABLE`; this alias goes in the next minor version.
+ * @alias
+ */
+export const SPEC_MODEL_TABLE: ModelTable = DEFAULT_MODEL_TABLE;
+
+export function isModelName(name: string): name is ModelName {
+  return Object.hasOwn(DEFAULT_MODEL_TABLE, name);
 }
 
 /** The default table with `overrides` applied entry by entry. */
-export function modelTable(overrides: Partial<Record<SpecModelName, ModelEntry>> = {}): ModelTable {
-  return { ...SPEC_MODEL_TABLE, ...overrides };
+export function modelTable(overrides: Partial<Record<ModelName, ModelEntry>> = {}): ModelTable {
+  return { ...DEFAULT_MODEL_TABLE, ...overrides };
 }
 
-/** `resolveModel(specName)` over the default table (the adapter's own honours its overrides). */
-export function resolveModel(specName: SpecModelName): ModelEntry {
-  return { ...SPEC_MODEL_TABLE[specName] };
+/** `resolveModel(name)` over the default table (the adapter's own honours its overrides). */
+export function resolveModel(name: ModelName): ModelEntry {
+  return { ...DEFAULT_MODEL_TABLE[name] };
 }

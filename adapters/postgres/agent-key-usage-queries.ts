@@ -9,7 +9,16 @@ import type {
   MessageRecord,
   UsageConsumption,
 } from '../../src/ports/agent-key-usage-records.js';
-import type { AgentPatch, ApiKeyPatch, ConversationFilter } from '../../src/ports/store.js';
+import type {
+  AgentPatch,
+  AgentStore,
+  ApiKeyPatch,
+  ApiKeyStore,
+  ConversationFilter,
+  ConversationStore,
+  UsageStore,
+} from '../../src/ports/store.js';
+import type { Implementation } from '../kit/guarded-methods.js';
 import { feedbackColumns } from '../kit/agent-key-usage-rows.js';
 import { conversationFilterSql } from '../kit/conversation-filter-sql.js';
 import { inTransaction, selectRow, selectRows, sqlState } from './connection.js';
@@ -305,7 +314,7 @@ export function agentQueries(pool: pg.Pool, s: string) {
       );
       return { allowed: false, used: current?.used ?? 0 };
     },
-  };
+  } satisfies Implementation<AgentStore & ConversationStore & ApiKeyStore & UsageStore>;
 }
 
 /** The handle indexes (the per-owner names migration) refuse a handle of another agent of the same owner or another public agent. */

@@ -3,7 +3,8 @@ import { notFound } from '../../src/errors.js';
 import { assertChunkBatch, chunkOwnedElsewhere } from '../kit/chunk-batch.js';
 import { patchedDatasource } from '../kit/record-patches.js';
 import type { ChunkRecord, DatasourceRecord } from '../../src/ports/records.js';
-import type { ChunkChange, DatasourcePatch } from '../../src/ports/store.js';
+import type { ChunkChange, ChunkStore, DatasourcePatch } from '../../src/ports/store.js';
+import type { Implementation } from '../kit/guarded-methods.js';
 import { inTransaction, selectRow, selectRows, type Queryable } from './connection.js';
 import { eventTime } from './record-queries.js';
 import {
@@ -133,7 +134,59 @@ export function chunkQueries(pool: pg.Pool, s: string) {
     }
   }
 
+  /** The `ChunkStore` reads these queries implement whole. */
+  const methods = {
+    async getChunks(ids: readonly string[]): Promise<ChunkRecord[]> {
+      if (ids.length === 0) return [];
+      const rows = await selectRows<ChunkRow>(pool, `SELECT ${CHUNK_SELECT} FROM ${s}.chunks WHERE id = ANY($1::text[])`, [
+        [...new Set(ids)],
+      ]);
+      const byId = new Map(rows.map((row) => [row.id, row]));
+      return ids.flatMap((id) => {
+        const row = byId.get(id);
+        return row === undefined ? [] : [toChunkRecord(row)];
+      });
+    },
+
+    async listChunks(datasourceId: string): Promise<ChunkRecord[]> {
+      const rows = await selectRows<ChunkRow>(
+        pool,
+        `SELECT ${CHUNK_SELECT} FROM ${s}.chunks WHERE datasource_id = $1 ORDER BY position, pk`,
+        [datasourceId],
+      );
+      return rows.map(toChunkRecord);
+    },
+
+    /** One keyset page over the (datastore_id, hash, pk) index; `cursor` is the last row of the previous page. */
+    async countChunks(datastoreId: string): Promise<number> {
+      const row = await selectRow<{ chunk_count: string }>(pool, `SELECT chunk_count FROM ${s}.datastores WHERE id = $1`, [datastoreId]);
+      return row === undefined ? 0 : Number(row.chunk_count);
+    },
+
+    async findVectorsByHash(datastoreId: string, hashes: readonly string[], dimensions: number): Promise<Map<string, Float32Array>> {
+      const found = new Map<string, Float32Array>();
+      if (hashes.length === 0 || !Number.isInteger(dimensions) || dimensions <= 0) return found;
+      const rows = await selectRows<{ hash: string; embedding: number[] }>(
+        pool,
+        `SELECT DISTINCT ON (hash) hash, embedding FROM ${s}.chunks
+         WHERE datastore_id = $1 AND hash = ANY($2::text[]) AND cardinality(embedding) = $3
+         ORDER BY hash, pk`,
+        [datastoreId, [...new Set(hashes)], dimensions],
+      );
+      for (const row of rows) found.set(row.hash, Float32Array.from(row.embedding));
+      return found;
+    },
+
+    async chunkSequence(datastoreId: string): Promise<number> {
+      const row = await selectRow<{ chunk_sequence: string }>(pool, `SELECT chunk_sequence FROM ${s}.datastores WHERE id = $1`, [
+        datastoreId,
+      ]);
+      return row === undefined ? 0 : Number(row.chunk_sequence);
+    },
+  } satisfies Implementation<Pick<ChunkStore, 'getChunks' | 'listChunks' | 'countChunks' | 'findVectorsByHash' | 'chunkSequence'>>;
+
   return {
+    methods,
     replaceChunks(datasourceId: string, chunks: readonly ChunkRecord[], patch: DatasourcePatch | undefined): Promise<ChunkChange> {
       return inTransaction(pool, async (client) => {
         const source = await lockDatasource(client, datasourceId);
@@ -177,28 +230,6 @@ export function chunkQueries(pool: pg.Pool, s: string) {
       });
     },
 
-    async getChunks(ids: readonly string[]): Promise<ChunkRecord[]> {
-      if (ids.length === 0) return [];
-      const rows = await selectRows<ChunkRow>(pool, `SELECT ${CHUNK_SELECT} FROM ${s}.chunks WHERE id = ANY($1::text[])`, [
-        [...new Set(ids)],
-      ]);
-      const byId = new Map(rows.map((row) => [row.id, row]));
-      return ids.flatMap((id) => {
-        const row = byId.get(id);
-        return row === undefined ? [] : [toChunkRecord(row)];
-      });
-    },
-
-    async listChunks(datasourceId: string): Promise<ChunkRecord[]> {
-      const rows = await selectRows<ChunkRow>(
-        pool,
-        `SELECT ${CHUNK_SELECT} FROM ${s}.chunks WHERE datasource_id = $1 ORDER BY position, pk`,
-        [datasourceId],
-      );
-      return rows.map(toChunkRecord);
-    },
-
-    /** One keyset page over the (datastore_id, hash, pk) index; `cursor` is the last row of the previous page. */
     async page(datastoreId: string, cursor: { hash: string; pk: string } | null, size: number) {
       const rows = await selectRows<ChunkRow & { pk: string }>(
         pool,
@@ -214,30 +245,5 @@ export function chunkQueries(pool: pg.Pool, s: string) {
     },
 
     /** Kept in the datastore row by every chunk write, so counting is one lookup at any size. */
-    async countChunks(datastoreId: string): Promise<number> {
-      const row = await selectRow<{ chunk_count: string }>(pool, `SELECT chunk_count FROM ${s}.datastores WHERE id = $1`, [datastoreId]);
-      return row === undefined ? 0 : Number(row.chunk_count);
-    },
-
-    async findVectorsByHash(datastoreId: string, hashes: readonly string[], dimensions: number): Promise<Map<string, Float32Array>> {
-      const found = new Map<string, Float32Array>();
-      if (hashes.length === 0 || !Number.isInteger(dimensions) || dimensions <= 0) return found;
-      const rows = await selectRows<{ hash: string; embedding: number[] }>(
-        pool,
-        `SELECT DISTINCT ON (hash) hash, embedding FROM ${s}.chunks
-         WHERE datastore_id = $1 AND hash = ANY($2::text[]) AND cardinality(embedding) = $3
-         ORDER BY hash, pk`,
-        [datastoreId, [...new Set(hashes)], dimensions],
-      );
-      for (const row of rows) found.set(row.hash, Float32Array.from(row.embedding));
-      return found;
-    },
-
-    async chunkSequence(datastoreId: string): Promise<number> {
-      const row = await selectRow<{ chunk_sequence: string }>(pool, `SELECT chunk_sequence FROM ${s}.datastores WHERE id = $1`, [
-        datastoreId,
-      ]);
-      return row === undefined ? 0 : Number(row.chunk_sequence);
-    },
   };
 }

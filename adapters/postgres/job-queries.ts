@@ -1,7 +1,8 @@
 import type pg from 'pg';
 import { invalidRequest, notFound } from '../../src/errors.js';
 import type { JobRecord, JobStatus } from '../../src/ports/records.js';
-import type { JobClaim, JobPatch, StoredFile } from '../../src/ports/store.js';
+import type { DatasourceStore, JobClaim, JobPatch, JobStore, StoredFile } from '../../src/ports/store.js';
+import type { Implementation } from '../kit/guarded-methods.js';
 import { inTransaction, selectRow, selectRows } from './connection.js';
 import { conflict, type RecordQueries } from './record-queries.js';
 import { patchedJob } from '../kit/record-patches.js';
@@ -112,5 +113,5 @@ export function jobQueries(pool: pg.Pool, s: string, records: RecordQueries) {
         return next;
       });
     },
-  };
+  } satisfies Implementation<JobStore & Pick<DatasourceStore, 'putDatasourceFile' | 'getDatasourceFile'>>;
 }

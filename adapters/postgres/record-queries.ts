@@ -4,7 +4,8 @@ import { DATASTORE_PATCH_KEYS, patchedDatasource } from '../kit/record-patches.j
 import { toStatusEvent, type StatusEventRow } from '../kit/record-rows.js';
 import { notFound, RagdeskError } from '../../src/errors.js';
 import type { DatasourceRecord, DatasourceStatus, DatastoreRecord, MetadataFilter, StatusEvent } from '../../src/ports/records.js';
-import type { DatasourcePatch, DatastorePatch } from '../../src/ports/store.js';
+import type { DatasourcePatch, DatasourceStore, DatastorePatch, DatastoreStore } from '../../src/ports/store.js';
+import type { Implementation } from '../kit/guarded-methods.js';
 import { inTransaction, selectRow, selectRows, sqlState, type Queryable } from './connection.js';
 import {
   assignments,
@@ -77,10 +78,10 @@ export function recordQueries(pool: pg.Pool, s: string) {
     return row === undefined ? next : toDatasourceRecord(row);
   }
 
-  return {
+  /** The `DatastoreStore` and `DatasourceStore` methods these queries implement whole. */
+  const methods = {
     getDatastore: (id: string) => getDatastore(pool, id),
-    getDatasource,
-    writeDatasourcePatch,
+    getDatasource: (id: string) => getDatasource(pool, id),
 
     async createDatastore(record: DatastoreRecord): Promise<void> {
       const inserted = await pool.query(
@@ -120,11 +121,6 @@ export function recordQueries(pool: pg.Pool, s: string) {
     },
 
     /** Foreign keys cascade to datasources, chunks, jobs, files and events. */
-    async deleteDatastore(id: string): Promise<boolean> {
-      const deleted = await pool.query(`DELETE FROM ${s}.datastores WHERE id = $1`, [id]);
-      return (deleted.rowCount ?? 0) > 0;
-    },
-
     /**
      * One statement (one round trip, atomic): the row and its first status event (`from` null).
      * The foreign key refuses an unknown datastore, and holds a concurrent delete of it off.
@@ -170,7 +166,10 @@ export function recordQueries(pool: pg.Pool, s: string) {
       return rows.map((row) => row.id);
     },
 
-    async listDatasources(datastoreId: string, groupId: string | undefined): Promise<DatasourceRecord[]> {
+    async listDatasources(
+      datastoreId: string,
+      { groupId, statuses }: { groupId?: string; statuses?: readonly DatasourceStatus[] } = {},
+    ): Promise<DatasourceRecord[]> {
       const rows =
         groupId === undefined
           ? await selectRows<DatasourceRow>(
@@ -183,7 +182,8 @@ export function recordQueries(pool: pg.Pool, s: string) {
               `SELECT ${DATASOURCE_SELECT} FROM ${s}.datasources WHERE datastore_id = $1 AND group_id = $2 ORDER BY created_at, pk`,
               [datastoreId, groupId],
             );
-      return rows.map(toDatasourceRecord);
+      const found = rows.map(toDatasourceRecord);
+      return statuses === undefined ? found : found.filter((record) => statuses.includes(record.status));
     },
 
     updateDatasource(id: string, patch: DatasourcePatch): Promise<DatasourceRecord | null> {
@@ -209,6 +209,18 @@ export function recordQueries(pool: pg.Pool, s: string) {
         [datasourceId],
       );
       return rows.map(toStatusEvent);
+    },
+  } satisfies Implementation<
+    Omit<DatastoreStore & DatasourceStore, 'deleteDatastore' | 'deleteDatasource' | 'putDatasourceFile' | 'getDatasourceFile'>
+  >;
+
+  return {
+    methods,
+    getDatasource,
+    writeDatasourcePatch,
+    async deleteDatastore(id: string): Promise<boolean> {
+      const deleted = await pool.query(`DELETE FROM ${s}.datastores WHERE id = $1`, [id]);
+      return (deleted.rowCount ?? 0) > 0;
     },
   };
 }

@@ -8,7 +8,7 @@ import { inTransaction, quoteIdentifier, selectRow } from './connection.js';
  * version, under an advisory lock, so several instances starting at once apply it exactly once.
  * Never edit a shipped migration; append a new one.
  *
- * Choices (docs/design-notes.md "Postgres adapter"):
+ * Choices (docs/decisions/016-postgres-vectors-in-the-store.md):
  * - Timestamps stay ISO-8601 `text` with the "C" collation: records round-trip exactly and compare
  *   byte-wise, as in SQLite (lease expiry, oldest-first ordering).
  * - JSON fields are `text`, not `jsonb`: jsonb refuses `\u0000` and lone surrogates that a JSON

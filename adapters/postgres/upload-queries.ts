@@ -1,5 +1,6 @@
 import type pg from 'pg';
-import type { UploadRecord } from '../../src/ports/store.js';
+import type { UploadRecord, UploadStore } from '../../src/ports/store.js';
+import type { Implementation } from '../kit/guarded-methods.js';
 import { selectRow, sqlState } from './connection.js';
 import { conflict } from './record-queries.js';
 import { newUploadValues, UPLOAD_COLUMNS, uploadFromRow, type UploadRow } from '../kit/upload-rows.js';
@@ -45,5 +46,5 @@ export function uploadQueries(pool: pg.Pool, s: string) {
     async deleteUploadsBefore(cutoff: string): Promise<number> {
       return (await pool.query(`DELETE FROM ${s}.uploads WHERE keep_until < $1`, [cutoff])).rowCount ?? 0;
     },
-  };
+  } satisfies Implementation<UploadStore>;
 }

@@ -90,7 +90,7 @@ export function nearestStatement(
     WHERE ${conditions.join(' AND ')}
     ORDER BY ${distance} LIMIT ${topK}`;
   // relaxed_order lets the iterative scan return rows slightly out of distance order (better
-  // recall than strict_order under filters: 0.99 vs 0.93 measured, see design-notes); the outer
+  // recall than strict_order under filters: 0.99 vs 0.93 measured, docs/decisions/016-postgres-vectors-in-the-store.md); the outer
   // query re-sorts them.
   return exact
     ? `${settings.join('; ')}; ${select}`

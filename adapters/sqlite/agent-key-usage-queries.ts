@@ -1,3 +1,4 @@
+import type { Implementation } from '../kit/guarded-methods.js';
 import { patchedAgent, patchedApiKey } from '../kit/record-patches.js';
 import { invalidRequest, notFound } from '../../src/errors.js';
 import type {
@@ -8,7 +9,15 @@ import type {
   MessageRecord,
   UsageConsumption,
 } from '../../src/ports/agent-key-usage-records.js';
-import type { AgentPatch, ApiKeyPatch, ConversationFilter } from '../../src/ports/store.js';
+import type {
+  AgentPatch,
+  AgentStore,
+  ApiKeyPatch,
+  ApiKeyStore,
+  ConversationFilter,
+  ConversationStore,
+  UsageStore,
+} from '../../src/ports/store.js';
 import { feedbackColumns } from '../kit/agent-key-usage-rows.js';
 import { conversationFilterSql } from '../kit/conversation-filter-sql.js';
 import {
@@ -126,7 +135,7 @@ export function agentQueries(db: SqliteDatabase) {
 
     getAgent,
 
-    listAgents(ownerId: string | undefined): AgentRecord[] {
+    listAgents({ ownerId }: { ownerId?: string } = {}): AgentRecord[] {
       const rows = ownerId === undefined ? selectAgents.all() : selectOwnerAgents.all(ownerId);
       return (rows as AgentRow[]).map(toAgentRecord);
     },
@@ -212,7 +221,7 @@ export function agentQueries(db: SqliteDatabase) {
       });
     },
 
-    listMessages(agentId: string, conversationId: string, limit: number | undefined): MessageRecord[] {
+    listMessages(agentId: string, conversationId: string, { limit }: { limit?: number } = {}): MessageRecord[] {
       const bound = limit === undefined ? -1 : Math.max(0, Math.floor(limit));
       return (selectMessages.all(agentId, conversationId, bound) as MessageRow[]).map(toMessageRecord);
     },
@@ -233,7 +242,7 @@ export function agentQueries(db: SqliteDatabase) {
       return row === undefined ? null : toApiKeyRecord(row);
     },
 
-    listApiKeys(ownerId: string | undefined): ApiKeyRecord[] {
+    listApiKeys({ ownerId }: { ownerId?: string } = {}): ApiKeyRecord[] {
       const rows = ownerId === undefined ? selectApiKeys.all() : selectOwnerApiKeys.all(ownerId);
       return (rows as ApiKeyRow[]).map(toApiKeyRecord);
     },
@@ -264,7 +273,7 @@ export function agentQueries(db: SqliteDatabase) {
         return { allowed: false, used: row?.used ?? 0 };
       });
     },
-  };
+  } satisfies Implementation<AgentStore & ConversationStore & ApiKeyStore & UsageStore>;
 }
 
 /** A NaN or infinite amount would poison the counter for the rest of its period. */

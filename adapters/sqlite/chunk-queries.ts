@@ -1,7 +1,8 @@
 import { notFound } from '../../src/errors.js';
 import { assertChunkBatch, chunkOwnedElsewhere } from '../kit/chunk-batch.js';
 import type { ChunkRecord, DatasourceRecord, DatasourceRef, Metadata } from '../../src/ports/records.js';
-import type { ChunkChange, DatasourcePatch } from '../../src/ports/store.js';
+import type { ChunkChange, ChunkStore, DatasourcePatch } from '../../src/ports/store.js';
+import type { Implementation } from '../kit/guarded-methods.js';
 import type { IndexVector } from '../../src/ports/vector-index.js';
 import { inTransaction, type SqliteDatabase } from './database.js';
 import { idListReader } from './id-list-reader.js';
@@ -209,7 +210,77 @@ export function chunkQueries(db: SqliteDatabase, records: RecordQueries) {
     'SELECT count(*) AS count FROM chunks WHERE datasource_id = ? AND generation = (SELECT chunk_generation FROM datasources WHERE id = ?)',
   );
 
+  function chunkSequence(datastoreId: string): number {
+    const row = selectSequence.get(datastoreId) as { chunk_sequence: number } | undefined;
+    return row?.chunk_sequence ?? 0;
+  }
+
+  /** The `ChunkStore` reads these queries implement whole. */
+  const methods = {
+    /** One statement in raw mode (see SqliteStatement.raw); without vectors when `vectors` is false. */
+    getChunks(ids: readonly string[], { vectors = true }: { vectors?: boolean } = {}): ChunkRecord[] {
+      if (ids.length === 0) return [];
+      const rows = (vectors ? byIds.vectors : byIds.texts)([...new Set(ids)]);
+      const byId = new Map(rows.map((row) => [row[AT.id] as string, row]));
+      return ids.flatMap((id) => {
+        const row = byId.get(id);
+        return row === undefined ? [] : [chunkFromValues(row, vectors)];
+      });
+    },
+
+    /** `getChunks(ids, { vectors: false })` plus the citation fields of their datasources, in one statement. */
+    getChunkHits(ids: readonly string[]): { chunks: ChunkRecord[]; datasources: DatasourceRef[] } {
+      if (ids.length === 0) return { chunks: [], datasources: [] };
+      const rows = hitsByIds([...new Set(ids)]);
+      const byId = new Map(rows.map((row) => [row[AT.id] as string, row]));
+      const datasources = new Map<string, DatasourceRef>();
+      for (const row of rows) {
+        const id = row[refAt] as string;
+        if (!datasources.has(id)) datasources.set(id, datasourceRefFromValues(row.slice(refAt)));
+      }
+      const chunks = ids.flatMap((id) => {
+        const row = byId.get(id);
+        return row === undefined ? [] : [chunkFromValues(row, false)];
+      });
+      return { chunks, datasources: [...datasources.values()] };
+    },
+
+    listChunks(datasourceId: string): ChunkRecord[] {
+      return (selectByDatasource.all(datasourceId, datasourceId) as ChunkRow[]).map(toChunkRecord);
+    },
+
+    /** Ids and vectors of these chunks of the datastore, in one statement. */
+    getChunkVectors(datastoreId: string, ids: readonly string[]): IndexVector[] {
+      if (ids.length === 0) return [];
+      const rows = selectVectorsOfIds.all(JSON.stringify(ids), datastoreId) as unknown[][];
+      return utf8 ? concatenatedVectors(rows[0] as unknown[]) : vectorRows(rows);
+    },
+
+    countChunks(datastoreId: string): number {
+      return (countByDatastore.get(datastoreId, datastoreId) as { count: number }).count;
+    },
+
+    findVectorsByHash(datastoreId: string, hashes: readonly string[], dimensions: number): Map<string, Float32Array> {
+      const found = new Map<string, Float32Array>();
+      if (hashes.length === 0 || !Number.isInteger(dimensions) || dimensions <= 0) return found;
+      const rows = selectVectors.all(datastoreId, JSON.stringify([...new Set(hashes)]), dimensions * 4);
+      for (const row of rows as { hash: string; vector: Buffer }[]) {
+        if (!found.has(row.hash)) found.set(row.hash, vectorFromBlob(row.vector));
+      }
+      return found;
+    },
+
+    chunkSequence,
+  } satisfies Implementation<
+    Pick<
+      ChunkStore,
+      'getChunks' | 'getChunkHits' | 'listChunks' | 'getChunkVectors' | 'countChunks' | 'findVectorsByHash' | 'chunkSequence'
+    >
+  >;
+
   return {
+    methods,
+    chunkSequence,
     generationOf,
     nextSequence,
     previousRows,
@@ -282,38 +353,6 @@ export function chunkQueries(db: SqliteDatabase, records: RecordQueries) {
       });
     },
 
-    /** One statement in raw mode (see SqliteStatement.raw); without vectors when `vectors` is false. */
-    getChunks(ids: readonly string[], vectors = true): ChunkRecord[] {
-      if (ids.length === 0) return [];
-      const rows = (vectors ? byIds.vectors : byIds.texts)([...new Set(ids)]);
-      const byId = new Map(rows.map((row) => [row[AT.id] as string, row]));
-      return ids.flatMap((id) => {
-        const row = byId.get(id);
-        return row === undefined ? [] : [chunkFromValues(row, vectors)];
-      });
-    },
-
-    /** `getChunks(ids, false)` plus the citation fields of their datasources, in one statement. */
-    getHits(ids: readonly string[]) {
-      if (ids.length === 0) return { chunks: [], datasources: [] };
-      const rows = hitsByIds([...new Set(ids)]);
-      const byId = new Map(rows.map((row) => [row[AT.id] as string, row]));
-      const datasources = new Map<string, DatasourceRef>();
-      for (const row of rows) {
-        const id = row[refAt] as string;
-        if (!datasources.has(id)) datasources.set(id, datasourceRefFromValues(row.slice(refAt)));
-      }
-      const chunks = ids.flatMap((id) => {
-        const row = byId.get(id);
-        return row === undefined ? [] : [chunkFromValues(row, false)];
-      });
-      return { chunks, datasources: [...datasources.values()] };
-    },
-
-    listChunks(datasourceId: string): ChunkRecord[] {
-      return (selectByDatasource.all(datasourceId, datasourceId) as ChunkRow[]).map(toChunkRecord);
-    },
-
     /** One page after the cursor; `cursor` is the last row of the previous page. */
     page(datastoreId: string, cursor: { hash: string; pk: number } | null, size: number) {
       const rows = selectPage.all(datastoreId, cursor?.hash ?? '', cursor?.pk ?? -1, size) as (ChunkRow & { pk: number })[];
@@ -333,32 +372,6 @@ export function chunkQueries(db: SqliteDatabase, records: RecordQueries) {
         return { chunks: vectorRows(rows), cursor: last === undefined ? null : (last[2] as number) };
       }
       return { chunks: concatenatedVectors(rows[0] as unknown[]), cursor: (rows[0] as unknown[])[3] as number | null };
-    },
-
-    /** Ids and vectors of these chunks of the datastore, in one statement. */
-    vectorsOfIds(datastoreId: string, ids: readonly string[]): IndexVector[] {
-      if (ids.length === 0) return [];
-      const rows = selectVectorsOfIds.all(JSON.stringify(ids), datastoreId) as unknown[][];
-      return utf8 ? concatenatedVectors(rows[0] as unknown[]) : vectorRows(rows);
-    },
-
-    countChunks(datastoreId: string): number {
-      return (countByDatastore.get(datastoreId, datastoreId) as { count: number }).count;
-    },
-
-    findVectorsByHash(datastoreId: string, hashes: readonly string[], dimensions: number): Map<string, Float32Array> {
-      const found = new Map<string, Float32Array>();
-      if (hashes.length === 0 || !Number.isInteger(dimensions) || dimensions <= 0) return found;
-      const rows = selectVectors.all(datastoreId, JSON.stringify([...new Set(hashes)]), dimensions * 4);
-      for (const row of rows as { hash: string; vector: Buffer }[]) {
-        if (!found.has(row.hash)) found.set(row.hash, vectorFromBlob(row.vector));
-      }
-      return found;
-    },
-
-    chunkSequence(datastoreId: string): number {
-      const row = selectSequence.get(datastoreId) as { chunk_sequence: number } | undefined;
-      return row?.chunk_sequence ?? 0;
     },
   };
 }

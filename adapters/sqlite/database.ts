@@ -68,7 +68,7 @@ export function configureConnection(db: SqliteDatabase, busyTimeoutMs: number): 
   // The page cache is the process's own memory (anonymous, filled by writes up to the limit), while
   // reads go through the memory map below (the OS file cache, shared and reclaimable). 8 MiB
   // (negative = KiB) holds the B-tree interiors a write touches; at 64 MiB the cache was the
-  // largest native cost after the HNSW graph at 100k chunks (see docs/design-notes.md).
+  // largest native cost after the HNSW graph at 100k chunks (docs/decisions/017-memory-at-100k.md).
   db.exec('PRAGMA cache_size = -8192');
   db.exec('PRAGMA temp_store = MEMORY');
   // Reads through a memory map instead of read() calls and copies into the page cache: hydrating

@@ -1,8 +1,8 @@
 /**
- * The SQLite store (`ragdesk/sqlite`): records, chunks and vectors in one file; bm25 search from an
- * in-memory index built from the chunk rows.
+ * The SQLite stores (`ragdesk/sqlite`): the retrieval store (records, chunks and vectors; bm25
+ * search from an in-memory index built from the chunk rows) and the account store, in one file.
  */
-export { sqliteStore, type SqliteStoreOptions } from './sqlite-store.js';
+export { sqliteStores, sqliteStore, type SqliteStoreOptions } from './sqlite-store.js';
 export type { SqliteDatabase, SqliteStatement, SqliteValue } from './database.js';
 export { DEFAULT_LEXICAL_OPTIONS, type LexicalSearchOptions } from './lexical-search.js';
 export { SCHEMA_VERSION } from './schema.js';

@@ -1,9 +1,10 @@
+import type { Implementation } from '../kit/guarded-methods.js';
 import { claimPatch } from '../kit/job-claim.js';
 import { patchedJob } from '../kit/record-patches.js';
 import { JOB_COLUMNS as JOB_COLUMN_NAMES, JOB_KEY_COUNT, jobValues, toJobRecord, type JobRow } from '../kit/job-rows.js';
 import { invalidRequest, notFound } from '../../src/errors.js';
 import type { JobRecord, JobStatus } from '../../src/ports/records.js';
-import type { JobClaim, JobPatch } from '../../src/ports/store.js';
+import type { JobClaim, JobPatch, JobStore } from '../../src/ports/store.js';
 import { inTransaction, type SqliteDatabase } from './database.js';
 import { conflict, type RecordQueries } from './record-queries.js';
 import { assignments, placeholders } from './row-mapping.js';
@@ -79,5 +80,5 @@ export function jobQueries(db: SqliteDatabase, records: RecordQueries) {
         return current === null ? null : writeJob(current, patch);
       });
     },
-  };
+  } satisfies Implementation<JobStore>;
 }

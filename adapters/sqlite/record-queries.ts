@@ -10,7 +10,8 @@ import type {
   MetadataFilter,
   StatusEvent,
 } from '../../src/ports/records.js';
-import type { DatasourcePatch, DatastorePatch } from '../../src/ports/store.js';
+import type { DatasourcePatch, DatasourceStore, DatastorePatch, DatastoreStore } from '../../src/ports/store.js';
+import type { Implementation } from '../kit/guarded-methods.js';
 import { inTransaction, type SqliteDatabase } from './database.js';
 import { idListReader } from './id-list-reader.js';
 import {
@@ -112,10 +113,10 @@ export function recordQueries(db: SqliteDatabase) {
     appendEvent(created.id, null, created.status, created.createdAt, created.error);
   }
 
-  return {
+  /** The `DatastoreStore` and `DatasourceStore` methods these queries implement whole. */
+  const methods = {
     getDatastore,
     getDatasource,
-    writeDatasourcePatch,
 
     /** One raw-mode statement for all ids. */
     getDatasources(ids: readonly string[]): DatasourceRecord[] {
@@ -134,7 +135,7 @@ export function recordQueries(db: SqliteDatabase) {
       });
     },
 
-    listDatastores(ownerId: string | undefined): DatastoreRecord[] {
+    listDatastores({ ownerId }: { ownerId?: string } = {}): DatastoreRecord[] {
       const rows = ownerId === undefined ? selectDatastores.all() : selectOwnerDatastores.all(ownerId);
       return (rows as DatastoreRow[]).map(toDatastoreRecord);
     },
@@ -149,25 +150,8 @@ export function recordQueries(db: SqliteDatabase) {
       });
     },
 
-    /** Foreign keys cascade to datasources, chunks, jobs, files and events. */
-    deleteDatastore(id: string): boolean {
-      return inTransaction(db, () => deleteDatastoreRow.run(id).changes > 0);
-    },
-
     createDatasource(record: DatasourceRecord): void {
       inTransaction(db, () => insertDatasourceRow(record, record));
-    },
-
-    /**
-     * `createDatasource(record)` then `writeDatasourcePatch` of `patch`, as one insert of the
-     * patched row and the same two status events, without the read and read-back between them.
-     * Call inside a transaction.
-     */
-    createPatchedDatasource(record: DatasourceRecord, patch: DatasourcePatch): DatasourceRecord {
-      const next = patchedDatasource(record, patch);
-      insertDatasourceRow(record, next);
-      appendTransition(record, next, patch);
-      return next;
     },
 
     /** Prepared per call: the SQL follows the filter's shape (one statement costs tens of µs). */
@@ -179,7 +163,10 @@ export function recordQueries(db: SqliteDatabase) {
       return (rows as { id: string }[]).map((row) => row.id);
     },
 
-    listDatasources(datastoreId: string, groupId: string | undefined, statuses?: readonly string[]): DatasourceRecord[] {
+    listDatasources(
+      datastoreId: string,
+      { groupId, statuses }: { groupId?: string; statuses?: readonly DatasourceStatus[] } = {},
+    ): DatasourceRecord[] {
       const rows =
         groupId !== undefined
           ? selectGroup.all(datastoreId, groupId)
@@ -211,6 +198,32 @@ export function recordQueries(db: SqliteDatabase) {
 
     listStatusEvents(datasourceId: string): StatusEvent[] {
       return (selectEvents.all(datasourceId) as StatusEventRow[]).map(toStatusEvent);
+    },
+  } satisfies Implementation<
+    Omit<DatastoreStore & DatasourceStore, 'deleteDatastore' | 'deleteDatasource' | 'putDatasourceFile' | 'getDatasourceFile'>
+  >;
+
+  return {
+    methods,
+    getDatastore,
+    getDatasource,
+    writeDatasourcePatch,
+
+    /** Foreign keys cascade to datasources, chunks, jobs, files and events. */
+    deleteDatastore(id: string): boolean {
+      return inTransaction(db, () => deleteDatastoreRow.run(id).changes > 0);
+    },
+
+    /**
+     * `createDatasource(record)` then `writeDatasourcePatch` of `patch`, as one insert of the
+     * patched row and the same two status events, without the read and read-back between them.
+     * Call inside a transaction.
+     */
+    createPatchedDatasource(record: DatasourceRecord, patch: DatasourcePatch): DatasourceRecord {
+      const next = patchedDatasource(record, patch);
+      insertDatasourceRow(record, next);
+      appendTransition(record, next, patch);
+      return next;
     },
   };
 }

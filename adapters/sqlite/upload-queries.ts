@@ -1,4 +1,5 @@
-import type { UploadRecord } from '../../src/ports/store.js';
+import type { Implementation } from '../kit/guarded-methods.js';
+import type { UploadRecord, UploadStore } from '../../src/ports/store.js';
 import type { SqliteDatabase } from './database.js';
 import { conflict } from './record-queries.js';
 import { newUploadValues, UPLOAD_COLUMNS, uploadFromRow, type UploadRow } from '../kit/upload-rows.js';
@@ -42,5 +43,5 @@ export function uploadQueries(db: SqliteDatabase) {
     deleteUploadsBefore(cutoff: string): number {
       return deleteBefore.run(cutoff).changes;
     },
-  };
+  } satisfies Implementation<UploadStore>;
 }

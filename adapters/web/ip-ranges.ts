@@ -2,7 +2,7 @@
  * IP address classification for the SSRF guard: which addresses a web loader must never reach by
  * default. Own CIDR checks on byte arrays (rather than `net.BlockList`) so IPv4 addresses embedded
  * in IPv6 (mapped, translated, compatible, NAT64, 6to4, Teredo) are unwrapped and checked against
- * the IPv4 ranges. test/adapters/ssrf.test.ts walks the IANA special-purpose registries.
+ * the IPv4 ranges. test/adapters/web/ssrf.test.ts walks the IANA special-purpose registries.
  */
 import { isIPv4, isIPv6 } from 'node:net';
 

@@ -6,7 +6,7 @@
 import { existsSync, readdirSync } from 'node:fs';
 import Database from 'better-sqlite3';
 import { collectionDirectory } from '../../adapters/hnsw/files/persistence.js';
-import type { OpenResult, Store, VectorIndex } from '../../src/ports/index.js';
+import type { OpenResult, RetrievalStore, VectorIndex } from '../../src/ports/index.js';
 import type { DatasourceRecord } from '../../src/ports/records.js';
 import { indexSource } from '../../src/datastores/index-source.js';
 
@@ -46,7 +46,11 @@ export interface ConsistencyReport {
  * that no work is left: no job pending or running, no datasource pending or running, and the
  * counters of each datasource match its chunks.
  */
-export async function checkConsistency(store: Store, index: VectorIndex, options: { settled: boolean }): Promise<ConsistencyReport> {
+export async function checkConsistency(
+  store: RetrievalStore,
+  index: VectorIndex,
+  options: { settled: boolean },
+): Promise<ConsistencyReport> {
   const report: ConsistencyReport = { failures: [], opens: [], datastores: 0, datasources: 0, chunks: 0, statuses: {} };
   const fail = (message: string) => report.failures.push(message);
   for (const datastore of await store.listDatastores()) {
@@ -71,7 +75,7 @@ export async function checkConsistency(store: Store, index: VectorIndex, options
 }
 
 async function checkChunksAgainstIndex(
-  store: Store,
+  store: RetrievalStore,
   index: VectorIndex,
   datastoreId: string,
   sources: readonly DatasourceRecord[],

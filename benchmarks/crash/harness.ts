@@ -23,7 +23,7 @@ import { webLoader } from '../../adapters/web/index.js';
 import { isSettled } from '../../src/datasources/status-machine.js';
 import type { Ragdesk } from '../../src/index.js';
 import { seededRandom } from '../../src/testing/random.js';
-import { buildFixtures } from '../../test/fixtures/make-fixtures.js';
+import { buildFixtures } from '../../fixtures/make-fixtures.js';
 import { checkConsistency, checkDatabaseFile, strayIndexDirectories, type ConsistencyReport } from './checks.js';
 import { LOADED_LINE, OP_PREFIX, READY_LINE, type WorkerConfig } from './protocol.js';
 import { startCrashSite, type CrashSite } from './site.js';

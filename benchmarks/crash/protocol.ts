@@ -6,7 +6,7 @@
 export interface WorkerConfig {
   /** Data directory, laid out like `openRagdesk`: `ragdesk.db` and `indexes/`. */
   dataDir: string;
-  /** Folder of test files (test/fixtures) the worker uploads as `file` datasources. */
+  /** Folder of test files (made by fixtures/make-fixtures.ts) the worker uploads as `file` datasources. */
   fixturesDir: string;
   /** `http://127.0.0.1:<port>` of the parent's test site. */
   origin: string;

@@ -15,7 +15,7 @@ import { createInterface } from 'node:readline';
 import { fileLoading } from '../../adapters/loaders/index.js';
 import { hnswIndex } from '../../adapters/hnsw/index.js';
 import { localEmbeddings } from '../../adapters/local/index.js';
-import { sqliteStore } from '../../adapters/sqlite/index.js';
+import { sqliteStores } from '../../adapters/sqlite/index.js';
 import { webLoader } from '../../adapters/web/index.js';
 import { createRagdesk, type Datastore, type Ragdesk } from '../../src/index.js';
 import { seededRandom } from '../../src/testing/random.js';
@@ -30,7 +30,7 @@ const WORDS = (
 
 export function openWorkerRagdesk(config: WorkerConfig): Ragdesk {
   return createRagdesk({
-    store: sqliteStore({ path: join(config.dataDir, 'ragdesk.db') }),
+    ...sqliteStores({ path: join(config.dataDir, 'ragdesk.db') }),
     index: hnswIndex({ dir: join(config.dataDir, 'indexes'), flushAfterMs: config.flushAfterMs }),
     embeddings: localEmbeddings(),
     files: fileLoading(),

@@ -4,9 +4,9 @@
  * an upload under the 50 MB file limit, a text upsert, or a site to crawl.
  */
 import { deflateRawSync, inflateRawSync } from 'node:zlib';
-import { makeDocx } from '../../test/fixtures/ooxml.js';
-import { makePdf } from '../../test/fixtures/pdf-writer.js';
-import { crc32, makeZip, zeroDeflate, type ZipSource } from '../../test/fixtures/zip-writer.js';
+import { makeDocx } from '../../fixtures/ooxml.js';
+import { makePdf } from '../../fixtures/pdf-writer.js';
+import { crc32, makeZip, zeroDeflate, type ZipSource } from '../../fixtures/zip-writer.js';
 import { entryData, readZipDirectory } from '../../adapters/loaders/zip-directory.js';
 
 export type HostileInput =

@@ -1,12 +1,12 @@
 /**
  * Labelled HTML pages for `bench:html-rules`: for each page, strings a reader wants from it
  * (`expected`) and strings of page chrome or hidden text that should not reach the index (`noise`).
- * Corpus pages are read from ../shared/corpus/docs when present; the others are the fixtures the
+ * Corpus pages are read from corpus/docs of the data sets folder when present; the others are the fixtures the
  * file-loader and web-loader tests serve, and one page written for the rules the corpus lacks.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { buildFixtures, PLANTED } from '../../test/fixtures/make-fixtures.js';
+import { buildFixtures, PLANTED } from '../../fixtures/make-fixtures.js';
 
 export interface LabelledPage {
   name: string;

@@ -11,10 +11,10 @@ import type { AddressInfo } from 'node:net';
 import { basename, join } from 'node:path';
 import { createHttpHandler } from '../../adapters/http/index.js';
 import { openRagdesk } from '../../adapters/node.js';
+import { datasetPath, missingDataset } from '../../fixtures/datasets.js';
 import { PACKAGE_ROOT } from './report.js';
 
-/** The shared corpus sits beside the checkout (`../shared/corpus/docs`). */
-const CORPUS_DOCS = join(PACKAGE_ROOT, '..', 'shared', 'corpus', 'docs');
+const CORPUS_DOCS = datasetPath('corpus', 'docs');
 const DATASET_PATH = join(PACKAGE_ROOT, 'benchmarks', 'data', 'answers-known.json');
 
 export type Split = 'tuned' | 'held_out';
@@ -40,7 +40,8 @@ export function readDataset(): Dataset {
 
 /** Why the corpus cannot be used, or null when every file the set needs is there. */
 export function corpusMissing(files: readonly string[]): string | null {
-  if (!existsSync(CORPUS_DOCS)) return `${CORPUS_DOCS} is absent (the shared corpus sits beside the checkout)`;
+  const absent = missingDataset(CORPUS_DOCS);
+  if (absent) return absent;
   const missing = files.filter((file) => !existsSync(join(CORPUS_DOCS, file)));
   return missing.length ? `${missing.length} corpus files are missing, e.g. ${missing[0]}` : null;
 }

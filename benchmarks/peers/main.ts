@@ -20,7 +20,8 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync
 import { cpus, loadavg, tmpdir, totalmem } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { flags, PACKAGE_ROOT, writeResult } from '../lib/report.js';
+import { datasetLabel, datasetPath } from '../../fixtures/datasets.js';
+import { flags, writeResult } from '../lib/report.js';
 import { loadCorpus, prepareSharedVectors, writeSharedVectors } from './data.js';
 import { isPeerId, PEER_IDS } from './registry.js';
 import type { ChildResult, ScalingResult, ScifactResult, Unavailable, VectraUpsertResult } from './results.js';
@@ -35,7 +36,7 @@ const quick = args.has('quick');
 const option = (name: string, full: string, short: string) => args.get(name) ?? (quick ? short : full);
 
 const settings = {
-  dataset: args.get('dataset') ?? join(PACKAGE_ROOT, '..', 'shared', 'datasets', 'scifact'),
+  dataset: args.get('dataset') ?? datasetPath('datasets', 'scifact'),
   split: args.get('split') ?? 'train',
   peers: (args.get('peers')?.split(',') ?? [...PEER_IDS]).map((id) => {
     if (!isPeerId(id)) throw new Error(`unknown peer ${id}; known: ${PEER_IDS.join(', ')}`);
@@ -164,11 +165,13 @@ async function main(): Promise<void> {
   let vectraUpsert: VectraUpsertResult | null = null;
   const scaling: ScalingResult[] = [];
   const scalingUnavailable: Unavailable[] = [];
+  // The data set by its name in the data sets folder, not by this machine's path.
+  const recordedSettings = { ...settings, dataset: datasetLabel(settings.dataset) };
   // Written after each phase, so a run stopped during the (long) scaling phase keeps what it measured.
   const save = (): PeersReport => {
     const report: PeersReport = {
       name: settings.name,
-      settings,
+      settings: recordedSettings,
       startedAt: startedAt.toISOString(),
       date: new Date().toISOString(),
       machine: atStart,

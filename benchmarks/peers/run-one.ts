@@ -3,7 +3,7 @@
  * goes to the JSON file named by `--out`. Started by main.ts:
  *
  *   node --expose-gc dist/benchmarks/peers/run-one.js --workload scifact --peer orama --vectors local \
- *     --dataset ../shared/datasets/scifact --split train --data <dir> --work <dir> --out <file>
+ *     --dataset "$RAGDESK_DATASETS_DIR/datasets/scifact" --split train --data <dir> --work <dir> --out <file>
  */
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

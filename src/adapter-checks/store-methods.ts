@@ -7,7 +7,8 @@ import type {
   DatasourceStore,
   DatastoreStore,
   JobStore,
-  Store,
+  AccountStore,
+  RetrievalStore,
   StoreLifecycle,
   TextSearchStore,
   UploadStore,
@@ -107,24 +108,11 @@ const CRAWLS: Record<RequiredMethodName<CrawlStore>, true> = {
 };
 
 /**
- * The Store's methods, part by part. The whole is typed against `Store` too, so a part added to the
- * port without its list here does not compile either.
+ * The retrieval store's methods, part by part. The whole is typed against `RetrievalStore` too, so
+ * a part added to the port without its list here does not compile either.
  */
-export const STORE_METHODS: PortMethods<Store> = {
-  required: {
-    ...LIFECYCLE,
-    ...DATASTORES,
-    ...DATASOURCES,
-    ...CHUNKS,
-    ...TEXT_SEARCH,
-    ...JOBS,
-    ...AGENTS,
-    ...CONVERSATIONS,
-    ...API_KEYS,
-    ...USAGE,
-    ...CRAWLS,
-    ...UPLOADS,
-  },
+export const RETRIEVAL_STORE_METHODS: PortMethods<RetrievalStore> = {
+  required: { ...LIFECYCLE, ...DATASTORES, ...DATASOURCES, ...CHUNKS, ...TEXT_SEARCH, ...JOBS, ...CRAWLS },
   optional: {
     getDatasourceRefs: true,
     listDatasourceIdsMatching: true,
@@ -134,4 +122,10 @@ export const STORE_METHODS: PortMethods<Store> = {
     getChunkVectors: true,
     prepareTextSearch: true,
   },
+};
+
+/** The account store's methods, part by part, typed against `AccountStore` as above. */
+export const ACCOUNT_STORE_METHODS: PortMethods<AccountStore> = {
+  required: { ...LIFECYCLE, ...AGENTS, ...CONVERSATIONS, ...API_KEYS, ...USAGE, ...UPLOADS },
+  optional: {},
 };

@@ -37,7 +37,7 @@ export async function retrieveForAgent(
     const reranked = await rerankFragments(context, query, first.fragments.slice(0, rerank.topN), topK, signal);
     return { fragments: reranked.fragments, missingDatastoreIds: first.missingDatastoreIds, rerank: reranked.report };
   }
-  const records = await Promise.all(datastoreIds.map((id) => context.store.getDatastore(id)));
+  const records = await Promise.all(datastoreIds.map((id) => context.retrieval.getDatastore(id)));
   const present = records.filter((record): record is DatastoreRecord => record !== null);
   const missingDatastoreIds = datastoreIds.filter((_, i) => records[i] === null);
   const lists = await Promise.all(present.map((datastore) => retrieve(context, datastore, { query, topK, filters, mode: 'hybrid' })));

@@ -99,7 +99,7 @@ export class AgentService {
       createdAt: now,
       updatedAt: now,
     };
-    await this.context.store.createAgent(record);
+    await this.context.accounts.createAgent(record);
     return toAgent(record);
   }
 
@@ -111,7 +111,7 @@ export class AgentService {
   /** Agents oldest first; with `ownerId`, only that owner's. */
   async list(options: { ownerId?: string } = {}): Promise<Agent[]> {
     this.context.assertOpen();
-    const records = await this.context.store.listAgents(options.ownerId === undefined ? {} : { ownerId: options.ownerId });
+    const records = await this.context.accounts.listAgents(options.ownerId === undefined ? {} : { ownerId: options.ownerId });
     return records.map(toAgent);
   }
 
@@ -133,7 +133,7 @@ export class AgentService {
     if (parsed.name !== undefined) patch.name = parsed.name.trim();
     if (parsed.datastoreIds) patch.datastoreIds = [...new Set(parsed.datastoreIds)];
     if (parsed.allowOverrides) patch.allowOverrides = [...new Set(parsed.allowOverrides)];
-    const updated = await this.context.store.updateAgent(id, patch);
+    const updated = await this.context.accounts.updateAgent(id, patch);
     if (!updated) throw notFound('agent', id);
     return toAgent(updated);
   }
@@ -141,7 +141,7 @@ export class AgentService {
   /** Agent Delete: deletes the agent with its conversations; returns the agent as it was. */
   async delete(id: string): Promise<Agent> {
     const current = await this.record(id);
-    if (!(await this.context.store.deleteAgent(id))) throw notFound('agent', id);
+    if (!(await this.context.accounts.deleteAgent(id))) throw notFound('agent', id);
     return toAgent(current);
   }
 
@@ -255,7 +255,7 @@ export class AgentService {
   private async record(id: string): Promise<AgentRecord> {
     parseInput(idSchema, id, 'agent id');
     this.context.assertOpen();
-    const record = await this.context.store.getAgent(id);
+    const record = await this.context.accounts.getAgent(id);
     if (!record) throw notFound('agent', id);
     return record;
   }
@@ -280,7 +280,7 @@ export class AgentService {
    */
   async getPublicByHandle(handle: string): Promise<Agent> {
     this.context.assertOpen();
-    const found = (await this.context.store.listAgents()).find((agent) => agent.visibility === 'public' && agent.handle === handle);
+    const found = (await this.context.accounts.listAgents()).find((agent) => agent.visibility === 'public' && agent.handle === handle);
     if (!found) throw notFound('agent', `@${handle}`);
     return toAgent(found);
   }
@@ -295,7 +295,7 @@ export class AgentService {
     const mine = (await this.ownerAgents(agent.ownerId)).find((other) => other.handle === agent.handle && other.id !== agent.id);
     if (mine) throw handleTaken(agent.handle, 'already taken by another of your agents');
     if (agent.visibility !== 'public') return;
-    const publicHolder = (await this.context.store.listAgents()).find(
+    const publicHolder = (await this.context.accounts.listAgents()).find(
       (other) => other.visibility === 'public' && other.handle === agent.handle && other.id !== agent.id,
     );
     if (publicHolder) throw handleTaken(agent.handle, 'already the address of another public agent');
@@ -303,13 +303,13 @@ export class AgentService {
 
   /** One owner's agents (the owner-less ones for null). */
   private async ownerAgents(ownerId: string | null): Promise<AgentRecord[]> {
-    if (ownerId !== null) return this.context.store.listAgents({ ownerId });
-    return (await this.context.store.listAgents()).filter((agent) => agent.ownerId === null);
+    if (ownerId !== null) return this.context.accounts.listAgents({ ownerId });
+    return (await this.context.accounts.listAgents()).filter((agent) => agent.ownerId === null);
   }
 
   private async assertDatastores(ids: readonly string[], ownerId: string | null): Promise<void> {
     for (const datastoreId of ids) {
-      const datastore = await this.context.store.getDatastore(datastoreId);
+      const datastore = await this.context.retrieval.getDatastore(datastoreId);
       // Another owner's datastore answers like a missing one: its existence is not ours to reveal.
       if (!datastore || (ownerId !== null && datastore.ownerId !== ownerId)) throw notFound('datastore', datastoreId);
     }

@@ -14,7 +14,7 @@ export interface AttachmentReaders {
   /** The agent's owner, so parsing shares the parsers fairly like datasource syncs do. */
   owner?: string | undefined;
   /**
-   * Files uploaded to this instance through upload links, read from the Store instead of fetched:
+   * Files uploaded to this instance through upload links, read from the account store instead of fetched:
    * null when the URL is no upload link, a warning when this query may not read it.
    */
   uploaded?: ((url: string) => Promise<{ bytes: Uint8Array; mimeType: string } | string | null>) | undefined;

@@ -31,7 +31,7 @@ export async function resolveConversation(
   caller: AgentCaller,
 ): Promise<ConversationChoice> {
   const requested = query.conversationId;
-  const existing = requested === undefined ? null : await context.store.getConversation(agent.id, requested);
+  const existing = requested === undefined ? null : await context.accounts.getConversation(agent.id, requested);
   if (existing) {
     if (caller === 'visitor') {
       if (query.visitorId !== undefined && query.visitorId === existing.visitorId) return { conversation: existing, isNew: false };

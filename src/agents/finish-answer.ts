@@ -60,7 +60,7 @@ export async function finishAnswer(
     createdAt: answeredAt < prepared.startedAt ? prepared.startedAt : answeredAt,
   };
   if (prepared.isNewConversation) await createConversationOnce(context, prepared);
-  await context.store.appendMessages(conversation.agentId, conversation.id, [question, answer]);
+  await context.accounts.appendMessages(conversation.agentId, conversation.id, [question, answer]);
   return {
     answer: outcome.text,
     conversationId: conversation.id,
@@ -84,11 +84,11 @@ function modelLabel(chat: ChatModel, modelId: string): string {
 /** Two first queries racing on one client-chosen conversation id both succeed into one conversation. */
 async function createConversationOnce(context: RagdeskContext, prepared: PreparedQuery): Promise<void> {
   try {
-    await context.store.createConversation(prepared.conversation);
+    await context.accounts.createConversation(prepared.conversation);
   } catch (error) {
     if (!(RagdeskError.isInstance(error) && error.code === 'conflict')) throw error;
     // Conversation ids are per agent, so a conflict is always this agent's own conversation.
-    const existing = await context.store.getConversation(prepared.agent.id, prepared.conversation.id);
+    const existing = await context.accounts.getConversation(prepared.agent.id, prepared.conversation.id);
     if (existing === null) throw error;
   }
 }

@@ -1,7 +1,7 @@
 import type { Tokenizer } from '../ingest/tokenizer.js';
 import type { MessageRecord } from '../ports/agent-key-usage-records.js';
 import type { ChatMessage } from '../ports/chat-model.js';
-import type { Store } from '../ports/store.js';
+import type { AccountStore } from '../ports/store.js';
 import { MESSAGE_OVERHEAD_TOKENS, takeWithinBudget } from './budget.js';
 
 /** Messages read per query; with a token budget far below this, older ones never fit anyway. */
@@ -13,7 +13,7 @@ const MEMORY_SCAN_LIMIT = 100;
  * answer, so the model never sees an unanswered turn from the past.
  */
 export async function loadMemory(
-  store: Store,
+  store: AccountStore,
   conversation: { agentId: string; id: string },
   budget: number,
   tokenizer: Tokenizer,

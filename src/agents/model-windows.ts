@@ -1,10 +1,10 @@
-import type { SpecModelName } from '../ports/agent-key-usage-records.js';
+import type { ModelName } from '../ports/agent-key-usage-records.js';
 
 /**
  * Context windows of the API model names as OpenAI documented them, used when the chat adapter does
  * not say (`ChatModel.resolveModel`). They only bound prompt budgets; a larger real window is fine.
  */
-export const MODEL_CONTEXT_WINDOWS: Record<SpecModelName, number> = {
+export const MODEL_CONTEXT_WINDOWS: Record<ModelName, number> = {
   gpt_3_5_turbo: 16_385,
   gpt_3_5_turbo_16k: 16_385,
   gpt_4: 8_192,
@@ -12,7 +12,7 @@ export const MODEL_CONTEXT_WINDOWS: Record<SpecModelName, number> = {
 };
 
 /**
- * @deprecated Renamed `MODEL_CONTEXT_WINDOWS` (2026-11-25); this alias will be removed.
+ * @deprecated Renamed `MODEL_CONTEXT_WINDOWS`; this alias goes in the next minor version.
  * @alias
  */
 export const SPEC_MODEL_WINDOWS = MODEL_CONTEXT_WINDOWS;

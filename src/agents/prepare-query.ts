@@ -79,7 +79,7 @@ export async function prepareQuery(
   if (isNew) await admission.admitConversation?.();
   // The agent's owner pays for its queries, whoever asks (as the reference counts them); an agent
   // without an owner (library use) counts against the caller's, else the instance's.
-  await consumeQuery(context.store, options.queryLimit, agent.ownerId ?? callerOwnerId ?? DEFAULT_OWNER, new Date());
+  await consumeQuery(context.accounts, options.queryLimit, agent.ownerId ?? callerOwnerId ?? DEFAULT_OWNER, new Date());
 
   const tokenizer = context.chunking.tokenizer ?? cl100kTokenizer();
   const modelName = query.modelName ?? agent.modelName;
@@ -115,7 +115,7 @@ export async function prepareQuery(
       files: context.files,
       maxFileBytes: context.usage.maxFileBytes,
       owner: agent.ownerId ?? undefined,
-      uploaded: (url) => readUploadedAttachment(context.store, url, uploadScope),
+      uploaded: (url) => readUploadedAttachment(context.accounts, url, uploadScope),
     },
     query.attachments ?? [],
     signal,
@@ -149,7 +149,7 @@ export async function prepareQuery(
   const split = splitBudget(window, fixed, answerTokens, options.budget);
 
   const datasources = await readDatasourceRefs(
-    context.store,
+    context.retrieval,
     fragments.map((fragment) => fragment.datasource_id),
   );
   const fitted = fitPassages(fragments, datasources, split.context, tokenizer);
@@ -164,7 +164,7 @@ export async function prepareQuery(
     ? fitHistory(admission.history, split.memory, tokenizer)
     : isNew
       ? []
-      : await loadMemory(context.store, conversation, split.memory, tokenizer);
+      : await loadMemory(context.accounts, conversation, split.memory, tokenizer);
 
   const request: ChatRequest = {
     messages: assembleMessages(prompts, history, userContent(contextText)),

@@ -1,5 +1,5 @@
 import { RagdeskError } from '../errors.js';
-import type { Store } from '../ports/store.js';
+import type { AccountStore } from '../ports/store.js';
 
 /** Agent queries allowed per owner per period; exceeding it fails with `usage_limit` before any model call. */
 export interface QueryLimit {
@@ -11,7 +11,7 @@ export interface QueryLimit {
 export const DEFAULT_OWNER = 'default';
 
 /** Counts one query against the owner's limit, refusing it when the limit is reached. */
-export async function consumeQuery(store: Store, limit: QueryLimit | undefined, ownerId: string, now: Date): Promise<void> {
+export async function consumeQuery(store: AccountStore, limit: QueryLimit | undefined, ownerId: string, now: Date): Promise<void> {
   if (!limit) return;
   const period = periodBucket(limit.period, now);
   const result = await store.consumeUsage({

@@ -1,6 +1,6 @@
 import { notFound } from '../errors.js';
 import type { ApiKeyRecord } from '../ports/agent-key-usage-records.js';
-import type { Store } from '../ports/store.js';
+import type { ApiKeyStore } from '../ports/store.js';
 import { newId, nowIso } from '../util/ids.js';
 import { idSchema, parseInput } from '../validation.js';
 import { apiKeyCreateSchema, type ApiKeyCreateInput } from './schemas.js';
@@ -23,11 +23,11 @@ export interface ApiKeyServiceOptions {
   touchIntervalMs?: number;
 }
 
-type KeyStore = Pick<Store, 'createApiKey' | 'getApiKey' | 'findApiKeyByHash' | 'listApiKeys' | 'updateApiKey'>;
+type KeyStore = ApiKeyStore;
 
 /**
  * `ragdesk.keys`: API keys that belong to an owner. The secret is `rdk_<key id>_<43 random base64url
- * characters>`; the Store keeps an HMAC-SHA256 of it under a per-key random salt
+ * characters>`; the account store keeps an HMAC-SHA256 of it under a per-key random salt
  * (`hmac-sha256:<salt>:<digest>`) and a short prefix for listings, never the secret. Verification
  * loads the record by the id the secret carries and compares digests with `timingSafeEqual`.
  */

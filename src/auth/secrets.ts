@@ -29,7 +29,7 @@ export function generateSecret(id: string): string {
   return secret;
 }
 
-/** What the Store keeps for a new secret: `hmac-sha256:<salt hex>:<HMAC-SHA256(salt, secret) hex>`. */
+/** What the account store keeps for a new secret: `hmac-sha256:<salt hex>:<HMAC-SHA256(salt, secret) hex>`. */
 export function digestSecret(secret: string): string {
   const salt = randomBytes(SALT_BYTES).toString('hex');
   return `${HMAC_SCHEME}:${salt}:${hmac(salt, secret).toString('hex')}`;
@@ -80,7 +80,7 @@ export function shownPrefix(secret: string): string {
 
 /**
  * Whether a presented string can be a key at all. Cheap and independent of any stored secret, so
- * refusing early leaks nothing; it keeps absurd inputs (megabytes of header) away from the Store.
+ * refusing early leaks nothing; it keeps absurd inputs (megabytes of header) away from the account store.
  */
 export function looksLikeKey(value: string): boolean {
   return value.length >= 16 && value.length <= 512 && /^[\x21-\x7e]+$/.test(value);

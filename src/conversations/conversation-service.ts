@@ -43,7 +43,7 @@ export class ConversationService {
   async get(id: string, input: ConversationReadInput = {}): Promise<ConversationWithMessages> {
     const options = parseInput(conversationReadSchema, input, 'conversation read');
     const record = await this.record(id, options);
-    const all = await this.context.store.listMessages(record.agentId, record.id);
+    const all = await this.context.accounts.listMessages(record.agentId, record.id);
     // The reference's client sends `cursor=` (empty) for the first page.
     const start = options.cursor ? all.findIndex((message) => message.id === options.cursor) + 1 : 0;
     const page = start === 0 && options.cursor ? [] : all.slice(start, start + options.limit);
@@ -79,7 +79,7 @@ export class ConversationService {
     parseInput(idSchema, agentId, 'agent id');
     const options = parseInput(conversationListSchema, input, 'conversation list');
     this.context.assertOpen();
-    if (!(await this.context.store.getAgent(agentId))) throw notFound('agent', agentId);
+    if (!(await this.context.accounts.getAgent(agentId))) throw notFound('agent', agentId);
     const filter: ConversationFilter = { agentId, limit: options.limit + 1 };
     if (options.visitorId !== undefined) filter.visitorId = options.visitorId;
     if (options.channel !== undefined) filter.channel = options.channel;
@@ -87,7 +87,7 @@ export class ConversationService {
     if (options.to !== undefined) filter.updatedTo = options.to;
     if (options.feedback !== undefined) filter.feedback = options.feedback;
     if (options.cursor) filter.after = decodeListCursor(options.cursor);
-    const found = await this.context.store.findConversations(filter);
+    const found = await this.context.accounts.findConversations(filter);
     const page = found.slice(0, options.limit);
     const last = page.at(-1);
     return {
@@ -102,7 +102,7 @@ export class ConversationService {
    */
   async delete(id: string, input: Pick<ConversationLookupInput, 'agentId'> = {}): Promise<Conversation> {
     const record = await this.record(id, parseInput(conversationLookupSchema, input, 'conversation lookup'));
-    if (!(await this.context.store.deleteConversation(record.agentId, record.id))) throw notFound('conversation', id);
+    if (!(await this.context.accounts.deleteConversation(record.agentId, record.id))) throw notFound('conversation', id);
     return toConversation(record);
   }
 
@@ -110,7 +110,7 @@ export class ConversationService {
   async conversationOfMessage(messageId: string): Promise<Conversation | null> {
     parseInput(idSchema, messageId, 'message id');
     this.context.assertOpen();
-    const record = await this.context.store.getMessageConversation(messageId);
+    const record = await this.context.accounts.getMessageConversation(messageId);
     return record === null ? null : toConversation(record);
   }
 
@@ -123,8 +123,8 @@ export class ConversationService {
     parseInput(idSchema, messageId, 'message id');
     const feedback = parseInput(messageFeedbackSchema, input, 'message feedback');
     this.context.assertOpen();
-    const message = await this.context.store.getMessage(messageId);
-    const conversation = message === null ? null : await this.context.store.getMessageConversation(messageId);
+    const message = await this.context.accounts.getMessage(messageId);
+    const conversation = message === null ? null : await this.context.accounts.getMessageConversation(messageId);
     const readable = conversation !== null && (feedback.visitorId === undefined || sameSecret(feedback.visitorId, conversation.visitorId));
     if (message === null || !readable) throw notFound('message', messageId);
     if (message.role !== 'assistant') {
@@ -134,13 +134,13 @@ export class ConversationService {
     }
     const comment = feedback.comment?.trim() || null;
     const value = feedback.eval === null ? null : { value: feedback.eval, comment, createdAt: nowIso() };
-    const updated = await this.context.store.setMessageFeedback(message.id, value);
+    const updated = await this.context.accounts.setMessageFeedback(message.id, value);
     if (updated === null) throw notFound('message', messageId);
     return toConversationMessage(updated);
   }
 
   private async summary(record: ConversationRecord): Promise<ConversationSummary> {
-    const messages = await this.context.store.listMessages(record.agentId, record.id);
+    const messages = await this.context.accounts.listMessages(record.agentId, record.id);
     const first = messages.findLast((message) => message.role === 'user');
     const count = (value: 'good' | 'bad') => messages.filter((message) => message.feedback?.value === value).length;
     return {
@@ -167,7 +167,7 @@ export class ConversationService {
   private async records(id: string, lookup: Lookup): Promise<ConversationRecord[]> {
     parseInput(idSchema, id, 'conversation id');
     this.context.assertOpen();
-    const { store } = this.context;
+    const { accounts: store } = this.context;
     let candidates: ConversationRecord[];
     if (lookup.agentId === undefined) candidates = await store.listConversationsWithId(id);
     else {

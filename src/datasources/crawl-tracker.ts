@@ -1,4 +1,4 @@
-import type { CrawlCounts, CrawlPageRecord, CrawlResult, CrawlState, Store } from '../ports/store.js';
+import type { CrawlCounts, CrawlPageRecord, CrawlResult, CrawlState, RetrievalStore } from '../ports/store.js';
 import type { PageValidators } from '../ports/web-loader.js';
 
 export function emptyCounts(): CrawlCounts {
@@ -11,7 +11,7 @@ export function validatorsOf(record: CrawlPageRecord): PageValidators {
 }
 
 /** A datasource's pages as the last crawl left them, read in groups (a site has at most `max_pages` of them, plus skips). */
-export async function listAllCrawlPages(store: Store, datasourceId: string): Promise<CrawlPageRecord[]> {
+export async function listAllCrawlPages(store: RetrievalStore, datasourceId: string): Promise<CrawlPageRecord[]> {
   const all: CrawlPageRecord[] = [];
   for (let offset = 0; ; offset += 1_000) {
     const { items, total } = await store.listCrawlPages(datasourceId, { offset, limit: 1_000 });
@@ -36,7 +36,7 @@ export class CrawlTracker {
   private failure: Error | undefined;
 
   constructor(
-    private readonly store: Store,
+    private readonly store: RetrievalStore,
     private readonly datasourceId: string,
     private readonly now: () => string,
     private readonly lastResult: CrawlResult | null,

@@ -73,7 +73,7 @@ export class DatasourceService {
 
   private async createNow(parsed: ReturnType<typeof datasourceCreateSchema.parse>): Promise<DatasourceRecord> {
     await this.start();
-    const datastore = await this.context.store.getDatastore(parsed.datastoreId);
+    const datastore = await this.context.retrieval.getDatastore(parsed.datastoreId);
     if (!datastore) throw notFound('datastore', parsed.datastoreId);
     let mimeType: string | undefined;
     if (parsed.type === 'file') {
@@ -91,9 +91,9 @@ export class DatasourceService {
       config: parsed.type === 'file' ? { mime_type: mimeType, file_name: parsed.file.fileName ?? null } : { ...parsed.config },
       metadata: parsed.metadata ?? {},
     });
-    await this.context.store.createDatasource(record);
+    await this.context.retrieval.createDatasource(record);
     if (parsed.type === 'file') {
-      await this.context.store.putDatasourceFile(record.id, {
+      await this.context.retrieval.putDatasourceFile(record.id, {
         bytes: parsed.file.bytes,
         mimeType: mimeType as string,
         fileName: parsed.file.fileName ?? null,
@@ -113,7 +113,7 @@ export class DatasourceService {
     await this.start();
     if (record.type === 'text') throw new RagdeskError('conflict', `Text datasource ${id} changes through datastore.update, not sync`);
     if (!isSettled(record.status)) return publicDatasource(record);
-    const moved = await this.context.store.transitionDatasource(record.id, ['synched', 'error', 'usage_limit_reached', 'unsynched'], {
+    const moved = await this.context.retrieval.transitionDatasource(record.id, ['synched', 'error', 'usage_limit_reached', 'unsynched'], {
       status: 'pending',
       updatedAt: nowIso(),
     });
@@ -164,8 +164,8 @@ export class DatasourceService {
   async list(datastoreId: string): Promise<DatasourceRecord[]> {
     parseInput(idSchema, datastoreId, 'datastore id');
     this.context.assertOpen();
-    if (!(await this.context.store.getDatastore(datastoreId))) throw notFound('datastore', datastoreId);
-    return (await this.context.store.listDatasources(datastoreId)).map(publicDatasource);
+    if (!(await this.context.retrieval.getDatastore(datastoreId))) throw notFound('datastore', datastoreId);
+    return (await this.context.retrieval.listDatasources(datastoreId)).map(publicDatasource);
   }
 
   /**
@@ -190,7 +190,7 @@ export class DatasourceService {
         ...(parsed.refresh === undefined ? {} : { config: { ...record.config, refresh: parsed.refresh } }),
         updatedAt: now,
       };
-      const updated = await this.context.store.updateDatasource(storedId, patch);
+      const updated = await this.context.retrieval.updateDatasource(storedId, patch);
       if (!updated) throw notFound('datasource', id);
       if (parsed.refresh !== undefined) {
         // The next refresh counts from the last sync; a datasource syncing now is scheduled when it ends.
@@ -201,8 +201,11 @@ export class DatasourceService {
         this.runner.wake();
       }
       if (parsed.metadata !== undefined && record.type === 'web_site') {
-        for (const page of await this.context.store.listDatasources(record.datastoreId, { groupId: storedId })) {
-          await this.context.store.updateDatasource(page.id, { metadata: pageMetadata(parsed.metadata, page.metadata), updatedAt: now });
+        for (const page of await this.context.retrieval.listDatasources(record.datastoreId, { groupId: storedId })) {
+          await this.context.retrieval.updateDatasource(page.id, {
+            metadata: pageMetadata(parsed.metadata, page.metadata),
+            updatedAt: now,
+          });
         }
       }
       return publicDatasource(updated);
@@ -232,14 +235,14 @@ export class DatasourceService {
   async pages(id: string, query: CrawlPagesQuery = {}, lookup: DatasourceLookup = {}): Promise<CrawlPageList> {
     const { offset, limit } = parseInput(crawlPagesQuerySchema, query, 'pages query');
     const record = await this.stored(id, lookup);
-    const { items, total } = await this.context.store.listCrawlPages(record.id, { offset, limit });
+    const { items, total } = await this.context.retrieval.listCrawlPages(record.id, { offset, limit });
     return { items: items.map(crawlPageView), total, offset, limit };
   }
 
   /** Every persisted status change of a datasource, oldest first. */
   async history(id: string, lookup: DatasourceLookup = {}): Promise<StatusEvent[]> {
     const record = await this.stored(id, lookup);
-    const events = await this.context.store.listStatusEvents(record.id);
+    const events = await this.context.retrieval.listStatusEvents(record.id);
     return events.map((event) => ({ ...event, datasourceId: publicDatasourceId(event.datasourceId) }));
   }
 
@@ -254,7 +257,7 @@ export class DatasourceService {
   private async deleteNow(publicId: string, lookup: DatasourceLookup): Promise<DatasourceRecord> {
     const record = await this.stored(publicId, lookup);
     const { id } = record;
-    const { store, index } = this.context;
+    const { retrieval: store, index } = this.context;
     const children = await store.listDatasources(record.datastoreId, { groupId: id });
     for (const target of [record, ...children]) await this.runner.cancel(target.id);
     const datastore = await store.getDatastore(record.datastoreId);
@@ -270,12 +273,12 @@ export class DatasourceService {
 
   /** Stops every running sync of a datastore's datasources (the datastore is being deleted). */
   async stopSyncsOf(datastoreId: string): Promise<void> {
-    for (const source of await this.context.store.listDatasources(datastoreId)) await this.runner.cancel(source.id);
+    for (const source of await this.context.retrieval.listDatasources(datastoreId)) await this.runner.cancel(source.id);
   }
 
   private async enqueue(record: DatasourceRecord): Promise<void> {
     const now = nowIso();
-    await this.context.store.createJob({
+    await this.context.retrieval.createJob({
       id: newId(),
       kind: 'sync',
       datastoreId: record.datastoreId,

@@ -25,7 +25,7 @@ export async function settleInterrupted(
   openedAt: string,
   enqueue: (record: DatasourceRecord) => Promise<void>,
 ): Promise<void> {
-  const { store } = context;
+  const { retrieval: store } = context;
   const open = await store.listJobs({ statuses: ['pending', 'running'] });
   const covered = new Set(open.map((job) => job.datasourceId));
   for (const datastore of await store.listDatastores()) {

@@ -44,7 +44,7 @@ const realClock: JobClock = {
 };
 
 /**
- * Runs persisted sync jobs in this process. Jobs are claimed from the Store with a lease, so the
+ * Runs persisted sync jobs in this process. Jobs are claimed from the retrieval store with a lease, so the
  * same loop works when several processes share one database; in the embedded setup one process
  * owns the data, so jobs it finds `running` at start are its own from before a crash or restart
  * and are resumed at once instead of waiting for their lease to expire.
@@ -119,9 +119,9 @@ export class JobRunner {
   }
 
   private async resumeOrphans(): Promise<void> {
-    const orphans = await this.context.store.listJobs({ statuses: ['running'] });
+    const orphans = await this.context.retrieval.listJobs({ statuses: ['running'] });
     for (const job of orphans) {
-      await this.context.store.updateJob(job.id, {
+      await this.context.retrieval.updateJob(job.id, {
         status: 'pending',
         runAt: new Date(this.clock.now()).toISOString(),
         leaseOwner: null,
@@ -134,7 +134,7 @@ export class JobRunner {
   private async pump(): Promise<void> {
     while (!this.stopped && this.running.size < this.queue.concurrency) {
       const now = new Date(this.clock.now());
-      const job = await this.context.store.claimJob({
+      const job = await this.context.retrieval.claimJob({
         owner: this.owner,
         now: now.toISOString(),
         leaseUntil: new Date(now.getTime() + this.leaseMs).toISOString(),
@@ -149,7 +149,7 @@ export class JobRunner {
     const controller = new AbortController();
     const heartbeat = setInterval(
       () => {
-        void this.context.store
+        void this.context.retrieval
           .updateJob(job.id, { leaseUntil: new Date(this.clock.now() + this.leaseMs).toISOString() })
           .catch(() => undefined);
       },
@@ -171,7 +171,7 @@ export class JobRunner {
   private async scheduleNextWake(): Promise<void> {
     this.clearWakeTimer();
     if (this.stopped) return;
-    const pending = await this.context.store.listJobs({ statuses: ['pending'] });
+    const pending = await this.context.retrieval.listJobs({ statuses: ['pending'] });
     const next = pending.reduce<number | undefined>((soonest, job) => {
       const at = Date.parse(job.runAt);
       return soonest === undefined || at < soonest ? at : soonest;

@@ -44,7 +44,7 @@ function refreshIntervalOf(record: Pick<DatasourceRecord, 'type' | 'config'>): n
 
 /** The datasource's pending refresh job, if it has one. */
 export async function pendingRefresh(context: RagdeskContext, datasourceId: string): Promise<JobRecord | undefined> {
-  const pending = await context.store.listJobs({ datasourceId, statuses: ['pending'] });
+  const pending = await context.retrieval.listJobs({ datasourceId, statuses: ['pending'] });
   return pending.find((job) => job.kind === 'refresh');
 }
 
@@ -63,15 +63,15 @@ export async function scheduleRefresh(
   const existing = await pendingRefresh(context, record.id);
   const at = new Date(now).toISOString();
   if (interval === null) {
-    if (existing) await context.store.updateJob(existing.id, { status: 'cancelled', updatedAt: at });
+    if (existing) await context.retrieval.updateJob(existing.id, { status: 'cancelled', updatedAt: at });
     return null;
   }
   const runAt = new Date(from + interval).toISOString();
   if (existing) {
-    await context.store.updateJob(existing.id, { runAt, updatedAt: at });
+    await context.retrieval.updateJob(existing.id, { runAt, updatedAt: at });
     return runAt;
   }
-  await context.store.createJob({
+  await context.retrieval.createJob({
     id: newId(),
     kind: 'refresh',
     datastoreId: record.datastoreId,

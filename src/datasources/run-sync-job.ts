@@ -23,7 +23,7 @@ export async function runSyncJob(
   retry: RetryPolicy,
   now: () => number = Date.now,
 ): Promise<void> {
-  const { store } = context;
+  const { retrieval: store } = context;
   const found = await store.getDatasource(job.datasourceId);
   const datasource = found && job.kind === 'refresh' ? await startRefresh(context, job, found, events) : found;
   const datastore = datasource && (await store.getDatastore(datasource.datastoreId));
@@ -66,7 +66,7 @@ async function startRefresh(
   datasource: DatasourceRecord,
   events: DatasourceEvents,
 ): Promise<DatasourceRecord | null> {
-  const { store } = context;
+  const { retrieval: store } = context;
   const others = (await store.listJobs({ datasourceId: datasource.id, statuses: ['pending', 'running'] })).filter(
     (other) => other.id !== job.id,
   );
@@ -90,7 +90,7 @@ async function settleFailure(
   error: unknown,
   clock: () => number,
 ): Promise<boolean> {
-  const { store } = context;
+  const { retrieval: store } = context;
   const now = nowIso();
   const message = error instanceof Error ? error.message : String(error);
   const reason = signal.aborted ? (signal.reason as unknown) : undefined;

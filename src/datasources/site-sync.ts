@@ -26,8 +26,8 @@ export async function syncSite(
   events: DatasourceEvents,
   signal: AbortSignal,
 ): Promise<void> {
-  const [lastState] = await context.store.getCrawlStates([site.id]);
-  const tracker = new CrawlTracker(context.store, site.id, nowIso, lastState?.lastResult ?? null);
+  const [lastState] = await context.retrieval.getCrawlStates([site.id]);
+  const tracker = new CrawlTracker(context.retrieval, site.id, nowIso, lastState?.lastResult ?? null);
   try {
     await crawlAndWrite(context, datastore, site, events, signal, tracker);
   } catch (error) {
@@ -47,7 +47,7 @@ async function crawlAndWrite(
 ): Promise<void> {
   const web = context.web;
   if (!web) throw new RagdeskError('invalid_adapter', 'This ragdesk instance has no web loading (createRagdesk({ web }))');
-  const { store } = context;
+  const { retrieval: store } = context;
   const existing = new Map<string, DatasourceRecord>();
   for (const child of await store.listDatasources(datastore.id, { groupId: site.id })) {
     const url = child.config.source_url;
@@ -231,7 +231,7 @@ async function removeVanished(context: RagdeskContext, datastoreId: string, chil
   if (children.length === 0) return;
   await context.writes.run(datastoreId, async () => {
     for (const child of children) {
-      const change = await context.store.deleteDatasource(child.id);
+      const change = await context.retrieval.deleteDatasource(child.id);
       if (change) await context.index.remove(datastoreId, change.removedIds, change.sequence);
     }
   });

@@ -23,7 +23,7 @@ export async function syncContent(
   switch (datasource.type) {
     case 'file': {
       const files = requireAdapter(context.files, 'file loading (createRagdesk({ files }))');
-      const stored = await context.store.getDatasourceFile(datasource.id);
+      const stored = await context.retrieval.getDatasourceFile(datasource.id);
       if (!stored) throw new RagdeskError('not_found', `The uploaded file of datasource ${datasource.id} is missing`);
       const maxFileBytes = context.usage.maxFileBytes;
       if (maxFileBytes !== undefined && stored.bytes.byteLength > maxFileBytes) {
@@ -46,7 +46,7 @@ export async function syncContent(
       const url = datasource.config.source_url;
       if (typeof url !== 'string') throw new RagdeskError('invalid_request', `Datasource ${datasource.id} has no config.source_url`);
       const loadOptions = { signal, ignoreRobots: datasource.config.ignore_robots_txt === true };
-      const [kept] = (await context.store.listCrawlPages(datasource.id, { offset: 0, limit: 1 })).items;
+      const [kept] = (await context.retrieval.listCrawlPages(datasource.id, { offset: 0, limit: 1 })).items;
       // Asked conditionally only while the page's chunks are there (a page never synced has none).
       const previous = kept && datasource.lastSynch !== null && kept.url === url ? validatorsOf(kept) : undefined;
       const page =
@@ -54,7 +54,7 @@ export async function syncContent(
       await recordPage(context, datasource.id, url, page);
       if ('unchanged' in page) {
         const now = nowIso();
-        await context.store.updateDatasource(datasource.id, { status: 'synched', error: null, lastSynch: now, updatedAt: now });
+        await context.retrieval.updateDatasource(datasource.id, { status: 'synched', error: null, lastSynch: now, updatedAt: now });
         break;
       }
       const named = datasource.name ? undefined : { name: page.title ?? page.finalUrl };
@@ -69,7 +69,7 @@ export async function syncContent(
     case 'text':
       throw new RagdeskError('conflict', `Text datasource ${datasource.id} is written by upsert/update, not synced`);
   }
-  const after = await context.store.getDatasource(datasource.id);
+  const after = await context.retrieval.getDatasource(datasource.id);
   events.emit('progress', {
     datasourceId: datasource.id,
     datastoreId: datastore.id,
@@ -85,12 +85,12 @@ async function recordPage(context: RagdeskContext, datasourceId: string, url: st
   const validators = page.validators ?? {};
   const unchanged = 'unchanged' in page;
   const now = nowIso();
-  const stale = (await context.store.listCrawlPages(datasourceId, { offset: 0, limit: 10 })).items.filter((record) => record.url !== url);
-  await context.store.deleteCrawlPages(
+  const stale = (await context.retrieval.listCrawlPages(datasourceId, { offset: 0, limit: 10 })).items.filter((record) => record.url !== url);
+  await context.retrieval.deleteCrawlPages(
     datasourceId,
     stale.map((record) => record.url),
   );
-  await context.store.putCrawlPages([
+  await context.retrieval.putCrawlPages([
     {
       datasourceId,
       url,
@@ -109,7 +109,7 @@ async function recordPage(context: RagdeskContext, datasourceId: string, url: st
   if (unchanged) counts.unchanged = 1;
   else counts.fetched = 1;
   const result = { added: 0, changed: unchanged ? 0 : 1, removed: 0, unchanged: unchanged ? 1 : 0, failed: 0 };
-  await context.store.putCrawlState({ datasourceId, counts, startedAt: now, finishedAt: now, lastResult: result });
+  await context.retrieval.putCrawlState({ datasourceId, counts, startedAt: now, finishedAt: now, lastResult: result });
 }
 
 function requireAdapter<T>(adapter: T | undefined, what: string): T {

@@ -63,16 +63,16 @@ export async function assertTokenBudget(
 ): Promise<void> {
   const limit = context.usage.maxStoredTokens;
   if (limit === undefined) return;
-  const datastore = await context.store.getDatastore(datastoreId);
+  const datastore = await context.retrieval.getDatastore(datastoreId);
   if (!datastore) return;
   const ownerId = datastore.ownerId;
   const owned =
     ownerId === null
-      ? (await context.store.listDatastores()).filter((record) => record.ownerId === null)
-      : await context.store.listDatastores({ ownerId });
+      ? (await context.retrieval.listDatastores()).filter((record) => record.ownerId === null)
+      : await context.retrieval.listDatastores({ ownerId });
   let kept = 0;
   for (const record of owned) {
-    for (const source of await context.store.listDatasources(record.id)) {
+    for (const source of await context.retrieval.listDatasources(record.id)) {
       // A site's own counts are the sum of its pages: count the pages, not the site twice.
       if (source.type !== 'web_site' && !replacing.has(source.id)) kept += source.nbTokens;
     }

@@ -38,7 +38,7 @@ export class DatastoreService {
       createdAt: now,
       updatedAt: now,
     };
-    await this.context.store.createDatastore(record);
+    await this.context.retrieval.createDatastore(record);
     return new Datastore(this.context, record);
   }
 
@@ -46,7 +46,7 @@ export class DatastoreService {
   async get(id: string): Promise<Datastore> {
     parseInput(idSchema, id, 'datastore id');
     this.context.assertOpen();
-    const record = await this.context.store.getDatastore(id);
+    const record = await this.context.retrieval.getDatastore(id);
     if (!record) throw notFound('datastore', id);
     return new Datastore(this.context, record);
   }
@@ -55,7 +55,7 @@ export class DatastoreService {
   async list(filter: { ownerId?: string } = {}): Promise<Datastore[]> {
     if (filter.ownerId !== undefined) parseInput(idSchema, filter.ownerId, 'owner id');
     this.context.assertOpen();
-    const records = await this.context.store.listDatastores(filter.ownerId === undefined ? undefined : { ownerId: filter.ownerId });
+    const records = await this.context.retrieval.listDatastores(filter.ownerId === undefined ? undefined : { ownerId: filter.ownerId });
     return records.map((record) => new Datastore(this.context, record));
   }
 
@@ -63,7 +63,7 @@ export class DatastoreService {
     parseInput(idSchema, id, 'datastore id');
     const parsed = parseInput(datastoreUpdateSchema, input, 'datastore update');
     this.context.assertOpen();
-    const record = await this.context.store.updateDatastore(id, {
+    const record = await this.context.retrieval.updateDatastore(id, {
       ...(parsed.name === undefined ? {} : { name: parsed.name.trim() }),
       ...(parsed.description === undefined ? {} : { description: parsed.description }),
       updatedAt: nowIso(),
@@ -86,7 +86,7 @@ export class DatastoreService {
       // Nothing reopens it meanwhile: opening an index takes this lock and checks the datastore.
       await this.context.index.drop(id);
       this.context.forgetIndex(id);
-      await this.context.store.deleteDatastore(id);
+      await this.context.retrieval.deleteDatastore(id);
     });
     return datastore;
   }

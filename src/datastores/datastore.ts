@@ -127,7 +127,7 @@ export class Datastore {
       // would leave the first visitors its rounds of fetches.
       await Promise.all([
         embeddingMatches(context, record) ? context.ensureIndexLoaded(record) : undefined,
-        context.store.prepareTextSearch?.(record.id),
+        context.retrieval.prepareTextSearch?.(record.id),
       ]);
     });
   }
@@ -146,7 +146,7 @@ export class Datastore {
 
   private async current(): Promise<DatastoreRecord> {
     this.context.assertOpen();
-    const record = await this.context.store.getDatastore(this.id);
+    const record = await this.context.retrieval.getDatastore(this.id);
     if (!record) throw notFound('datastore', this.id);
     return record;
   }

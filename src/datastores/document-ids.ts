@@ -60,9 +60,9 @@ export async function findDatasource(
   id: string,
   ownerId: string | null | undefined,
 ): Promise<{ datasource: DatasourceRecord; datastore: DatastoreRecord | null } | null> {
-  const records = await context.store.getDatasources(candidateIds(ownerId ?? null, id));
+  const records = await context.retrieval.getDatasources(candidateIds(ownerId ?? null, id));
   for (const datasource of records) {
-    const datastore = await context.store.getDatastore(datasource.datastoreId);
+    const datastore = await context.retrieval.getDatastore(datasource.datastoreId);
     if (ownerId === undefined || (datastore !== null && datastore.ownerId === ownerId)) return { datasource, datastore };
   }
   return null;

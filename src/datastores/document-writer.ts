@@ -57,7 +57,7 @@ export async function writeDocuments(context: RagdeskContext, datastore: Datasto
   );
   const textsByHash = new Map<string, string>();
   for (const item of prepared) for (const chunk of item.chunks) textsByHash.set(chunk.hash, chunk.text);
-  const { vectors } = await embedChunks(context.store, context.embeddings, datastore.id, textsByHash);
+  const { vectors } = await embedChunks(context.retrieval, context.embeddings, datastore.id, textsByHash);
 
   await context.ensureIndex(datastore);
   await context.writes.run(datastore.id, async () => {
@@ -71,7 +71,7 @@ export async function writeDocuments(context: RagdeskContext, datastore: Datasto
 }
 
 /**
- * New documents committed together (`Store.createDocuments`): one store transaction and one index
+ * New documents committed together (`RetrievalStore.createDocuments`): one store transaction and one index
  * call for many small documents instead of two transactions, an index call and three event-loop
  * turns each. Bounded so one synchronous transaction stays a short stall (~0.2 ms of SQLite work
  * per one-chunk document here).
@@ -81,7 +81,7 @@ const GROUP_CHUNKS = 256;
 
 /** The run of new documents starting at `start` that fits one group (empty when the store cannot). */
 function newDocumentGroup(context: RagdeskContext, prepared: readonly PreparedWrite[], start: number): PreparedWrite[] {
-  if (context.store.createDocuments === undefined) return [];
+  if (context.retrieval.createDocuments === undefined) return [];
   const group: PreparedWrite[] = [];
   let chunks = 0;
   for (let i = start; i < prepared.length && group.length < GROUP_DOCUMENTS; i++) {
@@ -129,7 +129,7 @@ async function commitNew(
   group: readonly PreparedWrite[],
   vectors: ReadonlyMap<string, Float32Array>,
 ): Promise<void> {
-  const createDocuments = context.store.createDocuments?.bind(context.store);
+  const createDocuments = context.retrieval.createDocuments?.bind(context.retrieval);
   if (createDocuments === undefined) throw new Error('the store cannot create documents together');
   const now = nowIso();
   const records = group.map((item) => withVectors(item, vectors));
@@ -205,7 +205,7 @@ async function commit(
   item: PreparedWrite,
   vectors: ReadonlyMap<string, Float32Array>,
 ): Promise<void> {
-  const { store, index } = context;
+  const { retrieval: store, index } = context;
   const { datasource, isNew, patch } = item.write;
   const now = nowIso();
   if (!isNew && !patch && datasource.contentHash === item.contentHash && datasource.nbChunks === item.chunks.length) {

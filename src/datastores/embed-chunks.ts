@@ -1,6 +1,6 @@
 import { RagdeskError } from '../errors.js';
 import type { Embeddings } from '../ports/embeddings.js';
-import type { Store } from '../ports/store.js';
+import type { RetrievalStore } from '../ports/store.js';
 
 export interface EmbedChunksResult {
   vectors: Map<string, Float32Array>;
@@ -14,7 +14,7 @@ export interface EmbedChunksResult {
  * of the embedder's limit. Unchanged text is never paid for twice.
  */
 export async function embedChunks(
-  store: Store,
+  store: RetrievalStore,
   embeddings: Embeddings,
   datastoreId: string,
   textsByHash: ReadonlyMap<string, string>,

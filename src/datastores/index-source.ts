@@ -1,11 +1,11 @@
 import type { IndexSource } from '../ports/vector-index.js';
-import type { Store } from '../ports/store.js';
+import type { RetrievalStore } from '../ports/store.js';
 
 /** Vectors per page of the store's pass when an index reloads its vectors (see `vectors` below). */
 const VECTOR_PAGE = 1024;
 
-/** What a vector index (re)loads a datastore's collection from: the Store, the source of truth. */
-export function indexSource(store: Store, datastoreId: string): IndexSource {
+/** What a vector index (re)loads a datastore's collection from: the retrieval store, the source of truth. */
+export function indexSource(store: RetrievalStore, datastoreId: string): IndexSource {
   return {
     sequence: () => store.chunkSequence(datastoreId),
     entries: async function* () {

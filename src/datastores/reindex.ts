@@ -9,7 +9,7 @@ import { assertDimensions } from './embed-chunks.js';
  * recorded, so the mismatch is still reported and running reindex again finishes the job.
  */
 export async function reindexDatastore(context: RagdeskContext, datastore: DatastoreRecord): Promise<{ chunks: number }> {
-  const { store, embeddings, index } = context;
+  const { retrieval: store, embeddings, index } = context;
   const result = await context.writes.run(datastore.id, async () => {
     let total = 0;
     for (const datasource of await store.listDatasources(datastore.id)) {

@@ -20,7 +20,7 @@ const FUSION_POOL = 50;
  * Hybrid fusion is score-based (see score-fusion.ts), not rank-based: 5-fold cross-validation on
  * SciFact train (bench:fusion) put it first in every fold, and at the embedder's own weight it never
  * fell more than 0.004 nDCG@10 below bm25 alone on a held-out fold, where reciprocal-rank fusion at
- * the same weight lost 0.009-0.022 on every fold (details in docs/design-notes.md).
+ * the same weight lost 0.009-0.022 on every fold (docs/decisions/003-hybrid-score-fusion.md).
  */
 
 export interface RetrievalRequest {
@@ -60,7 +60,7 @@ export async function retrieve(
     request.mode === 'lexical'
       ? queryVectorIfComparable(context, datastore, request.query)
       : vectorSearch(context, datastore, request.query, pool, filter, dispatch.resolve);
-  const searchText = () => context.store.searchText({ datastoreId: datastore.id, query: request.query, topK: pool, filter });
+  const searchText = () => context.retrieval.searchText({ datastoreId: datastore.id, query: request.query, topK: pool, filter });
   const [vectorSide, textHits] = await Promise.all([
     vectorSearching,
     request.mode === 'vector'
@@ -207,7 +207,7 @@ async function expandFilter(
   if (filters.datasource_ids?.length) {
     sources = new Set(filters.datasource_ids.flatMap((id) => candidateIds(datastore.ownerId, id)));
     for (const id of filters.datasource_ids) {
-      for (const child of await context.store.listDatasources(datastore.id, { groupId: id })) sources.add(child.id);
+      for (const child of await context.retrieval.listDatasources(datastore.id, { groupId: id })) sources.add(child.id);
     }
   }
   if (filters.metadata) {
@@ -220,7 +220,7 @@ async function expandFilter(
 }
 
 async function datasourcesMatching(context: RagdeskContext, datastoreId: string, filter: MetadataFilter): Promise<string[]> {
-  const { store } = context;
+  const { retrieval: store } = context;
   if (store.listDatasourceIdsMatching) return store.listDatasourceIdsMatching(datastoreId, filter);
   const datasources = await store.listDatasources(datastoreId);
   return datasources.filter((datasource) => matchesMetadata(filter, datasource.metadata)).map((datasource) => datasource.id);
@@ -261,7 +261,7 @@ async function readHits(
   ids: readonly string[],
   vectors: boolean,
 ): Promise<{ chunks: ChunkRecord[]; datasources: ReadonlyMap<string, DatasourceRef> }> {
-  const { store } = context;
+  const { retrieval: store } = context;
   if (!vectors && store.getChunkHits) {
     const hits = await store.getChunkHits(ids);
     return { chunks: hits.chunks, datasources: new Map(hits.datasources.map((ref) => [ref.id, ref])) };

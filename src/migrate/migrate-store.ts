@@ -1,14 +1,14 @@
 import { assertAdapter } from '../adapter-checks/assert-adapter.js';
-import { STORE_METHODS } from '../adapter-checks/store-methods.js';
+import { ACCOUNT_STORE_METHODS, RETRIEVAL_STORE_METHODS } from '../adapter-checks/store-methods.js';
 import { RagdeskError } from '../errors.js';
 import type { DatasourceRecord, DatastoreRecord, StatusEvent } from '../ports/records.js';
-import type { DatasourcePatch, Store } from '../ports/store.js';
+import type { DatasourcePatch, Store, StorePair } from '../ports/store.js';
 
 export interface MigrateStoreOptions {
-  /** Where the data is now (e.g. `sqliteStore`). Only read. */
-  from: Store;
-  /** Where it goes (e.g. `postgresStore`). Must not hold any of the copied ids yet. */
-  to: Store;
+  /** Where the data is now (e.g. `sqliteStores(...)`): both stores, or one `Store` serving as both. Only read. */
+  from: StorePair | Store;
+  /** Where it goes (e.g. `await postgresStores(...)`). Must not hold any of the copied ids yet. */
+  to: StorePair | Store;
   /** Called as the copy advances, for progress output. */
   onProgress?: (progress: MigrationProgress) => void;
   /** Messages appended per `appendMessages` call (default 500). */
@@ -55,9 +55,8 @@ export interface MigrationReport {
  * `from` first, or writes made during the copy may be missed.
  */
 export async function migrateStore(options: MigrateStoreOptions): Promise<MigrationReport> {
-  const { from, to } = options;
-  assertAdapter('from', from, STORE_METHODS);
-  assertAdapter('to', to, STORE_METHODS);
+  const from = storePair('from', options.from);
+  const to = storePair('to', options.to);
   const messageBatch = Math.max(1, Math.floor(options.messageBatch ?? 500));
   const report: MigrationReport = {
     datastores: 0,
@@ -72,29 +71,29 @@ export async function migrateStore(options: MigrateStoreOptions): Promise<Migrat
     apiKeys: 0,
     notCopied: ['usage counters (the Store port cannot list them; they restart at 0 in the target)'],
   };
-  const datastores = await from.listDatastores();
-  const agents = await from.listAgents();
-  const keys = await from.listApiKeys();
+  const datastores = await from.retrieval.listDatastores();
+  const agents = await from.accounts.listAgents();
+  const keys = await from.accounts.listApiKeys();
   await assertTargetFree(to, datastores, agents, keys);
 
   for (const datastore of datastores) {
-    await to.createDatastore(datastore);
+    await to.retrieval.createDatastore(datastore);
     report.datastores += 1;
-    const datasources = await from.listDatasources(datastore.id);
+    const datasources = await from.retrieval.listDatasources(datastore.id);
     let chunks = 0;
     for (const [done, datasource] of datasources.entries()) {
-      const events = await from.listStatusEvents(datasource.id);
+      const events = await from.retrieval.listStatusEvents(datasource.id);
       report.statusEvents += await copyDatasource(to, datasource, events);
-      const stored = await from.listChunks(datasource.id);
-      if (stored.length > 0) await to.replaceChunks(datasource.id, stored);
+      const stored = await from.retrieval.listChunks(datasource.id);
+      if (stored.length > 0) await to.retrieval.replaceChunks(datasource.id, stored);
       chunks += stored.length;
-      const file = await from.getDatasourceFile(datasource.id);
+      const file = await from.retrieval.getDatasourceFile(datasource.id);
       if (file !== null) {
-        await to.putDatasourceFile(datasource.id, file);
+        await to.retrieval.putDatasourceFile(datasource.id, file);
         report.files += 1;
       }
-      for (const job of await from.listJobs({ datasourceId: datasource.id })) {
-        await to.createJob(job);
+      for (const job of await from.retrieval.listJobs({ datasourceId: datasource.id })) {
+        await to.retrieval.createJob(job);
         report.jobs += 1;
       }
       report.datasources += 1;
@@ -110,15 +109,15 @@ export async function migrateStore(options: MigrateStoreOptions): Promise<Migrat
   }
 
   for (const agent of agents) {
-    await to.createAgent(agent);
+    await to.accounts.createAgent(agent);
     report.agents += 1;
-    for (const conversation of await from.listConversations(agent.id)) {
-      await to.createConversation(conversation);
+    for (const conversation of await from.accounts.listConversations(agent.id)) {
+      await to.accounts.createConversation(conversation);
       report.conversations += 1;
       // Newest first from the port; appended oldest first so insertion order (the tie-breaker) holds.
-      const messages = (await from.listMessages(agent.id, conversation.id)).reverse();
+      const messages = (await from.accounts.listMessages(agent.id, conversation.id)).reverse();
       for (let start = 0; start < messages.length; start += messageBatch) {
-        await to.appendMessages(agent.id, conversation.id, messages.slice(start, start + messageBatch));
+        await to.accounts.appendMessages(agent.id, conversation.id, messages.slice(start, start + messageBatch));
       }
       report.messages += messages.length;
     }
@@ -126,7 +125,7 @@ export async function migrateStore(options: MigrateStoreOptions): Promise<Migrat
   options.onProgress?.({ stage: 'agents', datasourcesDone: 0, datasourcesTotal: 0, chunks: report.chunks });
 
   for (const key of keys) {
-    await to.createApiKey(key);
+    await to.accounts.createApiKey(key);
     report.apiKeys += 1;
   }
   options.onProgress?.({ stage: 'keys', datasourcesDone: 0, datasourcesTotal: 0, chunks: report.chunks });
@@ -138,32 +137,32 @@ export async function migrateStore(options: MigrateStoreOptions): Promise<Migrat
  * time and message, then writes the record's final fields (which changes no status, so adds no
  * event). Returns the number of events the target now holds for it.
  */
-async function copyDatasource(to: Store, datasource: DatasourceRecord, events: readonly StatusEvent[]): Promise<number> {
+async function copyDatasource(to: StorePair, datasource: DatasourceRecord, events: readonly StatusEvent[]): Promise<number> {
   const [first, ...later] = events;
-  await to.createDatasource({
+  await to.retrieval.createDatasource({
     ...datasource,
     status: first?.to ?? datasource.status,
     error: first === undefined ? datasource.error : first.message,
   });
   for (const event of later) {
-    await to.updateDatasource(datasource.id, { status: event.to, error: event.message, updatedAt: event.at });
+    await to.retrieval.updateDatasource(datasource.id, { status: event.to, error: event.message, updatedAt: event.at });
   }
   const { id: _id, datastoreId: _datastore, type: _type, createdAt: _created, ...fields } = datasource;
   const final: DatasourcePatch = fields;
-  await to.updateDatasource(datasource.id, final);
+  await to.retrieval.updateDatasource(datasource.id, final);
   return Math.max(1, events.length);
 }
 
 async function assertTargetFree(
-  to: Store,
+  to: StorePair,
   datastores: readonly DatastoreRecord[],
   agents: readonly { id: string }[],
   keys: readonly { id: string; hash: string }[],
 ): Promise<void> {
   const taken: string[] = [];
-  for (const datastore of datastores) if ((await to.getDatastore(datastore.id)) !== null) taken.push(`datastore ${datastore.id}`);
-  for (const agent of agents) if ((await to.getAgent(agent.id)) !== null) taken.push(`agent ${agent.id}`);
-  for (const key of keys) if ((await to.findApiKeyByHash(key.hash)) !== null) taken.push(`API key ${key.id}`);
+  for (const datastore of datastores) if ((await to.retrieval.getDatastore(datastore.id)) !== null) taken.push(`datastore ${datastore.id}`);
+  for (const agent of agents) if ((await to.accounts.getAgent(agent.id)) !== null) taken.push(`agent ${agent.id}`);
+  for (const key of keys) if ((await to.accounts.findApiKeyByHash(key.hash)) !== null) taken.push(`API key ${key.id}`);
   if (taken.length > 0) {
     throw new RagdeskError(
       'conflict',
@@ -171,4 +170,13 @@ async function assertTargetFree(
       { details: { taken: taken.slice(0, 50) } },
     );
   }
+}
+
+/** Both stores of `stores`, checked: a pair as it is, a `Store` as both. */
+function storePair(port: string, stores: StorePair | Store): StorePair {
+  const pair: StorePair =
+    typeof stores === 'object' && stores !== null && 'retrieval' in stores ? stores : { retrieval: stores, accounts: stores };
+  assertAdapter(`${port}.retrieval`, pair.retrieval, RETRIEVAL_STORE_METHODS);
+  assertAdapter(`${port}.accounts`, pair.accounts, ACCOUNT_STORE_METHODS);
+  return pair;
 }

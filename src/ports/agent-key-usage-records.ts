@@ -3,8 +3,11 @@
  * Timestamps are ISO-8601 strings in UTC.
  */
 
-/** API model names; the chat adapter maps them to its own model ids. */
-export type SpecModelName = 'gpt_3_5_turbo' | 'gpt_3_5_turbo_16k' | 'gpt_4' | 'gpt_4_32k';
+/** The model names an agent is configured with; the chat adapter maps them to its own model ids. */
+export type ModelName = 'gpt_3_5_turbo' | 'gpt_3_5_turbo_16k' | 'gpt_4' | 'gpt_4_32k';
+
+/** @deprecated Renamed `ModelName`; this alias goes in the next minor version. */
+export type SpecModelName = ModelName;
 
 /** Query settings an agent may let callers who do not own it change (`AgentRecord.allowOverrides`). */
 export type OverridableField =
@@ -28,7 +31,7 @@ export interface AgentRecord {
   ownerId: string | null;
   name: string;
   description: string;
-  modelName: SpecModelName;
+  modelName: ModelName;
   /** 0..1 */
   temperature: number;
   visibility: 'public' | 'private';

@@ -1,4 +1,4 @@
-import type { SpecModelName } from './agent-key-usage-records.js';
+import type { ModelName } from './agent-key-usage-records.js';
 import type { SpecificationVersion } from './specification.js';
 
 /** One message of a chat exchange. */
@@ -83,5 +83,5 @@ export interface ChatModel {
    * `ChatRequest.model` and the context window that bounds prompt budgets. Optional: an adapter
    * with one fixed model (the offline answerer) omits it and the core uses the documented windows.
    */
-  resolveModel?(specName: SpecModelName): { id: string; contextWindow: number };
+  resolveModel?(name: ModelName): { id: string; contextWindow: number };
 }

@@ -42,28 +42,42 @@ export interface StoreLifecycle {
 }
 
 /**
- * Durable records: the source of truth. Every method is atomic on its own (it either happens whole
- * or not at all); there is deliberately no generic transaction, because better-sqlite3 transactions
- * are synchronous and cannot span awaits.
+ * Durable records: the source of truth, in two ports. Every method is atomic on its own (it either
+ * happens whole or not at all); there is deliberately no generic transaction, because
+ * better-sqlite3 transactions are synchronous and cannot span awaits.
  *
  * Getters return `null` (never throw) for unknown ids; creators throw `RagdeskError('conflict')`
  * on a duplicate id. Returned records are copies: mutating them does not change the store.
  *
- * The port is composed of parts, one per kind of record, so an adapter can be written (and read)
- * part by part; `createRagdesk` checks every required method of every part. The conformance suite
- * (`describeStoreConformance`) follows the same parts.
+ * Each port is composed of parts, one per kind of record, so an adapter can be written (and read)
+ * part by part; `createRagdesk` checks every required method of every part. The conformance suites
+ * (`describeRetrievalStoreConformance`, `describeAccountStoreConformance`) follow the same parts.
  */
-export interface Store
-  extends
-    StoreLifecycle,
-    DatastoreStore,
-    DatasourceStore,
-    ChunkStore,
-    TextSearchStore,
-    JobStore,
-    AgentStore,
-    ConversationStore,
-    ApiKeyStore,
-    UsageStore,
-    UploadStore,
-    CrawlStore {}
+
+/**
+ * What retrieval reads and writes: datastores, datasources with their status history and stored
+ * uploads, sync jobs, chunks with their vectors, lexical search over chunk text, and the crawls of
+ * web datasources.
+ */
+export interface RetrievalStore extends StoreLifecycle, DatastoreStore, DatasourceStore, ChunkStore, TextSearchStore, JobStore, CrawlStore {}
+
+/**
+ * What agents and their callers keep: agents, conversations and messages (feedback included), API
+ * keys, usage counters and chat upload links. It holds no datastore: an agent names datastore ids,
+ * and the core checks them against the retrieval store.
+ */
+export interface AccountStore extends StoreLifecycle, AgentStore, ConversationStore, ApiKeyStore, UsageStore, UploadStore {}
+
+/** Both stores of one installation, as the adapters' one-call constructors return them. */
+export interface StorePair {
+  retrieval: RetrievalStore;
+  accounts: AccountStore;
+}
+
+/**
+ * Both ports in one object.
+ *
+ * @deprecated Pass `retrieval` and `accounts` to `createRagdesk` instead; a `Store` is still
+ * accepted as `store` (it serves as both) until the next minor version.
+ */
+export interface Store extends RetrievalStore, AccountStore {}

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { RagdeskError } from '../errors.js';
-import type { SpecModelName } from '../ports/agent-key-usage-records.js';
+import type { ModelName } from '../ports/agent-key-usage-records.js';
 import type { ChatGrounding, ChatMessage, ChatModel, ChatRequest, ChatStreamPart, ChatUsage } from '../ports/chat-model.js';
 
 /** How the suite gets the chat model under test, and what that model promises. */
@@ -36,7 +36,7 @@ const DEFAULT_MESSAGES: ChatMessage[] = [
 ];
 
 const FINISH_REASONS = ['stop', 'length', 'content_filter', 'error', 'other'];
-const SPEC_NAMES: SpecModelName[] = ['gpt_3_5_turbo', 'gpt_3_5_turbo_16k', 'gpt_4', 'gpt_4_32k'];
+const MODEL_NAMES: ModelName[] = ['gpt_3_5_turbo', 'gpt_3_5_turbo_16k', 'gpt_4', 'gpt_4_32k'];
 
 function expectUsage(usage: ChatUsage): void {
   for (const count of [usage.promptTokens, usage.completionTokens]) {
@@ -184,7 +184,7 @@ export function describeChatModelConformance(label: string, harness: ChatModelHa
     it('resolveModel, when present, maps every API model name to an id that works', async () => {
       model = await harness.create();
       if (!model.resolveModel) return;
-      for (const name of SPEC_NAMES) {
+      for (const name of MODEL_NAMES) {
         const resolved = model.resolveModel(name);
         expect(typeof resolved.id).toBe('string');
         expect(resolved.id.length).toBeGreaterThan(0);

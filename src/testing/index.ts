@@ -2,7 +2,12 @@
  * Conformance suites for third-party adapters (`ragdesk/testing`). They run on vitest, which is an
  * optional peer dependency: install it in the project that runs the suites.
  */
-export { describeStoreConformance, type StoreHarness } from './store-conformance.js';
+export {
+  describeAccountStoreConformance,
+  describeRetrievalStoreConformance,
+  describeStoreConformance,
+  type StoreHarness,
+} from './store-conformance.js';
 export { describeVectorIndexConformance, InMemoryIndexSource, openSettled, type VectorIndexHarness } from './vector-index-conformance.js';
 export * from './fixtures.js';
 export { seededRandom, clusteredVectors } from './random.js';

@@ -1,37 +1,15 @@
 /**
- * Agent part of the Store conformance suite: `AgentStore`, `ConversationStore`, `ApiKeyStore`, `UsageStore`,
- * and datastore owners (`DatastoreStore.listDatastores({ ownerId })`).
+ * Agent part of the account store conformance suite: `AgentStore`, `ConversationStore`,
+ * `ApiKeyStore`, `UsageStore`.
  */
+import type { AccountStore, AgentPatch, ApiKeyPatch } from '../ports/store.js';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { AgentRecord, ConversationRecord, MessageRecord } from '../ports/agent-key-usage-records.js';
-import type { AgentPatch, ApiKeyPatch } from '../ports/store.js';
 import { isoAt, makeAgent, makeApiKey, makeConversation, makeDatastore, makeMessage } from './fixtures.js';
 import { expectCode, type StoreSuiteContext } from './store-harness.js';
 
-export function describeAgentConformance(context: StoreSuiteContext): void {
+export function describeAgentConformance(context: StoreSuiteContext<AccountStore>): void {
   const store = () => context.store();
-
-  describe('owners', () => {
-    it("keeps a datastore's owner and lists one owner's datastores, oldest first", async () => {
-      const mine = makeDatastore({ name: 'Mine', ownerId: 'owner-a', createdAt: isoAt(3) });
-      const mineOlder = makeDatastore({ name: 'Mine older', ownerId: 'owner-a', createdAt: isoAt(1) });
-      const theirs = makeDatastore({ name: 'Theirs', ownerId: 'owner-b', createdAt: isoAt(2) });
-      const nobody = makeDatastore({ name: 'Nobody', createdAt: isoAt(0) });
-      for (const record of [mine, theirs, nobody, mineOlder]) await store().createDatastore(record);
-      expect(await store().getDatastore(mine.id)).toEqual(mine);
-      expect(await store().getDatastore(nobody.id)).toEqual({ ...nobody, ownerId: null });
-      const names = async (filter?: { ownerId?: string }) => (await store().listDatastores(filter)).map((d) => d.name);
-      expect(await names({ ownerId: 'owner-a' })).toEqual(['Mine older', 'Mine']);
-      expect(await names({ ownerId: 'owner-b' })).toEqual(['Theirs']);
-      expect(await names({ ownerId: 'owner-c' })).toEqual([]);
-      expect(await names({})).toEqual(['Nobody', 'Mine older', 'Theirs', 'Mine']);
-      expect(await names()).toEqual(['Nobody', 'Mine older', 'Theirs', 'Mine']);
-      // A datastore patch never moves it to another owner.
-      const updated = await store().updateDatastore(mine.id, { name: 'Renamed', ownerId: 'owner-b' } as never);
-      expect(updated).toEqual({ ...mine, name: 'Renamed' });
-      expect(await names({ ownerId: 'owner-b' })).toEqual(['Theirs']);
-    });
-  });
 
   describe('agents', () => {
     it('creates, reads back equal copies, and returns null for unknown ids', async () => {
@@ -393,14 +371,13 @@ export function describeAgentConformance(context: StoreSuiteContext): void {
   });
 
   it.skipIf(context.harness.reopen === undefined)(
-    'keeps owners, agents, conversations, messages, keys and counters across close and reopen',
+    'keeps agents, conversations, messages, keys and counters across close and reopen',
     async () => {
       const datastore = makeDatastore({ ownerId: 'owner-a' });
       const agent = makeAgent({ ownerId: 'owner-a', datastoreIds: [datastore.id], temperature: 0.7 });
       const conversation = makeConversation(agent, 5);
       const messages = [makeMessage(conversation, 6, 'user'), makeMessage(conversation, 7, 'assistant')];
       const key = makeApiKey('owner-a', { datastoreIds: [datastore.id], lastUsedAt: isoAt(8) });
-      await store().createDatastore(datastore);
       await store().createAgent(agent);
       await store().createConversation(conversation);
       await store().appendMessages(conversation.agentId, conversation.id, messages);
@@ -408,7 +385,7 @@ export function describeAgentConformance(context: StoreSuiteContext): void {
       await store().consumeUsage({ subject: 'owner-a', metric: 'q', period: 'p', amount: 3, limit: 4 });
 
       const reopened = await context.reopen();
-      expect(await reopened.listDatastores({ ownerId: 'owner-a' })).toEqual([datastore]);
+      expect(await reopened.listApiKeys({ ownerId: 'owner-a' })).toEqual([key]);
       expect(await reopened.getAgent(agent.id)).toEqual(agent);
       expect(await reopened.getConversation(agent.id, conversation.id)).toEqual({ ...conversation, updatedAt: isoAt(7) });
       expect(await reopened.listMessages(agent.id, conversation.id)).toEqual([...messages].reverse());

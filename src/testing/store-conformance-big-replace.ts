@@ -3,6 +3,7 @@
  * be written over several turns of the event loop (the SQLite store does), and must still look
  * atomic to every reader and to a restart.
  */
+import type { RetrievalStore } from '../ports/store.js';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ChunkRecord, DatasourceRecord, DatastoreRecord } from '../ports/records.js';
 import { makeChunk, makeChunks, makeDatasource, makeDatastore } from './fixtures.js';
@@ -21,7 +22,7 @@ function texts(count: number, seed: number, word: string): string[] {
   return Array.from({ length: count }, (_, i) => `${passages[i % passages.length] ?? ''} ${word} ${i}.`);
 }
 
-export function describeBigReplaceConformance(context: StoreSuiteContext): void {
+export function describeBigReplaceConformance(context: StoreSuiteContext<RetrievalStore>): void {
   const store = () => context.store();
 
   describe('chunks of a big document', () => {

@@ -1,4 +1,5 @@
 /** Chunk part of the Store conformance suite (`ChunkStore`): replace, reads, vectors, sequences, cascades. */
+import type { RetrievalStore } from '../ports/store.js';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ChunkRecord, DatasourceRecord, DatastoreRecord } from '../ports/records.js';
 import { isoAt, makeChunk, makeChunks, makeDatasource, makeDatastore } from './fixtures.js';
@@ -16,7 +17,7 @@ function expectSameBits(actual: Float32Array, expected: Float32Array): void {
   );
 }
 
-export function describeChunkConformance(context: StoreSuiteContext): void {
+export function describeChunkConformance(context: StoreSuiteContext<RetrievalStore>): void {
   const store = () => context.store();
 
   describe('chunks', () => {

@@ -2,13 +2,13 @@
  * Reading conversations back (Store conformance): `findConversations` filters and pages,
  * `deleteConversation`, `getMessage`, `getMessageConversation` and message feedback.
  */
+import type { AccountStore, ConversationFilter } from '../ports/store.js';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { AgentRecord, ConversationRecord, MessageFeedback } from '../ports/agent-key-usage-records.js';
-import type { ConversationFilter } from '../ports/store.js';
 import { isoAt, makeAgent, makeConversation, makeMessage } from './fixtures.js';
 import type { StoreSuiteContext } from './store-harness.js';
 
-export function describeConversationReadingConformance(context: StoreSuiteContext): void {
+export function describeConversationReadingConformance(context: StoreSuiteContext<AccountStore>): void {
   const store = () => context.store();
 
   describe('reading conversations', () => {

@@ -1,6 +1,6 @@
 /** Store conformance, crawl part (`CrawlStore`): crawl states and pages of web datasources. */
 import { describe, expect, it } from 'vitest';
-import type { CrawlPageRecord, CrawlState } from '../ports/store.js';
+import type { CrawlPageRecord, CrawlState, RetrievalStore } from '../ports/store.js';
 import { isoAt, makeDatasource, makeDatastore } from './fixtures.js';
 import type { StoreSuiteContext } from './store-harness.js';
 
@@ -31,7 +31,7 @@ function makePage(datasourceId: string, url: string, overrides: Partial<CrawlPag
   };
 }
 
-export function describeCrawlConformance(context: { store: StoreSuiteContext['store'] }): void {
+export function describeCrawlConformance(context: { store: StoreSuiteContext<RetrievalStore>['store'] }): void {
   const store = () => context.store();
 
   async function site(name: string): Promise<string> {

@@ -6,12 +6,13 @@
  * and deletes and search filters reach one owner's datasource only. Datasources stored under a
  * bare id (before ids were per owner) live beside them.
  */
+import type { RetrievalStore } from '../ports/store.js';
 import { describe, expect, it } from 'vitest';
 import { candidateIds, storedDocumentId } from '../datastores/document-ids.js';
 import { makeChunks, makeDatasource, makeDatastore } from './fixtures.js';
 import type { StoreSuiteContext } from './store-harness.js';
 
-export function describeDocumentIdConformance(context: StoreSuiteContext): void {
+export function describeDocumentIdConformance(context: StoreSuiteContext<RetrievalStore>): void {
   const store = () => context.store();
   describe('per-owner document ids', () => {
     const alices = makeDatastore({ id: 'ds-alice', name: 'Alice', ownerId: 'owner-alice' });

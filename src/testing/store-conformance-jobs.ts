@@ -2,14 +2,14 @@
  * Datasource pipeline part of the Store conformance suite: status history, transitions and files
  * (`DatasourceStore`), and `JobStore`.
  */
+import type { JobPatch, RetrievalStore } from '../ports/store.js';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { DatasourceRecord, DatastoreRecord, JobRecord } from '../ports/records.js';
-import type { JobPatch } from '../ports/store.js';
 import { isoAt, makeChunks, makeDatasource, makeDatastore, makeJob } from './fixtures.js';
 import { samplePassages } from './sample-texts.js';
 import { expectCode, type StoreSuiteContext } from './store-harness.js';
 
-export function describeJobConformance(context: StoreSuiteContext): void {
+export function describeJobConformance(context: StoreSuiteContext<RetrievalStore>): void {
   const store = () => context.store();
 
   describe('datasource pipeline', () => {
@@ -82,7 +82,7 @@ export function describeJobConformance(context: StoreSuiteContext): void {
       await expectCode(store().createJob(first), 'conflict');
       await expectCode(store().createJob(makeJob({ id: 'missing', datastoreId: datastore.id }, 1)), 'not_found');
 
-      const listed = async (filter: Parameters<ReturnType<StoreSuiteContext['store']>['listJobs']>[0]) =>
+      const listed = async (filter: Parameters<ReturnType<StoreSuiteContext<RetrievalStore>['store']>['listJobs']>[0]) =>
         (await store().listJobs(filter)).map((job) => job.id);
       expect(await listed({})).toEqual([second.id, first.id, third.id]);
       expect(await listed({ datasourceId: source.id })).toEqual([first.id, third.id]);

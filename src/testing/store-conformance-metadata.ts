@@ -3,6 +3,7 @@
  * exactly what the core's reference evaluation (`matchesMetadata`) answers, on random metadata and
  * random filters of every operator, and a patch of a datasource's metadata must change the answer.
  */
+import type { RetrievalStore } from '../ports/store.js';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { matchesMetadata } from '../filters/metadata-filter.js';
 import type { DatasourceRecord, DatastoreRecord, Metadata, MetadataFilter, MetadataValue } from '../ports/records.js';
@@ -58,7 +59,7 @@ function randomFilter(random: Random, depth: number): MetadataFilter {
   return { key, [lower]: bound(), [upper]: bound() };
 }
 
-export function describeMetadataFilterConformance(context: StoreSuiteContext): void {
+export function describeMetadataFilterConformance(context: StoreSuiteContext<RetrievalStore>): void {
   const store = () => context.store();
 
   describe('metadata filters', () => {

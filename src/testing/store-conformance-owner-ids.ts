@@ -3,11 +3,12 @@
  * only (owner-less agents count as one owner), and public agents never share one, since a public
  * handle is the address visitors use; a conversation id is unique within its agent only.
  */
+import type { AccountStore } from '../ports/store.js';
 import { describe, expect, it } from 'vitest';
 import { isoAt, makeAgent, makeConversation, makeMessage } from './fixtures.js';
 import { expectCode, type StoreSuiteContext } from './store-harness.js';
 
-export function describeOwnerIdConformance(context: StoreSuiteContext): void {
+export function describeOwnerIdConformance(context: StoreSuiteContext<AccountStore>): void {
   const store = () => context.store();
 
   describe('per-owner handles', () => {

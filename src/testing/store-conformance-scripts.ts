@@ -4,6 +4,7 @@
  * for this suite (no third-party text), each with its English meaning; every query is a part of a
  * run, never a whole run, so a tokenizer that keeps a run as one word finds nothing.
  */
+import type { RetrievalStore } from '../ports/store.js';
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { DatastoreRecord } from '../ports/records.js';
 import { makeChunks, makeDatasource, makeDatastore } from './fixtures.js';
@@ -55,7 +56,7 @@ const KNOWN_ANSWERS: readonly (readonly [string, string])[] = [
   ['green tea', 'en-tea'],
 ];
 
-export function describeScriptConformance(context: StoreSuiteContext): void {
+export function describeScriptConformance(context: StoreSuiteContext<RetrievalStore>): void {
   const store = () => context.store();
 
   describe('searchText in every script', () => {

@@ -1,7 +1,7 @@
 /** Search (`TextSearchStore`), persistence and lifecycle (`StoreLifecycle.close`) part of the Store conformance suite. */
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { ChunkRecord, DatasourceRecord, DatastoreRecord } from '../ports/records.js';
-import type { Store } from '../ports/store.js';
+import type { RetrievalStore } from '../ports/store.js';
 import { isoAt, makeChunk, makeChunks, makeDatasource, makeDatastore, makeJob } from './fixtures.js';
 import { samplePassage, samplePassages } from './sample-texts.js';
 import { expectCode, type StoreSuiteContext } from './store-harness.js';
@@ -53,7 +53,7 @@ const HOSTILE_QUERIES = [
   Array.from({ length: 400 }, (_, i) => `word${i}`).join(' '),
 ];
 
-export function describeSearchConformance(context: StoreSuiteContext): void {
+export function describeSearchConformance(context: StoreSuiteContext<RetrievalStore>): void {
   const store = () => context.store();
 
   describe('searchText', () => {
@@ -219,7 +219,7 @@ export function describeSearchConformance(context: StoreSuiteContext): void {
 
   describe('close', () => {
     it('is idempotent, and afterwards every method rejects with closed', async () => {
-      const closing: Store = store();
+      const closing: RetrievalStore = store();
       const datastore = makeDatastore();
       const source = makeDatasource(datastore);
       await closing.createDatastore(datastore);

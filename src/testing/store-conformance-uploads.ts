@@ -1,6 +1,6 @@
 /** Store conformance, upload part (`UploadStore`): one write per link, before its deadline. */
+import type { AccountStore, UploadRecord } from '../ports/store.js';
 import { describe, expect, it } from 'vitest';
-import type { UploadRecord } from '../ports/store.js';
 import { isoAt } from './fixtures.js';
 import { expectCode, type StoreSuiteContext } from './store-harness.js';
 
@@ -24,7 +24,7 @@ function makeUpload(overrides: Partial<UploadRecord> = {}): UploadRecord {
   };
 }
 
-export function describeUploadConformance(context: { store: StoreSuiteContext['store'] }): void {
+export function describeUploadConformance(context: { store: StoreSuiteContext<AccountStore>['store'] }): void {
   const store = () => context.store();
 
   describe('uploads', () => {

@@ -1,18 +1,22 @@
 /**
- * The Store conformance suite (`ragdesk/testing`): every Store adapter runs it; an adapter is done
- * when it passes. Like unstorage's shared driver tests, it only needs a factory; like Auth.js's
- * adapter tests, it can also check what the adapter wrote with the adapter's own queries.
+ * The store conformance suites (`ragdesk/testing`): every store adapter runs them; an adapter is
+ * done when it passes. Like unstorage's shared driver tests, a suite only needs a factory; like
+ * Auth.js's adapter tests, it can also check what the adapter wrote with the adapter's own queries.
  *
- *   describeStoreConformance('sqlite', { create: async () => sqliteStore({ path: fresh() }), ... });
+ *   const stores = () => sqliteStores({ path: fresh() });
+ *   describeRetrievalStoreConformance('sqlite', { create: async () => stores().retrieval, ... });
+ *   describeAccountStoreConformance('sqlite', { create: async () => stores().accounts, ... });
  *
- * Its parts follow the parts of the `Store` port: records (`DatastoreStore`, `DatasourceStore`), chunks
- * (`ChunkStore`), search and lifecycle (`TextSearchStore`, `close`), the datasource pipeline
- * (`DatasourceStore` status and files, `JobStore`) and agents (`AgentStore`, `ConversationStore`,
- * `ApiKeyStore`, `UsageStore`), uploads (`UploadStore`) and crawls (`CrawlStore`).
+ * The retrieval suite's parts follow the parts of `RetrievalStore`: records (`DatastoreStore`,
+ * `DatasourceStore`), chunks (`ChunkStore`), search and lifecycle (`TextSearchStore`, `close`) and
+ * the datasource pipeline (`DatasourceStore` status and files, `JobStore`) and crawls (`CrawlStore`). The account suite's
+ * follow `AccountStore`: agents (`AgentStore`, `ConversationStore`, `ApiKeyStore`, `UsageStore`)
+ * and uploads (`UploadStore`).
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DatasourceRecord } from '../ports/records.js';
-import type { DatasourcePatch, Store } from '../ports/store.js';
+import type { AccountStore, DatasourcePatch, RetrievalStore, Store, StoreLifecycle } from '../ports/store.js';
+import { describeAccountCloseConformance } from './store-conformance-account-close.js';
 import { describeAgentConformance } from './store-conformance-agents.js';
 import { describeBigReplaceConformance } from './store-conformance-big-replace.js';
 import { describeChunkConformance } from './store-conformance-chunks.js';
@@ -30,12 +34,53 @@ import { expectCode, type StoreHarness, type StoreSuiteContext } from './store-h
 
 export type { StoreHarness } from './store-harness.js';
 
-export function describeStoreConformance(name: string, harness: StoreHarness): void {
-  describe(`Store conformance: ${name}`, () => {
-    const opened: Store[] = [];
-    let current: Store | undefined;
+/** The `RetrievalStore` suite: datastores, datasources, chunks, search, jobs, crawls. */
+export function describeRetrievalStoreConformance(name: string, harness: StoreHarness<RetrievalStore>): void {
+  describeStoreSuite(`Retrieval store conformance: ${name}`, harness, (context) => {
+    describeRecordConformance(context);
+    describeChunkConformance(context);
+    describeBigReplaceConformance(context);
+    describeSearchConformance(context);
+    describeMetadataFilterConformance(context);
+    describeScriptConformance(context);
+    describeJobConformance(context);
+    describeCrawlConformance(context);
+    describeDocumentIdConformance(context);
+  });
+}
 
-    const context: StoreSuiteContext = {
+/** The `AccountStore` suite: agents, conversations and messages, API keys, usage, uploads. */
+export function describeAccountStoreConformance(name: string, harness: StoreHarness<AccountStore>): void {
+  describeStoreSuite(`Account store conformance: ${name}`, harness, (context) => {
+    describeAgentConformance(context);
+    describeUploadConformance(context);
+    describeConversationReadingConformance(context);
+    describeOwnerIdConformance(context);
+    describeAccountCloseConformance(context);
+  });
+}
+
+/**
+ * Both suites against one object serving as both stores.
+ *
+ * @deprecated Run `describeRetrievalStoreConformance` and `describeAccountStoreConformance`.
+ */
+export function describeStoreConformance(name: string, harness: StoreHarness<Store>): void {
+  describeRetrievalStoreConformance(name, harness);
+  describeAccountStoreConformance(name, harness);
+}
+
+/** A fresh store from the harness before each test, every store it opened closed after. */
+function describeStoreSuite<S extends StoreLifecycle>(
+  title: string,
+  harness: StoreHarness<S>,
+  parts: (context: StoreSuiteContext<S>) => void,
+): void {
+  describe(title, () => {
+    const opened: S[] = [];
+    let current: S | undefined;
+
+    const context: StoreSuiteContext<S> = {
       harness,
       store() {
         if (current === undefined) throw new Error('no store: the suite creates one before each test');
@@ -44,15 +89,17 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
       async reopen() {
         if (harness.reopen === undefined) throw new Error('this harness has no reopen()');
         await context.store().close();
-        current = await harness.reopen();
-        opened.push(current);
-        return current;
+        const reopened = await harness.reopen();
+        current = reopened;
+        opened.push(reopened);
+        return reopened;
       },
     };
 
     beforeEach(async () => {
-      current = await harness.create();
-      opened.push(current);
+      const created = await harness.create();
+      current = created;
+      opened.push(created);
     });
 
     afterEach(async () => {
@@ -61,25 +108,35 @@ export function describeStoreConformance(name: string, harness: StoreHarness): v
       await harness.cleanup?.();
     });
 
-    describeRecordConformance(context);
-    describeChunkConformance(context);
-    describeBigReplaceConformance(context);
-    describeSearchConformance(context);
-    describeMetadataFilterConformance(context);
-    describeScriptConformance(context);
-    describeJobConformance(context);
-    describeAgentConformance(context);
-    describeUploadConformance(context);
-    describeCrawlConformance(context);
-    describeConversationReadingConformance(context);
-    describeDocumentIdConformance(context);
-    describeOwnerIdConformance(context);
+    parts(context);
   });
 }
 
 /** Record part: `DatastoreStore` and the record methods of `DatasourceStore`. */
-function describeRecordConformance(context: StoreSuiteContext): void {
+function describeRecordConformance(context: StoreSuiteContext<RetrievalStore>): void {
   const store = () => context.store();
+
+  describe('owners', () => {
+    it("keeps a datastore's owner and lists one owner's datastores, oldest first", async () => {
+      const mine = makeDatastore({ name: 'Mine', ownerId: 'owner-a', createdAt: isoAt(3) });
+      const mineOlder = makeDatastore({ name: 'Mine older', ownerId: 'owner-a', createdAt: isoAt(1) });
+      const theirs = makeDatastore({ name: 'Theirs', ownerId: 'owner-b', createdAt: isoAt(2) });
+      const nobody = makeDatastore({ name: 'Nobody', createdAt: isoAt(0) });
+      for (const record of [mine, theirs, nobody, mineOlder]) await store().createDatastore(record);
+      expect(await store().getDatastore(mine.id)).toEqual(mine);
+      expect(await store().getDatastore(nobody.id)).toEqual({ ...nobody, ownerId: null });
+      const names = async (filter?: { ownerId?: string }) => (await store().listDatastores(filter)).map((d) => d.name);
+      expect(await names({ ownerId: 'owner-a' })).toEqual(['Mine older', 'Mine']);
+      expect(await names({ ownerId: 'owner-b' })).toEqual(['Theirs']);
+      expect(await names({ ownerId: 'owner-c' })).toEqual([]);
+      expect(await names({})).toEqual(['Nobody', 'Mine older', 'Theirs', 'Mine']);
+      expect(await names()).toEqual(['Nobody', 'Mine older', 'Theirs', 'Mine']);
+      // A datastore patch never moves it to another owner.
+      const updated = await store().updateDatastore(mine.id, { name: 'Renamed', ownerId: 'owner-b' } as never);
+      expect(updated).toEqual({ ...mine, name: 'Renamed' });
+      expect(await names({ ownerId: 'owner-b' })).toEqual(['Theirs']);
+    });
+  });
 
   describe('datastores', () => {
     it('creates, reads back equal copies, and returns null for unknown ids', async () => {

@@ -1,6 +1,6 @@
-/** The harness contract of the Store conformance suite, and helpers its parts share. */
+/** The harness contract of the store conformance suites, and helpers their parts share. */
 import { expect } from 'vitest';
-import type { Store } from '../ports/store.js';
+import type { StoreLifecycle } from '../ports/store.js';
 
 /** Raw reads through the adapter's own backend, bypassing the Store methods under test. */
 interface StoreInspector {
@@ -25,15 +25,15 @@ interface StoreInspector {
   messageRows?(conversationId: string): Promise<number>;
 }
 
-/** How the suite gets stores. */
-export interface StoreHarness {
+/** How a suite gets stores of type `S` (a `RetrievalStore` or an `AccountStore`). */
+export interface StoreHarness<S extends StoreLifecycle> {
   /** A new, empty store. Called before every test. */
-  create(): Promise<Store>;
+  create(): Promise<S>;
   /**
    * A new instance over the data of the store `create` returned last, after the suite closed it.
    * Omit for stores that keep nothing (the persistence tests are then skipped).
    */
-  reopen?(): Promise<Store>;
+  reopen?(): Promise<S>;
   /** Raw checks on the data of the store `create` returned last. */
   inspect?: StoreInspector;
   /** Called after every test, once its stores are closed: remove files and the like. */
@@ -41,12 +41,12 @@ export interface StoreHarness {
 }
 
 /** What the suite's parts share: the store of the running test. */
-export interface StoreSuiteContext {
-  harness: StoreHarness;
+export interface StoreSuiteContext<S extends StoreLifecycle> {
+  harness: StoreHarness<S>;
   /** The store `create` made for the running test. */
-  store(): Store;
+  store(): S;
   /** Closes the running test's store and opens it again through `reopen`. */
-  reopen(): Promise<Store>;
+  reopen(): Promise<S>;
 }
 
 /** Expects `promise` to reject with a RagdeskError of this code. */

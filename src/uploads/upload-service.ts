@@ -72,7 +72,7 @@ export class UploadService {
     }
     const now = this.now();
     // Expired uploads go with the next link: no timer, and a quiet instance keeps nothing for long.
-    await this.context.store.deleteUploadsBefore(now.toISOString());
+    await this.context.accounts.deleteUploadsBefore(now.toISOString());
     const secret = randomBytes(32).toString('base64url');
     const record: UploadRecord = {
       id: `rdu_${randomBytes(16).toString('base64url')}`,
@@ -90,7 +90,7 @@ export class UploadService {
       uploadedAt: null,
       size: null,
     };
-    await this.context.store.createUpload(record);
+    await this.context.accounts.createUpload(record);
     const { id, maxBytes, uploadBefore, keepUntil } = record;
     return { id, secret, mimeType, maxBytes, uploadBefore, keepUntil };
   }
@@ -101,7 +101,7 @@ export class UploadService {
    * (409, `"used"`); a type other than the declared one is a 415, more bytes than allowed a 413.
    */
   async upload(id: string, secret: string, file: { bytes: Uint8Array; mimeType?: string | undefined }): Promise<UploadRecord> {
-    const record = UPLOAD_ID.test(id) ? await this.context.store.getUpload(id) : null;
+    const record = UPLOAD_ID.test(id) ? await this.context.accounts.getUpload(id) : null;
     if (record === null || !sameSecret(record.secretHash, secret)) throw unknownLink();
     const now = this.now().toISOString();
     if (record.uploadedAt !== null) throw used();
@@ -119,7 +119,7 @@ export class UploadService {
     }
     // The loaders decide from the bytes: a file they cannot read is refused now, not at question time.
     this.context.files?.inspect({ bytes: file.bytes, fileName: record.fileName, mimeType: record.mimeType });
-    const done = await this.context.store.completeUpload(id, { bytes: file.bytes, at: now });
+    const done = await this.context.accounts.completeUpload(id, { bytes: file.bytes, at: now });
     if (done === null) throw used();
     return done;
   }

@@ -1,7 +1,7 @@
-import type { Store } from '../ports/store.js';
+import type { AccountStore } from '../ports/store.js';
 import { UPLOAD_ID } from './upload-service.js';
 
-/** A file an attachment names, read from the Store. */
+/** A file an attachment names, read from the account store. */
 export interface UploadedFile {
   bytes: Uint8Array;
   mimeType: string;
@@ -21,7 +21,7 @@ export interface UploadScope {
 const UPLOAD_PATH = /\/uploads\/(rdu_[A-Za-z0-9_-]{22})$/;
 
 /**
- * Reads an attachment whose URL is one of this instance's upload links from the Store, without
+ * Reads an attachment whose URL is one of this instance's upload links from the account store, without
  * any network request. Returns null when the URL is no upload link (it is then fetched as usual),
  * a warning when it is one this query may not read, else the file.
  *
@@ -31,7 +31,7 @@ const UPLOAD_PATH = /\/uploads\/(rdu_[A-Za-z0-9_-]{22})$/;
  * the agent has no conversation with that id (so a link cannot be carried into someone else's conversation).
  * Unknown, expired, not yet uploaded and foreign links get the same warning.
  */
-export async function readUploadedAttachment(store: Store, url: string, scope: UploadScope): Promise<UploadedFile | string | null> {
+export async function readUploadedAttachment(store: AccountStore, url: string, scope: UploadScope): Promise<UploadedFile | string | null> {
   const id = uploadIdOf(url);
   if (id === null) return null;
   const refused = 'its upload link is unknown, expired, not uploaded, or for another conversation';

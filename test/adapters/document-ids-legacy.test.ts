@@ -11,7 +11,7 @@ import { localEmbeddings } from '../../adapters/local/index.js';
 import { exactIndex } from '../../adapters/memory/index.js';
 import { hnswIndex } from '../../adapters/hnsw/index.js';
 import { postgresStore } from '../../adapters/postgres/index.js';
-import { sqliteStore } from '../../adapters/sqlite/index.js';
+import { sqliteStore, sqliteStores } from '../../adapters/sqlite/index.js';
 import { createRagdesk, RagdeskError, type Ragdesk } from '../../src/index.js';
 import type { Store } from '../../src/ports/store.js';
 import { makeChunk, makeDatasource, makeDatastore } from '../../src/testing/fixtures.js';
@@ -95,7 +95,7 @@ describe('documents stored under bare ids', () => {
     const path = join(temp.dir, 'legacy.db');
     await writeLegacy(sqliteStore({ path }));
     const ragdesk = createRagdesk({
-      store: sqliteStore({ path }),
+      ...sqliteStores({ path }),
       index: hnswIndex({ dir: join(temp.dir, 'indexes') }),
       embeddings: localEmbeddings(),
     });

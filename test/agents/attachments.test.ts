@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileLoading } from '../../adapters/loaders/index.js';
 import { isPrivateAddress, webLoader } from '../../adapters/web/index.js';
 import { ATTACHMENT_TEXT_LIMIT } from '../../src/agents/attachments.js';
-import { buildFixtures, PLANTED } from '../fixtures/make-fixtures.js';
+import { buildFixtures, PLANTED } from '../../fixtures/make-fixtures.js';
 import { tempDir } from '../helpers/setups.js';
 import { openAgentSetup, type AgentSetup } from './helpers.js';
 

@@ -1,10 +1,10 @@
 import { join } from 'node:path';
 import { hnswIndex } from '../../adapters/hnsw/index.js';
 import { localAnswerer, localEmbeddings, type LocalAnswererOptions } from '../../adapters/local/index.js';
-import { sqliteStore } from '../../adapters/sqlite/index.js';
+import { sqliteStores } from '../../adapters/sqlite/index.js';
 import { createRagdesk, type Ragdesk, type RagdeskOptions } from '../../src/index.js';
 import type { ChatModel, ChatRequest } from '../../src/ports/chat-model.js';
-import type { Store } from '../../src/ports/store.js';
+import type { AccountStore } from '../../src/ports/store.js';
 
 /** Wraps a chat model to keep every request it receives (the prompt as sent). */
 export function recordingChat(inner: ChatModel): ChatModel & { requests: ChatRequest[] } {
@@ -27,7 +27,8 @@ export function recordingChat(inner: ChatModel): ChatModel & { requests: ChatReq
 
 export interface AgentSetup {
   ragdesk: Ragdesk;
-  store: Store;
+  /** The account store the instance writes agents, conversations and keys to. */
+  store: AccountStore;
   chat: ChatModel & { requests: ChatRequest[] };
 }
 
@@ -36,16 +37,16 @@ export function openAgentSetup(
   dir: string,
   options: { chat?: ChatModel; answerer?: LocalAnswererOptions; extra?: Partial<RagdeskOptions> } = {},
 ): AgentSetup {
-  const store = sqliteStore({ path: join(dir, 'ragdesk.db') });
+  const stores = sqliteStores({ path: join(dir, 'ragdesk.db') });
   const chat = recordingChat(options.chat ?? localAnswerer(options.answerer));
   const ragdesk = createRagdesk({
-    store,
+    ...stores,
     index: hnswIndex({ dir: join(dir, 'indexes') }),
     embeddings: localEmbeddings(),
     chat,
     ...options.extra,
   });
-  return { ragdesk, store, chat };
+  return { ragdesk, store: stores.accounts, chat };
 }
 
 export const HANDBOOK = [

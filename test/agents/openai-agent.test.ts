@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { openaiChat, SPEC_MODEL_TABLE } from '../../adapters/openai/index.js';
+import { openaiChat, DEFAULT_MODEL_TABLE } from '../../adapters/openai/index.js';
 import { RagdeskError, type AgentStreamEvent } from '../../src/index.js';
-import { lastUserText, startOpenAIServer, type OpenAIServer } from '../helpers/openai-server.js';
+import { lastUserText, startOpenAIServer, type OpenAIServer } from '../../fixtures/openai-server.js';
 import { tempDir } from '../helpers/setups.js';
 import { HANDBOOK, openAgentSetup, type AgentSetup } from './helpers.js';
 
@@ -23,7 +23,7 @@ describe('agents on an OpenAI-compatible server', () => {
     temp = tempDir();
     setup = openAgentSetup(temp.dir, {
       chat: openaiChat({ apiKey: 'test-key', baseURL: server.baseURL, maxRetries: 0 }),
-      extra: { agents: { prices: { [SPEC_MODEL_TABLE.gpt_3_5_turbo.id]: { prompt: 1000, completion: 2000 } } } },
+      extra: { agents: { prices: { [DEFAULT_MODEL_TABLE.gpt_3_5_turbo.id]: { prompt: 1000, completion: 2000 } } } },
     });
     const datastore = await setup.ragdesk.datastores.create({ name: 'handbook' });
     await datastore.upsert(HANDBOOK);
@@ -56,8 +56,8 @@ describe('agents on an OpenAI-compatible server', () => {
 
   it('reports usage and computes the cost from the price table', async () => {
     const response = await setup.ragdesk.agents.query(agentId, { query: 'refund time?' });
-    expect(response.model).toBe(`openai:${SPEC_MODEL_TABLE.gpt_3_5_turbo.id}`);
-    expect(server.chatRequests()[0]!.model).toBe(SPEC_MODEL_TABLE.gpt_3_5_turbo.id);
+    expect(response.model).toBe(`openai:${DEFAULT_MODEL_TABLE.gpt_3_5_turbo.id}`);
+    expect(server.chatRequests()[0]!.model).toBe(DEFAULT_MODEL_TABLE.gpt_3_5_turbo.id);
     const { promptTokens, completionTokens, totalTokens, cost } = response.usage;
     expect(promptTokens).toBeGreaterThan(0);
     expect(completionTokens).toBeGreaterThan(0);

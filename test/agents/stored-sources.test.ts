@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { sqliteStore } from '../../adapters/sqlite/index.js';
+import { sqliteStores } from '../../adapters/sqlite/index.js';
 import type { SourceEntry } from '../../src/ports/agent-key-usage-records.js';
 import { makeAgent, makeConversation, makeMessage } from '../../src/testing/fixtures.js';
 import { tempDir } from '../helpers/setups.js';
@@ -8,7 +8,8 @@ import { tempDir } from '../helpers/setups.js';
 describe('stored source entries', () => {
   it('an answer stored without passages (one excerpt per entry) reads back with that excerpt as its one passage', async () => {
     const temp = tempDir();
-    const store = sqliteStore({ path: join(temp.dir, 'ragdesk.db') });
+    const { retrieval, accounts: store } = sqliteStores({ path: join(temp.dir, 'ragdesk.db') });
+    await retrieval.close();
     try {
       const agent = makeAgent();
       await store.createAgent(agent);

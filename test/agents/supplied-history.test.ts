@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localEmbeddings } from '../../adapters/local/index.js';
-import { exactIndex, memoryStore } from '../../adapters/memory/index.js';
+import { exactIndex, memoryStores } from '../../adapters/memory/index.js';
 import { openaiChat } from '../../adapters/openai/index.js';
 import { createRagdesk, RagdeskError, type HistoryMessage, type Ragdesk } from '../../src/index.js';
-import { startOpenAIServer, type OpenAIServer } from '../helpers/openai-server.js';
+import { startOpenAIServer, type OpenAIServer } from '../../fixtures/openai-server.js';
 
 /** `AgentCallOptions.history`: the earlier turns a stateless client sends, instead of stored memory. */
 describe('a caller-supplied history', () => {
@@ -14,7 +14,7 @@ describe('a caller-supplied history', () => {
   beforeAll(async () => {
     server = await startOpenAIServer({ reply: () => 'An answer.' });
     ragdesk = createRagdesk({
-      store: memoryStore(),
+      ...memoryStores(),
       index: exactIndex(),
       embeddings: localEmbeddings(),
       chat: openaiChat({ apiKey: 'k', baseURL: server.baseURL, maxRetries: 0 }),

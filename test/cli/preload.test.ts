@@ -3,9 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { preloadDatastores } from '../../adapters/cli/preload.js';
 import { hnswIndex } from '../../adapters/hnsw/index.js';
 import { localEmbeddings } from '../../adapters/local/index.js';
-import { sqliteStore } from '../../adapters/sqlite/index.js';
+import { sqliteStores } from '../../adapters/sqlite/index.js';
 import { createRagdesk, RagdeskError } from '../../src/index.js';
-import type { Store } from '../../src/ports/store.js';
+import type { RetrievalStore } from '../../src/ports/store.js';
 import type { VectorIndex } from '../../src/ports/index.js';
 import { tempDir } from '../helpers/setups.js';
 import { recordingIo } from './io.js';
@@ -15,7 +15,7 @@ describe('preloadDatastores (ragdesk serve at start)', () => {
     const temp = tempDir('ragdesk-preload-');
     try {
       const open = () => ({
-        store: sqliteStore({ path: join(temp.dir, 'ragdesk.db') }),
+        ...sqliteStores({ path: join(temp.dir, 'ragdesk.db') }),
         index: hnswIndex({ dir: join(temp.dir, 'indexes') }),
       });
       const embeddings = localEmbeddings({ dimensions: 64 });
@@ -30,7 +30,7 @@ describe('preloadDatastores (ragdesk serve at start)', () => {
       await first.close();
 
       // Restarted: one index refuses to open, one datastore is gone by the time it is loaded.
-      const { store, index } = open();
+      const { retrieval, accounts, index } = open();
       const failing: VectorIndex = {
         ...index,
         open: async (collection, source) => {
@@ -38,8 +38,8 @@ describe('preloadDatastores (ragdesk serve at start)', () => {
           return index.open(collection, source);
         },
       };
-      const forgetful: Store = { ...store, getDatastore: async (id) => (id === ids[2] ? null : store.getDatastore(id)) };
-      const ragdesk = createRagdesk({ store: forgetful, index: failing, embeddings });
+      const forgetful: RetrievalStore = { ...retrieval, getDatastore: async (id) => (id === ids[2] ? null : retrieval.getDatastore(id)) };
+      const ragdesk = createRagdesk({ retrieval: forgetful, accounts, index: failing, embeddings });
       const io = recordingIo();
       const report = await preloadDatastores(ragdesk, io);
       expect(report).toMatchObject({ loaded: 2, failed: 1 });

@@ -10,7 +10,7 @@ import { recordingChat } from '../agents/helpers.js';
 import { recordingIo } from '../cli/io.js';
 import { tempDir } from '../helpers/setups.js';
 import { OpenApiValidator } from '../http/openapi-validator.js';
-import { buildFixtures, PLANTED } from '../fixtures/make-fixtures.js';
+import { buildFixtures, PLANTED } from '../../fixtures/make-fixtures.js';
 import { cuidLike, sendChatMessage } from './reference-client.js';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');

@@ -2,7 +2,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { localAnswerer } from '../../adapters/local/index.js';
 import { openaiChat } from '../../adapters/openai/index.js';
 import { describeChatModelConformance } from '../../src/testing/chat-model-conformance.js';
-import { startOpenAIServer, type OpenAIServer } from '../helpers/openai-server.js';
+import { startOpenAIServer, type OpenAIServer } from '../../fixtures/openai-server.js';
 
 let server: OpenAIServer;
 

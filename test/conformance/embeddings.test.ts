@@ -2,7 +2,7 @@ import { afterAll, beforeAll } from 'vitest';
 import { localEmbeddings } from '../../adapters/local/index.js';
 import { openaiEmbeddings } from '../../adapters/openai/index.js';
 import { describeEmbeddingsConformance } from '../../src/testing/embeddings-conformance.js';
-import { startOpenAIServer, type OpenAIServer } from '../helpers/openai-server.js';
+import { startOpenAIServer, type OpenAIServer } from '../../fixtures/openai-server.js';
 
 let server: OpenAIServer;
 

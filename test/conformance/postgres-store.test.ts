@@ -5,24 +5,34 @@
  */
 import pg from 'pg';
 import { afterAll, beforeAll, describe, it } from 'vitest';
-import { postgresStore } from '../../adapters/postgres/index.js';
+import { postgresStores } from '../../adapters/postgres/index.js';
+import type { StorePair } from '../../src/ports/store.js';
 import type { StoreHarness } from '../../src/testing/store-harness.js';
-import { describeStoreConformance } from '../../src/testing/store-conformance.js';
+import { describeAccountStoreConformance, describeRetrievalStoreConformance } from '../../src/testing/store-conformance.js';
 import { freshSchema, serverPostgresUrl, startPgliteServer, type PgliteServer } from '../helpers/pglite-server.js';
 
 /**
  * One schema per suite on one shared pool, emptied before each test (TRUNCATE is much cheaper than
  * migrating a new schema every time); `inspect` counts rows with the adapter's own tables.
  */
-function postgresHarness(pool: () => pg.Pool): StoreHarness & { dispose?(): Promise<void> } {
-  const schema = freshSchema('store');
+function postgresHarness<K extends keyof StorePair>(
+  pool: () => pg.Pool,
+  side: K,
+): StoreHarness<StorePair[K]> & { dispose?(): Promise<void> } {
+  const schema = freshSchema(`store_${side}`);
+  /** One store of a pair; the other is closed at once (the pool is the suite's). */
+  const open = async () => {
+    const pair = await postgresStores({ pool: pool(), schema });
+    await (side === 'retrieval' ? pair.accounts : pair.retrieval).close();
+    return pair[side];
+  };
   const count = async (sql: string, ...params: string[]): Promise<number> => {
     const result = await pool().query<{ count: string }>(sql.replaceAll('S.', `${pg.escapeIdentifier(schema)}.`), params);
     return Number(result.rows[0]?.count ?? 0);
   };
   return {
     async create() {
-      const store = await postgresStore({ pool: pool(), schema });
+      const store = await open();
       const { rows } = await pool().query<{ tables: string }>(
         `SELECT string_agg(format('%I.%I', schemaname, tablename), ', ') AS tables FROM pg_tables
          WHERE schemaname = $1 AND tablename <> 'schema_migrations'`,
@@ -32,7 +42,7 @@ function postgresHarness(pool: () => pg.Pool): StoreHarness & { dispose?(): Prom
       return store;
     },
     async reopen() {
-      return postgresStore({ pool: pool(), schema });
+      return open();
     },
     inspect: {
       chunkRows: (id) => count('SELECT count(*) FROM S.chunks WHERE datasource_id = $1', id),
@@ -57,9 +67,13 @@ afterAll(async () => {
   await pglite?.close();
 });
 // (PGlite's database lives in memory and goes with the server; the server run drops its schema.)
-describeStoreConformance(
+describeRetrievalStoreConformance(
   'postgres (PGlite over the wire)',
-  postgresHarness(() => pglite!.pool),
+  postgresHarness(() => pglite!.pool, 'retrieval'),
+);
+describeAccountStoreConformance(
+  'postgres (PGlite over the wire)',
+  postgresHarness(() => pglite!.pool, 'accounts'),
 );
 
 const serverUrl = serverPostgresUrl('postgres store conformance on a server');
@@ -68,12 +82,15 @@ if (serverUrl !== undefined) {
   beforeAll(() => {
     serverPool = new pg.Pool({ connectionString: serverUrl, max: 10 });
   });
-  const harness = postgresHarness(() => serverPool!);
+  const retrieval = postgresHarness(() => serverPool!, 'retrieval');
+  const accounts = postgresHarness(() => serverPool!, 'accounts');
   afterAll(async () => {
-    await harness.dispose?.();
+    await retrieval.dispose?.();
+    await accounts.dispose?.();
     await serverPool?.end();
   });
-  describeStoreConformance('postgres (PostgreSQL server)', harness);
+  describeRetrievalStoreConformance('postgres (PostgreSQL server)', retrieval);
+  describeAccountStoreConformance('postgres (PostgreSQL server)', accounts);
 } else {
   describe('Store conformance: postgres (PostgreSQL server)', () => {
     it.skip('needs RAGDESK_TEST_PG_URL (a PostgreSQL server; CI starts one)', () => undefined);

@@ -5,13 +5,13 @@
  * suite's index calls go through a harness that does what the core does: it writes the change to
  * the store (`replaceChunks`) and then calls the index. The suite's persistence part is left out
  * (no `reopen`): it expects an index with state of its own that can fall behind the store, which
- * this one cannot; test/adapters/postgres-datastore.test.ts checks what holds instead.
+ * this one cannot; test/adapters/postgres/datastore.test.ts checks what holds instead.
  */
 import pg from 'pg';
 import { afterAll, beforeAll } from 'vitest';
 import { postgres } from '../../adapters/postgres/index.js';
 import type { ChunkRecord, ScoredId } from '../../src/ports/records.js';
-import type { Store } from '../../src/ports/store.js';
+import type { RetrievalStore } from '../../src/ports/store.js';
 import type { IndexCollection, IndexEntry, IndexQuery, IndexSource, OpenResult, VectorIndex } from '../../src/ports/vector-index.js';
 import { describeVectorIndexConformance } from '../../src/testing/vector-index-conformance.js';
 import { freshSchema, startPgliteServer, type PgliteServer } from '../helpers/pglite-server.js';
@@ -58,7 +58,7 @@ class StoreMirroredIndex implements VectorIndex {
   private written = 0;
 
   constructor(
-    readonly store: Store,
+    readonly store: RetrievalStore,
     readonly index: VectorIndex,
   ) {
     this.name = index.name;
@@ -208,8 +208,9 @@ afterAll(async () => {
 describeVectorIndexConformance('pgvector (PGlite over the wire, through the Postgres store)', {
   async create() {
     schema = freshSchema('vectors');
-    const { store, index } = await postgres({ pool: pglite!.pool, schema });
-    return new StoreMirroredIndex(store, index);
+    const { retrieval, accounts, index } = await postgres({ pool: pglite!.pool, schema });
+    await accounts.close();
+    return new StoreMirroredIndex(retrieval, index);
   },
   async cleanup() {
     await pglite!.pool.query(`DROP SCHEMA IF EXISTS ${pg.escapeIdentifier(schema)} CASCADE`);

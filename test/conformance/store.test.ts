@@ -2,12 +2,19 @@ import Database from 'better-sqlite3';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { memoryStore } from '../../adapters/memory/index.js';
-import { sqliteStore } from '../../adapters/sqlite/index.js';
-import { describeStoreConformance } from '../../src/testing/store-conformance.js';
+import { memoryStores } from '../../adapters/memory/index.js';
+import { sqliteStores } from '../../adapters/sqlite/index.js';
+import type { StorePair } from '../../src/ports/store.js';
+import { describeAccountStoreConformance, describeRetrievalStoreConformance } from '../../src/testing/store-conformance.js';
+
+/** One store of a pair; the other is closed at once (the database stays open for the one kept). */
+async function only<K extends keyof StorePair>(pair: StorePair, side: K): Promise<StorePair[K]> {
+  await (side === 'retrieval' ? pair.accounts : pair.retrieval).close();
+  return pair[side];
+}
 
 /** A fresh database file per test; `reopen` and `inspect` work on the latest one. */
-function sqliteHarness() {
+function sqliteHarness<K extends keyof StorePair>(side: K) {
   let dir: string | undefined;
   const path = () => join(dir ?? '', 'store.db');
 
@@ -24,10 +31,10 @@ function sqliteHarness() {
   return {
     async create() {
       dir = mkdtempSync(join(tmpdir(), 'ragdesk-store-'));
-      return sqliteStore({ path: path() });
+      return only(sqliteStores({ path: path() }), side);
     },
     async reopen() {
-      return sqliteStore({ path: path() });
+      return only(sqliteStores({ path: path() }), side);
     },
     inspect: {
       chunkRows: (datasourceId: string) => count('SELECT count(*) AS count FROM chunks WHERE datasource_id = ?', datasourceId),
@@ -47,5 +54,7 @@ function sqliteHarness() {
   };
 }
 
-describeStoreConformance('sqlite', sqliteHarness());
-describeStoreConformance('memory', { create: async () => memoryStore() });
+describeRetrievalStoreConformance('sqlite', sqliteHarness('retrieval'));
+describeAccountStoreConformance('sqlite', sqliteHarness('accounts'));
+describeRetrievalStoreConformance('memory', { create: async () => memoryStores().retrieval });
+describeAccountStoreConformance('memory', { create: async () => memoryStores().accounts });

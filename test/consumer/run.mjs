@@ -200,7 +200,7 @@ writeFileSync(
 import { createRagdesk, isRagdeskError, RagdeskError, type Ragdesk } from 'ragdesk';
 import { openRagdesk } from 'ragdesk/node';
 import { fileLoaders, loadFile, MIME } from 'ragdesk/loaders';
-import { memoryStore } from 'ragdesk/memory';
+import { memoryStores } from 'ragdesk/memory';
 import { localEmbeddings } from 'ragdesk/local';
 
 export async function main(dataDir: string): Promise<number> {
@@ -223,7 +223,7 @@ export async function main(dataDir: string): Promise<number> {
     await ragdesk.close();
   }
 }
-export const unused = [createRagdesk, memoryStore, localEmbeddings];
+export const unused = [createRagdesk, memoryStores, localEmbeddings];
 `,
 );
 for (const resolution of ['node16', 'bundler']) {
@@ -247,7 +247,7 @@ for (const resolution of ['node16', 'bundler']) {
 }
 
 // --- the CLI --------------------------------------------------------------------------------
-const fixtures = join(ROOT, 'dist/test/fixtures');
+const fixtures = join(ROOT, 'dist/fixtures');
 const documents = join(work, 'documents');
 mkdirSync(documents);
 const { makePdf } = await import(join(fixtures, 'pdf-writer.js'));
@@ -323,9 +323,9 @@ attempt('ragdesk/langchain retrieves in a LangChain app (npm install @langchain/
     `
 import { RagdeskRetriever } from 'ragdesk/langchain';
 import { createRagdesk } from 'ragdesk';
-import { memoryStore, exactIndex } from 'ragdesk/memory';
+import { memoryStores, exactIndex } from 'ragdesk/memory';
 import { localEmbeddings } from 'ragdesk/local';
-const ragdesk = createRagdesk({ store: memoryStore(), index: exactIndex(), embeddings: localEmbeddings() });
+const ragdesk = createRagdesk({ ...memoryStores(), index: exactIndex(), embeddings: localEmbeddings() });
 const datastore = await ragdesk.datastores.create({ name: 'notes' });
 await datastore.upsert([{ name: 'kettle', text: 'The kettle is in the left cupboard.' }]);
 const documents = await new RagdeskRetriever({ datastore, topK: 1 }).invoke('where is the kettle');

@@ -8,17 +8,18 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hnswIndex } from '../../adapters/hnsw/index.js';
 import { fileLoading } from '../../adapters/loaders/index.js';
 import { localAnswerer, localEmbeddings } from '../../adapters/local/index.js';
-import { exactIndex, memoryStore } from '../../adapters/memory/index.js';
-import { sqliteStore } from '../../adapters/sqlite/index.js';
+import { exactIndex, memoryStore, memoryStores } from '../../adapters/memory/index.js';
+import { sqliteStores } from '../../adapters/sqlite/index.js';
 import { webLoader } from '../../adapters/web/index.js';
 import { createRagdesk, migrateStore, RagdeskError, type RagdeskOptions } from '../../src/index.js';
 import { tempDir } from '../helpers/setups.js';
 
-type Port = 'store' | 'index' | 'embeddings' | 'chat' | 'files' | 'web';
+type Port = 'retrieval' | 'accounts' | 'index' | 'embeddings' | 'chat' | 'files' | 'web';
 
 /** Methods the ports mark optional: an adapter without them is accepted. */
 const OPTIONAL: Record<Port, readonly string[]> = {
-  store: ['getDatasourceRefs', 'listDatasourceIdsMatching'],
+  retrieval: ['getDatasourceRefs', 'listDatasourceIdsMatching'],
+  accounts: [],
   index: [],
   embeddings: [],
   chat: ['resolveModel'],
@@ -32,14 +33,14 @@ afterAll(async () => {
 });
 
 /** A complete, working set of real adapters; `close` releases what they hold. */
-function realAdapters(kind: 'memory' | 'sqlite' = 'memory'): RagdeskOptions {
-  let stores: Pick<RagdeskOptions, 'store' | 'index'> = { store: memoryStore(), index: exactIndex() };
+function realAdapters(kind: 'memory' | 'sqlite' = 'memory') {
+  let stores: Pick<Required<RagdeskOptions>, 'retrieval' | 'accounts' | 'index'> = { ...memoryStores(), index: exactIndex() };
   if (kind === 'sqlite') {
     const temp = tempDir();
     cleanups.push(() => temp.remove());
-    stores = { store: sqliteStore({ path: join(temp.dir, 'ragdesk.db') }), index: hnswIndex({ dir: join(temp.dir, 'indexes') }) };
+    stores = { ...sqliteStores({ path: join(temp.dir, 'ragdesk.db') }), index: hnswIndex({ dir: join(temp.dir, 'indexes') }) };
   }
-  const options: RagdeskOptions = {
+  const options = {
     ...stores,
     embeddings: localEmbeddings(),
     chat: localAnswerer(),
@@ -48,7 +49,8 @@ function realAdapters(kind: 'memory' | 'sqlite' = 'memory'): RagdeskOptions {
   };
   cleanups.push(async () => {
     await options.index.close();
-    await options.store.close();
+    await options.retrieval.close();
+    await options.accounts.close();
   });
   return options;
 }
@@ -78,12 +80,18 @@ async function creationError(options: RagdeskOptions): Promise<unknown> {
   }
 }
 
-describe.each(['memory', 'sqlite'] as const)('a %s store without a required method', (kind) => {
-  const probe = memoryStore();
-  const methods = methodsOf(probe).filter((method) => !OPTIONAL.store.includes(method));
-  void probe.close();
+describe.each([
+  { kind: 'memory', side: 'retrieval', least: 29 },
+  { kind: 'memory', side: 'accounts', least: 28 },
+  { kind: 'sqlite', side: 'retrieval', least: 29 },
+  { kind: 'sqlite', side: 'accounts', least: 28 },
+] as const)('a $kind $side store without a required method', ({ kind, side, least }) => {
+  const probe = memoryStores();
+  const methods = methodsOf(probe[side]).filter((method) => !OPTIONAL[side].includes(method));
+  void probe.retrieval.close();
+  void probe.accounts.close();
   // One set of adapters for every case: createRagdesk refuses the copy before using anything.
-  let options: RagdeskOptions;
+  let options: ReturnType<typeof realAdapters>;
   beforeAll(() => {
     options = realAdapters(kind);
   });
@@ -92,15 +100,46 @@ describe.each(['memory', 'sqlite'] as const)('a %s store without a required meth
   });
 
   it('the store has the methods this test removes', () => {
-    expect(methods).toContain('getDatasources');
-    expect(methods.length).toBeGreaterThanOrEqual(45);
+    expect(methods).toContain(side === 'retrieval' ? 'getDatasources' : 'listConversationsWithId');
+    expect(methods.length).toBeGreaterThanOrEqual(least);
   });
 
   it.each(methods)('is refused at createRagdesk when it lacks %s', async (method) => {
-    const error = await creationError({ ...options, store: without(options.store, method) });
+    const error = await creationError({ ...options, [side]: without(options[side], method) });
     expect(error).toBeInstanceOf(RagdeskError);
-    expect(error).toMatchObject({ code: 'invalid_adapter', details: { port: 'store', missing: [method] } });
-    expect((error as Error).message).toBe(`store adapter lacks ${method}`);
+    expect(error).toMatchObject({ code: 'invalid_adapter', details: { port: side, missing: [method] } });
+    expect((error as Error).message).toBe(`${side} adapter lacks ${method}`);
+  });
+});
+
+describe('the deprecated store option', () => {
+  it('accepts one object serving as both stores, and closes it with the instance', async () => {
+    const { retrieval, accounts, ...rest } = realAdapters();
+    const store = memoryStore();
+    const ragdesk = createRagdesk({ ...rest, store });
+    expect(ragdesk.adapters).toMatchObject({ retrieval: 'memory', accounts: 'memory' });
+    const datastore = await ragdesk.datastores.create({ name: 'Kept' });
+    expect(await store.getDatastore(datastore.id)).toMatchObject({ name: 'Kept' });
+    await ragdesk.agents.create({ name: 'Helper', description: 'Answers', datastoreIds: [datastore.id] });
+    expect(await store.listAgents()).toHaveLength(1);
+    await ragdesk.close();
+    await expect(store.listAgents()).rejects.toMatchObject({ code: 'closed' });
+    await expect(store.getDatastore(datastore.id)).rejects.toMatchObject({ code: 'closed' });
+    await Promise.all([retrieval.close(), accounts.close()]);
+  });
+
+  it('refuses a store lacking a method of either port, and a store given with the two stores', async () => {
+    const { retrieval, accounts, ...rest } = realAdapters();
+    const store = memoryStore();
+    cleanups.push(() => store.close());
+    for (const method of ['listJobs', 'consumeUsage']) {
+      const error = await creationError({ ...rest, store: without(store, method) });
+      expect(error).toMatchObject({ code: 'invalid_adapter', details: { port: 'store', missing: [method] } });
+    }
+    expect(await creationError({ ...rest, store, retrieval, accounts })).toMatchObject({
+      code: 'invalid_adapter',
+      details: { port: 'store' },
+    });
   });
 });
 
@@ -136,13 +175,13 @@ describe('optional methods', () => {
 
   it('an optional method that is present must be a function', async () => {
     const options = realAdapters();
-    const error = await creationError({ ...options, store: { ...options.store, getDatasourceRefs: 'yes' } as never });
-    expect(error).toMatchObject({ code: 'invalid_adapter', details: { port: 'store', malformed: ['getDatasourceRefs'] } });
+    const error = await creationError({ ...options, retrieval: { ...options.retrieval, getDatasourceRefs: 'yes' } as never });
+    expect(error).toMatchObject({ code: 'invalid_adapter', details: { port: 'retrieval', malformed: ['getDatasourceRefs'] } });
   });
 });
 
 describe('port specification versions', () => {
-  const ports: Port[] = ['store', 'index', 'embeddings', 'chat', 'files', 'web'];
+  const ports: Port[] = ['retrieval', 'accounts', 'index', 'embeddings', 'chat', 'files', 'web'];
 
   it('every adapter shipped here declares v1', () => {
     const options = realAdapters();
@@ -172,19 +211,27 @@ describe('port specification versions', () => {
 
 describe('migrateStore checks both stores as createRagdesk does', () => {
   it('refuses a target store written for another version before reading anything', async () => {
-    const from = memoryStore();
-    const to = memoryStore();
-    cleanups.push(
-      () => from.close(),
-      () => to.close(),
-    );
-    await expect(migrateStore({ from, to: { ...to, specificationVersion: 'v2' } as never })).rejects.toMatchObject({
-      code: 'invalid_adapter',
-      details: { port: 'to', found: 'v2', expected: 'v1' },
+    const from = memoryStores();
+    const to = memoryStores();
+    cleanups.push(async () => {
+      for (const store of [from.retrieval, from.accounts, to.retrieval, to.accounts]) await store.close();
     });
-    await expect(migrateStore({ from: without(from, 'listJobs'), to })).rejects.toMatchObject({
+    await expect(
+      migrateStore({ from, to: { ...to, accounts: { ...to.accounts, specificationVersion: 'v2' } } as never }),
+    ).rejects.toMatchObject({
       code: 'invalid_adapter',
-      details: { port: 'from', missing: ['listJobs'] },
+      details: { port: 'to.accounts', found: 'v2', expected: 'v1' },
+    });
+    await expect(migrateStore({ from: { ...from, retrieval: without(from.retrieval, 'listJobs') }, to })).rejects.toMatchObject({
+      code: 'invalid_adapter',
+      details: { port: 'from.retrieval', missing: ['listJobs'] },
+    });
+    // A deprecated Store serves as both sides.
+    const joined = memoryStore();
+    cleanups.push(() => joined.close());
+    await expect(migrateStore({ from: without(joined, 'listAgents'), to })).rejects.toMatchObject({
+      code: 'invalid_adapter',
+      details: { port: 'from.accounts', missing: ['listAgents'] },
     });
   });
 });

@@ -4,11 +4,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fileLoading } from '../../adapters/loaders/index.js';
 import { hnswIndex } from '../../adapters/hnsw/index.js';
 import { localEmbeddings } from '../../adapters/local/index.js';
-import { sqliteStore } from '../../adapters/sqlite/index.js';
+import { sqliteStores } from '../../adapters/sqlite/index.js';
 import { webLoader } from '../../adapters/web/index.js';
 import { createRagdesk, RagdeskError, type Ragdesk, type UsageLimits } from '../../src/index.js';
 import type { Embeddings } from '../../src/ports/embeddings.js';
-import { buildFixtures, PLANTED } from '../fixtures/make-fixtures.js';
+import { buildFixtures, PLANTED } from '../../fixtures/make-fixtures.js';
 import { startHttpServer, type TestHttpServer } from '../helpers/http-server.js';
 import { countingEmbeddings, tempDir } from '../helpers/setups.js';
 
@@ -17,7 +17,7 @@ const FIXTURES = buildFixtures();
 function open(dir: string, embeddings: Embeddings = localEmbeddings(), maxBytes?: number, usage?: UsageLimits): Ragdesk {
   return createRagdesk({
     ...(usage ? { usage } : {}),
-    store: sqliteStore({ path: join(dir, 'ragdesk.db') }),
+    ...sqliteStores({ path: join(dir, 'ragdesk.db') }),
     index: hnswIndex({ dir: join(dir, 'indexes') }),
     embeddings,
     files: fileLoading(maxBytes === undefined ? {} : { maxBytes }),

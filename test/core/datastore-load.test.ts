@@ -2,11 +2,11 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hnswIndex } from '../../adapters/hnsw/index.js';
 import { localEmbeddings } from '../../adapters/local/index.js';
-import { sqliteStore } from '../../adapters/sqlite/index.js';
+import { sqliteStores } from '../../adapters/sqlite/index.js';
 import { createRagdesk, type Ragdesk } from '../../src/index.js';
 import type { Embeddings } from '../../src/ports/embeddings.js';
 import type { VectorIndex } from '../../src/ports/index.js';
-import type { Store } from '../../src/ports/store.js';
+import type { RetrievalStore } from '../../src/ports/store.js';
 import { tempDir } from '../helpers/setups.js';
 
 const TOPICS = ['glacier ice sheet melting', 'quantum entanglement photons', 'medieval castle siege', 'coral reef bleaching'];
@@ -18,8 +18,8 @@ describe('datastore.load()', () => {
   let prepared: string[];
 
   function open(embeddings: Embeddings = localEmbeddings({ dimensions: 64 })): { ragdesk: Ragdesk; index: VectorIndex } {
-    const store = sqliteStore({ path: join(temp.dir, 'ragdesk.db') });
-    const recording: Store = {
+    const { retrieval: store, accounts } = sqliteStores({ path: join(temp.dir, 'ragdesk.db') });
+    const recording: RetrievalStore = {
       ...store,
       prepareTextSearch: async (id) => {
         prepared.push(id);
@@ -27,7 +27,7 @@ describe('datastore.load()', () => {
       },
     };
     const index = hnswIndex({ dir: join(temp.dir, 'indexes') });
-    return { ragdesk: createRagdesk({ store: recording, index, embeddings }), index };
+    return { ragdesk: createRagdesk({ retrieval: recording, accounts, index, embeddings }), index };
   }
 
   beforeEach(async () => {
@@ -65,7 +65,7 @@ describe('datastore.load()', () => {
   it('serves queries while the index still loads (OpenResult.ready), holds writes until it is done, and load() waits for it', async () => {
     let finish: () => void = () => undefined;
     const gate = new Promise<void>((resolve) => (finish = resolve));
-    const store = sqliteStore({ path: join(temp.dir, 'ragdesk.db') });
+    const stores = sqliteStores({ path: join(temp.dir, 'ragdesk.db') });
     const inner = hnswIndex({ dir: join(temp.dir, 'indexes') });
     // The index answers open at once and says it is still loading until the gate opens.
     const index: VectorIndex = {
@@ -75,7 +75,7 @@ describe('datastore.load()', () => {
         return { ...result, ready: gate.then(() => ({ rebuilt: result.rebuilt })) };
       },
     };
-    const ragdesk = createRagdesk({ store, index, embeddings: localEmbeddings({ dimensions: 64 }) });
+    const ragdesk = createRagdesk({ ...stores, index, embeddings: localEmbeddings({ dimensions: 64 }) });
     try {
       const datastore = await ragdesk.datastores.get(datastoreId);
       const fragments = await datastore.query({ query: 'coral reef bleaching', topK: 1 });

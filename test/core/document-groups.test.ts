@@ -2,14 +2,14 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hnswIndex } from '../../adapters/hnsw/index.js';
 import { localEmbeddings } from '../../adapters/local/index.js';
-import { sqliteStore } from '../../adapters/sqlite/index.js';
+import { sqliteStores } from '../../adapters/sqlite/index.js';
 import { createRagdesk, type Ragdesk } from '../../src/index.js';
 import type { Embeddings } from '../../src/ports/embeddings.js';
-import type { Store } from '../../src/ports/store.js';
+import type { RetrievalStore } from '../../src/ports/store.js';
 import { tempDir } from '../helpers/setups.js';
 
-/** The real SQLite store, with a count of the write calls that reach it. */
-function countingStore(inner: Store): { store: Store; calls: Map<string, number> } {
+/** The real SQLite retrieval store, with a count of the write calls that reach it. */
+function countingStore(inner: RetrievalStore): { store: RetrievalStore; calls: Map<string, number> } {
   const calls = new Map<string, number>();
   const counted = new Set(['createDatasource', 'replaceChunks', 'createDocuments']);
   const store = new Proxy(inner, {
@@ -29,12 +29,13 @@ describe('an upsert of many new documents', () => {
   let temp: ReturnType<typeof tempDir>;
   let ragdesk: Ragdesk;
   let calls: Map<string, number>;
-  let store: Store;
+  let store: RetrievalStore;
   let racing: () => Promise<void>;
 
   beforeEach(() => {
     temp = tempDir('ragdesk-groups-');
-    const counting = countingStore(sqliteStore({ path: join(temp.dir, 'ragdesk.db') }));
+    const { retrieval, accounts } = sqliteStores({ path: join(temp.dir, 'ragdesk.db') });
+    const counting = countingStore(retrieval);
     calls = counting.calls;
     store = counting.store;
     racing = async () => undefined;
@@ -49,7 +50,7 @@ describe('an upsert of many new documents', () => {
         return local.embed(texts, options);
       },
     };
-    ragdesk = createRagdesk({ store: counting.store, index: hnswIndex({ dir: join(temp.dir, 'indexes') }), embeddings });
+    ragdesk = createRagdesk({ retrieval: counting.store, accounts, index: hnswIndex({ dir: join(temp.dir, 'indexes') }), embeddings });
   });
 
   afterEach(async () => {

@@ -5,10 +5,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { hnswIndex } from '../../adapters/hnsw/index.js';
 import { localEmbeddings } from '../../adapters/local/index.js';
-import { sqliteStore } from '../../adapters/sqlite/index.js';
+import { sqliteStores } from '../../adapters/sqlite/index.js';
 import { createRagdesk, type Ragdesk } from '../../src/index.js';
 import type { VectorIndex } from '../../src/ports/index.js';
-import type { Store } from '../../src/ports/store.js';
+import type { RetrievalStore } from '../../src/ports/store.js';
 import { tempDir } from '../helpers/setups.js';
 
 describe('hybrid query', () => {
@@ -21,7 +21,7 @@ describe('hybrid query', () => {
 
   function logged(order: string[]): Ragdesk {
     temp = tempDir();
-    const store = sqliteStore({ path: `${temp.dir}/ragdesk.db` });
+    const { retrieval: store, accounts } = sqliteStores({ path: `${temp.dir}/ragdesk.db` });
     const index = hnswIndex({ dir: `${temp.dir}/indexes` });
     const loggingIndex: VectorIndex = {
       ...index,
@@ -33,7 +33,7 @@ describe('hybrid query', () => {
     const loggingStore = new Proxy(store, {
       get(target, property, receiver) {
         if (property === 'searchText') {
-          return (request: Parameters<Store['searchText']>[0]) => {
+          return (request: Parameters<RetrievalStore['searchText']>[0]) => {
             order.push('text');
             return target.searchText(request);
           };
@@ -42,7 +42,7 @@ describe('hybrid query', () => {
         return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
       },
     });
-    return createRagdesk({ store: loggingStore, index: loggingIndex, embeddings: localEmbeddings() });
+    return createRagdesk({ retrieval: loggingStore, accounts, index: loggingIndex, embeddings: localEmbeddings() });
   }
 
   it('sends the vector search to the index before the bm25 search starts', async () => {

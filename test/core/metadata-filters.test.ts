@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { localEmbeddings } from '../../adapters/local/index.js';
-import { exactIndex, memoryStore } from '../../adapters/memory/index.js';
+import { exactIndex, memoryStores } from '../../adapters/memory/index.js';
 import {
   createRagdesk,
   matchesMetadata,
@@ -150,8 +150,9 @@ describe.each(SETUPS)('metadata filters on $name', (setup) => {
 
 describe("a site's pages", () => {
   it("take the site's metadata when it changes, each keeping its own source", async () => {
-    const store = memoryStore();
-    const ragdesk = createRagdesk({ store, index: exactIndex(), embeddings: localEmbeddings() });
+    const stores = memoryStores();
+    const store = stores.retrieval;
+    const ragdesk = createRagdesk({ ...stores, index: exactIndex(), embeddings: localEmbeddings() });
     try {
       const datastore = await ragdesk.datastores.create({ name: 'kb' });
       const site = makeDatasource(datastore.id, { id: 'site', name: 'site', type: 'web_site', metadata: { lang: 'en' } });

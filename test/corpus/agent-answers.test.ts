@@ -1,14 +1,14 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openRagdesk } from '../../adapters/node.js';
 import { tempDir } from '../helpers/setups.js';
+import { datasetPath } from '../../fixtures/datasets.js';
 
-const DOCS = resolve(dirname(fileURLToPath(import.meta.url)), '../../../shared/corpus/docs/markitdown');
+const DOCS = datasetPath('corpus', 'docs', 'markitdown');
 const present = existsSync(join(DOCS, 'test.docx')) && existsSync(join(DOCS, 'test.pptx'));
 if (!present)
-  console.log(`[skip] offline answers on real documents: ${DOCS} is absent (the shared corpus sits beside the checkout in CI only)`);
+  console.log(`[skip] offline answers on real documents: ${DOCS} is absent (RAGDESK_DATASETS_DIR names the folder holding corpus/)`);
 
 /** Questions whose answer is a string planted in one real document. */
 const QUESTIONS = [

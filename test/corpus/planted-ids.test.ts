@@ -1,14 +1,14 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { basename, dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { basename, join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openRagdesk } from '../../adapters/node.js';
 import { isSupportedMimeType, detectMimeType } from '../../adapters/loaders/index.js';
 import { tempDir } from '../helpers/setups.js';
+import { datasetPath } from '../../fixtures/datasets.js';
 
-const DOCS = resolve(dirname(fileURLToPath(import.meta.url)), '../../../shared/corpus/docs');
+const DOCS = datasetPath('corpus', 'docs');
 const present = existsSync(join(DOCS, 'markitdown/expected_strings.json'));
-if (!present) console.log(`[skip] planted-id retrieval: ${DOCS} is absent (the shared corpus sits beside the checkout in CI only)`);
+if (!present) console.log(`[skip] planted-id retrieval: ${DOCS} is absent (RAGDESK_DATASETS_DIR names the folder holding corpus/)`);
 
 const UUID = /[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}/g;
 

@@ -1,13 +1,13 @@
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { dirname, join, relative, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { join, relative } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { detectMimeType, fileLoaders, isSupportedMimeType, loadFile } from '../../adapters/loaders/index.js';
-import { normaliseForMatch } from './normalise.js';
+import { datasetPath } from '../../fixtures/datasets.js';
+import { normaliseForMatch } from '../../fixtures/normalise.js';
 
-const DOCS = resolve(dirname(fileURLToPath(import.meta.url)), '../../../shared/corpus/docs');
+const DOCS = datasetPath('corpus', 'docs');
 const present = existsSync(join(DOCS, 'markitdown/expected_strings.json'));
-if (!present) console.warn(`[corpus] skipped: ${DOCS} does not exist (the shared corpus is not mounted here)`);
+if (!present) console.warn(`[corpus] skipped: ${DOCS} does not exist (RAGDESK_DATASETS_DIR names the folder holding corpus/)`);
 
 interface Expectation {
   file: string;
@@ -46,7 +46,7 @@ function allFiles(): string[] {
     .sort();
 }
 
-describe.skipIf(!present)('real documents (../shared/corpus/docs)', () => {
+describe.skipIf(!present)('real documents (corpus/docs of the data sets folder)', () => {
   const expectations: Expectation[] = present
     ? (JSON.parse(readFileSync(join(DOCS, 'markitdown/expected_strings.json'), 'utf8')) as Expectation[])
     : [];

@@ -4,7 +4,7 @@
  * the adapter under test talks to it through the ordinary `pg` client exactly as to a server.
  *
  * PGlite runs one query at a time: the socket server queues queries of all connections, and an
- * open transaction holds the others back until it ends (see ../shared/DEPENDENCIES.md). Starting
+ * open transaction holds the others back until it ends. Starting
  * one takes a few seconds, so a test file starts one and gives each test its own schema.
  */
 import { PGlite } from '@electric-sql/pglite';

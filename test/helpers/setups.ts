@@ -2,9 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { localEmbeddings } from '../../adapters/local/index.js';
-import { exactIndex, memoryStore } from '../../adapters/memory/index.js';
+import { exactIndex, memoryStores } from '../../adapters/memory/index.js';
 import { hnswIndex } from '../../adapters/hnsw/index.js';
-import { sqliteStore } from '../../adapters/sqlite/index.js';
+import { sqliteStores } from '../../adapters/sqlite/index.js';
 import { createRagdesk, type Ragdesk } from '../../src/index.js';
 import type { Embeddings } from '../../src/ports/embeddings.js';
 
@@ -21,7 +21,7 @@ export const SETUPS: Setup[] = [
     persistent: true,
     open: (dir, embeddings = localEmbeddings()) =>
       createRagdesk({
-        store: sqliteStore({ path: join(dir, 'ragdesk.db') }),
+        ...sqliteStores({ path: join(dir, 'ragdesk.db') }),
         index: hnswIndex({ dir: join(dir, 'indexes') }),
         embeddings,
       }),
@@ -29,7 +29,7 @@ export const SETUPS: Setup[] = [
   {
     name: 'memory + exact',
     persistent: false,
-    open: (_dir, embeddings = localEmbeddings()) => createRagdesk({ store: memoryStore(), index: exactIndex(), embeddings }),
+    open: (_dir, embeddings = localEmbeddings()) => createRagdesk({ ...memoryStores(), index: exactIndex(), embeddings }),
   },
 ];
 

@@ -2,14 +2,14 @@ import { createHash, createHmac, randomBytes, randomUUID } from 'node:crypto';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { localEmbeddings } from '../../adapters/local/index.js';
-import { exactIndex, memoryStore } from '../../adapters/memory/index.js';
-import { sqliteStore } from '../../adapters/sqlite/index.js';
-import { createRagdesk, RagdeskError, type Ragdesk, type Store } from '../../src/index.js';
+import { exactIndex, memoryStores } from '../../adapters/memory/index.js';
+import { sqliteStores } from '../../adapters/sqlite/index.js';
+import { createRagdesk, RagdeskError, type AccountStore, type Ragdesk } from '../../src/index.js';
 import { tempDir } from '../helpers/setups.js';
 
-/** Counts `updateApiKey` calls reaching the real store. */
-function countingStore(inner: Store): Store & { keyWrites: number } {
-  const counted = Object.create(inner) as Store & { keyWrites: number };
+/** Counts `updateApiKey` calls reaching the real account store. */
+function countingStore(inner: AccountStore): AccountStore & { keyWrites: number } {
+  const counted = Object.create(inner) as AccountStore & { keyWrites: number };
   counted.keyWrites = 0;
   counted.updateApiKey = (id, patch) => {
     counted.keyWrites++;
@@ -25,11 +25,13 @@ afterEach(async () => {
 
 for (const kind of ['sqlite', 'memory'] as const) {
   describe(`ragdesk.keys on the ${kind} store`, () => {
-    function open(touchIntervalMs?: number): { ragdesk: Ragdesk; store: Store & { keyWrites: number } } {
+    function open(touchIntervalMs?: number): { ragdesk: Ragdesk; store: AccountStore & { keyWrites: number } } {
       const temp = tempDir('ragdesk-keys-');
-      const store = countingStore(kind === 'sqlite' ? sqliteStore({ path: join(temp.dir, 'ragdesk.db') }) : memoryStore());
+      const { retrieval, accounts } = kind === 'sqlite' ? sqliteStores({ path: join(temp.dir, 'ragdesk.db') }) : memoryStores();
+      const store = countingStore(accounts);
       const ragdesk = createRagdesk({
-        store,
+        retrieval,
+        accounts: store,
         index: exactIndex(),
         embeddings: localEmbeddings(),
         ...(touchIntervalMs === undefined ? {} : { keys: { touchIntervalMs } }),

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildFixtures } from '../fixtures/make-fixtures.js';
+import { buildFixtures } from '../../fixtures/make-fixtures.js';
 import { openFixture, type Fixture } from './fixture.js';
 import { startServer, type RunningServer } from './servers.js';
 

@@ -4,10 +4,10 @@ import { hnswIndex } from '../../adapters/hnsw/index.js';
 import { fileLoading } from '../../adapters/loaders/index.js';
 import { localEmbeddings } from '../../adapters/local/index.js';
 import { openaiChat } from '../../adapters/openai/index.js';
-import { sqliteStore } from '../../adapters/sqlite/index.js';
+import { sqliteStores } from '../../adapters/sqlite/index.js';
 import { webLoader } from '../../adapters/web/index.js';
 import { createRagdesk, type Ragdesk, type RagdeskOptions } from '../../src/index.js';
-import { startOpenAIServer, type OpenAIServer, type OpenAIServerOptions } from '../helpers/openai-server.js';
+import { startOpenAIServer, type OpenAIServer, type OpenAIServerOptions } from '../../fixtures/openai-server.js';
 import { tempDir } from '../helpers/setups.js';
 import { LeakWatch } from './leak-watch.js';
 
@@ -52,7 +52,7 @@ export async function openFixture(options: FixtureOptions = {}): Promise<Fixture
   const temp = tempDir('ragdesk-http-');
   const openai = await startOpenAIServer(options.openai);
   const ragdesk = createRagdesk({
-    store: sqliteStore({ path: join(temp.dir, 'ragdesk.db') }),
+    ...sqliteStores({ path: join(temp.dir, 'ragdesk.db') }),
     index: hnswIndex({ dir: join(temp.dir, 'indexes') }),
     embeddings: localEmbeddings(),
     files: fileLoading(),

@@ -2,7 +2,7 @@ import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpHandler } from '../../adapters/http/index.js';
 import { localAnswerer, localEmbeddings } from '../../adapters/local/index.js';
-import { exactIndex, memoryStore } from '../../adapters/memory/index.js';
+import { exactIndex, memoryStores } from '../../adapters/memory/index.js';
 import { createRagdesk, type Ragdesk } from '../../src/index.js';
 import { ApiClient } from './client.js';
 import { DOCUMENTS, openFixture, type Fixture } from './fixture.js';
@@ -349,7 +349,7 @@ describe('the OpenAI-compatible routes over the offline answerer', () => {
   let key: string;
 
   beforeAll(async () => {
-    ragdesk = createRagdesk({ store: memoryStore(), index: exactIndex(), embeddings: localEmbeddings(), chat: localAnswerer() });
+    ragdesk = createRagdesk({ ...memoryStores(), index: exactIndex(), embeddings: localEmbeddings(), chat: localAnswerer() });
     key = (await ragdesk.keys.create({ ownerId: 'owner', name: 'k', scopes: ['admin'] })).key;
     const datastore = await ragdesk.datastores.create({ name: 'Facts' }, { ownerId: 'owner' });
     await datastore.upsert(DOCUMENTS);

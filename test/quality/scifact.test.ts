@@ -1,16 +1,15 @@
 import { existsSync } from 'node:fs';
-import { dirname, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { openRagdesk } from '../../adapters/node.js';
 import { loadBeir } from '../../adapters/cli/beir.js';
 import { indexBeirCorpus, queryBeir } from '../../benchmarks/lib/beir-ragdesk.js';
 import { tempDir } from '../helpers/setups.js';
+import { datasetPath } from '../../fixtures/datasets.js';
 
-const SCIFACT = resolve(dirname(fileURLToPath(import.meta.url)), '../../../shared/datasets/scifact');
+const SCIFACT = datasetPath('datasets', 'scifact');
 const available = existsSync(resolve(SCIFACT, 'qrels/train.tsv'));
-if (!available)
-  console.log(`[skip] SciFact quality check: ${SCIFACT} is absent (it ships beside the checkout in CI, not with the package)`);
+if (!available) console.log(`[skip] SciFact quality check: ${SCIFACT} is absent (RAGDESK_DATASETS_DIR names the folder holding datasets/)`);
 
 describe.skipIf(!available)('retrieval quality on BEIR SciFact (train split), offline default', () => {
   it('reaches nDCG@10 >= 0.60 with hybrid retrieval', { timeout: 600_000 }, async () => {

@@ -11,7 +11,7 @@ import { backupDataDir, restoreDataDir, verifyBackup } from '../../adapters/node
 import { hnswIndex } from '../../adapters/hnsw/index.js';
 import { localEmbeddings } from '../../adapters/local/index.js';
 import { backupSqliteFile } from '../../adapters/sqlite/backup.js';
-import { sqliteStore } from '../../adapters/sqlite/index.js';
+import { sqliteStores } from '../../adapters/sqlite/index.js';
 import { checkConsistency } from '../../benchmarks/crash/checks.js';
 import { INTERRUPTED_UPSERT } from '../../src/datasources/interrupted.js';
 import { createRagdesk, type Datastore, type Ragdesk } from '../../src/index.js';
@@ -28,7 +28,7 @@ function open(dir: string, flushAfterMs = 5_000): Ragdesk {
 /** With the index at hand, for tests that write its files (flush) before a backup instead of waiting. */
 function openWithIndex(dir: string, flushAfterMs = 5_000): { ragdesk: Ragdesk; index: ReturnType<typeof hnswIndex> } {
   const index = hnswIndex({ dir: join(dir, 'indexes'), flushAfterMs });
-  return { ragdesk: createRagdesk({ store: sqliteStore({ path: join(dir, 'ragdesk.db') }), index, embeddings: localEmbeddings() }), index };
+  return { ragdesk: createRagdesk({ ...sqliteStores({ path: join(dir, 'ragdesk.db') }), index, embeddings: localEmbeddings() }), index };
 }
 
 function documents(from: number, count: number) {
@@ -57,13 +57,14 @@ async function answers(datastore: Datastore) {
 }
 
 async function inspect(dir: string) {
-  const store = sqliteStore({ path: join(dir, 'ragdesk.db') });
+  const { retrieval, accounts } = sqliteStores({ path: join(dir, 'ragdesk.db') });
   const index = hnswIndex({ dir: join(dir, 'indexes') });
   try {
-    return await checkConsistency(store, index, { settled: true });
+    return await checkConsistency(retrieval, index, { settled: true });
   } finally {
     await index.close();
-    await store.close();
+    await retrieval.close();
+    await accounts.close();
   }
 }
 

@@ -7,22 +7,23 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hnswIndex } from '../../adapters/hnsw/index.js';
 import { localEmbeddings } from '../../adapters/local/index.js';
-import { sqliteStore } from '../../adapters/sqlite/index.js';
+import { sqliteStores } from '../../adapters/sqlite/index.js';
 import { checkConsistency, checkDatabaseFile, strayIndexDirectories } from '../../benchmarks/crash/checks.js';
 import { createRagdesk } from '../../src/index.js';
-import type { Store, VectorIndex } from '../../src/ports/index.js';
+import type { AccountStore, RetrievalStore, VectorIndex } from '../../src/ports/index.js';
 import { tempDir } from '../helpers/setups.js';
 
 describe('crash harness checks', () => {
   let temp: ReturnType<typeof tempDir>;
   let datastoreId: string;
-  let store: Store;
+  let store: RetrievalStore;
+  let accounts: AccountStore;
   let index: VectorIndex;
 
   beforeEach(async () => {
     temp = tempDir('ragdesk-checks-');
     const ragdesk = createRagdesk({
-      store: sqliteStore({ path: join(temp.dir, 'ragdesk.db') }),
+      ...sqliteStores({ path: join(temp.dir, 'ragdesk.db') }),
       index: hnswIndex({ dir: join(temp.dir, 'indexes') }),
       embeddings: localEmbeddings(),
     });
@@ -30,12 +31,13 @@ describe('crash harness checks', () => {
     await datastore.upsert([{ text: 'Alpha about glaciers.' }, { text: 'Beta about volcanoes.' }, { text: 'Gamma about reefs.' }]);
     datastoreId = datastore.id;
     await ragdesk.close();
-    store = sqliteStore({ path: join(temp.dir, 'ragdesk.db') });
+    ({ retrieval: store, accounts } = sqliteStores({ path: join(temp.dir, 'ragdesk.db') }));
     index = hnswIndex({ dir: join(temp.dir, 'indexes') });
   });
   afterEach(async () => {
     await index.close();
     await store.close();
+    await accounts.close();
     temp.remove();
   });
 
@@ -85,13 +87,14 @@ describe('crash harness checks', () => {
   it('reports a damaged database file', async () => {
     await index.close();
     await store.close();
+    await accounts.close();
     const path = join(temp.dir, 'ragdesk.db');
     const bytes = readFileSync(path);
     // Page 2 onwards: b-tree pages the integrity check walks.
     for (let offset = 16_384; offset < Math.min(bytes.length, 16_384 * 3); offset += 7) bytes[offset] = 0x5a;
     writeFileSync(path, bytes);
     expect(checkDatabaseFile(path)).not.toEqual([]);
-    store = sqliteStore({ path: join(temp.dir, 'other.db') });
+    ({ retrieval: store, accounts } = sqliteStores({ path: join(temp.dir, 'other.db') }));
     index = hnswIndex({ dir: join(temp.dir, 'other-indexes') });
   });
 });

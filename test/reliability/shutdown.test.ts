@@ -11,18 +11,18 @@ import { hnswIndex } from '../../adapters/hnsw/index.js';
 import { fileLoading } from '../../adapters/loaders/index.js';
 import { localEmbeddings } from '../../adapters/local/index.js';
 import { openaiChat } from '../../adapters/openai/index.js';
-import { sqliteStore } from '../../adapters/sqlite/index.js';
+import { sqliteStores } from '../../adapters/sqlite/index.js';
 import { webLoader } from '../../adapters/web/index.js';
 import { checkConsistency } from '../../benchmarks/crash/checks.js';
 import { INTERRUPTED_UPSERT } from '../../src/datasources/interrupted.js';
 import { newDatasource } from '../../src/datasources/new-datasource.js';
 import { createRagdesk, type Ragdesk, type RagdeskError } from '../../src/index.js';
-import { startOpenAIServer, type OpenAIServer } from '../helpers/openai-server.js';
+import { startOpenAIServer, type OpenAIServer } from '../../fixtures/openai-server.js';
 import { tempDir } from '../helpers/setups.js';
 
 function open(dir: string, chatBaseURL?: string): Ragdesk {
   return createRagdesk({
-    store: sqliteStore({ path: join(dir, 'ragdesk.db') }),
+    ...sqliteStores({ path: join(dir, 'ragdesk.db') }),
     index: hnswIndex({ dir: join(dir, 'indexes') }),
     embeddings: localEmbeddings(),
     files: fileLoading(),
@@ -34,13 +34,14 @@ function open(dir: string, chatBaseURL?: string): Ragdesk {
 
 /** The data directory opened by the adapters alone: store and index agree, nothing left to do, index loaded (flushed). */
 async function inspect(dir: string) {
-  const store = sqliteStore({ path: join(dir, 'ragdesk.db') });
+  const { retrieval, accounts } = sqliteStores({ path: join(dir, 'ragdesk.db') });
   const index = hnswIndex({ dir: join(dir, 'indexes') });
   try {
-    return await checkConsistency(store, index, { settled: true });
+    return await checkConsistency(retrieval, index, { settled: true });
   } finally {
     await index.close();
-    await store.close();
+    await retrieval.close();
+    await accounts.close();
   }
 }
 
@@ -183,7 +184,8 @@ describe('graceful close', () => {
     await llm.nextDisconnect(10_000); // the upstream request was cancelled, not left running
     void idle;
 
-    const store = sqliteStore({ path: join(temp.dir, 'ragdesk.db') });
+    const { retrieval, accounts: store } = sqliteStores({ path: join(temp.dir, 'ragdesk.db') });
+    await retrieval.close();
     try {
       for (const conversation of await store.listConversations(agent.id))
         expect(await store.listMessages(agent.id, conversation.id)).toEqual([]);
@@ -220,7 +222,8 @@ describe('recovery of what a crash leaves behind without a job', () => {
     await first.close();
     // What a crash leaves: a text record created `running` by upsert with no chunks yet, and a
     // file datasource stored with its upload but killed before `createJob`.
-    const store = sqliteStore({ path: join(temp.dir, 'ragdesk.db') });
+    const { retrieval: store, accounts } = sqliteStores({ path: join(temp.dir, 'ragdesk.db') });
+    await accounts.close();
     const past = new Date(Date.now() - 60_000).toISOString();
     const text = { ...newDatasource({ datastoreId: datastore.id, type: 'text', name: 'half' }, past), status: 'running' as const };
     const file = newDatasource(

@@ -13,7 +13,7 @@ import { cl100kTokenizer } from '../../src/ingest/tokenizer.js';
 import { DEFAULT_USER_PROMPT, type Ragdesk } from '../../src/index.js';
 import type { ChatMessage } from '../../src/ports/chat-model.js';
 import { openAgentSetup, type AgentSetup } from '../agents/helpers.js';
-import { startOpenAIServer, type ChatMessageBody, type OpenAIServer } from '../helpers/openai-server.js';
+import { startOpenAIServer, type ChatMessageBody, type OpenAIServer } from '../../fixtures/openai-server.js';
 import { tempDir } from '../helpers/setups.js';
 import { RESTRICT_KNOWLEDGE_INSTRUCTION, USE_MARKDOWN_INSTRUCTION } from '../../src/agents/agent-settings.js';
 

@@ -11,8 +11,8 @@ import { constants, deflateRawSync, inflateRawSync } from 'node:zlib';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { fileLoaders, loadFile } from '../../adapters/loaders/index.js';
 import { entryData, readZipDirectory } from '../../adapters/loaders/zip-directory.js';
-import { makeDocx, makePptx, makeXlsx } from '../fixtures/ooxml.js';
-import { makeZip, type ZipSource } from '../fixtures/zip-writer.js';
+import { makeDocx, makePptx, makeXlsx } from '../../fixtures/ooxml.js';
+import { makeZip, type ZipSource } from '../../fixtures/zip-writer.js';
 import { failure } from './helpers.js';
 
 const loaders = fileLoaders();

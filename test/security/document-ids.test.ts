@@ -7,9 +7,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localEmbeddings } from '../../adapters/local/index.js';
-import { exactIndex, memoryStore } from '../../adapters/memory/index.js';
+import { exactIndex, memoryStores } from '../../adapters/memory/index.js';
 import { createRagdesk } from '../../src/index.js';
-import type { Store } from '../../src/ports/store.js';
+import type { RetrievalStore } from '../../src/ports/store.js';
 import { ApiClient } from '../http/client.js';
 import { openFixture, type Fixture } from '../http/fixture.js';
 import { OpenApiValidator } from '../http/openapi-validator.js';
@@ -135,7 +135,7 @@ describe('per-owner document ids (HTTP)', () => {
 
 describe('per-owner document ids (work done)', () => {
   /** The store methods an upsert calls, in order: the same list means the same reads and writes. */
-  function countingStore(inner: Store, calls: string[]): Store {
+  function countingStore(inner: RetrievalStore, calls: string[]): RetrievalStore {
     return new Proxy(inner, {
       get(target, property, receiver) {
         const value: unknown = Reflect.get(target, property, receiver);
@@ -150,7 +150,13 @@ describe('per-owner document ids (work done)', () => {
 
   it("upserting another owner's id makes the same store calls as a free id", async () => {
     const calls: string[] = [];
-    const ragdesk = createRagdesk({ store: countingStore(memoryStore(), calls), index: exactIndex(), embeddings: localEmbeddings() });
+    const { retrieval, accounts } = memoryStores();
+    const ragdesk = createRagdesk({
+      retrieval: countingStore(retrieval, calls),
+      accounts,
+      index: exactIndex(),
+      embeddings: localEmbeddings(),
+    });
     try {
       const alices = await ragdesk.datastores.create({ name: 'Alice' }, { ownerId: 'alice' });
       const bobs = await ragdesk.datastores.create({ name: 'Bob' }, { ownerId: 'bob' });

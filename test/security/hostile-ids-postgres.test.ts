@@ -20,8 +20,8 @@ afterAll(async () => {
 hostileIdSuite('postgres (pglite) + pgvector', async () => {
   pglite ??= await startPgliteServer();
   const schema = freshSchema('hostile');
-  const { store, index } = await postgres({ pool: pglite.pool, schema });
-  const ragdesk = createRagdesk({ store, index, embeddings: localEmbeddings({ dimensions: 64 }), chat: localAnswerer() });
+  const { retrieval, accounts, index } = await postgres({ pool: pglite.pool, schema });
+  const ragdesk = createRagdesk({ retrieval, accounts, index, embeddings: localEmbeddings({ dimensions: 64 }), chat: localAnswerer() });
   return {
     ragdesk,
     close: async () => {

@@ -5,8 +5,8 @@
 import { join } from 'node:path';
 import { hnswIndex } from '../../adapters/hnsw/index.js';
 import { localAnswerer, localEmbeddings } from '../../adapters/local/index.js';
-import { exactIndex, memoryStore } from '../../adapters/memory/index.js';
-import { sqliteStore } from '../../adapters/sqlite/index.js';
+import { exactIndex, memoryStores } from '../../adapters/memory/index.js';
+import { sqliteStores } from '../../adapters/sqlite/index.js';
 import { createRagdesk } from '../../src/index.js';
 import { tempDir } from '../helpers/setups.js';
 import { hostileIdSuite } from './hostile-ids-suite.js';
@@ -14,7 +14,7 @@ import { hostileIdSuite } from './hostile-ids-suite.js';
 hostileIdSuite('sqlite + hnsw', async () => {
   const temp = tempDir('ragdesk-ids-');
   const ragdesk = createRagdesk({
-    store: sqliteStore({ path: join(temp.dir, 'ragdesk.db') }),
+    ...sqliteStores({ path: join(temp.dir, 'ragdesk.db') }),
     index: hnswIndex({ dir: join(temp.dir, 'indexes') }),
     embeddings: localEmbeddings(),
     chat: localAnswerer(),
@@ -29,6 +29,6 @@ hostileIdSuite('sqlite + hnsw', async () => {
 });
 
 hostileIdSuite('memory + exact', async () => {
-  const ragdesk = createRagdesk({ store: memoryStore(), index: exactIndex(), embeddings: localEmbeddings(), chat: localAnswerer() });
+  const ragdesk = createRagdesk({ ...memoryStores(), index: exactIndex(), embeddings: localEmbeddings(), chat: localAnswerer() });
   return { ragdesk, close: () => ragdesk.close() };
 });

@@ -8,16 +8,16 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hnswIndex } from '../../adapters/hnsw/index.js';
 import { fileLoaders, fileLoading, loadFile, type FileLoadingOptions } from '../../adapters/loaders/index.js';
 import { localEmbeddings } from '../../adapters/local/index.js';
-import { sqliteStore } from '../../adapters/sqlite/index.js';
+import { sqliteStores } from '../../adapters/sqlite/index.js';
 import { createRagdesk, type Ragdesk, type UsageLimits } from '../../src/index.js';
-import { makeXlsx } from '../fixtures/ooxml.js';
+import { makeXlsx } from '../../fixtures/ooxml.js';
 import { tempDir } from '../helpers/setups.js';
 import { failure, utf8 } from './helpers.js';
 
 function open(dir: string, usage: UsageLimits = {}, files: FileLoadingOptions = {}): Ragdesk {
   return createRagdesk({
     usage,
-    store: sqliteStore({ path: join(dir, 'ragdesk.db') }),
+    ...sqliteStores({ path: join(dir, 'ragdesk.db') }),
     index: hnswIndex({ dir: join(dir, 'indexes') }),
     embeddings: localEmbeddings(),
     files: fileLoading({ parser: 'main', ...files }),

@@ -10,11 +10,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { hnswIndex } from '../../adapters/hnsw/index.js';
 import { fileLoading } from '../../adapters/loaders/index.js';
 import { localAnswerer, localEmbeddings } from '../../adapters/local/index.js';
-import { sqliteStore } from '../../adapters/sqlite/index.js';
+import { sqliteStores } from '../../adapters/sqlite/index.js';
 import { MAX_DOCUMENT_CHARS, MAX_UPSERT_CHARS } from '../../src/datastores/schemas.js';
 import { createRagdesk, type Datastore, type Ragdesk } from '../../src/index.js';
 import { MAX_METADATA_ENTRIES, MAX_METADATA_STRING_CHARS } from '../../src/validation.js';
-import { makePdf } from '../fixtures/pdf-writer.js';
+import { makePdf } from '../../fixtures/pdf-writer.js';
 import { countingEmbeddings, tempDir } from '../helpers/setups.js';
 import { failure, utf8 } from './helpers.js';
 
@@ -40,7 +40,7 @@ let datastore: Datastore;
 
 function open(): Ragdesk {
   return createRagdesk({
-    store: sqliteStore({ path: join(temp.dir, 'data', 'ragdesk.db') }),
+    ...sqliteStores({ path: join(temp.dir, 'data', 'ragdesk.db') }),
     index: hnswIndex({ dir: join(temp.dir, 'data', 'indexes') }),
     embeddings,
     chat: localAnswerer(),

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { fileLoaders, loadFile } from '../../adapters/loaders/index.js';
 import { MAX_JSON_INDENT_LEVELS, renderJson } from '../../adapters/loaders/json-loader.js';
 import { localEmbeddings } from '../../adapters/local/index.js';
-import { exactIndex, memoryStore } from '../../adapters/memory/index.js';
+import { exactIndex, memoryStores } from '../../adapters/memory/index.js';
 import { webLoader } from '../../adapters/web/index.js';
 import { createRagdesk } from '../../src/index.js';
 import type { HtmlElement } from '../../adapters/loaders/html/dom.js';
@@ -91,7 +91,7 @@ describe('HTML with enormous DOMs: web loader and web_page datasources', () => {
 
   it('a web_page datasource of a hostile page ends in error with the reason, the instance keeps working', async () => {
     const ragdesk = createRagdesk({
-      store: memoryStore(),
+      ...memoryStores(),
       index: exactIndex(),
       embeddings: localEmbeddings(),
       web: webLoader({ allowPrivateNetwork: true }),

@@ -10,8 +10,8 @@ import { DEFAULT_MAX_PAGES, fileLoaders, loadFile } from '../../adapters/loaders
 import { countPdfPages, countPptxSlides } from '../../adapters/loaders/page-count.js';
 import { RagdeskError } from '../../src/errors.js';
 import type { LoadedDocument } from '../../src/ports/loader.js';
-import { makePptx } from '../fixtures/ooxml.js';
-import { makePdf } from '../fixtures/pdf-writer.js';
+import { makePptx } from '../../fixtures/ooxml.js';
+import { makePdf } from '../../fixtures/pdf-writer.js';
 import { failure } from './helpers.js';
 
 const GOOD = Buffer.from(makePdf([['hello world PDF-PLANTED']], 'Title')).toString('latin1');

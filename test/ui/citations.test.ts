@@ -5,8 +5,8 @@ import type { Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpHandler } from '../../adapters/http/index.js';
 import { openRagdesk, type OpenedRagdesk } from '../../adapters/node.js';
-import { makePdf } from '../fixtures/pdf-writer.js';
-import { lastUserText, startOpenAIServer, type OpenAIServer } from '../helpers/openai-server.js';
+import { makePdf } from '../../fixtures/pdf-writer.js';
+import { lastUserText, startOpenAIServer, type OpenAIServer } from '../../fixtures/openai-server.js';
 import { tempDir } from '../helpers/setups.js';
 import { browserSkipReason, launchBrowser, shot, type Browser } from './browser.js';
 

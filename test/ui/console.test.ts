@@ -1,8 +1,8 @@
 import { copyFileSync, mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { buildFixtures, PLANTED } from '../fixtures/make-fixtures.js';
-import { lastUserText, startOpenAIServer, type OpenAIServer } from '../helpers/openai-server.js';
+import { buildFixtures, PLANTED } from '../../fixtures/make-fixtures.js';
+import { lastUserText, startOpenAIServer, type OpenAIServer } from '../../fixtures/openai-server.js';
 import { tempDir } from '../helpers/setups.js';
 import { ROOT, SHOTS, assetSizes, browserSkipReason, launchBrowser, markTime, shot, type Browser } from './browser.js';
 import { startServe, type ServeProcess } from './serve-process.js';

@@ -6,7 +6,7 @@ import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpHandler } from '../../adapters/http/index.js';
 import { openRagdesk, type OpenedRagdesk } from '../../adapters/node.js';
-import { startOpenAIServer, type ChatCompletionBody, type OpenAIServer } from '../helpers/openai-server.js';
+import { startOpenAIServer, type ChatCompletionBody, type OpenAIServer } from '../../fixtures/openai-server.js';
 import { tempDir } from '../helpers/setups.js';
 import { browserSkipReason, launchBrowser, shot, type Browser } from './browser.js';
 

@@ -82,6 +82,17 @@ export interface NativeGraph {
   search(query: Float32Array, k: number, ef: number, filter: NativeFilter | null, hidden: Uint32Array | null): NativeHits;
   /** Every accepted live label not in `hidden`, with its exact cosine, in label order. */
   exact(query: Float32Array, filter: NativeFilter, hidden: Uint32Array | null): NativeHits;
+  /**
+   * Labels of live points that no level-0 link leads to from the entry point: a search never
+   * returns them (native/reachability.h). Empty for a sound graph; not for a restore before `settle`.
+   */
+  unreachable(): Uint32Array;
+  /**
+   * Links every unreachable live point from reachable points near it; returns how many links it
+   * made. Only a graph whose reachable lists are all full can keep some unreachable (see
+   * `unreachable`); the next call retries them. Not for a restore before `settle`.
+   */
+  reconnect(): number;
 }
 
 interface NativeGraphClass {

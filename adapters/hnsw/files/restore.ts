@@ -19,14 +19,17 @@ export interface RestoreSource {
   vectorsOf?: (ids: readonly string[]) => Promise<readonly IndexVector[]>;
 }
 
-/** The store's pass: every live vector to the graph thread; throws when the source and the binary do not match. */
+/**
+ * The store's pass: every live vector to the graph thread; throws when the source and the binary do
+ * not match. Resolves with the number of unreachable points the graph linked again once whole.
+ */
 export async function fillOnThread(
   thread: GraphThread,
   key: GraphKey,
   header: IndexHeader,
   live: number,
   vectors: AsyncIterable<readonly IndexVector[]>,
-): Promise<void> {
+): Promise<number> {
   const { dimensions } = header;
   const labelOf = headerLabels(header);
   // The collection answers first: the pass's first page is a synchronous read of the store.
@@ -40,7 +43,8 @@ export async function fillOnThread(
     await thread.room();
     await nextTurn();
   }
-  await thread.request({ op: 'restore-done', key, live });
+  const { relinked = 0 } = await thread.request({ op: 'restore-done', key, live });
+  return relinked;
 }
 
 /**

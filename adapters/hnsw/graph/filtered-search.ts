@@ -1,22 +1,18 @@
 /**
- * Query planning: plain HNSW search, HNSW search with the filter pushed into the graph walk, or an
- * exact scan over the matching labels. The chosen search runs on the graph thread (graph-search.ts).
+ * Query planning: plain HNSW search, HNSW search with the filter applied during the graph walk, or
+ * an exact scan over the matching labels. The chosen search runs on the calling thread against the
+ * native graph the graph thread inserts into (graph-search.ts, ragdesk's binding in
+ * adapters/hnsw/native/).
  *
- * Why three paths (hnswlib-node 3.0.0, clustered vectors, M=16, ef=64, 2 cores, through this adapter):
- * - an unfiltered search takes ~0.35 ms at 20k x 384 and ~1.2 ms at 10k x 1536;
- * - a filtered walk calls back into JS for every candidate until it holds `ef` matches, so it slows
- *   down as matches get rarer: at 20k x 384, 6 ms at 5-10% selectivity, 28 ms at 1%, 29 ms at
- *   0.5%, 48 ms at 0.1% (it ends up walking the whole graph, so it grows with the collection);
- *   at 10k x 1536, 22-36 ms below 1%;
- * - `getPoint` builds a JS array element by element: ~0.1 ms per 384-d vector, ~0.4 ms per 1536-d
- *   vector, so an exact scan costs that per matching label (20k x 384: 1.8 ms for 20 matches,
- *   7 ms for 100, 22 ms for 200; 10k x 1536: 3 ms for 10, 26 ms for 50, 39 ms for 100).
- * Hence the exact scan below `exactSearchThreshold` matches, by default 98304 / dimensions (256 at
- * 384, 64 at 1536), where both cost about the same on 10-20k vectors; larger collections make the
- * walk dearer, so the default errs towards the walk. Above it the filtered walk runs; if it still
- * returns fewer than min(topK, matches) hits (the reachable part of the graph ran out of matches),
- * an exact scan over all matches restores the guarantee that filtered queries return `topK` hits
- * whenever that many match.
+ * Why two filtered paths: the binding reads the filter (each label's datasource and custom id
+ * numbers) in C++ during the walk, but a walk still visits candidates until it holds `ef` matches,
+ * so it slows down as matches get rarer and, at very low selectivity, walks most of the graph. The
+ * exact scan (also in C++) costs one distance per matching label. Below `exactSearchThreshold`
+ * matches, by default 98304 / dimensions (256 at 384, 64 at 1536), the scan is used; the value was
+ * set where both paths cost about the same on 10-20k vectors, and larger collections make the walk
+ * dearer, so it errs towards the walk. If a walk returns fewer than min(topK, matches) hits (the
+ * reachable part of the graph ran out of matches), graph-search.ts scans all matches exactly, so a
+ * filtered query returns `topK` hits whenever that many match.
  *
  * Filtered recall depends on where the matches lie: at 100k x 384, a filter matching 10% of the
  * entries, all in clusters away from the query, gave recall@10 0.77 at ef=64, 0.88 at 128 and 0.95

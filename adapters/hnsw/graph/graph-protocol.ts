@@ -34,6 +34,10 @@ export type GraphOp =
 
 export type GraphRequest = GraphOp & { id: number };
 
-/** `handle`: a created or loaded graph, for `Graph.attach` on the index's thread (native-graph.ts). */
+/**
+ * `handle`: a created or loaded graph, for `Graph.attach` on the index's thread (native-graph.ts).
+ * `relinked`: unreachable points a load or the end of a restore linked again (the file needs rewriting).
+ */
 export type GraphReply =
-  { id: number; ok: true; labels?: Uint32Array; count?: number; handle?: number } | { id: number; ok: false; message: string };
+  | { id: number; ok: true; labels?: Uint32Array; count?: number; handle?: number; relinked?: number }
+  | { id: number; ok: false; message: string };

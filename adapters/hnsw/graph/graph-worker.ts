@@ -14,7 +14,18 @@ interface Held {
   graph: NativeGraph;
   /** Live points: the graph's slots beyond these are deleted ones, reused by the next new label. */
   live: number;
+  /** Points inserted or moved since the graph was last checked for unreachable points. */
+  unchecked: number;
 }
+
+/**
+ * After inserts, the graph is checked for points no link leads to (native/reachability.h) once the
+ * points inserted or moved since the last check reach this share of the graph: the check walks
+ * every point's links (one cache miss per point, docs/reliability.md has the figures), so it costs
+ * a bounded share of the inserts' own time. Every load checks too, and every write after inserts,
+ * so no file is written or trusted with such a point.
+ */
+const CHECK_SHARE = 1 / 16;
 
 if (!parentPort) throw new Error('graph-worker.js runs as a worker thread');
 const port = parentPort;
@@ -65,7 +76,7 @@ async function apply(request: GraphRequest): Promise<Omit<GraphReply & { ok: tru
   switch (request.op) {
     case 'create': {
       const graph = new Graph(request.dimensions, request.capacity, request.m, request.efConstruction);
-      graphs.set(request.key, { graph, live: 0 });
+      graphs.set(request.key, { graph, live: 0, unchecked: 0 });
       return { handle: graph.share() };
     }
     case 'restore': {
@@ -98,13 +109,13 @@ async function apply(request: GraphRequest): Promise<Omit<GraphReply & { ok: tru
         graph.release();
         throw error;
       }
-      graphs.set(request.key, { graph, live: request.live });
-      return {};
+      graphs.set(request.key, { graph, live: request.live, unchecked: 0 });
+      return { relinked: graph.reconnect() };
     }
     case 'load': {
       const graph = await Graph.read(request.path, request.dimensions);
-      graphs.set(request.key, { graph, live: request.live });
-      return loadedReply(graph);
+      graphs.set(request.key, { graph, live: request.live, unchecked: 0 });
+      return { ...loadedReply(graph), relinked: graph.reconnect() };
     }
     case 'add': {
       add(held(request.key), request.labels, request.update, request.vectors);
@@ -119,7 +130,11 @@ async function apply(request: GraphRequest): Promise<Omit<GraphReply & { ok: tru
       return {};
     }
     case 'write': {
-      const { graph } = held(request.key);
+      const target = held(request.key);
+      const { graph } = target;
+      // Removals change no links: a graph checked since its last insert is still sound.
+      if (target.unchecked > 0) graph.reconnect();
+      target.unchecked = 0;
       try {
         await graph.write(request.fullPath);
         await writeLinksFile(request.fullPath, request.linksPath, request.dimensions);
@@ -149,4 +164,9 @@ function add(target: Held, labels: Uint32Array, update: Uint8Array, vectors: Flo
   const threads = new Set(labels).size === labels.length ? insertThreads : 1;
   graph.add(labels, update, vectors, 0, labels.length, threads);
   target.live += added;
+  target.unchecked += labels.length;
+  if (target.unchecked >= graph.count() * CHECK_SHARE) {
+    graph.reconnect();
+    target.unchecked = 0;
+  }
 }

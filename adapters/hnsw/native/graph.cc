@@ -24,6 +24,7 @@
 #include "inner-product.h"
 #include "links-file.h"
 #include "partial-search.h"
+#include "reachability.h"
 
 namespace {
 
@@ -262,6 +263,8 @@ class Graph : public Napi::ObjectWrap<Graph> {
                            InstanceMethod("labels", &Graph::Labels),
                            InstanceMethod("search", &Graph::Search),
                            InstanceMethod("exact", &Graph::Exact),
+                           InstanceMethod("unreachable", &Graph::Unreachable),
+                           InstanceMethod("reconnect", &Graph::Reconnect),
                        });
   }
 
@@ -557,6 +560,38 @@ class Graph : public Napi::ObjectWrap<Graph> {
     for (auto& thread : pool) thread.join();
     if (error) hnswlibCall(env, [&] { std::rethrow_exception(error); });
     return env.Undefined();
+  }
+
+  // unreachable(): the labels of live points no level-0 walk from the entry point reaches
+  // (reachability.h); empty for a sound graph. Not for a restored graph before settle.
+  Napi::Value Unreachable(const Napi::CallbackInfo& info) {
+    if (released(info)) return info.Env().Undefined();
+    std::vector<uint32_t> labels;
+    {
+      std::shared_lock<std::shared_mutex> shared(state_->resizing);
+      for (const hnswlib::tableint slot : ragdesk::unreachableSlots(index())) labels.push_back(static_cast<uint32_t>(index().getExternalLabel(slot)));
+    }
+    auto array = Napi::Uint32Array::New(info.Env(), labels.size());
+    std::copy(labels.begin(), labels.end(), array.Data());
+    return array;
+  }
+
+  // reconnect(): links every unreachable live point from reachable points near it; returns how
+  // many links it made (reachability.h). On the graph thread, between ops; not for a restored
+  // graph before settle.
+  Napi::Value Reconnect(const Napi::CallbackInfo& info) {
+    if (released(info)) return info.Env().Undefined();
+    Napi::Env env = info.Env();
+    if (state_->unplaced) {
+      throwError(env, "reconnect: the graph's vectors are not all in place");
+      return env.Undefined();
+    }
+    size_t relinked = 0;
+    const bool done = hnswlibCall(env, [&] {
+      std::shared_lock<std::shared_mutex> shared(state_->resizing);
+      relinked = ragdesk::reconnectUnreachable(index());
+    });
+    return done ? Napi::Number::New(env, static_cast<double>(relinked)) : env.Undefined();
   }
 
   Napi::Value Remove(const Napi::CallbackInfo& info) {

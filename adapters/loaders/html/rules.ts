@@ -1,7 +1,7 @@
 /**
  * What the HTML extractor keeps and drops, as data: `HTML_RULES` is the one rule set both the file
  * loader and the web loader use. The other values of each field exist so `bench:html-rules` can
- * measure every rule against the alternatives on labelled pages (docs/design-notes.md has the table).
+ * measure every rule against the alternatives on labelled pages (docs/decisions/011-one-html-extractor.md has the figures).
  */
 export interface HtmlRules {
   /** Elements removed with all they hold: never shown as text, or page chrome by tag or ARIA role. */

@@ -56,7 +56,9 @@ function isWebDatasource(record: Pick<DatasourceRecord, 'type'>): boolean {
 /** The crawls of these datasources, by id: web pages and sites, not the pages of a site (its crawl is the site's). */
 export async function readCrawls(context: RagdeskContext, records: readonly DatasourceRecord[]): Promise<Map<string, DatasourceCrawl>> {
   const web = records.filter((record) => isWebDatasource(record) && record.groupId === null);
-  const states = new Map((await context.retrieval.getCrawlStates(web.map((record) => record.id))).map((state) => [state.datasourceId, state]));
+  const states = new Map(
+    (await context.retrieval.getCrawlStates(web.map((record) => record.id))).map((state) => [state.datasourceId, state]),
+  );
   const crawls = new Map<string, DatasourceCrawl>();
   for (const record of web) {
     const state = states.get(record.id);

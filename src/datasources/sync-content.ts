@@ -85,7 +85,9 @@ async function recordPage(context: RagdeskContext, datasourceId: string, url: st
   const validators = page.validators ?? {};
   const unchanged = 'unchanged' in page;
   const now = nowIso();
-  const stale = (await context.retrieval.listCrawlPages(datasourceId, { offset: 0, limit: 10 })).items.filter((record) => record.url !== url);
+  const stale = (await context.retrieval.listCrawlPages(datasourceId, { offset: 0, limit: 10 })).items.filter(
+    (record) => record.url !== url,
+  );
   await context.retrieval.deleteCrawlPages(
     datasourceId,
     stale.map((record) => record.url),

@@ -59,7 +59,8 @@ export interface StoreLifecycle {
  * uploads, sync jobs, chunks with their vectors, lexical search over chunk text, and the crawls of
  * web datasources.
  */
-export interface RetrievalStore extends StoreLifecycle, DatastoreStore, DatasourceStore, ChunkStore, TextSearchStore, JobStore, CrawlStore {}
+export interface RetrievalStore
+  extends StoreLifecycle, DatastoreStore, DatasourceStore, ChunkStore, TextSearchStore, JobStore, CrawlStore {}
 
 /**
  * What agents and their callers keep: agents, conversations and messages (feedback included), API

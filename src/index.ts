@@ -37,6 +37,7 @@ export type { UsageLimits } from './datasources/usage-limits.js';
 export { UsageService, type OwnerUsage, type UsageFigure } from './usage/usage-service.js';
 export type { StoredTotals } from './usage/stored-totals.js';
 export type { JobRunnerOptions } from './datasources/job-runner.js';
+export type { CrawlPage, CrawlPageList, CrawlPagesQuery, DatasourceCrawl } from './datasources/crawl-view.js';
 export type { RetryPolicy } from './ports/retry-policy.js';
 export { DatasourceEvents, type StatusEventPayload, type ProgressEventPayload } from './datasources/events.js';
 export { AgentService, type AgentCallOptions } from './agents/agent-service.js';

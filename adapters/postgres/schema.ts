@@ -124,6 +124,30 @@ function perOwnerNames(s: string): string {
   `;
 }
 
+/**
+ * Crawls of web datasources: the running or last crawl's counts (one JSON text per datasource) and
+ * one row per URL looked at, with the validators (ETag, Last-Modified) the next crawl sends back.
+ */
+const crawls = (s: string): string => `
+  CREATE TABLE ${s}.crawl_states (
+    datasource_id text PRIMARY KEY REFERENCES ${s}.datasources (id) ON DELETE CASCADE,
+    state text NOT NULL
+  );
+  CREATE TABLE ${s}.crawl_pages (
+    datasource_id text NOT NULL REFERENCES ${s}.datasources (id) ON DELETE CASCADE,
+    url text COLLATE "C" NOT NULL,
+    status text NOT NULL,
+    reason text,
+    error text,
+    page_id text,
+    etag text,
+    last_modified text,
+    content_hash text,
+    updated_at text NOT NULL,
+    PRIMARY KEY (datasource_id, url)
+  );
+`;
+
 const MIGRATIONS: readonly ((s: string) => string)[] = [
   // 1: everything the Store port keeps.
   (s) => `
@@ -335,6 +359,7 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
   conversationReading,
   perOwnerNames,
   apiKeyExpiry,
+  crawls,
 ];
 
 /** The version that let API keys expire (a test builds a schema of the one before). */

@@ -86,6 +86,30 @@ const PER_OWNER_NAMES = `
 `;
 
 /**
+ * Crawls of web datasources: the running or last crawl's counts (one JSON text per datasource) and
+ * one row per URL looked at, with the validators (ETag, Last-Modified) the next crawl sends back.
+ */
+const CRAWLS = `
+  CREATE TABLE crawl_states (
+    datasource_id TEXT PRIMARY KEY REFERENCES datasources (id) ON DELETE CASCADE,
+    state TEXT NOT NULL
+  ) WITHOUT ROWID;
+  CREATE TABLE crawl_pages (
+    datasource_id TEXT NOT NULL REFERENCES datasources (id) ON DELETE CASCADE,
+    url TEXT NOT NULL,
+    status TEXT NOT NULL,
+    reason TEXT,
+    error TEXT,
+    page_id TEXT,
+    etag TEXT,
+    last_modified TEXT,
+    content_hash TEXT,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (datasource_id, url)
+  ) WITHOUT ROWID;
+`;
+
+/**
  * Schema migrations, applied in order. The applied version lives in `PRAGMA user_version`, which
  * is part of the database header and therefore changes in the same transaction as the DDL: a
  * crash mid-migration leaves the previous version, never half a schema. Never edit a shipped
@@ -417,7 +441,11 @@ const MIGRATIONS: readonly string[] = [
   CONVERSATION_READING,
   PER_OWNER_NAMES,
   API_KEY_EXPIRY,
+  CRAWLS,
 ];
+
+/** The version that added crawl states and pages (a test opens a file of the one before). */
+export const CRAWLS_VERSION = MIGRATIONS.indexOf(CRAWLS) + 1;
 
 /** The schema version this code writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;

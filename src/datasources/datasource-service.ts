@@ -20,6 +20,15 @@ import {
   type DatasourcePage,
   type DatasourcePageInput,
 } from './pages.js';
+import { scheduleRefresh } from './refresh-schedule.js';
+import {
+  crawlPagesQuerySchema,
+  crawlPageView,
+  readCrawls,
+  type CrawlPageList,
+  type CrawlPagesQuery,
+  type DatasourceCrawl,
+} from './crawl-view.js';
 import { findDatasource, publicDatasource, publicDatasourceId } from '../datastores/document-ids.js';
 
 /**
@@ -218,13 +227,27 @@ export class DatasourceService {
       const record = await this.stored(id, lookup);
       const storedId = record.id;
       const now = nowIso();
+      if (parsed.refresh !== undefined && record.type !== 'web_page' && record.type !== 'web_site') {
+        throw new RagdeskError('invalid_request', 'only web_page and web_site datasources have a refresh schedule', {
+          details: { issues: [{ path: 'refresh', message: `a ${record.type} datasource is not refreshed` }] },
+        });
+      }
       const patch = {
         ...(parsed.name === undefined ? {} : { name: parsed.name }),
         ...(parsed.metadata === undefined ? {} : { metadata: parsed.metadata }),
+        ...(parsed.refresh === undefined ? {} : { config: { ...record.config, refresh: parsed.refresh } }),
         updatedAt: now,
       };
       const updated = await this.context.retrieval.updateDatasource(storedId, patch);
       if (!updated) throw notFound('datasource', id);
+      if (parsed.refresh !== undefined) {
+        // The next refresh counts from the last sync; a datasource syncing now is scheduled when it ends.
+        const clock = this.runner.now();
+        if (isSettled(updated.status)) {
+          await scheduleRefresh(this.context, updated, updated.lastSynch ? Math.min(Date.parse(updated.lastSynch), clock) : clock, clock);
+        }
+        this.runner.wake();
+      }
       if (parsed.metadata !== undefined && record.type === 'web_site') {
         for (const page of await this.context.retrieval.listDatasources(record.datastoreId, { groupId: storedId })) {
           await this.context.retrieval.updateDatasource(page.id, {
@@ -235,6 +258,33 @@ export class DatasourceService {
       }
       return publicDatasource(updated);
     });
+  }
+
+  /**
+   * The crawl side of a `web_page` or `web_site` datasource: the counts of the crawl under way
+   * (written as it goes) or of the last one, what the last one changed, the refresh schedule and
+   * the next refresh. Null for other types.
+   */
+  async crawl(id: string, lookup: DatasourceLookup = {}): Promise<DatasourceCrawl | null> {
+    const record = await this.stored(id, lookup);
+    return (await readCrawls(this.context, [record])).get(record.id) ?? null;
+  }
+
+  /** `crawl` of several datasources at once (the web ones), by id; for lists. */
+  async crawls(records: readonly DatasourceRecord[]): Promise<Map<string, DatasourceCrawl>> {
+    this.context.assertOpen();
+    return readCrawls(this.context, records);
+  }
+
+  /**
+   * The URLs a web datasource's last crawl looked at, by URL, a page at a time: loaded, unchanged,
+   * skipped (robots.txt, type, page limit) or failed, with the error.
+   */
+  async pages(id: string, query: CrawlPagesQuery = {}, lookup: DatasourceLookup = {}): Promise<CrawlPageList> {
+    const { offset, limit } = parseInput(crawlPagesQuerySchema, query, 'pages query');
+    const record = await this.stored(id, lookup);
+    const { items, total } = await this.context.retrieval.listCrawlPages(record.id, { offset, limit });
+    return { items: items.map(crawlPageView), total, offset, limit };
   }
 
   /** Every persisted status change of a datasource, oldest first. */
@@ -283,7 +333,8 @@ export class DatasourceService {
       datasourceId: record.id,
       status: 'pending',
       attempts: 0,
-      runAt: now,
+      // Due by the runner's clock, which claims it.
+      runAt: new Date(this.runner.now()).toISOString(),
       leaseOwner: null,
       leaseUntil: null,
       lastError: null,

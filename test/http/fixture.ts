@@ -41,6 +41,8 @@ export interface FixtureOptions {
   uploads?: RagdeskOptions['uploads'];
   reranker?: RagdeskOptions['reranker'];
   keys?: RagdeskOptions['keys'];
+  /** The web loader (default: `webLoader()`, refusing the local test servers). */
+  web?: RagdeskOptions['web'];
 }
 
 /**
@@ -55,7 +57,7 @@ export async function openFixture(options: FixtureOptions = {}): Promise<Fixture
     index: hnswIndex({ dir: join(temp.dir, 'indexes') }),
     embeddings: localEmbeddings(),
     files: fileLoading(),
-    web: webLoader(),
+    web: options.web ?? webLoader(),
     chat: openaiChat({ apiKey: 'test-key', baseURL: openai.baseURL, maxRetries: 0 }),
     ...(options.agents ? { agents: options.agents } : {}),
     ...(options.usage ? { usage: options.usage } : {}),

@@ -126,6 +126,7 @@ const EXPECTED_ROUTES = [
   'GET /api/datasources',
   'GET /api/datasources/{id}',
   'GET /api/datasources/{id}/chunks',
+  'GET /api/datasources/{id}/pages',
   'PATCH /api/datasources/{id}',
   'DELETE /api/datasources/{id}',
   'POST /api/datasources/{id}/sync',

@@ -29,6 +29,37 @@ export interface Datasource {
   createdAt: string;
   updatedAt: string;
   lastSynch: string | null;
+  /** Web pages and sites: the crawl under way or the last one, its result and the schedule. */
+  crawl?: CrawlInfo;
+}
+
+export interface CrawlInfo {
+  found: number;
+  fetched: number;
+  unchanged: number;
+  skipped: { robots: number; type: number; limit: number };
+  failed: number;
+  startedAt: string | null;
+  finishedAt: string | null;
+  lastResult: { added: number; changed: number; removed: number; unchanged: number; failed: number } | null;
+  refresh: { every: string } | null;
+  nextRefreshAt: string | null;
+}
+
+export interface CrawlPage {
+  url: string;
+  status: 'fetched' | 'unchanged' | 'skipped' | 'failed';
+  reason: string | null;
+  error: string | null;
+  pageId: string | null;
+  updatedAt: string;
+}
+
+export interface CrawlPageList {
+  items: CrawlPage[];
+  total: number;
+  offset: number;
+  limit: number;
 }
 
 export interface Fragment {
@@ -216,6 +247,11 @@ export class Api {
     this.request<Datasource>('POST', '/datasources', body);
   syncDatasource = (id: string) => this.request<Datasource>('POST', `/datasources/${encodeURIComponent(id)}/sync`);
   deleteDatasource = (id: string) => this.request<Datasource>('DELETE', `/datasources/${encodeURIComponent(id)}`);
+  getDatasource = (id: string) => this.request<Datasource>('GET', `/datasources/${encodeURIComponent(id)}`);
+  listCrawlPages = (id: string, offset: number, limit: number) =>
+    this.request<CrawlPageList>('GET', `/datasources/${encodeURIComponent(id)}/pages?offset=${offset}&limit=${limit}`);
+  setRefresh = (id: string, refresh: { every: string } | null) =>
+    this.request<Datasource>('PATCH', `/datasources/${encodeURIComponent(id)}`, { refresh });
 
   listKeys = () => this.request<ApiKey[]>('GET', '/keys');
   createKey = (input: { name: string; scopes: ApiKeyScope[]; datastoreIds: string[] | null; expiresAt: string | null }) =>

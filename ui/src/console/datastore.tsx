@@ -4,6 +4,7 @@ import { ChunkViewer, Pager } from './chunks.js';
 import { ConfirmDialog, ErrorNote, Link, StatusBadge, formatBytes, formatDate } from './shared.js';
 import { SearchPanel } from './search.js';
 import { UploadPanel } from './upload.js';
+import { CrawlCounters, CrawlDetails } from './crawl.js';
 
 const POLL_MS = 1000;
 const PAGE_SIZE = 50;
@@ -119,7 +120,8 @@ export function DatastorePage({ api, uiBase, id, maxFileBytes }: { api: Api; uiB
                   {rows.map((datasource) => (
                     <DatasourceRow key={datasource.id} datasource={datasource} pages={pagesOf[datasource.id] ?? []}
                       onSync={() => void act(() => api.syncDatasource(datasource.id))} onDelete={() => setDeleting(datasource)}
-                      onChunks={() => setViewing(datasource)} />
+                      onChunks={() => setViewing(datasource)} uiBase={uiBase}
+                      onSchedule={(every) => void act(() => api.setRefresh(datasource.id, every ? { every } : null))} />
                   ))}
                 </tbody>
               </table>
@@ -171,7 +173,9 @@ function Totals({ stats }: { stats: DatastoreStats }) {
   );
 }
 
-function DatasourceRow({ datasource, pages, onSync, onDelete, onChunks }: { datasource: Datasource; pages: Datasource[]; onSync: () => void; onDelete: () => void; onChunks: () => void }) {
+function DatasourceRow({ datasource, pages, uiBase, onSync, onDelete, onChunks, onSchedule }: {
+  datasource: Datasource; pages: Datasource[]; uiBase: string; onSync: () => void; onDelete: () => void; onChunks: () => void; onSchedule: (every: string) => void;
+}) {
   const url = typeof datasource.config.source_url === 'string' ? datasource.config.source_url : typeof datasource.config.sitemap === 'string' ? datasource.config.sitemap : null;
   const busy = datasource.status === 'pending' || datasource.status === 'running';
   const done = pages.filter((page) => page.status === 'synched' || page.status === 'error').length;
@@ -183,11 +187,12 @@ function DatasourceRow({ datasource, pages, onSync, onDelete, onChunks }: { data
         <span class="title">{datasource.name}</span>
         {url ? <span class="muted small block">{url}</span> : null}
         {datasource.error ? <span class="error small block">{datasource.error}</span> : null}
+        <CrawlDetails datasource={datasource} uiBase={uiBase} onSchedule={onSchedule} />
       </td>
       <td data-label="Type">{datasource.type.replace('_', ' ')}</td>
       <td data-label="Status">
         <StatusBadge status={datasource.status} />
-        {pages.length > 0 ? <span class="muted small block">{done} / {pages.length} pages</span> : null}
+        {datasource.crawl ? <CrawlCounters crawl={datasource.crawl} /> : pages.length > 0 ? <span class="muted small block">{done} / {pages.length} pages</span> : null}
         {busy && pages.length > 0 ? <progress max={pages.length} value={done} aria-label="Pages synched" /> : null}
       </td>
       <td class="num" data-label="Chunks">{chunks}</td>

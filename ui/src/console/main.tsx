@@ -8,6 +8,7 @@ import { AgentsPage } from './agents.js';
 import { ConversationsPage } from './conversations.js';
 import { browserStorage } from '../conversation-history.js';
 import { DatastorePage } from './datastore.js';
+import { CrawlPagesPage } from './crawl.js';
 import { DatastoresPage } from './datastores.js';
 import { KeysPage } from './keys.js';
 import { UsagePage } from './usage.js';
@@ -74,6 +75,7 @@ function App() {
   else if (section === 'datastores' && id) page = <DatastorePage api={api} uiBase={uiBase} id={id} maxFileBytes={maxFileBytes} />;
   else if (section === 'keys') page = <KeysPage api={api} />;
   else if (section === 'usage') page = <UsagePage api={api} />;
+  else if (section === 'pages' && id) page = <CrawlPagesPage api={api} uiBase={uiBase} id={id} />;
   else page = <DatastoresPage api={api} uiBase={uiBase} />;
   return (
     <>

@@ -3,15 +3,21 @@
  * embedded default (SQLite + HNSW + offline embedder).
  *
  *   npm run bench:retrieval -- --dataset "$RAGDESK_DATASETS_DIR/datasets/scifact" [--split train] [--mode hybrid|vector|lexical|all]
+ *
+ * Beside each query through the public API, the same query is timed on a plain in-memory bm25 (the
+ * store's index class over the documents' text, called directly, top 100 ids): the floor of the
+ * lexical path, measured under the same load. The ratio of the two p50s is the figure to compare.
  */
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { openRagdesk } from '../adapters/node.js';
-import type { RetrievalMode } from '../src/index.js';
+import type { Datastore, RetrievalMode } from '../src/index.js';
 import { loadBeir } from '../adapters/cli/beir.js';
 import { indexBeirCorpus, queryBeir } from './lib/beir-ragdesk.js';
 import { flags, latencySummary, printTable, writeResult } from './lib/report.js';
+import { LexicalIndex } from '../adapters/bm25/lexical-index.js';
+import { queryStems } from '../adapters/bm25/lexical-terms.js';
 
 const PUBLISHED_BM25_SCIFACT = { ndcg10: 0.679, recall100: 0.925, note: 'BM25 (Anserini, flat), BEIR test split' };
 
@@ -32,10 +38,22 @@ async function main(): Promise<void> {
       `bench:retrieval — ${basename(folder)} (${split}): ${dataset.corpus.length} documents, ${dataset.queries.length} queries, embedder ${ragdesk.adapters.embeddings}`,
     );
     const indexSeconds = await indexBeirCorpus(datastore, dataset);
+    // Queries time a settled index, not the graph thread's inserts still running beside them.
+    await ragdesk.indexed();
+    const plain = new LexicalIndex();
+    dataset.corpus.forEach((document) =>
+      plain.addText(
+        { id: document.id, datasourceId: 'corpus', customId: null },
+        document.title ? `${document.title}\n\n${document.text}` : document.text,
+      ),
+    );
+    const reference = (topK: number) => (query: string) => plain.search(queryStems(query, 64), topK);
     const rows = [];
+    const top10Rows = [];
     for (const mode of modes) {
-      const run = await queryBeir(datastore, dataset, mode);
+      const run = await queryBeir(datastore, dataset, mode, reference(100));
       const latency = latencySummary(run.latenciesMs);
+      const floor = latencySummary(run.besideMs);
       rows.push({
         mode,
         'nDCG@10': run.scores.ndcg10,
@@ -44,13 +62,20 @@ async function main(): Promise<void> {
         'query p50 ms': latency.p50,
         'query p99 ms': latency.p99,
         'queries/s': dataset.queries.length / run.querySeconds,
+        'CPU ms/query': run.cpuMsPerQuery,
+        'in-memory bm25 p50 ms': floor.p50,
+        'bm25 CPU ms/query': run.besideCpuMs,
+        'p50 ÷ bm25': latency.p50 / floor.p50,
       });
+      const top10 = await timeTop10(datastore, dataset.queries, mode, reference(10));
+      top10Rows.push({ mode, ...top10 });
     }
     await ragdesk.close();
     printTable(
       `Retrieval quality (top 100 per query), indexing ${indexSeconds.toFixed(1)} s = ${(dataset.corpus.length / indexSeconds).toFixed(0)} docs/s`,
       rows,
     );
+    printTable('Latency at top 10 (every query once more, the in-memory bm25 top 10 timed just before each)', top10Rows);
     if (basename(folder) === 'scifact') {
       console.log(
         `Reference: published ${PUBLISHED_BM25_SCIFACT.note}: nDCG@10 ${PUBLISHED_BM25_SCIFACT.ndcg10}, R@100 ${PUBLISHED_BM25_SCIFACT.recall100}`,
@@ -64,11 +89,44 @@ async function main(): Promise<void> {
       embeddings: ragdesk.adapters.embeddings,
       indexSeconds,
       rows,
+      top10: top10Rows,
       reference: basename(folder) === 'scifact' ? PUBLISHED_BM25_SCIFACT : null,
     });
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** Top-10 p50 and CPU per query through the API, and of the in-memory bm25 top 10 beside each query. */
+async function timeTop10(
+  datastore: Datastore,
+  queries: readonly { text: string }[],
+  mode: RetrievalMode,
+  beside: (query: string) => unknown,
+): Promise<Record<string, number>> {
+  const api: number[] = [];
+  const floor: number[] = [];
+  let apiCpu = 0;
+  for (const query of queries) {
+    let t = performance.now();
+    beside(query.text);
+    floor.push(performance.now() - t);
+    const cpu = process.cpuUsage();
+    t = performance.now();
+    await datastore.query({ query: query.text, topK: 10, mode });
+    api.push(performance.now() - t);
+    const used = process.cpuUsage(cpu);
+    apiCpu += (used.user + used.system) / 1000;
+  }
+  const p50 = latencySummary(api).p50;
+  const floorP50 = latencySummary(floor).p50;
+  return {
+    'top-10 p50 ms': p50,
+    'top-10 p99 ms': latencySummary(api).p99,
+    'CPU ms/query': apiCpu / queries.length,
+    'in-memory bm25 top-10 p50 ms': floorP50,
+    'p50 ÷ bm25': p50 / floorP50,
+  };
 }
 
 main().catch((error: unknown) => {

@@ -22,11 +22,22 @@ export type * from './ports/index.js';
 export { chunkSections, cleanText, type TextChunk, type Tokenizer } from './ingest/index.js';
 export { DatasourceService, type DatasourceLookup } from './datasources/datasource-service.js';
 export type { DatasourceCreateInput, DatasourceUpdateInput } from './datasources/schemas.js';
+export {
+  MAX_PAGE_SIZE,
+  type ChunkPage,
+  type ChunkPageInput,
+  type ChunkView,
+  type DatasourcePage,
+  type DatasourcePageInput,
+} from './datasources/pages.js';
 export { matchesMetadata } from './filters/metadata-filter.js';
 export type { QueryDetails } from './datastores/retrieval.js';
 export { MAX_RERANK_CANDIDATES, type RerankInput, type RerankReport } from './datastores/rerank.js';
 export type { UsageLimits } from './datasources/usage-limits.js';
+export { UsageService, type OwnerUsage, type UsageFigure } from './usage/usage-service.js';
+export type { StoredTotals } from './usage/stored-totals.js';
 export type { JobRunnerOptions } from './datasources/job-runner.js';
+export type { CrawlPage, CrawlPageList, CrawlPagesQuery, DatasourceCrawl } from './datasources/crawl-view.js';
 export type { RetryPolicy } from './ports/retry-policy.js';
 export { DatasourceEvents, type StatusEventPayload, type ProgressEventPayload } from './datasources/events.js';
 export { AgentService, type AgentCallOptions } from './agents/agent-service.js';
@@ -65,6 +76,7 @@ export {
   apiKeyScopeSchema,
   allowsDatastore,
   allowsDatastores,
+  assertWithinGrant,
   hasScope,
   KEY_PREFIX,
   type ApiKey,
@@ -72,6 +84,7 @@ export {
   type ApiKeyServiceOptions,
   type CreatedApiKey,
   type KeyGrant,
+  type GrantLimit,
 } from './auth/index.js';
 export * as schemas from './schemas.js';
 export { parseInput } from './validation.js';

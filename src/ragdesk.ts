@@ -4,6 +4,7 @@ import { DatastoreService } from './datastores/datastore-service.js';
 import { AgentService } from './agents/agent-service.js';
 import { resolveAgentOptions, type AgentOptionsInput } from './agents/agent-options.js';
 import { ApiKeyService, type ApiKeyServiceOptions } from './auth/api-keys.js';
+import { UsageService } from './usage/usage-service.js';
 import { UploadService, type UploadOptions } from './uploads/upload-service.js';
 import { RagdeskError } from './errors.js';
 import { assertAdapter } from './adapter-checks/assert-adapter.js';
@@ -67,6 +68,8 @@ export interface Ragdesk {
   /** API keys of owners (used by the HTTP adapter and the CLI). */
   readonly keys: ApiKeyService;
   readonly agents: AgentService;
+  /** What each owner uses against the configured limits. */
+  readonly usage: UsageService;
   /** Upload links for files chat visitors attach to a message (used by the HTTP adapter). */
   readonly uploads: UploadService;
   /** The adapters this instance was composed of, e.g. for labelling responses. */
@@ -119,12 +122,14 @@ export function createRagdesk(options: RagdeskOptions): Ragdesk {
   // `start()` keeps the rejected promise, and `create` / `sync` await it and rethrow.
   datasources.start().catch(() => undefined);
   const uploads = new UploadService(context, options.uploads);
+  const agentOptions = resolveAgentOptions(options.agents);
   context.uploadClock = uploads.now;
   return {
     datastores: new DatastoreService(context, (datastoreId) => datasources.stopSyncsOf(datastoreId)),
     datasources,
     keys: new ApiKeyService(accounts, () => context.assertOpen(), options.keys),
-    agents: new AgentService(context, options.chat, resolveAgentOptions(options.agents)),
+    agents: new AgentService(context, options.chat, agentOptions),
+    usage: new UsageService(context, agentOptions.queryLimit),
     uploads,
     adapters: {
       retrieval: retrieval.name,

@@ -4,7 +4,7 @@ import { UsageError, type CliIo } from './io.js';
 import { withData } from './open-data.js';
 import { DEFAULT_OWNER } from './resolve.js';
 
-export const KEYS_USAGE = `ragdesk keys create [--owner ID] [--name NAME] [--scopes read,write,query|admin] [--datastore ID]... [--data-dir DIR]
+export const KEYS_USAGE = `ragdesk keys create [--owner ID] [--name NAME] [--scopes read,write,query|admin] [--datastore ID]... [--expires ISO-DATE-TIME] [--data-dir DIR]
 ragdesk keys list   [--owner ID] [--data-dir DIR] [--json]
 ragdesk keys revoke <key id or prefix> [--data-dir DIR]`;
 
@@ -19,6 +19,7 @@ export async function runKeys(args: string[], io: CliIo): Promise<number> {
       name: { type: 'string', default: '' },
       scopes: { type: 'string' },
       datastore: { type: 'string', multiple: true },
+      expires: { type: 'string' },
       json: { type: 'boolean', default: false },
     },
   });
@@ -35,6 +36,7 @@ export async function runKeys(args: string[], io: CliIo): Promise<number> {
           name: values.name ?? '',
           ...(scopes ? { scopes } : {}),
           ...(values.datastore?.length ? { datastoreIds: values.datastore } : {}),
+          ...(values.expires ? { expiresAt: values.expires } : {}),
         });
         if (values.json) io.stdout(`${JSON.stringify({ key: created.key, ...created.apiKey })}\n`);
         else {
@@ -76,5 +78,6 @@ export async function runKeys(args: string[], io: CliIo): Promise<number> {
 function describe(key: ApiKey): string {
   const state = key.revokedAt ? `revoked ${key.revokedAt}` : key.lastUsedAt ? `last used ${key.lastUsedAt}` : 'never used';
   const limit = key.datastoreIds ? ` datastores=${key.datastoreIds.join(',')}` : '';
-  return `${key.id}  ${key.prefix}…  owner=${key.ownerId}  scopes=${key.scopes.join(',')}${limit}  ${key.name ? `"${key.name}"  ` : ''}${state}`;
+  const expiry = key.expiresAt ? `  expires ${key.expiresAt}` : '';
+  return `${key.id}  ${key.prefix}…  owner=${key.ownerId}  scopes=${key.scopes.join(',')}${limit}  ${key.name ? `"${key.name}"  ` : ''}${state}${expiry}`;
 }

@@ -2,6 +2,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import { RagdeskError } from '../../src/errors.js';
+import { privateAllowList, splitAllowList } from '../web/private-allow-list.js';
+import { webLoader } from '../web/web-loader.js';
 import { createHttpHandler, type ConfiguredApiKey, type CorsOptions } from '../http/index.js';
 import type { OpenRagdeskOptions, OpenedRagdesk } from '../node.js';
 import { seedDemo, type DemoSeed } from './demo-seed.js';
@@ -20,7 +22,7 @@ import {
   type ServerTimeouts,
 } from './server-timeouts.js';
 
-export const SERVE_USAGE = `ragdesk serve [--port 3000] [--host 127.0.0.1] [--data-dir ./data] [--owner local] [--demo] [--cors <origins>] [--no-ui] [--no-preload] [--openai-compat]
+export const SERVE_USAGE = `ragdesk serve [--port 3000] [--host 127.0.0.1] [--data-dir ./data] [--owner local] [--demo] [--cors <origins>] [--no-ui] [--no-preload] [--openai-compat] [--allow-private-urls <cidr,host,...>]
   --port 0 picks a free port. With env RAGDESK_API_KEY set, that key is the owner's admin key;
   otherwise an admin key is created on first start and printed once. --demo seeds a datastore and a
   public agent from this package's docs on first run. --cors (or env RAGDESK_CORS) lets browser pages
@@ -30,6 +32,9 @@ export const SERVE_USAGE = `ragdesk serve [--port 3000] [--host 127.0.0.1] [--da
   indexes are loaded one after another, so that no visitor waits for them (--no-preload: each loads
   on its first query). --openai-compat also serves the OpenAI-compatible chat routes at /v1
   (POST /v1/chat/completions, GET /v1/models; model = an agent id or @handle).
+  Web pages and sites on loopback, private or link-local addresses are refused; --allow-private-urls
+  lets the listed ones through: CIDR blocks or addresses (10.0.0.0/8,127.0.0.1) and host names
+  (wiki.internal,*.corp.example). Anyone who can create a datasource can then read those hosts.
 ${SERVER_TIMEOUT_USAGE}
 ${SERVE_LIMIT_USAGE}`;
 
@@ -51,6 +56,8 @@ export interface ServeOptions {
   cors: string | null;
   /** Serve `POST /v1/chat/completions` and `GET /v1/models` too (default false). */
   openaiCompat?: boolean;
+  /** `--allow-private-urls`, split: non-public hosts and address blocks web loading may reach. */
+  allowPrivateUrls?: string[];
 }
 
 export interface RunningService {
@@ -80,12 +87,19 @@ export function parseServeArgs(args: string[], packageRoot: string): ServeOption
       ...SERVE_LIMIT_FLAGS,
       cors: { type: 'string' },
       'openai-compat': { type: 'boolean', default: false },
+      'allow-private-urls': { type: 'string' },
     },
     allowNegative: true,
   });
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
     throw new UsageError(`--port must be 0..65535, got ${JSON.stringify(values.port)}`);
+  const allowPrivateUrls = splitAllowList(values['allow-private-urls'] ?? '');
+  try {
+    privateAllowList(allowPrivateUrls, '--allow-private-urls');
+  } catch (error) {
+    throw new UsageError(error instanceof Error ? error.message : String(error));
+  }
   return {
     port,
     host: values.host ?? '127.0.0.1',
@@ -99,6 +113,7 @@ export function parseServeArgs(args: string[], packageRoot: string): ServeOption
     limits: parseServeLimits(values),
     cors: values.cors ?? null,
     openaiCompat: values['openai-compat'] ?? false,
+    allowPrivateUrls,
   };
 }
 
@@ -126,7 +141,9 @@ export async function startService(
 ): Promise<RunningService> {
   const limits = options.limits ?? parseServeLimits({});
   const queryLimit = limits.queryLimit ? { queryLimit: limits.queryLimit } : {};
-  const ragdesk = openData(options.dataDir, io, { ...adapters, agents: { ...queryLimit, ...adapters.agents } });
+  const allowPrivateUrls = options.allowPrivateUrls ?? [];
+  const web = adapters.web ?? (allowPrivateUrls.length > 0 ? webLoader({ allowPrivateUrls }) : undefined);
+  const ragdesk = openData(options.dataDir, io, { ...adapters, ...(web ? { web } : {}), agents: { ...queryLimit, ...adapters.agents } });
   try {
     const configured = io.env.RAGDESK_API_KEY?.trim();
     const apiKeys: ConfiguredApiKey[] = configured ? [{ key: configured, ownerId: options.ownerId, scopes: ['admin'] }] : [];
@@ -222,6 +239,8 @@ function printBanner(
   // The console first: it is where a newcomer starts (the key to sign in with follows).
   const lines = options.ui ? [`Open the console: ${origin}/`] : [];
   lines.push(`ragdesk listening on ${origin}/api  (OpenAPI: ${origin}/api/openapi.json)`, `  data: ${options.dataDir}`);
+  if (options.allowPrivateUrls?.length)
+    lines.push(`  Web loading may reach these non-public hosts and blocks: ${options.allowPrivateUrls.join(', ')}`);
   if (options.openaiCompat) lines.push(`  OpenAI-compatible chat: ${origin}/v1 (model = an agent id or @handle)`);
   for (const note of ragdesk.notes) lines.push(`  ${note}`);
   if (facts.cors)

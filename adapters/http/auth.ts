@@ -10,6 +10,8 @@ export interface Principal {
   ownerId: string;
   scopes: readonly ApiKeyScope[];
   datastoreIds: readonly string[] | null;
+  /** When the key stops working; null: never (configured keys never expire). */
+  expiresAt: string | null;
 }
 
 interface HashedConfiguredKey {
@@ -35,6 +37,7 @@ export class Authenticator {
           ownerId: entry.ownerId,
           scopes: entry.scopes ?? ['admin'],
           datastoreIds: entry.datastoreIds ?? null,
+          expiresAt: null,
         },
       };
     });
@@ -52,8 +55,8 @@ export class Authenticator {
     const fromConfig = this.matchConfigured(secret);
     if (fromConfig) return fromConfig;
     const key = await this.keys.verify(secret);
-    if (!key) throw new RagdeskError('unauthorized', 'Unknown or revoked API key');
-    return { keyId: key.id, ownerId: key.ownerId, scopes: key.scopes, datastoreIds: key.datastoreIds };
+    if (!key) throw new RagdeskError('unauthorized', 'Unknown, revoked or expired API key');
+    return { keyId: key.id, ownerId: key.ownerId, scopes: key.scopes, datastoreIds: key.datastoreIds, expiresAt: key.expiresAt };
   }
 
   /** Compares against every configured key without stopping early, in constant time per key. */

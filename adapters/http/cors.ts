@@ -15,7 +15,7 @@ export interface CorsOptions {
   origins: '*' | readonly string[] | ((origin: string) => boolean);
   /** Request headers a browser may send (default: authorization, content-type, x-request-id). */
   allowedHeaders?: readonly string[];
-  /** Response headers scripts may read (default: x-request-id, retry-after). */
+  /** Response headers scripts may read (default: x-request-id, retry-after, x-total-count). */
   exposedHeaders?: readonly string[];
   /** Send `Access-Control-Allow-Credentials: true` (default false; not allowed with `'*'`). */
   credentials?: boolean;
@@ -24,7 +24,7 @@ export interface CorsOptions {
 }
 
 const DEFAULT_ALLOWED = ['authorization', 'content-type', 'x-request-id'];
-const DEFAULT_EXPOSED = ['x-request-id', 'retry-after'];
+const DEFAULT_EXPOSED = ['x-request-id', 'retry-after', 'x-total-count'];
 const ORIGIN = /^https?:\/\/[a-z0-9.-]+(?::\d{1,5})?$|^https?:\/\/\[[0-9a-f:.]+\](?::\d{1,5})?$/;
 const HEADER_NAME = /^[!#$%&'*+.^`|~\w-]+$/;
 

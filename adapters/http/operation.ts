@@ -38,7 +38,7 @@ export interface Route {
   path: string;
   operationId: string;
   summary: string;
-  tag: 'agents' | 'conversations' | 'datastores' | 'datasources' | 'uploads' | 'meta' | 'openai';
+  tag: 'agents' | 'conversations' | 'datastores' | 'datasources' | 'uploads' | 'keys' | 'meta' | 'openai';
   auth: RouteAuth;
   body?: RouteBody;
   /** Query string parameters, for the document. */

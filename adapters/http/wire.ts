@@ -1,5 +1,14 @@
 import { z } from 'zod';
-import { agentDisplaySettings, schemas, type Agent, type AgentDisplaySettings, type DatasourceRecord } from '../../src/index.js';
+import {
+  agentDisplaySettings,
+  schemas,
+  type Agent,
+  type AgentDisplaySettings,
+  type ChunkPage,
+  type CrawlCounts,
+  type DatasourceCrawl,
+  type DatasourceRecord,
+} from '../../src/index.js';
 
 /**
  * HTTP request bodies, derived from the library's own schemas (the OpenAPI document is generated
@@ -73,9 +82,55 @@ export function toolsToDatastoreIds(tools: readonly AgentTool[]): string[] {
  * the filters, fragments and sources use, and is mirrored in `config.custom_id` as the reference
  * service returns it. (The library's record keeps its camelCase `customId` property.)
  */
-export type DatasourceWire = Omit<DatasourceRecord, 'customId'> & { custom_id: string | null };
+export type DatasourceWire = Omit<DatasourceRecord, 'customId'> & { custom_id: string | null; crawl?: CrawlWire };
 
-export function datasourceToWire(datasource: DatasourceRecord): DatasourceWire {
+/** A page of chunks with the API's snake_case names. */
+export function chunkPageToWire(page: ChunkPage) {
+  return {
+    chunks: page.chunks.map((chunk) => ({
+      id: chunk.id,
+      position: chunk.position,
+      text: chunk.text,
+      page_number: chunk.pageNumber,
+      token_count: chunk.tokenCount,
+      custom_id: chunk.customId,
+    })),
+    total: page.total,
+    offset: page.offset,
+    limit: page.limit,
+  };
+}
+
+/** A web datasource's crawl on the wire: the counts at the top, then the last result and the schedule. */
+type CrawlWire = CrawlCounts & Omit<DatasourceCrawl, 'counts'>;
+
+/**
+ * A site, or a page that never loaded, has no title to be named by: such a datasource is shown by
+ * its URL's host and path instead of an empty name.
+ */
+function datasourceDisplayName(datasource: Pick<DatasourceRecord, 'name' | 'type' | 'config'>): string {
+  if (datasource.name || (datasource.type !== 'web_page' && datasource.type !== 'web_site')) return datasource.name;
+  const source = datasource.config.source_url ?? datasource.config.sitemap;
+  if (typeof source !== 'string') return datasource.name;
+  try {
+    const url = new URL(source);
+    return `${url.host}${url.pathname === '/' ? '' : url.pathname}`;
+  } catch {
+    return source;
+  }
+}
+
+export function datasourceToWire(datasource: DatasourceRecord, crawl?: DatasourceCrawl): DatasourceWire {
   const { customId, config, ...rest } = datasource;
-  return { ...rest, custom_id: customId, config: customId === null ? config : { ...config, custom_id: customId } };
+  const wire: DatasourceWire = {
+    ...rest,
+    name: datasourceDisplayName(datasource),
+    custom_id: customId,
+    config: customId === null ? config : { ...config, custom_id: customId },
+  };
+  if (crawl) {
+    const { counts, ...others } = crawl;
+    wire.crawl = { ...counts, ...others };
+  }
+  return wire;
 }

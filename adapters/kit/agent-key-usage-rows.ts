@@ -89,6 +89,7 @@ export interface ApiKeyRow<List> {
   created_at: string;
   last_used_at: string | null;
   revoked_at: string | null;
+  expires_at: string | null;
 }
 
 export function toAgentRecord<List>(row: AgentRow<List>, lists: SqlLists<List>): AgentRecord {
@@ -209,6 +210,8 @@ export function toApiKeyRecord<List>(row: ApiKeyRow<List>, lists: SqlLists<List>
     createdAt: row.created_at,
     lastUsedAt: row.last_used_at,
     revokedAt: row.revoked_at,
+    // Only when set, so a key without expiry reads back exactly as it was written.
+    ...(row.expires_at === null || row.expires_at === undefined ? {} : { expiresAt: row.expires_at }),
   };
 }
 
@@ -224,5 +227,6 @@ export function apiKeyRow<List>(record: ApiKeyRecord, lists: SqlLists<List>): Ap
     created_at: record.createdAt,
     last_used_at: record.lastUsedAt ?? null,
     revoked_at: record.revokedAt ?? null,
+    expires_at: record.expiresAt ?? null,
   };
 }

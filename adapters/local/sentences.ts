@@ -8,6 +8,8 @@ const MAX_SENTENCE_CHARS = 600;
 const SENTENCE_END = /(?<=[.!?])\s+(?=\p{Lu}\p{Ll}|["'“]\p{Lu})/u;
 /** A list item: a bullet or "1." / "a)" at the start of a line. */
 const LIST_ITEM = /^(?:[•▪◦·*+-]|\d{1,3}[.)]|[a-z][.)])\s+/;
+/** Most lines of a block of short lines quoted as one record. */
+const MAX_RECORD_LINES = 4;
 /** A PDF line wrapped at the page width is about this long; shorter lines are rows or headings. */
 const WRAPPED_LINE_CHARS = 55;
 
@@ -17,9 +19,12 @@ export interface TextUnit {
   text: string;
   /**
    * `row`: a table row or a `key: value` line; `heading`: a short title line or a table's header
-   * row, never quoted alone.
+   * row, never quoted alone; `record`: a block of two to four short lines between blank lines (a
+   * byline with its date, a field's label with its value, an address), quoted whole as well as
+   * line by line; `title`: a document's opening heading with the line after it (made by the
+   * answerer for a question asking for a title).
    */
-  kind: 'sentence' | 'row' | 'heading';
+  kind: 'sentence' | 'row' | 'heading' | 'record' | 'title';
   /** The heading above it or its table's header row: words that describe it without being in it. */
   context: string;
 }
@@ -28,23 +33,44 @@ export interface TextUnit {
  * The passage as units a person can read alone: prose lines wrapped by a PDF are joined back into
  * paragraphs before splitting at sentence ends (so no sentence is cut at a line, a parenthesis or a
  * hyphenated word), each list item is its own paragraph, table rows and short `key: value` lines
- * are units of their own with their table's header (or the heading above) as context, and a line
- * ending in ":" takes the short line after it (the value it introduces).
+ * are units of their own with their table's header (or the heading above) as context, a line
+ * ending in ":" takes the short line after it (the value it introduces), and a block of a few short
+ * lines standing alone between blank lines is also one record.
  */
 export function splitUnits(text: string): TextUnit[] {
   const units: TextUnit[] = [];
   let heading = '';
   let header = '';
   let paragraph: string[] = [];
+  // The lines since the last blank line or table, and the heading above them.
+  let run: string[] = [];
+  let runHeading = '';
+  let runStart = 0;
+  let lastHeadingLine = '';
+  const endRun = () => {
+    if (
+      run.length >= 2 &&
+      run.length <= MAX_RECORD_LINES &&
+      run.every((line) => line.length <= WRAPPED_LINE_CHARS && !line.startsWith('|'))
+    ) {
+      // Before its lines: the unit above it is then what precedes the block (a title above a byline).
+      units.splice(runStart, 0, { text: run.join(' '), kind: 'record', context: runHeading });
+    }
+    run = [];
+  };
   const flush = () => {
     if (paragraph.length === 0) return;
     const joined = joinLines(paragraph);
     paragraph = [];
     if (isHeading(joined)) {
-      heading = joined;
+      // Two headings in a row describe together what follows ("REWARDS MEMBER", then "Sarah Mitchell").
+      const last = units[units.length - 1];
+      heading = last?.kind === 'heading' && last.text === lastHeadingLine ? `${lastHeadingLine} ${joined}` : joined;
+      lastHeadingLine = joined;
       units.push({ text: joined, kind: 'heading', context: '' });
       return;
     }
+    lastHeadingLine = '';
     const kind = isRow(joined) ? 'row' : 'sentence';
     const parts = kind === 'row' ? [joined] : joined.split(SENTENCE_END);
     for (const part of parts) {
@@ -56,11 +82,13 @@ export function splitUnits(text: string): TextUnit[] {
     const line = raw.replace(/\s+/g, ' ').trim();
     if (line === '') {
       flush();
+      endRun();
       header = '';
       continue;
     }
     if (line.startsWith('|')) {
       flush();
+      endRun();
       if (/^\|[\s|:-]*$/.test(line)) continue;
       if (header === '') {
         header = line;
@@ -71,11 +99,17 @@ export function splitUnits(text: string): TextUnit[] {
       continue;
     }
     header = '';
+    if (run.length === 0) {
+      runHeading = heading;
+      runStart = units.length;
+    }
+    run.push(line);
     const previous = paragraph[paragraph.length - 1];
     if (previous !== undefined && !continues(previous, line)) flush();
     paragraph.push(line);
   }
   flush();
+  endRun();
   return units;
 }
 

@@ -4,6 +4,7 @@ import type { ChunkRecord, DatasourceRecord, DatastoreRecord, ScoredId } from '.
 import type { ChunkChange, DatasourcePatch, DatastorePatch, RetrievalStore, TextSearchRequest } from '../../src/ports/store.js';
 import { patchedDatastore } from '../kit/record-patches.js';
 import { conflict, copyChunk, copyDatasource, oldestFirst, patchDatasource, validateChunks } from './record-copies.js';
+import { memoryCrawls } from './memory-crawls.js';
 import { memoryJobs } from './memory-jobs.js';
 import { memoryClosedError } from './memory-closed.js';
 import { guardedMethods } from '../kit/guarded-methods.js';
@@ -27,6 +28,7 @@ export function memoryRetrievalStore(): RetrievalStore {
   /** Chunk ids per datasource, so replace and delete need not scan every chunk. */
   const chunkIds = new Map<string, Set<string>>();
   const jobs = memoryJobs((id) => datasources.get(id));
+  const crawls = memoryCrawls((id) => datasources.has(id));
   let closed = false;
 
   function open(): void {
@@ -74,6 +76,11 @@ export function memoryRetrievalStore(): RetrievalStore {
       name: 'memory',
       specificationVersion: 'v1',
       ...jobs.methods,
+      putCrawlState: async (state) => crawls.putCrawlState(state),
+      getCrawlStates: async (ids) => crawls.getCrawlStates(ids),
+      putCrawlPages: async (pages) => crawls.putCrawlPages(pages),
+      listCrawlPages: async (datasourceId, page) => crawls.listCrawlPages(datasourceId, page),
+      deleteCrawlPages: async (datasourceId, urls) => crawls.deleteCrawlPages(datasourceId, urls),
 
       async createDatastore(record) {
         if (datastores.has(record.id)) throw conflict('datastore', record.id);
@@ -107,6 +114,7 @@ export function memoryRetrievalStore(): RetrievalStore {
           chunkIds.delete(source.id);
           datasources.delete(source.id);
           jobs.dropDatasource(source.id);
+          crawls.dropDatasource(source.id);
         }
         datastores.delete(id);
         return true;
@@ -175,6 +183,7 @@ export function memoryRetrievalStore(): RetrievalStore {
         chunkIds.delete(id);
         datasources.delete(id);
         jobs.dropDatasource(id);
+        crawls.dropDatasource(id);
         state.sequence += 1;
         return { removedIds, addedIds: [], sequence: state.sequence };
       },

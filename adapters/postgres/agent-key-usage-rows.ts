@@ -69,6 +69,7 @@ export const API_KEY_COLUMNS = [
   'created_at',
   'last_used_at',
   'revoked_at',
+  'expires_at',
 ] as const;
 
 export const toAgentRecord = (row: AgentRow): AgentRecord => agentRecordOf(row, ARRAY_LISTS);

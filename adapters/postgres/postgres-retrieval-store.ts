@@ -3,6 +3,7 @@ import { chunkPages } from '../kit/chunk-pages.js';
 import { guardedMethods, type MethodGuard } from '../kit/guarded-methods.js';
 import { chunkQueries } from './chunk-queries.js';
 import type { PoolHandle } from './connection.js';
+import { crawlQueries } from './crawl-queries.js';
 import { jobQueries } from './job-queries.js';
 import { lexicalSearch } from './lexical-search.js';
 import { recordQueries } from './record-queries.js';
@@ -37,6 +38,7 @@ export function postgresRetrievalStore(
       ...records.methods,
       ...chunks.methods,
       ...jobQueries(pool, schema, records),
+      ...crawlQueries(pool, schema),
 
       async deleteDatastore(id) {
         const deleted = await records.deleteDatastore(id);

@@ -96,6 +96,11 @@ const conversationReading = (s: string) => `
  * for their foreign key. Existing handles and conversation ids were unique across all agents, so
  * the new keys hold for them as they are.
  */
+/** API keys may end at a time given at creation (null: never). */
+function apiKeyExpiry(s: string): string {
+  return `ALTER TABLE ${s}.api_keys ADD COLUMN expires_at text COLLATE "C";`;
+}
+
 function perOwnerNames(s: string): string {
   return `
   DROP INDEX IF EXISTS ${s}.agents_handle;
@@ -118,6 +123,30 @@ function perOwnerNames(s: string): string {
   CREATE INDEX conversations_id ON ${s}.conversations (id);
   `;
 }
+
+/**
+ * Crawls of web datasources: the running or last crawl's counts (one JSON text per datasource) and
+ * one row per URL looked at, with the validators (ETag, Last-Modified) the next crawl sends back.
+ */
+const crawls = (s: string): string => `
+  CREATE TABLE ${s}.crawl_states (
+    datasource_id text PRIMARY KEY REFERENCES ${s}.datasources (id) ON DELETE CASCADE,
+    state text NOT NULL
+  );
+  CREATE TABLE ${s}.crawl_pages (
+    datasource_id text NOT NULL REFERENCES ${s}.datasources (id) ON DELETE CASCADE,
+    url text COLLATE "C" NOT NULL,
+    status text NOT NULL,
+    reason text,
+    error text,
+    page_id text,
+    etag text,
+    last_modified text,
+    content_hash text,
+    updated_at text NOT NULL,
+    PRIMARY KEY (datasource_id, url)
+  );
+`;
 
 const MIGRATIONS: readonly ((s: string) => string)[] = [
   // 1: everything the Store port keeps.
@@ -329,7 +358,12 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
   `,
   conversationReading,
   perOwnerNames,
+  apiKeyExpiry,
+  crawls,
 ];
+
+/** The version that let API keys expire (a test builds a schema of the one before). */
+export const API_KEY_EXPIRY_VERSION = MIGRATIONS.indexOf(apiKeyExpiry) + 1;
 
 /** The first migration of metadata filters and scripts, for the test that upgrades an older schema. */
 export const METADATA_FILTERS_MIGRATION = MIGRATIONS.indexOf(metadataFilters) + 1;

@@ -35,7 +35,7 @@ export const MESSAGE_COLUMNS =
   'id, conversation_id, role, text, sources, usage, model, visitor_id, created_at, feedback, feedback_comment, feedback_at';
 
 /** id, owner_id, hash, prefix, scopes, datastore_ids, created_at are fixed; updates skip {@link API_KEY_KEY_COUNT}. */
-export const API_KEY_COLUMNS = 'id, owner_id, hash, prefix, scopes, datastore_ids, created_at, name, last_used_at, revoked_at';
+export const API_KEY_COLUMNS = 'id, owner_id, hash, prefix, scopes, datastore_ids, created_at, name, last_used_at, revoked_at, expires_at';
 export const API_KEY_KEY_COUNT = 7;
 
 const AGENT_NAMES = columnNames<AgentRow>(AGENT_COLUMNS);

@@ -26,6 +26,11 @@ const CONVERSATION_READING = `
  * is kept). Existing handles and conversation ids were unique across all agents, so the new keys
  * hold for them as they are.
  */
+/** API keys may end at a time given at creation (null: never). */
+const API_KEY_EXPIRY = `
+  ALTER TABLE api_keys ADD COLUMN expires_at TEXT;
+`;
+
 const PER_OWNER_NAMES = `
   DROP INDEX IF EXISTS agents_handle;
   CREATE UNIQUE INDEX agents_owner_handle ON agents (coalesce(owner_id, ''), handle) WHERE handle IS NOT NULL;
@@ -78,6 +83,30 @@ const PER_OWNER_NAMES = `
   CREATE INDEX conversations_id ON conversations (id);
   CREATE INDEX messages_conversation ON messages (agent_id, conversation_id, created_at, pk);
   CREATE INDEX messages_feedback ON messages (agent_id, conversation_id, feedback) WHERE feedback IS NOT NULL;
+`;
+
+/**
+ * Crawls of web datasources: the running or last crawl's counts (one JSON text per datasource) and
+ * one row per URL looked at, with the validators (ETag, Last-Modified) the next crawl sends back.
+ */
+const CRAWLS = `
+  CREATE TABLE crawl_states (
+    datasource_id TEXT PRIMARY KEY REFERENCES datasources (id) ON DELETE CASCADE,
+    state TEXT NOT NULL
+  ) WITHOUT ROWID;
+  CREATE TABLE crawl_pages (
+    datasource_id TEXT NOT NULL REFERENCES datasources (id) ON DELETE CASCADE,
+    url TEXT NOT NULL,
+    status TEXT NOT NULL,
+    reason TEXT,
+    error TEXT,
+    page_id TEXT,
+    etag TEXT,
+    last_modified TEXT,
+    content_hash TEXT,
+    updated_at TEXT NOT NULL,
+    PRIMARY KEY (datasource_id, url)
+  ) WITHOUT ROWID;
 `;
 
 /**
@@ -411,13 +440,21 @@ const MIGRATIONS: readonly string[] = [
   `,
   CONVERSATION_READING,
   PER_OWNER_NAMES,
+  API_KEY_EXPIRY,
+  CRAWLS,
 ];
+
+/** The version that added crawl states and pages (a test opens a file of the one before). */
+export const CRAWLS_VERSION = MIGRATIONS.indexOf(CRAWLS) + 1;
 
 /** The schema version this code writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
 
 /** The version that made handles and conversation ids per owner (tests build a file of the one before). */
 export const PER_OWNER_NAMES_VERSION = MIGRATIONS.indexOf(PER_OWNER_NAMES) + 1;
+
+/** The version that let API keys expire (a test builds a file of the one before). */
+export const API_KEY_EXPIRY_VERSION = MIGRATIONS.indexOf(API_KEY_EXPIRY) + 1;
 
 /** The version that made conversations readable (a test builds a file of the one before). */
 export const CONVERSATION_READING_VERSION = MIGRATIONS.indexOf(CONVERSATION_READING) + 1;

@@ -5,6 +5,7 @@ import { guardedMethods } from '../kit/guarded-methods.js';
 import { chunkQueries, type ChunkChangeDetail } from './chunk-queries.js';
 import { chunkSlices, SLICED_ABOVE_ROWS } from './chunk-slices.js';
 import { inTransaction, translateError } from './database.js';
+import { crawlQueries } from './crawl-queries.js';
 import { jobQueries } from './job-queries.js';
 import { lexicalSearch, type ChunkWrite, type LexicalSearchOptions } from './lexical-search.js';
 import { recordQueries } from './record-queries.js';
@@ -81,6 +82,7 @@ export function sqliteRetrievalStore(connection: SqliteConnection, lexicalOption
       ...records.methods,
       ...chunks.methods,
       ...jobQueries(db, records),
+      ...crawlQueries(db),
 
       deleteDatastore(id) {
         const deleted = records.deleteDatastore(id);

@@ -8,7 +8,7 @@ import { RagdeskError } from '../../src/errors.js';
 import { blockedRange } from './ip-ranges.js';
 import type { ResolvedAddress, ResolvedWebLoaderOptions } from './options.js';
 
-export type AddressPolicy = Pick<ResolvedWebLoaderOptions, 'allowPrivateNetwork' | 'lookup' | 'isAllowedAddress'>;
+export type AddressPolicy = Pick<ResolvedWebLoaderOptions, 'allowPrivateNetwork' | 'allowPrivateUrls' | 'lookup' | 'isAllowedAddress'>;
 
 /** Parses `input` as an absolute http(s) URL; anything else is an `invalid_request`. */
 export function parseHttpUrl(input: string | URL, base?: string): URL {
@@ -38,9 +38,12 @@ function bareHostname(url: URL): string {
   return url.hostname.replace(/^\[|\]$/g, '');
 }
 
+/** The option that would let the refused URL through, named in the error for whoever runs the server. */
+const ALLOW_HINT = 'to allow it, list the host or its address block in allowPrivateUrls (ragdesk serve --allow-private-urls)';
+
 function refuse(url: URL, address: string, range: string): never {
-  throw new RagdeskError('forbidden', `${url.host} resolves to a non-public address (${range}); refused`, {
-    details: { reason: 'private_address', address, range, host: url.host },
+  throw new RagdeskError('forbidden', `${url.host} resolves to a non-public address (${range}); refused: ${ALLOW_HINT}`, {
+    details: { reason: 'private_address', address, range, host: url.host, option: 'allowPrivateUrls' },
   });
 }
 
@@ -70,6 +73,7 @@ export async function resolveAllowedAddress(url: URL, policy: AddressPolicy): Pr
   const addresses = await resolve(hostname, policy);
   if (!policy.allowPrivateNetwork) {
     for (const { address } of addresses) {
+      if (policy.allowPrivateUrls?.(address, hostname)) continue;
       if (policy.isAllowedAddress) {
         if (!policy.isAllowedAddress(address, hostname)) refuse(url, address, 'not_allowed');
       } else {

@@ -4,7 +4,15 @@
  * but are yielded in discovery order; a page that fails is yielded as a `WebPageFailure`.
  */
 import { RagdeskError } from '../../src/errors.js';
-import type { SiteCrawlOptions, WebPage, WebPageFailure } from '../../src/ports/web-loader.js';
+import type {
+  CrawlUrlEvent,
+  PageValidators,
+  SiteCrawlOptions,
+  SiteRecrawlOptions,
+  WebPage,
+  WebPageFailure,
+  WebPageUnchanged,
+} from '../../src/ports/web-loader.js';
 import { parseHttpUrl, resolveAllowedAddress } from './address-policy.js';
 import { chooseSource, type Candidate, type CandidateSource } from './crawl-sources.js';
 import type { FetchContext, RedirectCheck } from './fetch-resource.js';
@@ -13,8 +21,13 @@ import { robotsLookup, type RobotsLookup } from './site-robots.js';
 import { nextTurn } from '../../src/util/next-turn.js';
 import { normalizeUrl, urlFilter, type UrlMatcher } from './url-filters.js';
 
-type LoadPage = (url: string, signal: AbortSignal, beforeRedirect: RedirectCheck) => Promise<WebPage>;
-type CrawlItem = WebPage | WebPageFailure;
+type LoadPage = (
+  url: string,
+  signal: AbortSignal,
+  beforeRedirect: RedirectCheck,
+  previous: PageValidators | undefined,
+) => Promise<WebPage | WebPageUnchanged>;
+type CrawlItem = WebPage | WebPageFailure | WebPageUnchanged;
 
 function count(name: string, value: number | undefined, fallback: number, min: number): number {
   if (value === undefined) return fallback;
@@ -27,7 +40,10 @@ function count(name: string, value: number | undefined, fallback: number, min: n
 }
 
 function failure(url: string, error: unknown): WebPageFailure {
-  if (RagdeskError.isInstance(error)) return { url, code: error.code, message: error.message, retryable: error.retryable };
+  if (RagdeskError.isInstance(error)) {
+    const skipped = error.code === 'unsupported_media_type' ? { skipped: 'type' as const } : {};
+    return { url, code: error.code, message: error.message, retryable: error.retryable, ...skipped };
+  }
   return { url, code: 'internal', message: error instanceof Error ? error.message : String(error), retryable: false };
 }
 
@@ -53,6 +69,7 @@ async function admit(
   filter: UrlMatcher,
   robots: RobotsLookup,
   budget: UrlBudget,
+  report: (event: CrawlUrlEvent) => void,
 ): Promise<Admission | undefined> {
   for (;;) {
     if (budget.left <= 0) return undefined;
@@ -66,18 +83,40 @@ async function admit(
     if (!url || seen.has(url)) continue;
     seen.add(url);
     if (!candidate.isStart && !filter(url)) continue;
+    report({ kind: 'found', url });
     const rules = await robots(new URL(url));
     const admitted = { ...candidate, url };
     if (rules.unreachable) return { candidate: admitted, blocked: failure(url, rules.unreachable) };
     if (rules.isAllowed(new URL(url))) return { candidate: admitted };
     if (candidate.isStart) {
-      const blocked = { url, code: 'forbidden', message: `robots.txt disallows ${url}`, retryable: false };
+      const blocked = { url, code: 'forbidden', message: `robots.txt disallows ${url}`, retryable: false, skipped: 'robots' as const };
       return { candidate: admitted, blocked };
     }
+    report({ kind: 'skipped', url, reason: 'robots' });
   }
 }
 
-export async function* crawlSite(context: FetchContext, loadPage: LoadPage, options: SiteCrawlOptions): AsyncGenerator<CrawlItem> {
+/** Reports the links still queued when the crawl stopped at `maxPages` as skipped for the limit. */
+function reportLimit(source: CandidateSource, seen: Set<string>, filter: UrlMatcher, report: (event: CrawlUrlEvent) => void): void {
+  for (const queued of source.rest?.() ?? []) {
+    const url = normalizeUrl(queued);
+    if (!url || seen.has(url) || !filter(url)) continue;
+    seen.add(url);
+    report({ kind: 'found', url });
+    report({ kind: 'skipped', url, reason: 'limit' });
+  }
+}
+
+/**
+ * Crawls a site. With `previous` (a recrawl), pages the last crawl kept are asked for
+ * conditionally, and a link crawl queues the last crawl's URLs (`known`) too: an unchanged page is
+ * not parsed, so its links would otherwise not be found again.
+ */
+export async function* crawlSite(
+  context: FetchContext,
+  loadPage: LoadPage,
+  options: SiteCrawlOptions & Partial<Pick<SiteRecrawlOptions, 'previous' | 'known'>>,
+): AsyncGenerator<CrawlItem> {
   if (!options.sitemap && !options.sourceUrl) {
     throw new RagdeskError('invalid_request', 'a site crawl needs a sitemap or a source URL', {
       details: { issues: [{ path: 'sourceUrl', message: 'sitemap or sourceUrl is required' }] },
@@ -102,6 +141,8 @@ export async function* crawlSite(context: FetchContext, loadPage: LoadPage, opti
     const maxUrls = maxPages * context.options.crawlUrlsPerPage;
     const budget: UrlBudget = { left: maxUrls };
     const source = await chooseSource(context, options, robots, signal, maxDepth, maxUrls);
+    if (options.known?.length) source.addLinks?.(options.known, 1);
+    const report = (event: CrawlUrlEvent): void => options.onUrl?.(event);
     const windowSize = context.options.perHostConcurrency * 2;
     const inFlight: Array<{ candidate: Candidate; result: Promise<CrawlItem> }> = [];
     const seen = new Set<string>();
@@ -109,24 +150,29 @@ export async function* crawlSite(context: FetchContext, loadPage: LoadPage, opti
     let produced = 0;
     for (;;) {
       while (inFlight.length < windowSize && produced + inFlight.length < maxPages) {
-        const admission = await admit(source, seen, filter, robots, budget);
+        const admission = await admit(source, seen, filter, robots, budget, report);
         if (!admission) break;
         const { candidate, blocked } = admission;
         const result = blocked
           ? Promise.resolve<CrawlItem>(blocked)
-          : loadPage(candidate.url, signal, beforeRedirect).catch((error: unknown) => failure(candidate.url, error));
+          : loadPage(candidate.url, signal, beforeRedirect, options.previous?.(candidate.url)).catch((error: unknown) =>
+              failure(candidate.url, error),
+            );
         inFlight.push({ candidate, result });
       }
       const head = inFlight.shift();
-      if (!head) return;
+      if (!head) {
+        if (produced >= maxPages) reportLimit(source, seen, filter, report);
+        return;
+      }
       const item = await head.result;
       signal.throwIfAborted();
-      if ('document' in item) {
+      if ('document' in item || 'unchanged' in item) {
         const finalUrl = normalizeUrl(item.finalUrl) ?? item.finalUrl;
         if (yieldedFinalUrls.has(finalUrl)) continue; // redirected onto a page already yielded
         yieldedFinalUrls.add(finalUrl);
         seen.add(finalUrl);
-        source.addLinks?.(item.links, head.candidate.depth + 1);
+        if ('document' in item) source.addLinks?.(item.links, head.candidate.depth + 1);
       }
       produced++;
       yield item;

@@ -21,6 +21,8 @@ export interface CandidateSource {
   addLinks?(links: readonly string[], depth: number): void;
   /** Link crawl only: URLs queued so far (what the frontier holds in memory). */
   readonly queued?: number;
+  /** Link crawl only: the URLs still queued, not yet taken (counted as skipped when the crawl stops at its page limit). */
+  rest?(): string[];
 }
 
 function fromIterator(urls: AsyncIterator<string>): CandidateSource {
@@ -54,6 +56,7 @@ export function linkFrontier(start: string, maxDepth: number, maxUrls: number): 
     get queued() {
       return queued.size;
     },
+    rest: () => queue.map((candidate) => candidate.url),
   };
 }
 

@@ -6,7 +6,7 @@ import { RagdeskError } from '../../src/errors.js';
 import { parseHttpUrl, resolveAllowedAddress } from './address-policy.js';
 import type { HostLimiter } from './host-limiter.js';
 import { timeoutError, transportError } from './http-errors.js';
-import { requestOnce, type HopResult } from './http-request.js';
+import { requestOnce, type HopResult, type ResponseValidators } from './http-request.js';
 import type { MediaType, ResourceKind } from './media-types.js';
 import type { ResolvedWebLoaderOptions } from './options.js';
 
@@ -21,6 +21,15 @@ export interface FetchedResource {
   status: number;
   mediaType: MediaType;
   body: Buffer;
+  validators: ResponseValidators;
+}
+
+/** A conditional request the server answered 304 Not Modified. */
+export interface NotModifiedResource {
+  url: string;
+  finalUrl: string;
+  notModified: true;
+  validators: ResponseValidators;
 }
 
 /** Called before a redirect is followed to `next` (from the URL that answered it); throws to refuse. */
@@ -34,6 +43,8 @@ export interface FetchOptions {
   maxBytes?: number;
   /** Fewer redirects than the loader's `maxRedirects` (attachments of a query). */
   maxRedirects?: number;
+  /** Validators of a previous response; see `fetchConditional`. */
+  conditional?: { etag?: string | null; lastModified?: string | null };
 }
 
 function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
@@ -59,7 +70,8 @@ async function fetchHop(context: FetchContext, url: URL, kind: ResourceKind, opt
   try {
     const target = await untilAborted(resolveAllowedAddress(url, context.options), controller.signal);
     const maxBytes = Math.min(options.maxBytes ?? Infinity, context.options.maxBytes);
-    return await requestOnce({ url, target, kind, userAgent, maxBytes, signal: controller.signal });
+    const conditional = options.conditional ? { conditional: options.conditional } : {};
+    return await requestOnce({ url, target, kind, userAgent, maxBytes, signal: controller.signal, ...conditional });
   } catch (error) {
     if (options.signal?.aborted) throw options.signal.reason;
     if (timedOut) throw timeoutError(url.href, timeoutMs);
@@ -81,8 +93,21 @@ export async function fetchResource(
   context: FetchContext,
   input: string,
   kind: ResourceKind,
-  options: FetchOptions = {},
+  options: Omit<FetchOptions, 'conditional'> = {},
 ): Promise<FetchedResource> {
+  return (await fetchConditional(context, input, kind, options)) as FetchedResource;
+}
+
+/**
+ * `fetchResource` sending `options.conditional` as `If-None-Match` / `If-Modified-Since` on each
+ * hop (a redirecting hop ignores them); a 304 answers `NotModifiedResource` without a body.
+ */
+export async function fetchConditional(
+  context: FetchContext,
+  input: string,
+  kind: ResourceKind,
+  options: FetchOptions = {},
+): Promise<FetchedResource | NotModifiedResource> {
   let current = withoutFragment(parseHttpUrl(input));
   const chain = [current.href];
   for (;;) {
@@ -90,8 +115,10 @@ export async function fetchResource(
     const target = current;
     const result = await context.limiter.run(target.host, () => fetchHop(context, target, kind, options), options.signal);
     if (result.type === 'body') {
-      return { url: chain[0]!, finalUrl: current.href, status: result.status, mediaType: result.mediaType, body: result.body };
+      const { status, mediaType, body, validators } = result;
+      return { url: chain[0]!, finalUrl: current.href, status, mediaType, body, validators };
     }
+    if (result.type === 'not_modified') return { url: chain[0]!, finalUrl: current.href, notModified: true, validators: result.validators };
     const next = withoutFragment(parseHttpUrl(result.location, current.href));
     if (chain.includes(next.href)) {
       throw new RagdeskError('upstream_failed', `redirect loop at ${next.href}`, {

@@ -18,10 +18,35 @@ export interface HopRequest {
   userAgent: string;
   maxBytes: number;
   signal: AbortSignal;
+  /** Sent as `If-None-Match` / `If-Modified-Since`: a 304 then answers `not_modified`. */
+  conditional?: { etag?: string | null; lastModified?: string | null };
+}
+
+/** The validators a response carried, for a conditional request next time. */
+export interface ResponseValidators {
+  etag: string | null;
+  lastModified: string | null;
 }
 
 export type HopResult =
-  { type: 'redirect'; status: number; location: string } | { type: 'body'; status: number; mediaType: MediaType; body: Buffer };
+  | { type: 'redirect'; status: number; location: string }
+  | { type: 'not_modified'; status: 304; validators: ResponseValidators }
+  | { type: 'body'; status: number; mediaType: MediaType; body: Buffer; validators: ResponseValidators };
+
+function validatorsOf(response: IncomingMessage): ResponseValidators {
+  const etag = response.headers.etag;
+  const lastModified = response.headers['last-modified'];
+  // Kept short: they are stored per page and sent back as headers.
+  return {
+    etag: typeof etag === 'string' && etag.length <= 512 ? etag : null,
+    lastModified: typeof lastModified === 'string' && lastModified.length <= 100 ? lastModified : null,
+  };
+}
+
+/** Header values we send back must be plain printable text (a stored value is the server's, not ours). */
+function headerSafe(value: string | null | undefined): string | undefined {
+  return value && /^[\x20-\x7e]+$/.test(value) ? value : undefined;
+}
 
 const ACCEPT: Record<ResourceKind, string> = {
   page: 'text/html,application/xhtml+xml;q=0.9,text/plain;q=0.8',
@@ -54,12 +79,19 @@ function send(request: HopRequest): Promise<IncomingMessage> {
         'user-agent': request.userAgent,
         accept: ACCEPT[request.kind],
         'accept-encoding': 'gzip, deflate, br',
+        ...conditionalHeaders(request.conditional),
       },
     });
     outgoing.once('response', resolve);
     outgoing.once('error', reject);
     outgoing.end();
   });
+}
+
+function conditionalHeaders(conditional: HopRequest['conditional']): Record<string, string> {
+  const etag = headerSafe(conditional?.etag);
+  const lastModified = headerSafe(conditional?.lastModified);
+  return { ...(etag ? { 'if-none-match': etag } : {}), ...(lastModified ? { 'if-modified-since': lastModified } : {}) };
 }
 
 /** Sends one GET; returns the redirect target or the checked, capped, decoded body. */
@@ -71,6 +103,10 @@ export async function requestOnce(request: HopRequest): Promise<HopResult> {
   if (REDIRECTS.has(status) && location) {
     response.destroy();
     return { type: 'redirect', status, location };
+  }
+  if (status === 304 && request.conditional) {
+    response.destroy();
+    return { type: 'not_modified', status: 304, validators: validatorsOf(response) };
   }
   if (status < 200 || status > 299) {
     response.destroy();
@@ -84,5 +120,5 @@ export async function requestOnce(request: HopRequest): Promise<HopResult> {
     });
   }
   const body = await readBody(response, href, request.maxBytes);
-  return { type: 'body', status, mediaType, body };
+  return { type: 'body', status, mediaType, body, validators: validatorsOf(response) };
 }

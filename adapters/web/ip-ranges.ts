@@ -183,6 +183,28 @@ export function blockedRange(address: string): string | undefined {
   return listed ?? (inRange(v6, GLOBAL_UNICAST) ? undefined : 'reserved');
 }
 
+/**
+ * A test for one CIDR block (`10.0.0.0/8`, `fd00::/8`) or single address (`127.0.0.1`, `::1`), or
+ * undefined when `text` is neither. An IPv4 block also matches the IPv4-mapped IPv6 form.
+ */
+export function cidrMatcher(text: string): ((address: string) => boolean) | undefined {
+  const [address = '', bitsText, ...extra] = text.split('/');
+  if (extra.length > 0) return undefined;
+  const bytes = parseIPv4(address) ?? parseIPv6(address);
+  if (!bytes) return undefined;
+  const bits = bitsText === undefined ? bytes.length * 8 : Number(bitsText);
+  if (!/^\d+$/.test(bitsText ?? '0') || bits > bytes.length * 8) return undefined;
+  const block: Range = { bytes, bits, label: text };
+  return (candidate) => {
+    const v4 = parseIPv4(candidate);
+    if (v4) return inRange(v4, block);
+    const v6 = parseIPv6(candidate);
+    if (!v6) return false;
+    if (inRange(v6, block)) return true;
+    return startsWith(v6, [...ZEROS_80, 0xff, 0xff]) && inRange(v6.slice(12), block);
+  };
+}
+
 /** True when `address` is loopback, private, link-local, unique-local, multicast or otherwise non-public. */
 export function isPrivateAddress(address: string): boolean {
   return blockedRange(address) !== undefined;

@@ -1,25 +1,53 @@
 /** One page: fetch, check the type, decode, extract. */
 import { RagdeskError } from '../../src/errors.js';
 import type { LoadedDocument } from '../../src/ports/loader.js';
-import type { WebPage } from '../../src/ports/web-loader.js';
+import { createHash } from 'node:crypto';
+import type { PageValidators, WebPage, WebPageUnchanged } from '../../src/ports/web-loader.js';
 import type { ExtractedHtml } from '../loaders/html/extract-html.js';
-import { fetchResource, type FetchContext, type RedirectCheck } from './fetch-resource.js';
+import { fetchConditional, type FetchContext, type RedirectCheck } from './fetch-resource.js';
 import { decodeText, isHtmlType, sniffPageType } from './media-types.js';
 
 /** Main text, title and links of a page: on a parser thread or in process (`WebLoaderOptions.parser`). */
 export type PageExtractor = (html: string, pageUrl: string, signal?: AbortSignal) => Promise<ExtractedHtml>;
 
-export async function loadWebPage(
+export function loadWebPage(
   context: FetchContext,
   extract: PageExtractor,
   url: string,
   signal?: AbortSignal,
   beforeRedirect?: RedirectCheck,
 ): Promise<WebPage> {
-  const fetched = await fetchResource(context, url, 'page', {
+  return loadPageIfChanged(context, extract, url, undefined, signal, beforeRedirect) as Promise<WebPage>;
+}
+
+/**
+ * `loadWebPage` asked with what a previous load kept (`previous`): a 304, or a body whose hash is
+ * `previous.bodyHash`, answers `WebPageUnchanged` without decoding or parsing anything.
+ */
+export async function loadPageIfChanged(
+  context: FetchContext,
+  extract: PageExtractor,
+  url: string,
+  previous: PageValidators | undefined,
+  signal?: AbortSignal,
+  beforeRedirect?: RedirectCheck,
+): Promise<WebPage | WebPageUnchanged> {
+  const fetched = await fetchConditional(context, url, 'page', {
     ...(signal ? { signal } : {}),
     ...(beforeRedirect ? { beforeRedirect } : {}),
+    ...(previous ? { conditional: previous } : {}),
   });
+  if ('notModified' in fetched) {
+    const validators = {
+      etag: fetched.validators.etag ?? previous?.etag ?? null,
+      lastModified: fetched.validators.lastModified ?? previous?.lastModified ?? null,
+      bodyHash: previous?.bodyHash ?? null,
+    };
+    return { url, finalUrl: fetched.finalUrl, unchanged: true, validators };
+  }
+  const bodyHash = createHash('sha256').update(fetched.body).digest('hex');
+  const validators: PageValidators = { ...fetched.validators, bodyHash };
+  if (previous?.bodyHash && previous.bodyHash === bodyHash) return { url, finalUrl: fetched.finalUrl, unchanged: true, validators };
   const mime = fetched.mediaType.mime || sniffPageType(fetched.body);
   if (!mime) {
     throw new RagdeskError('unsupported_media_type', `${fetched.finalUrl} has no content type and is not text`, {
@@ -31,7 +59,7 @@ export async function loadWebPage(
   const metadata: Record<string, string> = { url: fetched.finalUrl };
   if (!html) {
     const document: LoadedDocument = { sections: [{ text: text.trim() }], mimeType: 'text/plain', metadata };
-    return { url, finalUrl: fetched.finalUrl, document, links: [] };
+    return { url, finalUrl: fetched.finalUrl, document, links: [], validators };
   }
   const extracted = await extract(text, fetched.finalUrl, signal);
   if (extracted.description) metadata.description = extracted.description;
@@ -47,5 +75,6 @@ export async function loadWebPage(
     ...(extracted.title ? { title: extracted.title } : {}),
     document,
     links: extracted.links,
+    validators,
   };
 }

@@ -1,5 +1,6 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { choiceOption, integerOption } from '../kit/option-checks.js';
+import { privateAllowList, type PrivateAllowList } from './private-allow-list.js';
 
 /** One resolved address of a host name. */
 export interface ResolvedAddress {
@@ -8,8 +9,15 @@ export interface ResolvedAddress {
 }
 
 export interface WebLoaderOptions {
-  /** Reach loopback, private, link-local and other non-public addresses. Default false. */
+  /** Reach every loopback, private, link-local and other non-public address. Default false. */
   allowPrivateNetwork?: boolean;
+  /**
+   * The non-public places this loader may reach, everything else non-public staying refused: CIDR
+   * blocks or single addresses (`10.0.0.0/8`, `127.0.0.1`, `::1`), which allow those addresses
+   * whatever name led there, and host names (`wiki.internal`, `*.corp.example`, `localhost`), which
+   * allow whatever their name resolves to. `ragdesk serve --allow-private-urls` sets it. Default none.
+   */
+  allowPrivateUrls?: readonly string[];
   /** Time limit of one HTTP request (DNS + connect + headers + body), per redirect hop. Default 15000. */
   timeoutMs?: number;
   /** Largest body accepted, counted on the wire and again after decompression. Default 10 MB. */
@@ -63,6 +71,7 @@ export interface WebLoaderOptions {
 
 export interface ResolvedWebLoaderOptions {
   allowPrivateNetwork: boolean;
+  allowPrivateUrls: PrivateAllowList | undefined;
   timeoutMs: number;
   maxBytes: number;
   maxRedirects: number;
@@ -89,6 +98,7 @@ async function defaultLookup(hostname: string): Promise<ResolvedAddress[]> {
 export function resolveOptions(options: WebLoaderOptions = {}): ResolvedWebLoaderOptions {
   return {
     allowPrivateNetwork: options.allowPrivateNetwork ?? false,
+    allowPrivateUrls: privateAllowList(options.allowPrivateUrls, 'webLoader.allowPrivateUrls'),
     timeoutMs: integerOption('webLoader', 'timeoutMs', options.timeoutMs, 15_000),
     maxBytes: integerOption('webLoader', 'maxBytes', options.maxBytes, 10 * 1024 * 1024),
     maxRedirects: integerOption('webLoader', 'maxRedirects', options.maxRedirects, 5, 0),

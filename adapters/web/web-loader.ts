@@ -1,12 +1,19 @@
 /** `webLoader()`: the `WebLoader` port over node:http(s) with an SSRF guard, limits and robots.txt. */
-import type { SiteCrawlOptions, WebLoader } from '../../src/ports/web-loader.js';
+import type {
+  PageValidators,
+  SiteCrawlOptions,
+  SiteRecrawlOptions,
+  WebLoader,
+  WebPage,
+  WebPageFailure,
+} from '../../src/ports/web-loader.js';
 import { workerEntry, workerPool } from '../kit/worker-pool.js';
 import { crawlSite } from './crawl-site.js';
 import { fetchResource, type FetchContext, type RedirectCheck } from './fetch-resource.js';
 import { hostLimiter } from './host-limiter.js';
 import { extractHtml, type ExtractedHtml } from '../loaders/html/extract-html.js';
 import type { ExtractPageMessage } from './extract-worker.js';
-import { loadWebPage, type PageExtractor } from './load-page.js';
+import { loadPageIfChanged, loadWebPage, type PageExtractor } from './load-page.js';
 import { resolveOptions, type WebLoaderOptions } from './options.js';
 import { assertRobotsAllow, robotsOnRedirect } from './page-robots.js';
 
@@ -33,6 +40,8 @@ export function webLoader(options: WebLoaderOptions = {}): WebLoader {
     : async (html, pageUrl) => extractHtml(html, { pageUrl, maxLinks: resolved.maxLinksPerPage });
   const load = (url: string, signal?: AbortSignal, beforeRedirect?: RedirectCheck) =>
     loadWebPage(context, extract, url, signal, beforeRedirect);
+  const loadIfChanged = (url: string, signal: AbortSignal, beforeRedirect: RedirectCheck, previous: PageValidators | undefined) =>
+    loadPageIfChanged(context, extract, url, previous, signal, beforeRedirect);
   /** robots.txt for the URL and, on the same cache, for every redirect hop; none when ignored. */
   const robotsFor = async (url: string, ignore: boolean | undefined, signal: AbortSignal | undefined) =>
     ignore === true ? undefined : robotsOnRedirect(await assertRobotsAllow(context, url, signal));
@@ -54,7 +63,12 @@ export function webLoader(options: WebLoaderOptions = {}): WebLoader {
       });
       return { bytes: fetched.body, mimeType: fetched.mediaType.mime, finalUrl: fetched.finalUrl };
     },
-    crawlSite: (crawlOptions: SiteCrawlOptions) => crawlSite(context, load, crawlOptions),
+    loadPageIfChanged: async (url, previous, loadOptions) => {
+      const beforeRedirect = await robotsFor(url, loadOptions?.ignoreRobots, loadOptions?.signal);
+      return loadPageIfChanged(context, extract, url, previous, loadOptions?.signal, beforeRedirect);
+    },
+    crawlSite: (crawlOptions: SiteCrawlOptions) => crawlSite(context, load, crawlOptions) as AsyncGenerator<WebPage | WebPageFailure>,
+    recrawlSite: (crawlOptions: SiteRecrawlOptions) => crawlSite(context, loadIfChanged, crawlOptions),
     close: async () => pool?.close(),
   };
 }

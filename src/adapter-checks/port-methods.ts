@@ -19,7 +19,7 @@ export const FILE_LOADING_METHODS: PortMethods<FileLoading> = { required: { insp
 
 export const WEB_LOADER_METHODS: PortMethods<WebLoader> = {
   required: { loadPage: true, crawlSite: true },
-  optional: { fetchFile: true, close: true },
+  optional: { fetchFile: true, close: true, loadPageIfChanged: true, recrawlSite: true },
 };
 
 export const RERANKER_METHODS: PortMethods<Reranker> = { required: { rerank: true }, optional: {} };

@@ -3,6 +3,7 @@ import type {
   ApiKeyStore,
   ChunkStore,
   ConversationStore,
+  CrawlStore,
   DatasourceStore,
   DatastoreStore,
   JobStore,
@@ -98,12 +99,20 @@ const UPLOADS: Record<RequiredMethodName<UploadStore>, true> = {
   deleteUploadsBefore: true,
 };
 
+const CRAWLS: Record<RequiredMethodName<CrawlStore>, true> = {
+  putCrawlState: true,
+  getCrawlStates: true,
+  putCrawlPages: true,
+  listCrawlPages: true,
+  deleteCrawlPages: true,
+};
+
 /**
  * The retrieval store's methods, part by part. The whole is typed against `RetrievalStore` too, so
  * a part added to the port without its list here does not compile either.
  */
 export const RETRIEVAL_STORE_METHODS: PortMethods<RetrievalStore> = {
-  required: { ...LIFECYCLE, ...DATASTORES, ...DATASOURCES, ...CHUNKS, ...TEXT_SEARCH, ...JOBS },
+  required: { ...LIFECYCLE, ...DATASTORES, ...DATASOURCES, ...CHUNKS, ...TEXT_SEARCH, ...JOBS, ...CRAWLS },
   optional: {
     getDatasourceRefs: true,
     listDatasourceIdsMatching: true,

@@ -28,7 +28,26 @@ export async function consumeQuery(store: AccountStore, limit: QueryLimit | unde
   }
 }
 
-function periodBucket(period: QueryLimit['period'], now: Date): string {
+/**
+ * Agent queries the owner has made in the current period of the limit: the counter `consumeQuery`
+ * decides on, read by adding nothing to it (the Store has no separate read).
+ */
+export async function queriesUsed(
+  store: Pick<AccountStore, 'consumeUsage'>,
+  limit: QueryLimit,
+  ownerId: string,
+  now: Date,
+): Promise<number> {
+  const result = await store.consumeUsage({
+    subject: ownerId,
+    metric: 'agent_queries',
+    period: periodBucket(limit.period, now),
+    amount: 0,
+  });
+  return result.used;
+}
+
+export function periodBucket(period: QueryLimit['period'], now: Date): string {
   const iso = now.toISOString();
   if (period === 'hour') return iso.slice(0, 13);
   if (period === 'day') return iso.slice(0, 10);

@@ -1,4 +1,5 @@
-import { notFound } from '../errors.js';
+import { notFound, RagdeskError } from '../errors.js';
+import { assertWithinGrant, type GrantLimit } from './grant-limits.js';
 import type { ApiKeyRecord } from '../ports/agent-key-usage-records.js';
 import type { ApiKeyStore } from '../ports/store.js';
 import { newId, nowIso } from '../util/ids.js';
@@ -7,7 +8,7 @@ import { apiKeyCreateSchema, type ApiKeyCreateInput } from './schemas.js';
 import { burnComparison, digestSecret, generateSecret, lookupOf, looksLikeKey, matchesStored, shownPrefix } from './secrets.js';
 
 /** An API key as the library shows it: everything but the hash. */
-export type ApiKey = Omit<ApiKeyRecord, 'hash'>;
+export type ApiKey = Omit<ApiKeyRecord, 'hash' | 'expiresAt'> & { expiresAt: string | null };
 
 export interface CreatedApiKey {
   /** The secret, to hand to the client. Shown once: only its hash is stored. */
@@ -21,6 +22,8 @@ export interface ApiKeyServiceOptions {
    * burst of requests with one key costs one write, not one per request.
    */
   touchIntervalMs?: number;
+  /** @internal The time in milliseconds (tests move it past an expiry). */
+  now?: () => number;
 }
 
 type KeyStore = ApiKeyStore;
@@ -33,6 +36,7 @@ type KeyStore = ApiKeyStore;
  */
 export class ApiKeyService {
   private readonly touchIntervalMs: number;
+  private readonly now: () => number;
   /** When this process last wrote `lastUsedAt` per key id (also covers writes still in flight). */
   private readonly touched = new Map<string, number>();
 
@@ -43,11 +47,24 @@ export class ApiKeyService {
     options: ApiKeyServiceOptions = {},
   ) {
     this.touchIntervalMs = options.touchIntervalMs ?? 60_000;
+    this.now = options.now ?? Date.now;
   }
 
-  /** Creates a key for an owner; the returned `key` is the only copy of the secret. */
-  async create(input: ApiKeyCreateInput): Promise<CreatedApiKey> {
+  /**
+   * Creates a key for an owner; the returned `key` is the only copy of the secret. With `within`,
+   * the key may hold no more than that grant (`forbidden` otherwise): how a key creates keys.
+   */
+  async create(input: ApiKeyCreateInput, options: { within?: GrantLimit } = {}): Promise<CreatedApiKey> {
     const parsed = parseInput(apiKeyCreateSchema, input, 'API key');
+    const expiresAt = parsed.expiresAt === null ? null : new Date(parsed.expiresAt).toISOString();
+    if (expiresAt !== null && Date.parse(expiresAt) <= this.now()) {
+      throw new RagdeskError('invalid_request', 'API key: expiresAt must be in the future', {
+        details: { issues: [{ path: 'expiresAt', message: 'must be in the future' }] },
+      });
+    }
+    const scopes = [...new Set(parsed.scopes)];
+    const datastoreIds = parsed.datastoreIds === null ? null : [...new Set(parsed.datastoreIds)];
+    if (options.within) assertWithinGrant(options.within, { scopes, datastoreIds, expiresAt });
     this.assertOpen();
     const id = newId();
     const key = generateSecret(id);
@@ -57,11 +74,12 @@ export class ApiKeyService {
       name: parsed.name.trim(),
       hash: digestSecret(key),
       prefix: shownPrefix(key),
-      scopes: [...new Set(parsed.scopes)],
-      datastoreIds: parsed.datastoreIds === null ? null : [...new Set(parsed.datastoreIds)],
-      createdAt: nowIso(),
+      scopes,
+      datastoreIds,
+      createdAt: new Date(this.now()).toISOString(),
       lastUsedAt: null,
       revokedAt: null,
+      ...(expiresAt === null ? {} : { expiresAt }),
     };
     await this.store.createApiKey(record);
     return { key, apiKey: withoutHash(record) };
@@ -84,6 +102,7 @@ export class ApiKeyService {
       return null;
     }
     if (!matchesStored(record.hash, secret) || record.revokedAt !== null) return null;
+    if (isExpired(record, this.now())) return null;
     return withoutHash(this.touch(record));
   }
 
@@ -111,7 +130,7 @@ export class ApiKeyService {
   }
 
   private touch(record: ApiKeyRecord): ApiKeyRecord {
-    const now = Date.now();
+    const now = this.now();
     const stored = record.lastUsedAt === null ? 0 : Date.parse(record.lastUsedAt);
     const last = Math.max(stored, this.touched.get(record.id) ?? 0);
     if (now - last < this.touchIntervalMs) return record;
@@ -124,7 +143,17 @@ export class ApiKeyService {
   }
 }
 
+function isExpired(record: ApiKeyRecord, now: number): boolean {
+  return record.expiresAt !== undefined && record.expiresAt !== null && Date.parse(record.expiresAt) <= now;
+}
+
+/** The record without its digest; `expiresAt` always present (null: never). */
 function withoutHash(record: ApiKeyRecord): ApiKey {
   const { hash: _hash, ...rest } = record;
-  return { ...rest, scopes: [...rest.scopes], datastoreIds: rest.datastoreIds === null ? null : [...rest.datastoreIds] };
+  return {
+    ...rest,
+    scopes: [...rest.scopes],
+    datastoreIds: rest.datastoreIds === null ? null : [...rest.datastoreIds],
+    expiresAt: rest.expiresAt ?? null,
+  };
 }

@@ -2,3 +2,4 @@ export { ApiKeyService, type ApiKey, type ApiKeyServiceOptions, type CreatedApiK
 export { apiKeyCreateSchema, apiKeyScopeSchema, type ApiKeyCreateInput } from './schemas.js';
 export { allowsDatastore, allowsDatastores, hasScope, type KeyGrant } from './scopes.js';
 export { KEY_PREFIX } from './secrets.js';
+export { assertWithinGrant, type GrantLimit } from './grant-limits.js';

@@ -10,6 +10,25 @@ import { newDatasource } from './new-datasource.js';
 import { pageMetadata } from './page-metadata.js';
 import { datasourceCreateSchema, datasourceUpdateSchema, type DatasourceCreateInput, type DatasourceUpdateInput } from './schemas.js';
 import { isSettled } from './status-machine.js';
+import {
+  chunkPageSchema,
+  chunkView,
+  datasourcePageSchema,
+  pageOf,
+  type ChunkPage,
+  type ChunkPageInput,
+  type DatasourcePage,
+  type DatasourcePageInput,
+} from './pages.js';
+import { scheduleRefresh } from './refresh-schedule.js';
+import {
+  crawlPagesQuerySchema,
+  crawlPageView,
+  readCrawls,
+  type CrawlPageList,
+  type CrawlPagesQuery,
+  type DatasourceCrawl,
+} from './crawl-view.js';
 import { findDatasource, publicDatasource, publicDatasourceId } from '../datastores/document-ids.js';
 
 /**
@@ -79,7 +98,10 @@ export class DatasourceService {
       type: parsed.type,
       name: parsed.name?.trim() || (parsed.type === 'file' ? (parsed.file.fileName ?? '') : ''),
       customId: parsed.custom_id ?? null,
-      config: parsed.type === 'file' ? { mime_type: mimeType, file_name: parsed.file.fileName ?? null } : { ...parsed.config },
+      config:
+        parsed.type === 'file'
+          ? { mime_type: mimeType, file_name: parsed.file.fileName ?? null, file_size: parsed.file.bytes.byteLength }
+          : { ...parsed.config },
       metadata: parsed.metadata ?? {},
     });
     await this.context.retrieval.createDatasource(record);
@@ -160,6 +182,41 @@ export class DatasourceService {
   }
 
   /**
+   * One page of a datastore's datasources, oldest first, with the number that match. `name` keeps
+   * those whose name contains it (any case); `groupId` keeps the top-level ones (`none`) or the
+   * pages of one site. The console pages through 10,000 datasources this way.
+   */
+  async page(datastoreId: string, options: DatasourcePageInput = {}): Promise<DatasourcePage> {
+    const parsed = parseInput(datasourcePageSchema, options, 'datasource page');
+    const all = await this.list(datastoreId);
+    const needle = parsed.name?.toLocaleLowerCase();
+    const group = parsed.groupId === undefined ? undefined : parsed.groupId === 'none' ? null : parsed.groupId;
+    const matching = all.filter(
+      (record) =>
+        (group === undefined || record.groupId === group) && (needle === undefined || record.name.toLocaleLowerCase().includes(needle)),
+    );
+    return { datasources: matching.slice(parsed.offset, parsed.offset + parsed.limit), total: matching.length, ...pageOf(parsed) };
+  }
+
+  /**
+   * One page of a datasource's chunks in reading order (`position`), with the number that match.
+   * `q` keeps the chunks whose text contains it (any case): a plain text filter, so the order and
+   * the paging stay stable, unlike a ranked search.
+   */
+  async chunks(id: string, options: ChunkPageInput = {}, lookup: DatasourceLookup = {}): Promise<ChunkPage> {
+    const parsed = parseInput(chunkPageSchema, options, 'chunk page');
+    const record = await this.stored(id, lookup);
+    const all = await this.context.retrieval.listChunks(record.id);
+    const needle = parsed.q?.toLocaleLowerCase();
+    const matching = needle ? all.filter((chunk) => chunk.text.toLocaleLowerCase().includes(needle)) : all;
+    return {
+      chunks: matching.slice(parsed.offset, parsed.offset + parsed.limit).map(chunkView),
+      total: matching.length,
+      ...pageOf(parsed),
+    };
+  }
+
+  /**
    * Datasource Update: renames a datasource or replaces its metadata, without loading or embedding
    * anything. A site's pages take the site's new metadata (each keeps its own `source`), as they
    * took it when they were found.
@@ -170,13 +227,27 @@ export class DatasourceService {
       const record = await this.stored(id, lookup);
       const storedId = record.id;
       const now = nowIso();
+      if (parsed.refresh !== undefined && record.type !== 'web_page' && record.type !== 'web_site') {
+        throw new RagdeskError('invalid_request', 'only web_page and web_site datasources have a refresh schedule', {
+          details: { issues: [{ path: 'refresh', message: `a ${record.type} datasource is not refreshed` }] },
+        });
+      }
       const patch = {
         ...(parsed.name === undefined ? {} : { name: parsed.name }),
         ...(parsed.metadata === undefined ? {} : { metadata: parsed.metadata }),
+        ...(parsed.refresh === undefined ? {} : { config: { ...record.config, refresh: parsed.refresh } }),
         updatedAt: now,
       };
       const updated = await this.context.retrieval.updateDatasource(storedId, patch);
       if (!updated) throw notFound('datasource', id);
+      if (parsed.refresh !== undefined) {
+        // The next refresh counts from the last sync; a datasource syncing now is scheduled when it ends.
+        const clock = this.runner.now();
+        if (isSettled(updated.status)) {
+          await scheduleRefresh(this.context, updated, updated.lastSynch ? Math.min(Date.parse(updated.lastSynch), clock) : clock, clock);
+        }
+        this.runner.wake();
+      }
       if (parsed.metadata !== undefined && record.type === 'web_site') {
         for (const page of await this.context.retrieval.listDatasources(record.datastoreId, { groupId: storedId })) {
           await this.context.retrieval.updateDatasource(page.id, {
@@ -187,6 +258,33 @@ export class DatasourceService {
       }
       return publicDatasource(updated);
     });
+  }
+
+  /**
+   * The crawl side of a `web_page` or `web_site` datasource: the counts of the crawl under way
+   * (written as it goes) or of the last one, what the last one changed, the refresh schedule and
+   * the next refresh. Null for other types.
+   */
+  async crawl(id: string, lookup: DatasourceLookup = {}): Promise<DatasourceCrawl | null> {
+    const record = await this.stored(id, lookup);
+    return (await readCrawls(this.context, [record])).get(record.id) ?? null;
+  }
+
+  /** `crawl` of several datasources at once (the web ones), by id; for lists. */
+  async crawls(records: readonly DatasourceRecord[]): Promise<Map<string, DatasourceCrawl>> {
+    this.context.assertOpen();
+    return readCrawls(this.context, records);
+  }
+
+  /**
+   * The URLs a web datasource's last crawl looked at, by URL, a page at a time: loaded, unchanged,
+   * skipped (robots.txt, type, page limit) or failed, with the error.
+   */
+  async pages(id: string, query: CrawlPagesQuery = {}, lookup: DatasourceLookup = {}): Promise<CrawlPageList> {
+    const { offset, limit } = parseInput(crawlPagesQuerySchema, query, 'pages query');
+    const record = await this.stored(id, lookup);
+    const { items, total } = await this.context.retrieval.listCrawlPages(record.id, { offset, limit });
+    return { items: items.map(crawlPageView), total, offset, limit };
   }
 
   /** Every persisted status change of a datasource, oldest first. */
@@ -235,7 +333,8 @@ export class DatasourceService {
       datasourceId: record.id,
       status: 'pending',
       attempts: 0,
-      runAt: now,
+      // Due by the runner's clock, which claims it.
+      runAt: new Date(this.runner.now()).toISOString(),
       leaseOwner: null,
       leaseUntil: null,
       lastError: null,

@@ -18,7 +18,30 @@ export interface JobRunnerOptions {
   /** How long a claimed job stays this worker's without a heartbeat (default 60 s). */
   leaseMs?: number;
   retry?: Partial<RetryPolicy>;
+  /**
+   * @internal Test seam: the clock jobs fall due by, and the timer that wakes the runner for the
+   * next one (scheduled refreshes are days apart; tests move the clock and fire the timer).
+   */
+  clock?: JobClock;
 }
+
+/** @internal See `JobRunnerOptions.clock`. */
+export interface JobClock {
+  now(): number;
+  setTimer(wake: () => void, ms: number): unknown;
+  clearTimer(handle: unknown): void;
+}
+
+const realClock: JobClock = {
+  now: () => Date.now(),
+  setTimer: (wake, ms) => {
+    // Node's timers fire at once past 2^31 - 1 ms: a weekly refresh is woken up early and looks again.
+    const timer = setTimeout(wake, Math.min(ms, 2 ** 31 - 1));
+    timer.unref();
+    return timer;
+  },
+  clearTimer: (handle) => clearTimeout(handle as NodeJS.Timeout),
+};
 
 /**
  * Runs persisted sync jobs in this process. Jobs are claimed from the retrieval store with a lease, so the
@@ -32,7 +55,8 @@ export class JobRunner {
   private readonly running = new Map<string, RunningJob>();
   private readonly leaseMs: number;
   private readonly retry: RetryPolicy;
-  private wakeTimer: NodeJS.Timeout | undefined;
+  private wakeTimer: unknown;
+  private readonly clock: JobClock;
   private pumping: Promise<void> | undefined;
   private wakeAgain = false;
   private stopped = false;
@@ -45,6 +69,7 @@ export class JobRunner {
   ) {
     this.queue = new PQueue({ concurrency: options.concurrency ?? 2 });
     this.leaseMs = options.leaseMs ?? 60_000;
+    this.clock = options.clock ?? realClock;
     this.retry = { maxAttempts: options.retry?.maxAttempts ?? 4, baseDelayMs: options.retry?.baseDelayMs ?? 1_000 };
   }
 
@@ -52,6 +77,11 @@ export class JobRunner {
   start(): Promise<void> {
     this.started ??= this.resumeOrphans().then(() => this.wake());
     return this.started;
+  }
+
+  /** The time (ms) on the runner's clock. */
+  now(): number {
+    return this.clock.now();
   }
 
   /** Looks for due jobs now (after a new job was created). */
@@ -81,7 +111,7 @@ export class JobRunner {
   /** Stops claiming, interrupts running jobs (they go back to `pending`) and waits for them. */
   async close(): Promise<void> {
     this.stopped = true;
-    clearTimeout(this.wakeTimer);
+    this.clearWakeTimer();
     await this.pumping;
     for (const work of this.running.values()) work.controller.abort('shutdown' satisfies StopReason);
     await Promise.all([...this.running.values()].map((work) => work.done));
@@ -93,7 +123,7 @@ export class JobRunner {
     for (const job of orphans) {
       await this.context.retrieval.updateJob(job.id, {
         status: 'pending',
-        runAt: nowIso(),
+        runAt: new Date(this.clock.now()).toISOString(),
         leaseOwner: null,
         leaseUntil: null,
         updatedAt: nowIso(),
@@ -103,7 +133,7 @@ export class JobRunner {
 
   private async pump(): Promise<void> {
     while (!this.stopped && this.running.size < this.queue.concurrency) {
-      const now = new Date();
+      const now = new Date(this.clock.now());
       const job = await this.context.retrieval.claimJob({
         owner: this.owner,
         now: now.toISOString(),
@@ -120,14 +150,14 @@ export class JobRunner {
     const heartbeat = setInterval(
       () => {
         void this.context.retrieval
-          .updateJob(job.id, { leaseUntil: new Date(Date.now() + this.leaseMs).toISOString() })
+          .updateJob(job.id, { leaseUntil: new Date(this.clock.now() + this.leaseMs).toISOString() })
           .catch(() => undefined);
       },
       Math.max(1_000, this.leaseMs / 3),
     );
     heartbeat.unref();
     const done = this.queue
-      .add(() => runSyncJob(this.context, job, this.events, controller.signal, this.retry))
+      .add(() => runSyncJob(this.context, job, this.events, controller.signal, this.retry, () => this.clock.now()))
       .catch(() => undefined)
       .finally(() => {
         clearInterval(heartbeat);
@@ -139,7 +169,7 @@ export class JobRunner {
 
   /** Sleeps until the earliest retry is due, so backoff needs no polling. */
   private async scheduleNextWake(): Promise<void> {
-    clearTimeout(this.wakeTimer);
+    this.clearWakeTimer();
     if (this.stopped) return;
     const pending = await this.context.retrieval.listJobs({ statuses: ['pending'] });
     const next = pending.reduce<number | undefined>((soonest, job) => {
@@ -147,7 +177,11 @@ export class JobRunner {
       return soonest === undefined || at < soonest ? at : soonest;
     }, undefined);
     if (next === undefined) return;
-    this.wakeTimer = setTimeout(() => this.wake(), Math.max(10, next - Date.now()));
-    this.wakeTimer.unref();
+    this.wakeTimer = this.clock.setTimer(() => this.wake(), Math.max(10, next - this.clock.now()));
+  }
+
+  private clearWakeTimer(): void {
+    if (this.wakeTimer !== undefined) this.clock.clearTimer(this.wakeTimer);
+    this.wakeTimer = undefined;
   }
 }

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { idSchema, metadataSchema } from '../validation.js';
 import { readUrlPattern } from '../text/url-patterns.js';
+import { refreshSchema } from './refresh-schedule.js';
 
 const httpUrl = z.url({ protocol: /^https?$/, error: 'must be an http(s) URL' });
 
@@ -40,6 +41,8 @@ export const webPageDatasourceSchema = z.object({
     source_url: httpUrl,
     /** Load the page even where its site's robots.txt disallows it (the owner asked for this page). */
     ignore_robots_txt: z.boolean().optional(),
+    /** Loads the page again on this schedule (`{ every: 'daily' }`); null or absent: only when asked. */
+    refresh: refreshSchema.optional(),
   }),
 });
 
@@ -56,6 +59,8 @@ export const webSiteDatasourceSchema = z.object({
       include: z.array(urlPattern).max(100).optional(),
       /** URLs matching one of these are skipped. */
       exclude: z.array(urlPattern).max(100).optional(),
+      /** Crawls the site again on this schedule (`{ every: 'daily' }`); null or absent: only when asked. */
+      refresh: refreshSchema.optional(),
     })
     .refine((config) => config.sitemap !== undefined || config.source_url !== undefined, {
       message: 'needs sitemap or source_url',
@@ -78,6 +83,8 @@ export const datasourceUpdateSchema = z
   .object({
     name: z.string().max(500).optional(),
     metadata: metadataSchema.optional(),
+    /** A web page's or site's refresh schedule (`{ every }`), null to stop it. */
+    refresh: refreshSchema.optional(),
   })
   .strict();
 

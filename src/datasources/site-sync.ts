@@ -3,7 +3,9 @@ import type { RagdeskContext } from '../context.js';
 import { writeDocuments, type DocumentWrite } from '../datastores/document-writer.js';
 import { RagdeskError } from '../errors.js';
 import type { DatasourceRecord, DatastoreRecord } from '../ports/records.js';
-import type { WebPage } from '../ports/web-loader.js';
+import type { CrawlPageRecord } from '../ports/store.js';
+import type { PageValidators, SiteCrawlOptions, WebPage, WebPageUnchanged } from '../ports/web-loader.js';
+import { CrawlTracker, listAllCrawlPages, validatorsOf } from './crawl-tracker.js';
 import { nowIso } from '../util/ids.js';
 import { newDatasource } from './new-datasource.js';
 import type { DatasourceEvents } from './events.js';
@@ -24,6 +26,25 @@ export async function syncSite(
   events: DatasourceEvents,
   signal: AbortSignal,
 ): Promise<void> {
+  const [lastState] = await context.retrieval.getCrawlStates([site.id]);
+  const tracker = new CrawlTracker(context.retrieval, site.id, nowIso, lastState?.lastResult ?? null);
+  try {
+    await crawlAndWrite(context, datastore, site, events, signal, tracker);
+  } catch (error) {
+    // A crawl that stops (failure, limit, shutdown) is not shown as still under way; its result stays the last one's.
+    await tracker.abandon().catch(() => undefined);
+    throw error;
+  }
+}
+
+async function crawlAndWrite(
+  context: RagdeskContext,
+  datastore: DatastoreRecord,
+  site: DatasourceRecord,
+  events: DatasourceEvents,
+  signal: AbortSignal,
+  tracker: CrawlTracker,
+): Promise<void> {
   const web = context.web;
   if (!web) throw new RagdeskError('invalid_adapter', 'This ragdesk instance has no web loading (createRagdesk({ web }))');
   const { retrieval: store } = context;
@@ -41,13 +62,30 @@ export async function syncSite(
   const failures: string[] = [];
   let transientFailures = 0;
   const pages: WebPage[] = [];
+  const unchanged: WebPageUnchanged[] = [];
   // A site is one datasource to its owner: its pages share the datasource's text limit. Counted as
   // pages arrive, so a site over it stops crawling there (100 pages of 220,000 characters were
   // 21,600 chunks and minutes of writing, all held until the write).
   const { maxChars } = documentLimits(context.usage);
   let characters = 0;
 
-  for await (const item of web.crawlSite({
+  const before = await listAllCrawlPages(store, site.id);
+  tracker.changed();
+  // Only pages whose chunks are still there are asked for conditionally: a 304 must not leave a page without text.
+  const previous = new Map(
+    before.filter((record) => record.pageId !== null && existing.has(record.url)).map((record) => [record.url, validatorsOf(record)]),
+  );
+  const progress = (): void => {
+    events.emit('progress', {
+      datasourceId: site.id,
+      datastoreId: datastore.id,
+      pagesDone: pages.length + unchanged.length,
+      pagesTotal: null,
+      chunksDone: 0,
+      tokensDone: 0,
+    });
+  };
+  const crawlOptions: SiteCrawlOptions = {
     ...(typeof config.sitemap === 'string' ? { sitemap: config.sitemap } : {}),
     ...(typeof config.source_url === 'string' ? { sourceUrl: config.source_url } : {}),
     maxPages,
@@ -55,8 +93,38 @@ export async function syncSite(
     ...(isStringList(config.include) ? { include: config.include } : {}),
     ...(isStringList(config.exclude) ? { exclude: config.exclude } : {}),
     signal,
-  })) {
+    onUrl: (event) => {
+      if (event.kind === 'found') tracker.counts.found++;
+      else {
+        tracker.counts.skipped[event.reason]++;
+        tracker.page({ ...blankPage(event.url), status: 'skipped', reason: event.reason });
+      }
+      tracker.changed();
+    },
+  };
+  const crawl =
+    web.recrawlSite && previous.size > 0
+      ? web.recrawlSite({ ...crawlOptions, previous: (url) => previous.get(url), known: [...previous.keys()] })
+      : web.crawlSite(crawlOptions);
+
+  for await (const item of crawl) {
+    if ('unchanged' in item) {
+      unchanged.push(item);
+      keep.add(item.finalUrl);
+      tracker.counts.unchanged++;
+      const child = existing.get(item.finalUrl) ?? existing.get(item.url);
+      tracker.page({ ...blankPage(item.finalUrl), status: 'unchanged', pageId: child?.id ?? null, ...validatorColumns(item.validators) });
+      progress();
+      continue;
+    }
     if (!('document' in item)) {
+      if (item.skipped) {
+        tracker.counts.skipped[item.skipped]++;
+        tracker.page({ ...blankPage(item.url), status: 'skipped', reason: item.skipped, error: item.message });
+      } else {
+        tracker.counts.failed++;
+        tracker.page({ ...blankPage(item.url), status: 'failed', reason: item.code, error: item.message });
+      }
       failures.push(`${item.url}: ${item.message}`);
       // A page that may come back keeps what it had; a page that is gone for good is dropped.
       if (item.retryable) {
@@ -75,45 +143,52 @@ export async function syncSite(
     // The crawl has queued the page's links already; kept until the write, they were most of a
     // crawl's memory (pages of 220,000 links: 1.2 GB for 100 pages).
     pages.push({ ...item, links: [] });
-    events.emit('progress', {
-      datasourceId: site.id,
-      datastoreId: datastore.id,
-      pagesDone: pages.length,
-      pagesTotal: null,
-      chunksDone: 0,
-      tokensDone: 0,
-    });
+    tracker.counts.fetched++;
+    tracker.page({ ...blankPage(item.finalUrl), status: 'fetched', ...validatorColumns(item.validators ?? {}) });
+    progress();
   }
-  if (pageCap !== undefined && pages.length > pageCap) {
+  const seenPages = pages.length + unchanged.length;
+  if (pageCap !== undefined && seenPages > pageCap) {
     throw usageLimit(`The site has more than ${pageCap} pages, the limit per site`, { limit: pageCap });
   }
   // Every page is written in one batch: the token budget is checked for the whole site before
   // anything is stored, so a site over the limit leaves nothing partial behind.
   const writes = pages.map((page) => pageWrite(datastore, site, existing.get(page.finalUrl) ?? existing.get(page.url), page));
   await writeDocuments(context, datastore, writes);
+  const added = writes.filter((write) => write.isNew).length;
   for (const [index, page] of pages.entries()) {
-    existing.set(page.finalUrl, writes[index]!.datasource);
+    const child = writes[index]!.datasource;
+    existing.set(page.finalUrl, child);
     keep.add(page.finalUrl);
+    tracker.page({ ...blankPage(page.finalUrl), status: 'fetched', pageId: child.id, ...validatorColumns(page.validators ?? {}) });
   }
   signal.throwIfAborted();
 
-  await removeVanished(
-    context,
-    datastore.id,
-    [...existing.entries()].filter(([url]) => !keep.has(url)).map(([, child]) => child),
-  );
+  const vanished = [...existing.entries()].filter(([url]) => !keep.has(url)).map(([, child]) => child);
+  await removeVanished(context, datastore.id, vanished);
+  // Records of URLs this crawl did not look at are the last crawl's: dropped with their pages.
+  await tracker.settle();
+  const stale = before.map((record) => record.url).filter((url) => !tracker.touched.has(url) && !keep.has(url));
+  await store.deleteCrawlPages(site.id, stale);
   const children = await store.listDatasources(datastore.id, { groupId: site.id });
   const chunksDone = children.reduce((sum, child) => sum + child.nbChunks, 0);
   const tokensDone = children.reduce((sum, child) => sum + child.nbTokens, 0);
   events.emit('progress', {
     datasourceId: site.id,
     datastoreId: datastore.id,
-    pagesDone: pages.length,
-    pagesTotal: pages.length,
+    pagesDone: seenPages,
+    pagesTotal: seenPages,
     chunksDone,
     tokensDone,
   });
-  if (pages.length === 0 && failures.length > 0) {
+  await tracker.finish({
+    added,
+    changed: pages.length - added,
+    removed: vanished.length,
+    unchanged: unchanged.length,
+    failed: tracker.counts.failed,
+  });
+  if (seenPages === 0 && failures.length > 0) {
     throw new RagdeskError('upstream_failed', `No page of the site could be loaded: ${failures.slice(0, 3).join('; ')}`, {
       retryable: transientFailures > 0,
     });
@@ -127,6 +202,14 @@ export async function syncSite(
     lastSynch: now,
     updatedAt: now,
   });
+}
+
+function blankPage(url: string): Omit<CrawlPageRecord, 'datasourceId' | 'updatedAt'> {
+  return { url, status: 'fetched', reason: null, error: null, pageId: null, etag: null, lastModified: null, contentHash: null };
+}
+
+function validatorColumns(validators: PageValidators): Pick<CrawlPageRecord, 'etag' | 'lastModified' | 'contentHash'> {
+  return { etag: validators.etag ?? null, lastModified: validators.lastModified ?? null, contentHash: validators.bodyHash ?? null };
 }
 
 function pageWrite(datastore: DatastoreRecord, site: DatasourceRecord, known: DatasourceRecord | undefined, page: WebPage): DocumentWrite {

@@ -1,5 +1,6 @@
 import type { RagdeskContext } from '../context.js';
 import { RagdeskError } from '../errors.js';
+import { datasourcesOfOwner, storedTotals } from '../usage/stored-totals.js';
 
 /**
  * Usage policy for ingestion. Exceeding a limit ends the sync in `usage_limit_reached` before
@@ -66,17 +67,7 @@ export async function assertTokenBudget(
   const datastore = await context.retrieval.getDatastore(datastoreId);
   if (!datastore) return;
   const ownerId = datastore.ownerId;
-  const owned =
-    ownerId === null
-      ? (await context.retrieval.listDatastores()).filter((record) => record.ownerId === null)
-      : await context.retrieval.listDatastores({ ownerId });
-  let kept = 0;
-  for (const record of owned) {
-    for (const source of await context.retrieval.listDatasources(record.id)) {
-      // A site's own counts are the sum of its pages: count the pages, not the site twice.
-      if (source.type !== 'web_site' && !replacing.has(source.id)) kept += source.nbTokens;
-    }
-  }
+  const kept = storedTotals(await datasourcesOfOwner(context.retrieval, ownerId), replacing).tokens;
   if (kept + incomingTokens > limit) {
     throw usageLimit(`Storing ${incomingTokens} more tokens would exceed the owner's limit of ${limit} stored tokens`, {
       limit,

@@ -4,6 +4,7 @@ import type { DatasourceRecord, DatastoreRecord, Metadata } from '../ports/recor
 import { nowIso } from '../util/ids.js';
 import { newDatasource } from '../datasources/new-datasource.js';
 import { parseInput } from '../validation.js';
+import { storedTotals, type StoredTotals } from '../usage/stored-totals.js';
 import { writeDocuments, type DocumentWrite } from './document-writer.js';
 import { existingDocument, findDatasource, publicDatasourceId, storedDocumentId } from './document-ids.js';
 import { publicFragments, type DocumentFragment } from './fragment.js';
@@ -138,6 +139,11 @@ export class Datastore {
    */
   async reindex(): Promise<{ chunks: number }> {
     return this.context.operation(async () => reindexDatastore(this.context, await this.current()));
+  }
+
+  /** What the datastore holds: documents, chunks, tokens, characters and bytes of stored files. */
+  async stats(): Promise<StoredTotals> {
+    return this.context.operation(async () => storedTotals(await this.context.retrieval.listDatasources((await this.current()).id)));
   }
 
   toJSON(): DatastoreRecord {

@@ -181,6 +181,8 @@ export interface ApiKeyRecord {
   createdAt: string;
   lastUsedAt: string | null;
   revokedAt: string | null;
+  /** After this the key is refused; absent or null: it does not expire. */
+  expiresAt?: string | null;
 }
 
 /** Atomic check-and-add on a usage counter (e.g. queries per owner per day). */

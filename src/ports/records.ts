@@ -114,8 +114,11 @@ export type JobStatus = 'pending' | 'running' | 'done' | 'failed' | 'cancelled';
 /** A persisted unit of background work (a datasource sync), so work survives restarts. */
 export interface JobRecord {
   id: string;
-  /** What to do; `sync` loads, chunks, embeds and stores one datasource. */
-  kind: 'sync';
+  /**
+   * What to do; `sync` loads, chunks, embeds and stores one datasource; `refresh` does the same on
+   * a web datasource's schedule (asking for its pages conditionally), only if it is not syncing.
+   */
+  kind: 'sync' | 'refresh';
   datastoreId: string;
   datasourceId: string;
   status: JobStatus;

@@ -2,6 +2,7 @@ import type { AgentStore } from './store/agent-store.js';
 import type { ApiKeyStore } from './store/api-key-store.js';
 import type { ChunkStore } from './store/chunk-store.js';
 import type { ConversationStore } from './store/conversation-store.js';
+import type { CrawlStore } from './store/crawl-store.js';
 import type { DatasourceStore } from './store/datasource-store.js';
 import type { DatastoreStore } from './store/datastore-store.js';
 import type { JobStore } from './store/job-store.js';
@@ -20,6 +21,15 @@ export type { ConversationFilter, ConversationStore } from './store/conversation
 export type { ApiKeyPatch, ApiKeyStore } from './store/api-key-store.js';
 export type { UsageStore } from './store/usage-store.js';
 export type { UploadRecord, UploadStore } from './store/upload-store.js';
+export type {
+  CrawlCounts,
+  CrawlPageRecord,
+  CrawlPageStatus,
+  CrawlResult,
+  CrawlSkips,
+  CrawlState,
+  CrawlStore,
+} from './store/crawl-store.js';
 
 /** What every Store has besides its records: a name, the contract version, and `close`. */
 export interface StoreLifecycle {
@@ -46,9 +56,11 @@ export interface StoreLifecycle {
 
 /**
  * What retrieval reads and writes: datastores, datasources with their status history and stored
- * uploads, sync jobs, chunks with their vectors, and lexical search over chunk text.
+ * uploads, sync jobs, chunks with their vectors, lexical search over chunk text, and the crawls of
+ * web datasources.
  */
-export interface RetrievalStore extends StoreLifecycle, DatastoreStore, DatasourceStore, ChunkStore, TextSearchStore, JobStore {}
+export interface RetrievalStore
+  extends StoreLifecycle, DatastoreStore, DatasourceStore, ChunkStore, TextSearchStore, JobStore, CrawlStore {}
 
 /**
  * What agents and their callers keep: agents, conversations and messages (feedback included), API

@@ -13,7 +13,38 @@ export interface WebPage {
   document: LoadedDocument;
   /** Same-origin links found on the page (absolute, fragment-free), for crawling. */
   links: string[];
+  /** What the server sent to ask for the page conditionally next time, and the body's hash. */
+  validators?: PageValidators;
 }
+
+/**
+ * What a previous load kept of a page: sent back as `If-None-Match` / `If-Modified-Since`, and a
+ * hash of the body it had (a body with the same hash is not parsed again).
+ */
+export interface PageValidators {
+  etag?: string | null;
+  lastModified?: string | null;
+  /** SHA-256 (hex) of the response body as received. */
+  bodyHash?: string | null;
+}
+
+/**
+ * A page that has not changed since the validators it was asked with: the server answered 304,
+ * or sent the same body again. Nothing was parsed.
+ */
+export interface WebPageUnchanged {
+  url: string;
+  finalUrl: string;
+  unchanged: true;
+  /** The validators to keep (a 304 may carry fresh ones). */
+  validators: PageValidators;
+}
+
+/** A URL a crawl took up or passed over, reported as it happens (for live progress). */
+export type CrawlUrlEvent =
+  | { kind: 'found'; url: string }
+  /** Not requested: robots.txt disallows it, or `maxPages` was reached first. */
+  | { kind: 'skipped'; url: string; reason: 'robots' | 'limit' };
 
 /** The raw bytes of one fetched file, for a file loader to parse. */
 export interface WebFile {
@@ -32,6 +63,8 @@ export interface WebPageFailure {
   message: string;
   /** True for timeouts, 429 and 5xx: the page may load on a later attempt. */
   retryable: boolean;
+  /** Set when the page was passed over rather than broken: robots.txt disallows it, or its type is not read. */
+  skipped?: 'robots' | 'type';
 }
 
 export interface SiteCrawlOptions {
@@ -48,6 +81,19 @@ export interface SiteCrawlOptions {
   /** URLs matching one of these are skipped. */
   exclude?: readonly string[];
   signal?: AbortSignal;
+  /** Called for each URL taken up or passed over, as the crawl goes. */
+  onUrl?: (event: CrawlUrlEvent) => void;
+}
+
+/** A crawl that asks for the pages of the last one conditionally. */
+export interface SiteRecrawlOptions extends SiteCrawlOptions {
+  /** What the last crawl kept of a URL; pages without an entry are loaded as usual. */
+  previous: (url: string) => PageValidators | undefined;
+  /**
+   * The URLs the last crawl kept. A link crawl queues them too: an unchanged page is not parsed,
+   * so the links on it are not read again.
+   */
+  known?: readonly string[];
 }
 
 /**
@@ -75,8 +121,22 @@ export interface WebLoader {
     url: string,
     options?: { signal?: AbortSignal; maxBytes?: number; maxRedirects?: number; ignoreRobots?: boolean },
   ): Promise<WebFile>;
+  /**
+   * Optional: `loadPage` asked conditionally with what a previous load kept: a 304, or a body with
+   * the same hash, answers `WebPageUnchanged` after one request and no parsing.
+   */
+  loadPageIfChanged?(
+    url: string,
+    previous: PageValidators,
+    options?: { signal?: AbortSignal; ignoreRobots?: boolean },
+  ): Promise<WebPage | WebPageUnchanged>;
   /** Pages of a site, each loaded once, in discovery order; failures are yielded, not thrown. */
   crawlSite(options: SiteCrawlOptions): AsyncIterable<WebPage | WebPageFailure>;
+  /**
+   * Optional: `crawlSite` asking for each page the last crawl kept conditionally (see
+   * `loadPageIfChanged`); pages that did not change are yielded as `WebPageUnchanged`.
+   */
+  recrawlSite?(options: SiteRecrawlOptions): AsyncIterable<WebPage | WebPageFailure | WebPageUnchanged>;
   /** Releases what loading holds (parser threads); called by `ragdesk.close()` after the last sync. */
   close?(): Promise<void>;
 }

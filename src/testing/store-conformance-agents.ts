@@ -281,6 +281,18 @@ export function describeAgentConformance(context: StoreSuiteContext<AccountStore
       expect(await store().getApiKey(key.id)).toEqual(revoked);
     });
 
+    it('keeps an expiry through reads, lists and patches; a key without one reads back without it', async () => {
+      const expiring = makeApiKey('owner-a', { name: 'expiring', expiresAt: isoAt(90) });
+      const lasting = makeApiKey('owner-a', { name: 'lasting', createdAt: isoAt(2) });
+      await store().createApiKey(expiring);
+      await store().createApiKey(lasting);
+      expect(await store().getApiKey(expiring.id)).toEqual(expiring);
+      expect((await store().getApiKey(lasting.id))?.expiresAt ?? null).toBeNull();
+      expect(await store().findApiKeyByHash(expiring.hash)).toEqual(expiring);
+      expect((await store().listApiKeys({ ownerId: 'owner-a' })).find((key) => key.id === expiring.id)).toEqual(expiring);
+      expect(await store().updateApiKey(expiring.id, { lastUsedAt: isoAt(91) })).toEqual({ ...expiring, lastUsedAt: isoAt(91) });
+    });
+
     it("lists oldest first (revoked included), optionally one owner's", async () => {
       const a1 = makeApiKey('owner-a', { name: 'ci', createdAt: isoAt(10) });
       const b1 = makeApiKey('owner-b', { name: 'web', createdAt: isoAt(5), revokedAt: isoAt(6) });

@@ -9,7 +9,7 @@
  *
  * The retrieval suite's parts follow the parts of `RetrievalStore`: records (`DatastoreStore`,
  * `DatasourceStore`), chunks (`ChunkStore`), search and lifecycle (`TextSearchStore`, `close`) and
- * the datasource pipeline (`DatasourceStore` status and files, `JobStore`). The account suite's
+ * the datasource pipeline (`DatasourceStore` status and files, `JobStore`) and crawls (`CrawlStore`). The account suite's
  * follow `AccountStore`: agents (`AgentStore`, `ConversationStore`, `ApiKeyStore`, `UsageStore`)
  * and uploads (`UploadStore`).
  */
@@ -20,6 +20,7 @@ import { describeAccountCloseConformance } from './store-conformance-account-clo
 import { describeAgentConformance } from './store-conformance-agents.js';
 import { describeBigReplaceConformance } from './store-conformance-big-replace.js';
 import { describeChunkConformance } from './store-conformance-chunks.js';
+import { describeCrawlConformance } from './store-conformance-crawls.js';
 import { describeConversationReadingConformance } from './store-conformance-conversations.js';
 import { describeDocumentIdConformance } from './store-conformance-document-ids.js';
 import { describeJobConformance } from './store-conformance-jobs.js';
@@ -33,7 +34,7 @@ import { expectCode, type StoreHarness, type StoreSuiteContext } from './store-h
 
 export type { StoreHarness } from './store-harness.js';
 
-/** The `RetrievalStore` suite: datastores, datasources, chunks, search, jobs. */
+/** The `RetrievalStore` suite: datastores, datasources, chunks, search, jobs, crawls. */
 export function describeRetrievalStoreConformance(name: string, harness: StoreHarness<RetrievalStore>): void {
   describeStoreSuite(`Retrieval store conformance: ${name}`, harness, (context) => {
     describeRecordConformance(context);
@@ -43,6 +44,7 @@ export function describeRetrievalStoreConformance(name: string, harness: StoreHa
     describeMetadataFilterConformance(context);
     describeScriptConformance(context);
     describeJobConformance(context);
+    describeCrawlConformance(context);
     describeDocumentIdConformance(context);
   });
 }

@@ -40,6 +40,24 @@ describe('ragdesk CLI commands', () => {
     expect(revoked.code).toBe(0);
     expect((await run('keys', 'list', '--data-dir', dataDir, '--json')).out).toContain('"revokedAt":"');
     expect((await run('keys', 'revoke', 'rdk_nothing', '--data-dir', dataDir)).code).toBe(1);
+
+    const expiring = await run(
+      'keys',
+      'create',
+      '--data-dir',
+      dataDir,
+      '--owner',
+      'alice',
+      '--name',
+      'temp',
+      '--expires',
+      '2999-01-01T00:00:00Z',
+    );
+    expect(expiring.code).toBe(0);
+    expect((await run('keys', 'list', '--data-dir', dataDir)).out).toContain('"temp"  never used  expires 2999-01-01T00:00:00.000Z');
+    const past = await run('keys', 'create', '--data-dir', dataDir, '--owner', 'alice', '--expires', '2000-01-01T00:00:00Z');
+    expect(past.code).not.toBe(0);
+    expect(past.err).toContain('expiresAt');
   });
 
   it('ingests a folder with a progress report, skips what it cannot read, and does not ingest twice', async () => {

@@ -24,7 +24,7 @@ const OPTIONAL: Record<Port, readonly string[]> = {
   embeddings: [],
   chat: ['resolveModel'],
   files: ['close'],
-  web: ['fetchFile', 'close'],
+  web: ['fetchFile', 'close', 'loadPageIfChanged', 'recrawlSite'],
 };
 
 const cleanups: (() => Promise<void> | void)[] = [];

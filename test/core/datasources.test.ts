@@ -327,6 +327,10 @@ describe('datasources on the embedded default', () => {
     const site = await ragdesk.datasources.waitUntilSettled(siteSource.id);
     expect(site.status).toBe('error');
     expect(site.error).toMatch(/more than 80 characters of text \(2 pages read\).*usage\.maxExtractedChars/);
+    // The crawl that stopped is not shown as under way.
+    const crawl = await ragdesk.datasources.crawl(siteSource.id);
+    expect(crawl?.finishedAt).not.toBeNull();
+    expect(crawl?.lastResult).toBeNull();
     expect((await ragdesk.datasources.list(datastore.id)).filter((ds) => ds.groupId === siteSource.id)).toEqual([]);
     expect(await datastore.query({ query: 'ALPHASITE-11', mode: 'lexical' })).toEqual([]);
 

@@ -36,8 +36,8 @@ beforeAll(async () => {
   copyDir = mkdtempSync(join(ROOT, '.tmp', 'second-copy-'));
   const packageDir = join(copyDir, 'node_modules', 'ragdesk');
   cpSync(join(DIST, 'src'), join(packageDir, 'dist', 'src'), { recursive: true });
-  // The memory adapter and the adapter kit it imports.
-  for (const adapter of ['memory', 'kit']) {
+  // The memory adapter, the adapter kit and the bm25 engine it imports.
+  for (const adapter of ['memory', 'kit', 'bm25']) {
     cpSync(join(DIST, 'adapters', adapter), join(packageDir, 'dist', 'adapters', adapter), { recursive: true });
   }
   writeFileSync(join(packageDir, 'package.json'), JSON.stringify({ name: 'ragdesk', version: '0.0.0-second-copy', type: 'module' }));

@@ -14,7 +14,7 @@ interface Operation {
 /** Every route of the document with alice's ids filled in and a body that would be valid for her. */
 function concreteRequest(
   operation: Operation,
-  ids: { agent: string; datastore: string; datasource: string; conversation: string; message: string },
+  ids: { agent: string; datastore: string; datasource: string; conversation: string; message: string; key: string },
 ): { path: string; options: CallOptions } {
   const path = operation.template
     .replace('/conversations/{id}', `/conversations/${ids.conversation}`)
@@ -22,6 +22,7 @@ function concreteRequest(
     .replace('/agents/{id}', `/agents/${ids.agent}`)
     .replace('/agents/query/{id}', `/agents/query/${ids.agent}`)
     .replace('/datasources/{id}', `/datasources/${ids.datasource}`)
+    .replace('/keys/{id}', `/keys/${ids.key}`)
     .replace(/\{(id|datastoreId)\}/, ids.datastore);
   const bodies: Record<string, unknown> = {
     createAgent: { name: 'a', description: 'd', tools: [{ type: 'datastore', datastoreId: ids.datastore }] },
@@ -38,6 +39,7 @@ function concreteRequest(
     createDatasource: { type: 'web_page', datastoreId: ids.datastore, config: { source_url: 'https://example.invalid/' } },
     generateUploadLinks: [{ case: 'chatUpload', agentId: ids.agent, conversationId: 'c-1', fileName: 'a.md', mimeType: 'text/markdown' }],
     setMessageFeedback: { eval: 'good' },
+    createApiKey: { name: 'made in the matrix', scopes: ['read'] },
     evalAnswer: { messageId: ids.message, eval: 'good' },
   };
   // The upload itself takes no key: its link's token is the credential (here an unknown link).
@@ -59,7 +61,7 @@ describe("auth matrix: every route without a key, with a wrong key, with another
   let server: RunningServer;
   let api: ApiClient;
   let operations: Operation[];
-  let ids: { agent: string; datastore: string; datasource: string; conversation: string; message: string };
+  let ids: { agent: string; datastore: string; datasource: string; conversation: string; message: string; key: string };
 
   beforeAll(async () => {
     fixture = await openFixture();
@@ -94,6 +96,7 @@ describe("auth matrix: every route without a key, with a wrong key, with another
       datasource: upserted.ids[0]!,
       conversation: answer.conversationId,
       message: answer.messageId,
+      key: (await fixture.ragdesk.keys.create({ ownerId: 'alice', name: 'to revoke', scopes: ['read'] })).apiKey.id,
     };
   });
   afterAll(async () => {
@@ -102,8 +105,8 @@ describe("auth matrix: every route without a key, with a wrong key, with another
   });
 
   it('covers every route of the document', () => {
-    // 32 routes and 7 deprecated aliases of the reference's paths.
-    expect(operations.length).toBe(39);
+    // 38 routes and 7 deprecated aliases of the reference's paths.
+    expect(operations.length).toBe(45);
     expect(
       operations
         .filter((operation) => operation.scope === null)
@@ -146,12 +149,18 @@ describe("auth matrix: every route without a key, with a wrong key, with another
   it("with another owner's key: her ids answer 404, lists leave her out", async () => {
     for (const operation of operations) {
       // The document is anyone's; a new datastore and /me are the caller's own.
-      if (['getOpenApiDocument', 'createDatastore', 'getKeyOwner'].includes(operation.operationId)) continue;
+      if (['getOpenApiDocument', 'createDatastore', 'getKeyOwner', 'createApiKey'].includes(operation.operationId)) continue;
       const { path, options } = concreteRequest(operation, ids);
       const response = await api.call<unknown>(operation.method, path, { ...options, key: fixture.bob });
       if (operation.operationId === 'listAgents' || operation.operationId === 'listDatastores') {
         expect(response.status).toBe(200);
         expect(response.body).toEqual([]);
+      } else if (operation.operationId === 'listApiKeys') {
+        expect(response.status).toBe(200);
+        expect((response.body as { ownerId: string }[]).map((key) => key.ownerId)).toEqual(['bob']);
+      } else if (operation.operationId === 'getUsage') {
+        expect(response.status).toBe(200);
+        expect(response.body).toMatchObject({ ownerId: 'bob', datasources: { used: 0 }, chunks: { used: 0 } });
       } else {
         expect(response.status, `${operation.method} ${operation.template} as bob`).toBe(404);
       }
@@ -180,7 +189,7 @@ describe("auth matrix: every route without a key, with a wrong key, with another
         checked++;
       }
     }
-    expect(checked).toBe(56);
+    expect(checked).toBe(71);
     // Agent Get takes any key for a public agent; a private one still needs `read`.
     for (const scope of ['write', 'query']) {
       const refused = await api.get<{ error: { details: { scope: string } } }>(`/api/agents/${ids.agent}`, { key: keys[scope]! });

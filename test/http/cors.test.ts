@@ -99,7 +99,7 @@ describe('CORS', () => {
       expect(ok.status).toBe(200);
       expect(accessControl(ok.headers)).toEqual({
         'access-control-allow-origin': APP,
-        'access-control-expose-headers': 'x-request-id, retry-after',
+        'access-control-expose-headers': 'x-request-id, retry-after, x-total-count',
       });
       expect(ok.headers.get('vary')).toBe('Origin');
 

@@ -40,6 +40,9 @@ export interface FixtureOptions {
   usage?: RagdeskOptions['usage'];
   uploads?: RagdeskOptions['uploads'];
   reranker?: RagdeskOptions['reranker'];
+  keys?: RagdeskOptions['keys'];
+  /** The web loader (default: `webLoader()`, refusing the local test servers). */
+  web?: RagdeskOptions['web'];
 }
 
 /**
@@ -54,18 +57,19 @@ export async function openFixture(options: FixtureOptions = {}): Promise<Fixture
     index: hnswIndex({ dir: join(temp.dir, 'indexes') }),
     embeddings: localEmbeddings(),
     files: fileLoading(),
-    web: webLoader(),
+    web: options.web ?? webLoader(),
     chat: openaiChat({ apiKey: 'test-key', baseURL: openai.baseURL, maxRetries: 0 }),
     ...(options.agents ? { agents: options.agents } : {}),
     ...(options.usage ? { usage: options.usage } : {}),
     ...(options.uploads ? { uploads: options.uploads } : {}),
     ...(options.reranker ? { reranker: options.reranker } : {}),
+    ...(options.keys ? { keys: options.keys } : {}),
   });
   const leaks = new LeakWatch();
   // Every secret created in the test is watched for in responses and logs.
   const create = ragdesk.keys.create.bind(ragdesk.keys);
-  ragdesk.keys.create = async (input) => {
-    const created = await create(input);
+  ragdesk.keys.create = async (input, options) => {
+    const created = await create(input, options);
     leaks.addSecret(created.key);
     return created;
   };

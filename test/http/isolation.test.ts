@@ -43,9 +43,11 @@ interface Owner {
   conversations: string[];
   /** Ids of the answers in those conversations. */
   messages: string[];
+  /** The owner's API key record ids. */
+  keyIds: string[];
 }
 
-type Kind = 'agent' | 'datastore' | 'datasource' | 'conversation' | 'message';
+type Kind = 'agent' | 'datastore' | 'datasource' | 'conversation' | 'message' | 'key';
 
 interface Operation {
   method: string;
@@ -70,6 +72,7 @@ function kindOf(template: string): Kind | null {
   if (template.includes('/agents/')) return 'agent';
   if (template.includes('/conversations/')) return 'conversation';
   if (template.includes('/messages/')) return 'message';
+  if (template.includes('/keys/')) return 'key';
   return template.includes('/datasources/') ? 'datasource' : 'datastore';
 }
 
@@ -131,10 +134,22 @@ describe('owner isolation across every route, with randomised resources', () => 
     const owners: Owner[] = [];
     for (const [index, ownerSpec] of spec.owners.entries()) {
       const id = `w${world}-owner${index}`;
-      const key = (await fixture.ragdesk.keys.create({ ownerId: id, name: id })).key;
+      // Admin keys: the key routes need the scope (admin holds every other one).
+      const created = await fixture.ragdesk.keys.create({ ownerId: id, name: id, scopes: ['admin'] });
+      const key = created.key;
       const api = new ApiClient(server.origin, validator, key);
       const token = (n: number) => `zq${world}o${index}t${n}x${randomUUID().slice(0, 6)}`;
-      const owner: Owner = { id, key, secrets: [], datastores: [], datasources: new Map(), agents: [], conversations: [], messages: [] };
+      const owner: Owner = {
+        id,
+        key,
+        secrets: [],
+        datastores: [],
+        datasources: new Map(),
+        agents: [],
+        conversations: [],
+        messages: [],
+        keyIds: [created.apiKey.id],
+      };
       for (const [d, datastoreSpec] of ownerSpec.datastores.entries()) {
         const name = token(100 + d);
         const datastore = (await api.post<{ id: string }>('/api/datastores', { name, description: token(200 + d) })).body;
@@ -196,6 +211,7 @@ describe('owner isolation across every route, with randomised resources', () => 
         })),
       ),
       agents,
+      keys: (await fixture.ragdesk.keys.list({ ownerId: owner.id })).map((key) => ({ id: key.id, revokedAt: key.revokedAt })),
       // The conversations the build started (the caller's own queries below start new ones), with their feedback.
       // The i-th conversation is the i-th agent's; ids are per agent, so the agent names which one.
       conversations: await Promise.all(
@@ -222,6 +238,7 @@ describe('owner isolation across every route, with randomised resources', () => 
             datasource: others.flatMap((owner) => [...owner.datasources.keys()]),
             conversation: others.flatMap((owner) => owner.conversations),
             message: others.flatMap((owner) => owner.messages),
+            key: others.flatMap((owner) => owner.keyIds),
           };
           const foreignSecrets = others.flatMap((owner) => owner.secrets);
           const foreignIds = [
@@ -230,6 +247,7 @@ describe('owner isolation across every route, with randomised resources', () => 
             ...foreign.datasource,
             ...others.flatMap((owner) => owner.conversations),
             ...foreign.message,
+            ...foreign.key,
           ];
           /** No response may carry another owner's content, nor an id the caller did not send itself. */
           const noLeak = (response: ApiResponse | string, sent: string[], label: string) => {
@@ -326,7 +344,10 @@ describe('owner isolation across every route, with randomised resources', () => 
           expect(sorted((await api.get<{ id: string }[]>('/api/agents')).body.map((a) => a.id))).toEqual(sorted(caller.agents));
           const datasources = await api.get<{ id: string }[]>('/api/datasources');
           expect(sorted(datasources.body.map((d) => d.id))).toEqual(sorted([...caller.datasources.keys()]));
-          for (const list of ['/api/datastores', '/api/agents', '/api/datasources']) noLeak(await api.get(list), [], list);
+          expect(sorted((await api.get<{ id: string }[]>('/api/keys')).body.map((k) => k.id))).toEqual(sorted(caller.keyIds));
+          for (const list of ['/api/datastores', '/api/agents', '/api/datasources', '/api/keys', '/api/usage']) {
+            noLeak(await api.get(list), [], list);
+          }
 
           // 4. Queries asking for another owner's secrets find only the caller's own documents. (The
           // echoing model repeats the question, so for agents the context part is what is checked.)

@@ -7,12 +7,15 @@ const KEY_PATTERN = /rdk_[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f
 /**
  * Watches everything a handler sends (status line headers and bodies, on the node listener and on
  * `fetch`) and everything it logs, for API key secrets: the ones created in the test (and configured)
- * and anything shaped like a key. A key is shown once, by `keys.create`; the HTTP API never returns
- * or logs one, whatever the request. Every fixture watches its handler, so this
- * holds over the whole HTTP suite: a leak fails the file when the fixture closes.
+ * and anything shaped like a key. A key is shown once, by `keys.create`: over HTTP only in the
+ * answer of the `POST /keys` that created it (one key in it, never seen before); any other
+ * response or log line carrying one is a leak. Every fixture watches its handler, so this holds
+ * over the whole HTTP suite: a leak fails the file when the fixture closes.
  */
 export class LeakWatch {
   private readonly secrets = new Set<string>();
+  /** Secrets already shown once by a key creation; a second showing is a leak. */
+  private readonly shown = new Set<string>();
   readonly leaks: string[] = [];
   /** Responses scanned, so a watch that saw nothing can be told apart from a clean one. */
   scanned = 0;
@@ -24,11 +27,25 @@ export class LeakWatch {
   /** Scans one piece of output; `where` names it in the report. */
   scan(text: string, where: string): void {
     this.scanned++;
+    const created = this.createdKey(text, where);
+    if (created !== null) {
+      this.shown.add(created);
+      text = text.replace(created, '');
+    }
     const shaped = KEY_PATTERN.exec(text);
     if (shaped) this.leaks.push(`${where}: ${shaped[0].slice(0, 12)}… (key-shaped)`);
     for (const secret of this.secrets) {
       if (text.includes(secret)) this.leaks.push(`${where}: ${secret.slice(0, 12)}…`);
     }
+  }
+
+  /** The one new secret a key creation's answer may carry, or null. */
+  private createdKey(text: string, where: string): string | null {
+    if (!/^POST \S*\/keys( |$|\?)/.test(where)) return null;
+    const all = text.match(new RegExp(KEY_PATTERN.source, 'g')) ?? [];
+    const [only] = all;
+    if (all.length !== 1 || only === undefined || this.shown.has(only)) return null;
+    return only;
   }
 
   /** The handler with every response passing through `scan`. Behaviour is unchanged. */

@@ -30,9 +30,9 @@ const FILES = [
   'docling/docx/sources/word_sample.docx',
   'docling/html/sources/html_rich_table_cells.html',
 ];
-/** Measured on this subset with the offline defaults: 24 of the 28 tuned questions hold the answer, 26 cite a passage that does. */
-const MIN_HOLDING = 24;
-const MIN_CITED = 26;
+/** Measured on this subset with the offline defaults: all 50 tuned questions hold the answer and cite a passage that does; the bounds leave 2 of margin. */
+const MIN_HOLDING = 48;
+const MIN_CITED = 48;
 
 const dataset = readDataset();
 const questions: KnownAnswer[] = dataset.questions.filter(
@@ -60,7 +60,7 @@ describe.skipIf(missing !== null)('offline answers to known questions over real 
   it('holds the known answer, in the passage it cites, at the measured floor', () => {
     const summary = summarise(scored);
     const missed = scored.filter((answer) => answer.expected !== null && !answer.holdsAnswer).map((answer) => answer.id);
-    expect(summary.questions).toBe(28);
+    expect(summary.questions).toBe(50);
     console.log(
       `known answers (tuned, smaller corpus): ${summary.holdsAnswer}/${summary.questions} hold the answer, ${summary.citedHoldsAnswer} in the cited passage; missed: ${missed.join(', ')}; nothing found for ${summary.unanswerableNothingFound}/${summary.unanswerable} unanswerable`,
     );

@@ -29,6 +29,37 @@ export interface Datasource {
   createdAt: string;
   updatedAt: string;
   lastSynch: string | null;
+  /** Web pages and sites: the crawl under way or the last one, its result and the schedule. */
+  crawl?: CrawlInfo;
+}
+
+export interface CrawlInfo {
+  found: number;
+  fetched: number;
+  unchanged: number;
+  skipped: { robots: number; type: number; limit: number };
+  failed: number;
+  startedAt: string | null;
+  finishedAt: string | null;
+  lastResult: { added: number; changed: number; removed: number; unchanged: number; failed: number } | null;
+  refresh: { every: string } | null;
+  nextRefreshAt: string | null;
+}
+
+export interface CrawlPage {
+  url: string;
+  status: 'fetched' | 'unchanged' | 'skipped' | 'failed';
+  reason: string | null;
+  error: string | null;
+  pageId: string | null;
+  updatedAt: string;
+}
+
+export interface CrawlPageList {
+  items: CrawlPage[];
+  total: number;
+  offset: number;
+  limit: number;
 }
 
 export interface Fragment {
@@ -40,6 +71,62 @@ export interface Fragment {
   custom_id: string | null;
   chunk_id: string;
   page_number: number | null;
+}
+
+export type RetrievalMode = 'hybrid' | 'vector' | 'lexical';
+
+export interface DatastoreStats {
+  datasources: number;
+  documents: number;
+  chunks: number;
+  tokens: number;
+  textChars: number;
+  fileBytes: number;
+}
+
+export interface Chunk {
+  id: string;
+  position: number;
+  text: string;
+  page_number: number | null;
+  token_count: number;
+  custom_id: string | null;
+}
+
+export interface ChunkPage {
+  chunks: Chunk[];
+  total: number;
+  offset: number;
+  limit: number;
+}
+
+export type ApiKeyScope = 'read' | 'write' | 'query' | 'admin';
+
+export interface ApiKey {
+  id: string;
+  name: string;
+  prefix: string;
+  scopes: ApiKeyScope[];
+  datastoreIds: string[] | null;
+  createdAt: string;
+  expiresAt: string | null;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+export interface UsageFigure {
+  used: number | null;
+  limit: number | null;
+}
+
+export interface Usage {
+  ownerId: string;
+  agentQueries: UsageFigure & { period: 'hour' | 'day' | 'month' | null; bucket: string | null };
+  storedTokens: UsageFigure;
+  chunks: UsageFigure;
+  datasources: UsageFigure;
+  fileBytes: UsageFigure;
+  perDocument: { maxFileBytes: number | null; maxPagesPerSite: number | null; maxChars: number | null; maxChunks: number | null };
 }
 
 export type ModelName = 'gpt_3_5_turbo' | 'gpt_3_5_turbo_16k' | 'gpt_4' | 'gpt_4_32k';
@@ -109,6 +196,10 @@ export class Api {
   }
 
   async request<T>(method: string, path: string, body?: unknown): Promise<T> {
+    return (await this.requestWithHeaders<T>(method, path, body)).body;
+  }
+
+  async requestWithHeaders<T>(method: string, path: string, body?: unknown): Promise<{ body: T; headers: Headers }> {
     const form = body instanceof FormData;
     const response = await fetch(this.base + path, {
       method,
@@ -116,7 +207,7 @@ export class Api {
       ...(body === undefined ? {} : { body: form ? body : JSON.stringify(body) }),
     });
     if (!response.ok) throw await errorFrom(response);
-    return (await response.json()) as T;
+    return { body: (await response.json()) as T, headers: response.headers };
   }
 
   listDatastores = () => this.request<Datastore[]>('GET', '/datastores');
@@ -124,10 +215,26 @@ export class Api {
   createDatastore = (name: string, description: string) => this.request<Datastore>('POST', '/datastores', { name, description });
   renameDatastore = (id: string, name: string) => this.request<Datastore>('PATCH', `/datastores/${encodeURIComponent(id)}`, { name });
   deleteDatastore = (id: string) => this.request<Datastore>('DELETE', `/datastores/${encodeURIComponent(id)}`);
-  queryDatastore = (id: string, body: { query: string; topK: number; filters?: { custom_ids?: string[]; datasource_ids?: string[] } }) =>
-    this.request<Fragment[]>('POST', `/datastores/${encodeURIComponent(id)}/query`, body);
+  queryDatastore = (
+    id: string,
+    body: { query: string; topK: number; mode?: RetrievalMode; filters?: { custom_ids?: string[]; datasource_ids?: string[] } },
+  ) => this.request<Fragment[]>('POST', `/datastores/${encodeURIComponent(id)}/query`, body);
+  getDatastoreStats = (id: string) => this.request<DatastoreStats>('GET', `/datastores/${encodeURIComponent(id)}/stats`);
 
   listDatasources = (datastoreId: string) => this.request<Datasource[]>('GET', `/datasources?datastoreId=${encodeURIComponent(datastoreId)}`);
+  /** One page of a datastore's datasources (`groupId`: `none` for top-level ones, or a site's id), with how many match. */
+  pageDatasources = async (datastoreId: string, page: { offset: number; limit: number; name?: string; groupId?: string }) => {
+    const query = new URLSearchParams({ datastoreId, offset: String(page.offset), limit: String(page.limit) });
+    if (page.name) query.set('name', page.name);
+    if (page.groupId) query.set('groupId', page.groupId);
+    const { body, headers } = await this.requestWithHeaders<Datasource[]>('GET', `/datasources?${query}`);
+    return { datasources: body, total: Number(headers.get('x-total-count') ?? body.length) };
+  };
+  listChunks = (datasourceId: string, page: { offset: number; limit: number; q?: string }) => {
+    const query = new URLSearchParams({ offset: String(page.offset), limit: String(page.limit) });
+    if (page.q) query.set('q', page.q);
+    return this.request<ChunkPage>('GET', `/datasources/${encodeURIComponent(datasourceId)}/chunks?${query}`);
+  };
   uploadFile = (datastoreId: string, file: File, customId: string) => {
     const form = new FormData();
     form.set('type', 'file');
@@ -140,6 +247,17 @@ export class Api {
     this.request<Datasource>('POST', '/datasources', body);
   syncDatasource = (id: string) => this.request<Datasource>('POST', `/datasources/${encodeURIComponent(id)}/sync`);
   deleteDatasource = (id: string) => this.request<Datasource>('DELETE', `/datasources/${encodeURIComponent(id)}`);
+  getDatasource = (id: string) => this.request<Datasource>('GET', `/datasources/${encodeURIComponent(id)}`);
+  listCrawlPages = (id: string, offset: number, limit: number) =>
+    this.request<CrawlPageList>('GET', `/datasources/${encodeURIComponent(id)}/pages?offset=${offset}&limit=${limit}`);
+  setRefresh = (id: string, refresh: { every: string } | null) =>
+    this.request<Datasource>('PATCH', `/datasources/${encodeURIComponent(id)}`, { refresh });
+
+  listKeys = () => this.request<ApiKey[]>('GET', '/keys');
+  createKey = (input: { name: string; scopes: ApiKeyScope[]; datastoreIds: string[] | null; expiresAt: string | null }) =>
+    this.request<ApiKey & { key: string }>('POST', '/keys', input);
+  revokeKey = (id: string) => this.request<ApiKey>('DELETE', `/keys/${encodeURIComponent(id)}`);
+  getUsage = () => this.request<Usage>('GET', '/usage');
 
   listAgents = () => this.request<Agent[]>('GET', '/agents');
   getAgent = (id: string) => this.request<Agent>('GET', `/agents/${encodeURIComponent(id)}`);

@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { schemas, type AgentResponse, type PublicAgentView, type DatastoreRecord, type DocumentFragment } from '../../../src/index.js';
+import {
+  schemas,
+  type AgentResponse,
+  type PublicAgentView,
+  type DatastoreRecord,
+  type DocumentFragment,
+  type CrawlPageList,
+} from '../../../src/index.js';
 import type { AgentWire, DatasourceWire } from '../wire.js';
 import type { UploadLinkWire } from '../upload-links.js';
 
@@ -88,6 +95,39 @@ export const datastoreResponseSchema = z.object({
   updatedAt: timestamp,
 });
 
+const crawlCountsSchema = {
+  found: z.int(),
+  fetched: z.int(),
+  unchanged: z.int(),
+  skipped: z.object({ robots: z.int(), type: z.int(), limit: z.int() }),
+  failed: z.int(),
+};
+
+const crawlResponseSchema = z.object({
+  ...crawlCountsSchema,
+  startedAt: timestamp.nullable(),
+  finishedAt: timestamp.nullable(),
+  lastResult: z.object({ added: z.int(), changed: z.int(), removed: z.int(), unchanged: z.int(), failed: z.int() }).nullable(),
+  refresh: z.object({ every: z.string() }).nullable(),
+  nextRefreshAt: timestamp.nullable(),
+});
+
+export const crawlPageListSchema = z.object({
+  items: z.array(
+    z.object({
+      url: z.string(),
+      status: z.enum(['fetched', 'unchanged', 'skipped', 'failed']),
+      reason: z.string().nullable(),
+      error: z.string().nullable(),
+      pageId: z.string().nullable(),
+      updatedAt: timestamp,
+    }),
+  ),
+  total: z.int(),
+  offset: z.int(),
+  limit: z.int(),
+});
+
 export const datasourceResponseSchema = z.object({
   id: z.string(),
   datastoreId: z.string(),
@@ -106,6 +146,7 @@ export const datasourceResponseSchema = z.object({
   createdAt: timestamp,
   updatedAt: timestamp,
   lastSynch: timestamp.nullable(),
+  crawl: crawlResponseSchema.optional(),
 });
 
 export const fragmentResponseSchema = z.object({
@@ -203,6 +244,7 @@ const _DRIFT_CHECKS: [
   Same<z.output<typeof uploadLinkResponseSchema>, UploadLinkWire>,
   Same<z.output<typeof datastoreResponseSchema>, DatastoreRecord>,
   Same<z.output<typeof datasourceResponseSchema>, DatasourceWire>,
+  Same<z.output<typeof crawlPageListSchema>, CrawlPageList>,
   Same<z.output<typeof fragmentResponseSchema>, DocumentFragment>,
   Same<z.output<typeof agentQueryResponseSchema>, AgentResponse>,
-] = [true, true, true, true, true, true, true];
+] = [true, true, true, true, true, true, true, true];

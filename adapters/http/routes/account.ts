@@ -30,4 +30,19 @@ export const accountRoutes: Route[] = [
       });
     },
   },
+  {
+    method: 'GET',
+    path: '/usage',
+    operationId: 'getUsage',
+    summary:
+      'What the key owner uses against each limit: agent queries this period, stored tokens, chunks, datasources and bytes of stored files, each with `used` and `limit` (null: no limit), ' +
+      'and the limits of one document. The figures the 402 `usage_limit` answers are decided on.',
+    tag: 'meta',
+    auth: { scope: 'read' },
+    response: 'Usage',
+    errors: [],
+    async run(context) {
+      return json(await context.ragdesk.usage.get(requirePrincipal(context.principal).ownerId));
+    },
+  },
 ];

@@ -4,6 +4,7 @@ import { requirePrincipal, requireScope } from '../auth.js';
 import { readJsonObject } from '../body.js';
 import { conversationToWire } from '../conversation-wire.js';
 import { json, param, type OperationContext, type Route } from '../operation.js';
+import { queryObject } from '../query-params.js';
 
 const VISITOR_ID = {
   name: 'visitorId',
@@ -227,20 +228,4 @@ async function ownsAgentOf(context: OperationContext, conversation: Conversation
   if (principal === null) return false;
   const agent = await context.ragdesk.agents.get(conversation.agentId);
   return agent.ownerId === principal.ownerId && allowsDatastores(principal, agent.datastoreIds);
-}
-
-/** The listed query string parameters that are present; repeating one is a 400 naming it. */
-function queryObject(context: OperationContext, names: readonly string[]): Record<string, string> {
-  const query = context.request.query;
-  const picked: Record<string, string> = {};
-  for (const name of names) {
-    const values = query.getAll(name);
-    if (values.length > 1) {
-      throw new RagdeskError('invalid_request', `Give ${name} at most once`, {
-        details: { issues: [{ path: name, message: 'repeated' }] },
-      });
-    }
-    if (values[0] !== undefined && values[0] !== '') picked[name] = values[0];
-  }
-  return picked;
 }

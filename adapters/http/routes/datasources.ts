@@ -1,11 +1,26 @@
-import { RagdeskError, allowsDatastore, parseInput, schemas, type FieldIssue, type Metadata } from '../../../src/index.js';
+import {
+  RagdeskError,
+  allowsDatastore,
+  parseInput,
+  schemas,
+  type DatasourceRecord,
+  type FieldIssue,
+  type Metadata,
+} from '../../../src/index.js';
 import { ownedDatasource, ownedDatastore } from '../access.js';
 import { requirePrincipal, type Principal } from '../auth.js';
 import { readJsonObject } from '../body.js';
 import { cleanFileName, isMultipart, readMultipart, type ParsedForm } from '../multipart.js';
 import { json, param, type OperationContext, type Route } from '../operation.js';
-import { datasourceToWire, fileFormFieldsSchema, fileUploadFieldsSchema, webDatasourceBodySchema } from '../wire.js';
+import { queryObject } from '../query-params.js';
+import { chunkPageToWire, datasourceToWire, type DatasourceWire, fileFormFieldsSchema, fileUploadFieldsSchema, webDatasourceBodySchema } from '../wire.js';
 import type { z } from 'zod';
+
+/** Datasources on the wire, the web ones with their crawl. */
+async function withCrawls(context: OperationContext, records: readonly DatasourceRecord[]): Promise<DatasourceWire[]> {
+  const crawls = await context.ragdesk.datasources.crawls(records);
+  return records.map((record) => datasourceToWire(record, crawls.get(record.id)));
+}
 
 export const datasourceRoutes: Route[] = [
   {
@@ -47,10 +62,22 @@ export const datasourceRoutes: Route[] = [
     method: 'GET',
     path: '/datasources',
     operationId: 'listDatasources',
-    summary: "Datasources of one datastore (`datastoreId`), or of all the key owner's datastores, oldest first.",
+    summary:
+      "Datasources of one datastore (`datastoreId`), or of all the key owner's datastores, oldest first. With `datastoreId`, " +
+      '`offset`, `limit` (1-200), `name` (part of the name, any case) and `groupId` (`none`: top level; a site id: its pages) page and filter the list, and the `X-Total-Count` header says how many match.',
     tag: 'datasources',
     auth: { scope: 'read' },
-    queryParameters: [{ name: 'datastoreId', description: 'Only the datasources of this datastore', required: false }],
+    queryParameters: [
+      { name: 'datastoreId', description: 'Only the datasources of this datastore', required: false },
+      { name: 'offset', description: 'With datastoreId: skip this many (default 0)', required: false },
+      { name: 'limit', description: 'With datastoreId: at most this many (1-200); without it every match', required: false },
+      { name: 'name', description: 'With datastoreId: only datasources whose name contains this (any case)', required: false },
+      {
+        name: 'groupId',
+        description: 'With datastoreId: `none` for top-level datasources only, or the id of a site for its pages',
+        required: false,
+      },
+    ],
     response: 'Datasource[]',
     errors: [400, 404],
     async run(context) {
@@ -58,7 +85,10 @@ export const datasourceRoutes: Route[] = [
       const datastoreId = context.request.query.get('datastoreId');
       if (datastoreId !== null) {
         const datastore = await ownedDatastore(context.ragdesk, principal, datastoreId);
-        return json((await context.ragdesk.datasources.list(datastore.id)).map(datasourceToWire));
+        const query = queryObject(context, ['offset', 'limit', 'name', 'groupId']);
+        if (Object.keys(query).length === 0) return json(await withCrawls(context, await context.ragdesk.datasources.list(datastore.id)));
+        const page = await context.ragdesk.datasources.page(datastore.id, query);
+        return { ...json(await withCrawls(context, page.datasources)), headers: { 'x-total-count': String(page.total) } };
       }
       const datastores = await context.ragdesk.datastores.list({ ownerId: principal.ownerId });
       const lists = await Promise.all(
@@ -66,7 +96,7 @@ export const datasourceRoutes: Route[] = [
           .filter((datastore) => allowsDatastore(principal, datastore.id))
           .map((datastore) => context.ragdesk.datasources.list(datastore.id)),
       );
-      return json(lists.flat().map(datasourceToWire));
+      return json(await withCrawls(context, lists.flat()));
     },
   },
   {
@@ -75,13 +105,75 @@ export const datasourceRoutes: Route[] = [
     operationId: 'getDatasource',
     summary:
       'Datasource Get: its status (`pending`, `running`, `synched`, `error`, `usage_limit_reached`, ...) and counts. ' +
-      "`{id}` is read as the key owner's: a document id names the owner's document with that id (document ids are per owner).",
+      "`{id}` is read as the key owner's: a document id names the owner's document with that id (document ids are per owner). " +
+      'A web page or site also has `crawl`: pages found, fetched, unchanged, skipped and failed by the crawl under way (written as it goes) ' +
+      'or the last one, what the last one changed, the refresh schedule and the next refresh.',
     tag: 'datasources',
     auth: { scope: 'read' },
     response: 'Datasource',
     errors: [404],
     async run(context) {
-      return json(datasourceToWire(await ownedDatasource(context.ragdesk, requirePrincipal(context.principal), param(context, 'id'))));
+      const datasource = await ownedDatasource(context.ragdesk, requirePrincipal(context.principal), param(context, 'id'));
+      const [wire] = await withCrawls(context, [datasource]);
+      return json(wire);
+    },
+  },
+  {
+    method: 'GET',
+    path: '/datasources/{id}/pages',
+    operationId: 'listDatasourcePages',
+    summary:
+      "The URLs a web page's or site's last crawl looked at (the one under way as it goes), ordered by URL, a page at a time: " +
+      '`status` `fetched`, `unchanged`, `skipped` (`reason`: `robots`, `type`, `limit`) or `failed` (`reason`: the error code, `error`: the message), ' +
+      'and `pageId`, the web_page datasource holding its chunks. Other datasource types have none.',
+    tag: 'datasources',
+    auth: { scope: 'read' },
+    queryParameters: [
+      { name: 'offset', description: 'URLs to skip (default 0)', required: false },
+      { name: 'limit', description: 'URLs per page (1-200, default 50)', required: false },
+    ],
+    response: 'CrawlPageList',
+    errors: [400, 404],
+    async run(context) {
+      const principal = requirePrincipal(context.principal);
+      const datasource = await ownedDatasource(context.ragdesk, principal, param(context, 'id'));
+      const query = context.request.query;
+      for (const name of query.keys()) {
+        if (name !== 'offset' && name !== 'limit') {
+          throw new RagdeskError('invalid_request', `Unknown query parameter ${name}`, {
+            details: { issues: [{ path: name, message: 'unknown' }] },
+          });
+        }
+      }
+      const paging = {
+        ...(query.get('offset') ? { offset: query.get('offset')! } : {}),
+        ...(query.get('limit') ? { limit: query.get('limit')! } : {}),
+      };
+      return json(await context.ragdesk.datasources.pages(datasource.id, paging, { ownerId: principal.ownerId }));
+    },
+  },
+  {
+    method: 'GET',
+    path: '/datasources/{id}/chunks',
+    operationId: 'listDatasourceChunks',
+    summary:
+      'The chunks of a datasource in reading order, a page at a time (`offset`, `limit` 1-200, default 50): `id`, `position`, `text`, `page_number`, ' +
+      '`token_count`, `custom_id`, and `total` (how many match). `q` keeps the chunks whose text contains it (any case): a text filter, not a ranked search.',
+    tag: 'datasources',
+    auth: { scope: 'read' },
+    queryParameters: [
+      { name: 'offset', description: 'Skip this many matching chunks (default 0)', required: false },
+      { name: 'limit', description: 'At most this many chunks (1-200, default 50)', required: false },
+      { name: 'q', description: 'Only chunks whose text contains this (any case)', required: false },
+    ],
+    response: 'ChunkPage',
+    errors: [400, 404],
+    async run(context) {
+      const principal = requirePrincipal(context.principal);
+      const datasource = await ownedDatasource(context.ragdesk, principal, param(context, 'id'));
+      const query = queryObject(context, ['offset', 'limit', 'q']);
+      const page = await context.ragdesk.datasources.chunks(datasource.id, query, { ownerId: principal.ownerId });
+      return json(chunkPageToWire(page));
     },
   },
   {
@@ -89,7 +181,8 @@ export const datasourceRoutes: Route[] = [
     path: '/datasources/{id}',
     operationId: 'updateDatasource',
     summary:
-      'Datasource Update: `name` and `metadata` (replaced whole), changed in place without loading or embedding again; ' +
+      "Datasource Update: `name` and `metadata` (replaced whole), changed in place without loading or embedding again, and a web page's or site's " +
+      '`refresh` schedule (`{ "every": "daily" }`: `hourly`, `daily`, `weekly` or `90m`, `12h`, `3d`; null stops it); ' +
       "metadata filters see the new values at once. A site's pages take the site's metadata.",
     tag: 'datasources',
     auth: { scope: 'write' },
@@ -104,7 +197,10 @@ export const datasourceRoutes: Route[] = [
         await readJsonObject(context.request, context.options.maxJsonBytes),
         'datasource update',
       );
-      return json(datasourceToWire(await context.ragdesk.datasources.update(datasource.id, body, { ownerId: principal.ownerId })));
+      const [wire] = await withCrawls(context, [
+        await context.ragdesk.datasources.update(datasource.id, body, { ownerId: principal.ownerId }),
+      ]);
+      return json(wire);
     },
   },
   {

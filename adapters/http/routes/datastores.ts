@@ -121,6 +121,20 @@ export const datastoreRoutes: Route[] = [
     },
   },
   {
+    method: 'GET',
+    path: '/datastores/{id}/stats',
+    operationId: 'getDatastoreStats',
+    summary:
+      'Datastore totals: `datasources` (sites and pages included), `documents` (files, texts and pages), `chunks`, `tokens`, `textChars` and `fileBytes` (uploaded files kept for re-syncs).',
+    tag: 'datastores',
+    auth: { scope: 'read' },
+    response: 'DatastoreStats',
+    errors: [404],
+    async run(context) {
+      return json(await (await datastoreOf(context)).stats());
+    },
+  },
+  {
     method: 'PATCH',
     path: '/datastores/{id}',
     operationId: 'updateDatastore',

@@ -7,6 +7,7 @@ import { datasourceRoutes } from './datasources.js';
 import { datastoreRoutes } from './datastores.js';
 import { aiSdkChatRoute } from '../ai-sdk/route.js';
 import { openaiCompatRoutes } from '../openai-compat/routes.js';
+import { keyRoutes } from './keys.js';
 import { uploadRoutes } from './uploads.js';
 
 /**
@@ -21,6 +22,7 @@ export function allRoutes(document: () => unknown, basePath = '/api', openaiComp
     ...datastoreRoutes,
     ...datasourceRoutes,
     ...accountRoutes,
+    ...keyRoutes,
     ...uploadRoutes,
   ];
   return [

@@ -36,7 +36,7 @@ export const CONSOLE_CSP = [
 ].join('; ');
 
 /** Paths the console's client-side router owns: a reload on any of them gets the page again. */
-const CLIENT_ROUTE = /^(?:datastores|agents|chat|conversations)(?:\/[\w.~%-]*)*$/;
+const CLIENT_ROUTE = /^(?:datastores|agents|chat|conversations|keys|usage|pages)(?:\/[\w.~%-]*)*$/;
 const IMMUTABLE = 'public, max-age=31536000, immutable';
 
 /** False when a path segment has a malformed percent-encoding (the client router would throw on it). */

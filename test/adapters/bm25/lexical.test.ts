@@ -96,7 +96,13 @@ interface Doc extends IndexedChunk {
 }
 
 /** bm25 as the index defines it (Lucene idf, k1 1.2, b 0.75), scoring every document. */
-function bruteForce(docs: ReadonlyMap<string, Doc>, words: readonly string[], topK: number, filter?: RetrievalFilter): ScoredId[] {
+function bruteForce(
+  docs: ReadonlyMap<string, Doc>,
+  words: readonly string[],
+  topK: number,
+  filter?: RetrievalFilter,
+  weights?: readonly number[],
+): ScoredId[] {
   const live = [...docs.values()];
   const average = live.reduce((sum, doc) => sum + doc.text.length, 0) / live.length;
   const frequency = new Map<string, number>();
@@ -107,12 +113,13 @@ function bruteForce(docs: ReadonlyMap<string, Doc>, words: readonly string[], to
     if (filter?.customIds?.length && (doc.customId === null || !filter.customIds.includes(doc.customId))) continue;
     let score = 0;
     let matched = false;
-    for (const word of words) {
+    for (const [position, word] of words.entries()) {
       const tf = doc.text.counts.get(word);
-      if (tf === undefined) continue;
+      const weight = weights?.[position] ?? 1;
+      if (tf === undefined || weight <= 0) continue;
       matched = true;
       const df = frequency.get(word) as number;
-      const idf = Math.log(1 + (live.length - df + 0.5) / (df + 0.5));
+      const idf = weight * Math.log(1 + (live.length - df + 0.5) / (df + 0.5));
       score += (idf * tf * 2.2) / (tf + 1.2 * (0.25 + (0.75 * doc.text.length) / average));
     }
     if (matched) hits.push({ id: doc.id, score });
@@ -192,6 +199,30 @@ describe('LexicalIndex', () => {
       expect(index.size).toBe(docs.size);
     }
     expect(checks).toBeGreaterThan(700);
+  });
+
+  it('scales each word by its weight (an expanded query), exactly as the brute-force scorer; weight 0 leaves a word out', () => {
+    const random = seededRandom(20261128);
+    const index = new LexicalIndex();
+    const docs = new Map<string, Doc>();
+    for (let i = 0; i < 400; i++) {
+      const words = wordsOf(random, 1 + Math.floor(random() * 30));
+      const doc: Doc = { id: `c${String(i).padStart(4, '0')}`, datasourceId: 's0', customId: null, text: analysed(words) };
+      index.add(doc, doc.text);
+      docs.set(doc.id, doc);
+    }
+    let reordered = 0;
+    for (let query = 0; query < 200; query++) {
+      const words = [...new Set(wordsOf(random, 2 + Math.floor(random() * 8)))];
+      const weights = words.map(() => (random() < 0.15 ? 0 : 0.05 + random() * 2));
+      const topK = 1 + Math.floor(random() * 15);
+      const weighted = index.search(words, topK, undefined, weights);
+      expectSameHits(weighted, bruteForce(docs, words, topK, undefined, weights), `query ${query}`);
+      const plain = index.search(words, topK);
+      if (plain.map((hit) => hit.id).join() !== weighted.map((hit) => hit.id).join()) reordered++;
+    }
+    // The weights change the ranking (a check that they reach the scores at all).
+    expect(reordered).toBeGreaterThan(50);
   });
 
   it('stays exact after most documents are removed (slots renumbered, lists compacted)', () => {

@@ -39,6 +39,7 @@ describe('splitUnits', () => {
       '• Microsoft Word (1983): a graphical user interface.',
     ].join('\n');
     expect(splitUnits(text)).toEqual([
+      { text: 'Booking Agency Name: Premier Entertainment Group Commission: 10%', kind: 'record', context: '' },
       { text: 'Booking Agency', kind: 'heading', context: '' },
       { text: 'Name: Premier Entertainment Group', kind: 'row', context: 'Booking Agency' },
       { text: 'Commission: 10%', kind: 'row', context: 'Booking Agency' },
@@ -54,6 +55,81 @@ describe('splitUnits', () => {
     expect(splitUnits(text).map((unit) => unit.text)).toEqual([
       'The intent is to solicit submissions from Construction Managers for the following project: KEN SARGENT HOUSE',
     ]);
+  });
+});
+
+describe('splitUnits: table rows, records and labels', () => {
+  it('each table row is a unit of its own, described by its header row, the header never quoted', () => {
+    const units = splitUnits('| Character | Name in German |\n|---|---|\n| Huey | Tick |\n| Dewey | Trick |');
+    expect(units.filter((unit) => unit.kind !== 'heading')).toEqual([
+      { text: '| Huey | Tick |', kind: 'row', context: '| Character | Name in German |' },
+      { text: '| Dewey | Trick |', kind: 'row', context: '| Character | Name in German |' },
+    ]);
+  });
+
+  it('a block of short lines between blank lines is also one record, before its own lines', () => {
+    const text = 'A Case Study for MATH\n\nApril 21, 2023 · 6 min read\nChi Wang\nPrincipal Researcher\n\nLong prose follows here.';
+    const units = splitUnits(text);
+    expect(units.map((unit) => unit.kind)).toEqual(['heading', 'record', 'row', 'heading', 'heading', 'sentence']);
+    expect(units[1]?.text).toBe('April 21, 2023 · 6 min read Chi Wang Principal Researcher');
+  });
+
+  it('two headings in a row describe together the lines under them', () => {
+    const units = splitUnits('Total Points: 3,247\nREWARDS MEMBER\nSarah Mitchell\nID: TM-447821');
+    expect(units.find((unit) => unit.text === 'ID: TM-447821')?.context).toBe('REWARDS MEMBER Sarah Mitchell');
+  });
+});
+
+describe('choosing by the answer slot', () => {
+  it('a "when" question quotes the line holding a date, placed by the title above it, over a sentence without one', async () => {
+    const blog: GroundingPassage = {
+      number: 1,
+      label: '(blog.html)',
+      text: [
+        'Does Model and Inference Parameter Matter in LLM Applications? - A Case Study for MATH',
+        '',
+        'April 21, 2023 · 6 min read',
+        'Chi Wang',
+        '',
+        'In this blog post, we will explore how model and inference parameter matter in LLM applications, using a case study for MATH.',
+      ].join('\n'),
+    };
+    const when = await answer('When was the MATH case study blog post published?', [blog]);
+    expect(when).toMatch(/^April 21, 2023 · 6 min read Chi Wang \[1\]/);
+    expect(when).not.toContain('In this blog post');
+    expect(await answer('Who wrote the blog post about model and inference parameters for MATH?', [blog])).toContain('Chi Wang [1]');
+  });
+
+  it("a field's abbreviated key stands for the question's word, and a value line under its label is quoted with it", async () => {
+    const receipt: GroundingPassage = {
+      number: 1,
+      label: '(receipt.pdf)',
+      text: 'PAYMENT METHOD\nVisa Card ending in 4782\nAuth: 847392\nRef: REF-20241123-98765\n-----\nREWARDS MEMBER\nSarah Mitchell\nID: TM-447821',
+    };
+    expect(await answer('What is the authorization code for the card payment?', [receipt])).toMatch(/^Auth: 847392 \[1\]/);
+    expect(await answer('Who is the rewards member on the receipt?', [receipt])).toContain('REWARDS MEMBER Sarah Mitchell [1]');
+  });
+
+  it('a question for a title quotes the opening heading with the line after it', async () => {
+    const slides: GroundingPassage = {
+      number: 1,
+      label: '(survey.pptx, page 1)',
+      text: 'Quarterly Duck Survey\nWild Duck Observations by Year\n2019\n2020\n120\n135',
+    };
+    expect(await answer('What is the title of the duck survey presentation?', [slides])).toMatch(
+      /^Quarterly Duck Survey Wild Duck Observations by Year( 2019)? \[1\]/,
+    );
+  });
+
+  it('the verb of a question for an amount is not a word the documents must hold', async () => {
+    const receipt: GroundingPassage = { number: 1, label: '(receipt.pdf)', text: 'TECHMART ELECTRONICS\nSUBTOTAL $863.91\nTOTAL $821.14' };
+    const estimate: GroundingPassage = { number: 2, label: '(estimate.pdf)', text: 'Subtotal 2,730\nGRAND TOTAL 5,738' };
+    expect(await answer('What was the total paid at TechMart?', [receipt, estimate])).toMatch(/^TOTAL \$821\.14 \[1\]/);
+  });
+
+  it("the document's name counts for the question naming it", async () => {
+    const json: GroundingPassage = { number: 1, label: '(test.json)', text: 'key1: string_value\nkey2: 1234\nkey3:' };
+    expect(await answer('What is the value of key2 in the JSON file?', [json])).toMatch(/^key2: 1234 \[1\]/);
   });
 });
 

@@ -326,8 +326,11 @@ const WITHOUT_CHUNK_GENERATIONS = `
   DROP INDEX chunks_id; DROP INDEX chunks_datasource; ALTER TABLE chunks DROP COLUMN generation;
   CREATE UNIQUE INDEX chunks_id_before_10 ON chunks (id); CREATE INDEX chunks_datasource ON chunks (datasource_id, position);`;
 
+/** Undoes the API key expiry migration (one column). */
+const WITHOUT_API_KEY_EXPIRY = 'ALTER TABLE api_keys DROP COLUMN expires_at;';
 /** Undoes the upload links migration (one table of its own). */
 const WITHOUT_UPLOADS = 'DROP TABLE uploads;';
+const WITHOUT_CRAWLS = 'DROP TABLE crawl_pages; DROP TABLE crawl_states;';
 /** Undoes the migration that made conversations readable (channel, feedback, listing indexes). */
 const WITHOUT_CONVERSATION_READING = `
   DROP INDEX conversations_activity; DROP INDEX conversations_visitor; DROP INDEX messages_feedback;
@@ -382,6 +385,7 @@ describe('sqliteStore datasource pipeline', () => {
       DROP TABLE jobs; DROP TABLE status_events; DROP TABLE datasource_file_parts; DROP TABLE datasource_files;
       ${WITHOUT_CHUNK_GENERATIONS}
       ${WITHOUT_UPLOADS}
+      ${WITHOUT_CRAWLS}
       PRAGMA user_version = 1;
     `);
     addLegacyFullText(db, 1);
@@ -434,6 +438,7 @@ describe('sqliteStore datasource pipeline', () => {
       ${WITHOUT_FILE_PARTS}
       ${WITHOUT_CHUNK_GENERATIONS}
       ${WITHOUT_UPLOADS}
+      ${WITHOUT_CRAWLS}
       PRAGMA user_version = 3;
     `);
     addLegacyFullText(db, 3);
@@ -495,6 +500,8 @@ describe('sqliteStore datasource pipeline', () => {
     await fill(old);
     await old.close();
     const db = new Database(path);
+    db.exec(WITHOUT_CRAWLS);
+    db.exec(WITHOUT_API_KEY_EXPIRY);
     db.exec(WITHOUT_PER_OWNER_NAMES);
     // What version 7 added (agent handle and settings, conversation contact) did not exist yet either.
     db.exec(
@@ -538,6 +545,8 @@ describe('sqliteStore datasource pipeline', () => {
     await old.close();
     const db = new Database(path);
     // Newest first: what came after it, then the readable-conversations migration itself.
+    db.exec(WITHOUT_CRAWLS);
+    db.exec(WITHOUT_API_KEY_EXPIRY);
     db.exec(WITHOUT_PER_OWNER_NAMES);
     db.exec(WITHOUT_CONVERSATION_READING);
     db.pragma(`user_version = ${CONVERSATION_READING_VERSION - 1}`);

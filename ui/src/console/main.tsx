@@ -8,7 +8,10 @@ import { AgentsPage } from './agents.js';
 import { ConversationsPage } from './conversations.js';
 import { browserStorage } from '../conversation-history.js';
 import { DatastorePage } from './datastore.js';
+import { CrawlPagesPage } from './crawl.js';
 import { DatastoresPage } from './datastores.js';
+import { KeysPage } from './keys.js';
+import { UsagePage } from './usage.js';
 import { Link, navigate } from './shared.js';
 import { SignIn } from './signin.js';
 import { fetchAgentLook, type AgentLook } from '../widget/agent-look.js';
@@ -71,6 +74,9 @@ function App() {
   if (section === 'agents') page = <AgentsPage api={api} uiBase={uiBase} editId={id ?? null} />;
   else if (section === 'conversations' && id) page = <ConversationsPage api={api} uiBase={uiBase} agentId={id} />;
   else if (section === 'datastores' && id) page = <DatastorePage api={api} uiBase={uiBase} id={id} maxFileBytes={maxFileBytes} />;
+  else if (section === 'keys') page = <KeysPage api={api} />;
+  else if (section === 'usage') page = <UsagePage api={api} />;
+  else if (section === 'pages' && id) page = <CrawlPagesPage api={api} uiBase={uiBase} id={id} />;
   else page = <DatastoresPage api={api} uiBase={uiBase} />;
   return (
     <>
@@ -78,8 +84,10 @@ function App() {
       <header class="topbar">
         <Link href={`${uiBase}datastores`} class="brand">ragdesk</Link>
         <nav aria-label="Sections">
-          <Link href={`${uiBase}datastores`} class={section !== 'agents' && section !== 'conversations' ? 'active' : ''}>Datastores</Link>
+          <Link href={`${uiBase}datastores`} class={!['agents', 'conversations', 'keys', 'usage'].includes(section ?? '') ? 'active' : ''}>Datastores</Link>
           <Link href={`${uiBase}agents`} class={section === 'agents' || section === 'conversations' ? 'active' : ''}>Agents</Link>
+          <Link href={`${uiBase}usage`} class={section === 'usage' ? 'active' : ''}>Usage</Link>
+          <Link href={`${uiBase}keys`} class={section === 'keys' ? 'active' : ''}>API keys</Link>
         </nav>
         <button type="button" class="button small" onClick={signOut}>Sign out</button>
       </header>

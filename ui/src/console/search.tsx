@@ -1,12 +1,24 @@
 import { useState } from 'preact/hooks';
-import type { Api, Datasource, Fragment } from '../api.js';
+import type { Api, Datasource, Fragment, RetrievalMode } from '../api.js';
 import { safeHref } from '../markdown.js';
+import { Snippet, queryWords } from './highlight.js';
 import { ErrorNote } from './shared.js';
 
-/** Datastore query (hybrid retrieval) with the API's filters: datasource and custom_id. */
+const MODES: [RetrievalMode, string][] = [
+  ['hybrid', 'Hybrid (meaning and words)'],
+  ['vector', 'Vector (meaning)'],
+  ['lexical', 'Lexical (words)'],
+];
+
+/**
+ * Datastore query with a retrieval mode and the API's filters (datasource, custom_id). Results
+ * show a snippet around the query's words, marked, with "Show all" for the whole fragment.
+ */
 export function SearchPanel({ api, datastoreId, datasources }: { api: Api; datastoreId: string; datasources: Datasource[] }) {
   const [query, setQuery] = useState('');
   const [topK, setTopK] = useState(5);
+  const [mode, setMode] = useState<RetrievalMode>('hybrid');
+  const [searched, setSearched] = useState('');
   const [datasourceId, setDatasourceId] = useState('');
   const [customId, setCustomId] = useState('');
   const [results, setResults] = useState<Fragment[] | null>(null);
@@ -22,7 +34,9 @@ export function SearchPanel({ api, datastoreId, datasources }: { api: Api; datas
         ...(datasourceId ? { datasource_ids: [datasourceId] } : {}),
         ...(customId.trim() ? { custom_ids: [customId.trim()] } : {}),
       };
-      setResults(await api.queryDatastore(datastoreId, { query: query.trim(), topK, ...(Object.keys(filters).length ? { filters } : {}) }));
+      const asked = query.trim();
+      setResults(await api.queryDatastore(datastoreId, { query: asked, topK, mode, ...(Object.keys(filters).length ? { filters } : {}) }));
+      setSearched(asked);
     } catch (failure) {
       setError(failure);
     } finally {
@@ -33,10 +47,16 @@ export function SearchPanel({ api, datastoreId, datasources }: { api: Api; datas
   return (
     <section class="card" aria-labelledby="search-title">
       <h2 id="search-title">Search</h2>
-      <form class="row wrap" role="search" onSubmit={(event) => void search(event)}>
+      <form class="row wrap" role="search" aria-labelledby="search-title" onSubmit={(event) => void search(event)}>
         <div class="field grow">
           <label for="search-query">Query</label>
           <input id="search-query" type="search" required value={query} onInput={(e) => setQuery((e.target as HTMLInputElement).value)} />
+        </div>
+        <div class="field">
+          <label for="search-mode">Mode</label>
+          <select id="search-mode" value={mode} onChange={(e) => setMode((e.target as HTMLSelectElement).value as RetrievalMode)}>
+            {MODES.map(([value, label]) => <option key={value} value={value}>{label}</option>)}
+          </select>
         </div>
         <div class="field">
           <label for="search-datasource">Datasource</label>
@@ -62,7 +82,7 @@ export function SearchPanel({ api, datastoreId, datasources }: { api: Api; datas
         <p class="muted">No fragment matches.</p>
       ) : (
         <ol class="results" aria-label="Search results">
-          {results.map((fragment) => {
+          {results.map((fragment, index) => {
             const href = safeHref(fragment.source);
             return (
               <li key={fragment.chunk_id} class="result">
@@ -72,7 +92,7 @@ export function SearchPanel({ api, datastoreId, datasources }: { api: Api; datas
                   {fragment.custom_id ? ` · custom_id ${fragment.custom_id}` : ''}
                   {href ? <> · <a href={href} target="_blank" rel="noopener noreferrer nofollow">source</a></> : null}
                 </p>
-                <p class="fragment-text">{fragment.text}</p>
+                <Snippet text={fragment.text} words={queryWords(searched)} label={`result ${index + 1}`} />
               </li>
             );
           })}

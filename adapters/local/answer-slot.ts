@@ -1,0 +1,206 @@
+import { stemmer } from 'stemmer';
+import { splitWords } from '../../src/text/query-terms.js';
+import { ENGLISH_STOPWORDS } from '../../src/text/stopwords.js';
+
+/**
+ * What kind of value a question asks for: `money` (how much, total, price), `number` (how many,
+ * a rate, a percentage), `date` (when, what year), `name` (who, which person or organisation) or
+ * `title` (the title of a document, presentation or page) or `thing` (what / which X: whatever
+ * stands beside X).
+ */
+type SlotKind = 'money' | 'number' | 'date' | 'name' | 'place' | 'title' | 'identifier' | 'thing';
+
+export interface AnswerSlot {
+  kind: SlotKind;
+  /** For an identifier, the shape its value has (a phone number, an e-mail address, a code). */
+  shape?: RegExp;
+  /** Stem of the noun the question asks about ("which card paid" → card), when it names one. */
+  head: string | null;
+}
+
+const MONEY_WORDS = /\b(how much|total|subtotal|cost|costs|price|prices|paid|pay|charged|fee|fees|amount|balance|tax|revenue|due)\b/;
+const NUMBER_WORDS = /\b(how (many|old|long|far|big|large|tall|often)|number of|percentage|percent|rate|count|size|quantity)\b/;
+const DATE_WORDS = /^\s*(when\b|(what|which) (year|date|day|month|time)\b)|\b(what|which) (year|date)\b|\bon what date\b/;
+/** Nouns whose "which X" asks for a named person, company or place. */
+const NAMED =
+  /^(agency|company|firm|person|customer|client|vendor|supplier|author|writer|cashier|member|contact|manager|owner|organi[sz]ation|city|country|state|team|bank|brand|store|shop|cinema|theater|theatre|school|university|insurer|insured|driver|artist|director|studio|distributor)$/;
+/** Identifier nouns and the shape of their values. */
+const IDENTIFIER_SHAPES: [RegExp, RegExp][] = [
+  [/^(phone|telephone|fax|mobile|cell)$/, /\+?\(?\d{2,4}\)?[\s.-]?\d{3}[\s.-]?\d{3,4}\b/],
+  [/^(email|e-mail|mail)$/, /[\w.+-]+@[\w-]+\.[\w.-]+/],
+  [/^(website|url|site|homepage)$/, /\bhttps?:\/\/\S+|\bwww\.\S+/],
+  [/^(id|code|number|no|reference|ref|vin|sku|isbn|serial|account)$/, /(?<![\p{L}\d-])(?=[\p{L}\d/#-]*\d)[\p{L}\d][\p{L}\d/#-]*/u],
+];
+/** Nouns naming an identifier of the noun before them ("policy number", "order id"). */
+const IDENTIFIER = /^(number|no|id|code|name|reference|ref)$/;
+/** Generic nouns that ask for the value of what follows them ("the name of the customer"). */
+const GENERIC = new Set(['value', 'name', 'title', 'number', 'amount', 'kind', 'type']);
+
+/**
+ * The answer slot of a question, from its wording: the question word sets the kind (who → name,
+ * when → date, how many → number, how much / total / price → money), and the noun after
+ * what / which is the head ("which booking agency" → agency, a named thing).
+ */
+export function detectAnswerSlot(query: string): AnswerSlot {
+  const q = query.toLowerCase().replace(/[’]/g, "'");
+  const { head, last } = headNoun(q);
+  // "phone number" is shaped like a phone number, "order number" like a code.
+  const nouns = last?.split(' ') ?? [];
+  const shape = IDENTIFIER_SHAPES.find(([noun]) => nouns.some((word) => noun.test(word)))?.[1];
+  const stemmed = head && !ENGLISH_STOPWORDS.has(head) ? stemmer(head) : null;
+  if (shape && /^\s*(what|which)\b/.test(q)) return { kind: 'identifier', shape, head: stemmed };
+  let kind: SlotKind = 'thing';
+  if (
+    /\b(title|heading) of\b/.test(q) ||
+    /^\s*what is (the|this) (\w+ )?(document|presentation|slide deck|deck|page|article|report|paper) (called|titled|named)\b/.test(q)
+  )
+    kind = 'title';
+  else if (DATE_WORDS.test(q)) kind = 'date';
+  else if (/^\s*(who|whom|whose)\b/.test(q) || /\bname of the (person|customer|client|author|company)\b/.test(q)) kind = 'name';
+  else if (/^\s*how many\b/.test(q) || NUMBER_WORDS.test(q)) kind = 'number';
+  else if (MONEY_WORDS.test(q)) kind = 'money';
+  else if (/^\s*where\b/.test(q)) kind = 'place';
+  else if (head && NAMED.test(head)) kind = 'name';
+  return { kind, head: stemmed };
+}
+
+/**
+ * The noun a what / which question asks about: the last word of the phrase after the question
+ * word, before a verb or preposition ("which booking agency handled…" → agency, "what is the
+ * receipt's subtotal before…" → subtotal, "what is the value of key2" → key2).
+ */
+function headNoun(q: string): { head: string | null; last: string | null } {
+  const match = /^\s*(?:what|which)\s+(.*)$/.exec(q);
+  // "what did Microsoft buy": a subject and its verb follow, no noun names what is asked.
+  if (!match?.[1] || /^(did|does|do|will|would|can|could|should|may|might)\b/.test(match[1])) return { head: null, last: null };
+  const words = splitWords(match[1].replace(/\b[\p{L}\p{N}-]+'s\s+/gu, ' '));
+  let i = 0;
+  while (i < words.length && /^(is|are|was|were|the|a|an|does|did|do|has|have|had)$/.test(words[i] as string)) i++;
+  let head: string | null = null;
+  let before: string | null = null;
+  for (; i < words.length; i++) {
+    const word = words[i] as string;
+    if (endsPhrase(word, head !== null)) {
+      // "the value of key2": a generic noun asks for what follows it.
+      if (word === 'of' && head && !before && GENERIC.has(head) && words[i + 1]) {
+        head = null;
+        continue;
+      }
+      if (head) break;
+      continue;
+    }
+    if (ENGLISH_STOPWORDS.has(word)) {
+      if (head) break;
+      continue;
+    }
+    before = head;
+    head = word;
+  }
+  // "what policy number": the number of the policy, so the policy is what to find.
+  return head && before && IDENTIFIER.test(head) ? { head: before, last: `${before} ${head}` } : { head, last: head };
+}
+
+/** Verbs in the past that end the phrase without an -ed ("which card paid for…"). */
+const PAST_VERBS = new Set(
+  'paid wrote made sold won led took gave built ran held bought sent got found said told left kept brought began became came went saw put'.split(
+    ' ',
+  ),
+);
+
+/**
+ * Whether `word` ends the noun phrase a question asks about (a preposition, an auxiliary, or once
+ * the phrase has a noun, a verb in the past: "which booking agency handled…").
+ */
+export function endsPhrase(word: string, phraseStarted: boolean): boolean {
+  return PHRASE_END.has(word) || (phraseStarted && (/ed$/.test(word) || PAST_VERBS.has(word)));
+}
+
+const PHRASE_END = new Set(
+  'of on for in at by from to with about during before after between per under over than into across since until did does do is was are were has have had will would can could should'.split(
+    ' ',
+  ),
+);
+
+const MONTH =
+  '(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)';
+const DATE = new RegExp(
+  `\\b(?:${MONTH}\\.?\\s+\\d{1,2}(?:st|nd|rd|th)?,?\\s+\\d{4}|\\d{1,2}\\s+${MONTH}\\.?,?\\s+\\d{4}|${MONTH}\\.?\\s+\\d{4}|\\d{1,2}/\\d{1,2}/\\d{2,4}|\\d{4}-\\d{2}-\\d{2}|(?:1[5-9]|20)\\d\\d)\\b`,
+  'iu',
+);
+const MONEY = /[$€£¥]\s?-?\d[\d,]*(?:\.\d+)?|-?\d[\d,]*\.\d\d\b|\b\d[\d,]*(?:\.\d+)?\s?(?:usd|eur|gbp|dollars|euros)\b/iu;
+const NUMBER = /(?<![\p{L}\d])-?\d[\d,]*(?:\.\d+)?%?/u;
+/** Two or more capitalised words in a row ("Premier Entertainment Group", "Chi Wang"). */
+const NAME = /\b\p{Lu}[\p{Ll}'’.-]*\.?(?:\s+(?:(?:de|van|von|der|da|di|of|&|and)\s+)?\p{Lu}[\p{L}'’.-]*)+/gu;
+
+/** A place: a street address, "City, Region", or a line in capitals ("GRANDE PRAIRIE, ALBERTA"). */
+const PLACE =
+  /\b\d+\s+\p{Lu}[\p{L}\s]+?\s(?:[Ss]treet|St|[Aa]venue|Ave|[Rr]oad|Rd|Blvd|[Bb]oulevard|[Ww]ay|[Dd]rive|Dr|[Ll]ane)\b[^.;]*|\b\p{Lu}[\p{L}-]+(?:\s+\p{Lu}[\p{L}-]+)*,\s+\p{Lu}[\p{L}-]+(?:\s+\p{Lu}[\p{L}-]+)*/gu;
+
+/**
+ * The value of the slot's kind that `text` holds and the question does not (a date for "when", a
+ * capitalised name for "who"; the question's own words never count as the answer), or null.
+ * `thing` takes a key's value (`Insured name: Gabriel Diaz`, `| VIN | 1HG… |`) or a name.
+ */
+export function slotValue(slot: AnswerSlot, text: string, questionStems: ReadonlySet<string>): string | null {
+  // Most of a value's words are not the question's: "Does Model … Matter" is its own title.
+  const fresh = (value: string) => {
+    const words = splitWords(value).filter((word) => !ENGLISH_STOPWORDS.has(word));
+    return words.length > 0 && words.filter((word) => !questionStems.has(stemmer(word))).length * 2 >= words.length;
+  };
+  // A field's key labels its value and is never the answer itself ("Booking Dates: …" is no name).
+  const field = keyValue(text);
+  const valueText = field?.value ?? text;
+  const first = (pattern: RegExp) => {
+    const global = new RegExp(pattern.source, pattern.flags.includes('g') ? pattern.flags : `${pattern.flags}g`);
+    for (const match of valueText.matchAll(global)) {
+      const value = pattern === NAME ? withoutLeadingStopwords(match[0]) : match[0].trim();
+      if (value && fresh(value)) return value;
+    }
+    return null;
+  };
+  switch (slot.kind) {
+    case 'money':
+      return first(MONEY) ?? first(NUMBER);
+    case 'number':
+      return first(NUMBER);
+    case 'date':
+      return first(DATE);
+    case 'name':
+    case 'title':
+      return first(NAME);
+    case 'place':
+      return first(PLACE) ?? first(NAME);
+    case 'identifier':
+      return first(slot.shape ?? NUMBER);
+    case 'thing': {
+      const value = field?.value;
+      if (value && fresh(value)) return value;
+      return first(NAME) ?? first(NUMBER);
+    }
+  }
+}
+
+/** A name without the capitalised function words that start sentences ("The", "In"); null when one word is left. */
+function withoutLeadingStopwords(name: string): string | null {
+  const words = name.trim().split(/\s+/);
+  while (words.length > 0 && ENGLISH_STOPWORDS.has((words[0] as string).toLowerCase())) words.shift();
+  return words.length >= 2 ? words.join(' ') : null;
+}
+
+/**
+ * A field's key and value: `Key: value`, a two-cell table row `| Key | value |`, or a key in capitals
+ * followed by its value (`TOTAL $821.14`). Null for prose.
+ */
+export function keyValue(text: string): { key: string; value: string } | null {
+  const cells = /^\|(.*)\|$/
+    .exec(text.trim())?.[1]
+    ?.split('|')
+    .map((cell) => cell.trim())
+    .filter(Boolean);
+  if (cells) return cells.length >= 2 ? { key: cells[0] as string, value: cells.slice(1).join(' | ') } : null;
+  const colon = /^([^:]{1,40}):\s*(\S.*)$/.exec(text);
+  if (colon && !/[.!?]$/.test(text)) return { key: (colon[1] as string).trim(), value: (colon[2] as string).trim() };
+  const caps = /^(\p{Lu}[\p{Lu}\s&/().%-]{1,40}?)\s+([-$€£¥(\d].*)$/u.exec(text);
+  if (caps) return { key: (caps[1] as string).trim(), value: (caps[2] as string).trim() };
+  return null;
+}

@@ -7,6 +7,7 @@ import { openRagdesk, type OpenedRagdesk } from '../../adapters/node.js';
 import { buildFixtures } from '../../fixtures/make-fixtures.js';
 import { startOpenAIServer, type OpenAIServer } from '../../fixtures/openai-server.js';
 import { tempDir } from '../helpers/setups.js';
+import { axeViolations } from './axe.js';
 import { browserSkipReason, launchBrowser, type Browser } from './browser.js';
 
 const skip = browserSkipReason();
@@ -212,4 +213,25 @@ describe.skipIf(skip !== null)('console, chat page and widget fixes in Chromium'
     expect(await focused()).toBe('BUTTON.bubble');
     await page.close();
   });
+
+  for (const viewport of [
+    { width: 1440, height: 900 },
+    { width: 390, height: 844 },
+  ]) {
+    it(`axe finds no violation on the chat page (with an answer) and the open widget at ${viewport.width}×${viewport.height}`, async () => {
+      const page = await browser.page(viewport);
+      await page.goto(`${apiOrigin}/chat/${publicId}`);
+      await page.getByLabel('Your question').fill('What are the plans?');
+      await page.keyboard.press('Enter');
+      await page.locator('.turn-assistant', { hasText: 'That is all.' }).waitFor();
+      await page.locator('.chat-form button[type="submit"]').waitFor();
+      expect(await axeViolations(page)).toEqual([]);
+
+      await page.goto(hostOrigin);
+      await page.locator('.bubble').click();
+      await page.getByLabel('Your question').waitFor();
+      expect(await axeViolations(page)).toEqual([]);
+      await page.close();
+    });
+  }
 });

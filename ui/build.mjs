@@ -27,7 +27,11 @@ await build({
     modulePreload: false,
     rollupOptions: {
       input: { console: join(here, 'src/console/main.tsx') },
-      output: { entryFileNames: 'assets/[name]-[hash].js', chunkFileNames: 'assets/[name]-[hash].js', assetFileNames: 'assets/[name]-[hash][extname]' },
+      output: {
+        entryFileNames: 'assets/[name]-[hash].js',
+        chunkFileNames: 'assets/[name]-[hash].js',
+        assetFileNames: 'assets/[name]-[hash][extname]',
+      },
     },
   },
 });
@@ -55,4 +59,6 @@ writeFileSync(join(outDir, 'manifest.json'), `${JSON.stringify({ script: entry.f
 
 const sizes = files.map((file) => [file, gzipSync(readFileSync(join(outDir, file)), { level: 9 }).length]);
 const total = sizes.reduce((sum, [, size]) => sum + size, 0);
-console.log(`ui: ${files.length} files in dist/ui, ${(total / 1024).toFixed(1)} KB gzipped (${sizes.map(([f, s]) => `${f} ${(s / 1024).toFixed(1)} KB`).join(', ')})`);
+console.log(
+  `ui: ${files.length} files in dist/ui, ${(total / 1024).toFixed(1)} KB gzipped (${sizes.map(([f, s]) => `${f} ${(s / 1024).toFixed(1)} KB`).join(', ')})`,
+);

@@ -46,7 +46,7 @@ export interface CrawlInfo {
   nextRefreshAt: string | null;
 }
 
-export interface CrawlPage {
+interface CrawlPage {
   url: string;
   status: 'fetched' | 'unchanged' | 'skipped' | 'failed';
   reason: string | null;
@@ -84,7 +84,7 @@ export interface DatastoreStats {
   fileBytes: number;
 }
 
-export interface Chunk {
+interface Chunk {
   id: string;
   position: number;
   text: string;
@@ -170,7 +170,8 @@ export class ApiError extends Error {
   /** What to tell a person: the API's message, with the missing scope named for a 403. */
   explain(): string {
     if (this.status === 401) return 'This API key was refused (unknown, revoked or mistyped). Sign in again with a valid key.';
-    if (this.status === 403 && typeof this.details.scope === 'string') return `This API key lacks the "${this.details.scope}" scope needed here.`;
+    if (this.status === 403 && typeof this.details.scope === 'string')
+      return `This API key lacks the "${this.details.scope}" scope needed here.`;
     if (this.status === 402) return `Usage limit reached: ${this.message}`;
     return this.message;
   }
@@ -179,7 +180,12 @@ export class ApiError extends Error {
 export async function errorFrom(response: Response): Promise<ApiError> {
   try {
     const body = (await response.json()) as { error?: { code?: string; message?: string; details?: Record<string, unknown> } };
-    return new ApiError(response.status, body.error?.code ?? 'error', body.error?.message ?? response.statusText, body.error?.details ?? {});
+    return new ApiError(
+      response.status,
+      body.error?.code ?? 'error',
+      body.error?.message ?? response.statusText,
+      body.error?.details ?? {},
+    );
   } catch {
     return new ApiError(response.status, 'error', `${response.status} ${response.statusText}`);
   }
@@ -221,7 +227,8 @@ export class Api {
   ) => this.request<Fragment[]>('POST', `/datastores/${encodeURIComponent(id)}/query`, body);
   getDatastoreStats = (id: string) => this.request<DatastoreStats>('GET', `/datastores/${encodeURIComponent(id)}/stats`);
 
-  listDatasources = (datastoreId: string) => this.request<Datasource[]>('GET', `/datasources?datastoreId=${encodeURIComponent(datastoreId)}`);
+  listDatasources = (datastoreId: string) =>
+    this.request<Datasource[]>('GET', `/datasources?datastoreId=${encodeURIComponent(datastoreId)}`);
   /** One page of a datastore's datasources (`groupId`: `none` for top-level ones, or a site's id), with how many match. */
   pageDatasources = async (datastoreId: string, page: { offset: number; limit: number; name?: string; groupId?: string }) => {
     const query = new URLSearchParams({ datastoreId, offset: String(page.offset), limit: String(page.limit) });

@@ -1,6 +1,14 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { ApiError } from './api.js';
-import { conversationKey, loadHistory, readSaved, writeSaved, type HistoryMessage, type SavedConversation, type Verdict } from './conversation-history.js';
+import {
+  conversationKey,
+  loadHistory,
+  readSaved,
+  writeSaved,
+  type HistoryMessage,
+  type SavedConversation,
+  type Verdict,
+} from './conversation-history.js';
 import { Feedback } from './feedback.js';
 import { CitedAnswer } from './citations.js';
 import { StreamError, streamAgentQuery, type SourceEntry } from './stream.js';
@@ -216,7 +224,8 @@ export function Chat({ apiBase, agentId, apiKey, storage = null, greeting, initi
 
 function describe(error: unknown, keyGiven: boolean): string {
   // A visitor without a key was never asked for one: the agent is private (or gone), not their key wrong.
-  if (error instanceof ApiError && !keyGiven && [401, 403, 404].includes(error.status)) return 'This assistant is private or not available.';
+  if (error instanceof ApiError && !keyGiven && [401, 403, 404].includes(error.status))
+    return 'This assistant is private or not available.';
   if (error instanceof ApiError) return error.explain();
   if (error instanceof StreamError) return error.message;
   if (error instanceof TypeError) return 'The server could not be reached.';

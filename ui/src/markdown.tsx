@@ -26,7 +26,11 @@ function blocks(text: string, cite: CiteRenderer | undefined): VNode[] {
       index++;
       while (index < lines.length && !(lines[index] as string).trim().startsWith(fence[1] as string)) code.push(lines[index++] as string);
       index++;
-      out.push(<pre key={out.length}><code>{code.join('\n')}</code></pre>);
+      out.push(
+        <pre key={out.length}>
+          <code>{code.join('\n')}</code>
+        </pre>,
+      );
       continue;
     }
     const heading = /^(#{1,6})\s+(.*)$/.exec(line);
@@ -53,16 +57,29 @@ function blocks(text: string, cite: CiteRenderer | undefined): VNode[] {
       const aligns = cells(lines[index + 1] as string).map(alignOf);
       index += 2;
       const rows: string[][] = [];
-      while (index < lines.length && (lines[index] as string).includes('|') && (lines[index] as string).trim() !== '') rows.push(cells(lines[index++] as string));
+      while (index < lines.length && (lines[index] as string).includes('|') && (lines[index] as string).trim() !== '')
+        rows.push(cells(lines[index++] as string));
       out.push(
         <div key={out.length} class="md-table">
           <table>
             <thead>
-              <tr>{header.map((cell, column) => <th key={column} style={aligns[column] ? { textAlign: aligns[column] } : undefined}>{inline(cell)}</th>)}</tr>
+              <tr>
+                {header.map((cell, column) => (
+                  <th key={column} style={aligns[column] ? { textAlign: aligns[column] } : undefined}>
+                    {inline(cell)}
+                  </th>
+                ))}
+              </tr>
             </thead>
             <tbody>
               {rows.map((row, rowIndex) => (
-                <tr key={rowIndex}>{header.map((_, column) => <td key={column} style={aligns[column] ? { textAlign: aligns[column] } : undefined}>{inline(row[column] ?? '')}</td>)}</tr>
+                <tr key={rowIndex}>
+                  {header.map((_, column) => (
+                    <td key={column} style={aligns[column] ? { textAlign: aligns[column] } : undefined}>
+                      {inline(row[column] ?? '')}
+                    </td>
+                  ))}
+                </tr>
               ))}
             </tbody>
           </table>
@@ -77,7 +94,8 @@ function blocks(text: string, cite: CiteRenderer | undefined): VNode[] {
     const paragraph: string[] = [];
     while (index < lines.length) {
       const next = lines[index] as string;
-      if (next.trim() === '' || /^\s*(```|~~~)/.test(next) || /^#{1,6}\s/.test(next) || item.test(next) || isTableStart(lines, index)) break;
+      if (next.trim() === '' || /^\s*(```|~~~)/.test(next) || /^#{1,6}\s/.test(next) || item.test(next) || isTableStart(lines, index))
+        break;
       paragraph.push(next);
       index++;
     }
@@ -113,7 +131,8 @@ function alignOf(mark: string): 'left' | 'right' | 'center' | undefined {
  * Code spans, strong, emphasis (underscores only at word edges, so `snake_case` stays), links,
  * bare URLs, citations (`[2]`, `[1, 3]`).
  */
-const INLINE = /(`+)([^`]+?)\1|\*\*([^*]+)\*\*|(?<!\w)__([^_]+)__(?!\w)|\*([^*\s][^*]*)\*|(?<!\w)_([^_\s][^_]*)_(?!\w)|\[([^\]]+)\]\(([^)\s]+)\)|(https?:\/\/[^\s<>()]+[^\s<>().,;:!?'"])|\[(\d{1,4}(?:\s*,\s*\d{1,4})*)\]/g;
+const INLINE =
+  /(`+)([^`]+?)\1|\*\*([^*]+)\*\*|(?<!\w)__([^_]+)__(?!\w)|\*([^*\s][^*]*)\*|(?<!\w)_([^_\s][^_]*)_(?!\w)|\[([^\]]+)\]\(([^)\s]+)\)|(https?:\/\/[^\s<>()]+[^\s<>().,;:!?'"])|\[(\d{1,4}(?:\s*,\s*\d{1,4})*)\]/g;
 
 function inlineNodes(text: string, cite: CiteRenderer | undefined): ComponentChildren[] {
   const inline = (value: string) => inlineNodes(value, cite);
@@ -125,16 +144,37 @@ function inlineNodes(text: string, cite: CiteRenderer | undefined): ComponentChi
     last = at + match[0].length;
     const key = out.length;
     if (match[2] !== undefined) out.push(<code key={key}>{match[2]}</code>);
-    else if (match[3] !== undefined || match[4] !== undefined) out.push(<strong key={key}>{inline((match[3] ?? match[4]) as string)}</strong>);
+    else if (match[3] !== undefined || match[4] !== undefined)
+      out.push(<strong key={key}>{inline((match[3] ?? match[4]) as string)}</strong>);
     else if (match[5] !== undefined || match[6] !== undefined) out.push(<em key={key}>{inline((match[5] ?? match[6]) as string)}</em>);
     else if (match[7] !== undefined) {
       const href = safeHref(match[8] as string);
-      out.push(href ? <a key={key} href={href} target="_blank" rel="noopener noreferrer nofollow">{inline(match[7])}</a> : match[0]);
+      out.push(
+        href ? (
+          <a key={key} href={href} target="_blank" rel="noopener noreferrer nofollow">
+            {inline(match[7])}
+          </a>
+        ) : (
+          match[0]
+        ),
+      );
     } else if (match[9] !== undefined) {
-      out.push(<a key={key} href={match[9]} target="_blank" rel="noopener noreferrer nofollow">{match[9]}</a>);
+      out.push(
+        <a key={key} href={match[9]} target="_blank" rel="noopener noreferrer nofollow">
+          {match[9]}
+        </a>,
+      );
     } else if (match[10] !== undefined) {
       const numbers = match[10].split(',').map((part) => Number(part.trim()));
-      out.push(cite ? <span key={key} class="cites">{numbers.map((n) => cite(n))}</span> : match[0]);
+      out.push(
+        cite ? (
+          <span key={key} class="cites">
+            {numbers.map((n) => cite(n))}
+          </span>
+        ) : (
+          match[0]
+        ),
+      );
     }
   }
   if (last < text.length) out.push(text.slice(last));

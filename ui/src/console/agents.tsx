@@ -73,10 +73,18 @@ export function AgentsPage({ api, uiBase, editId }: { api: Api; uiBase: string; 
     <main id="main" class="page">
       <div class="row between">
         <h1>Agents</h1>
-        {editing ? null : <button type="button" class="button primary" onClick={() => {
-          setNotice(null);
-          setEditing({ id: null, input: { ...EMPTY } });
-        }}>New agent</button>}
+        {editing ? null : (
+          <button
+            type="button"
+            class="button primary"
+            onClick={() => {
+              setNotice(null);
+              setEditing({ id: null, input: { ...EMPTY } });
+            }}
+          >
+            New agent
+          </button>
+        )}
       </div>
       <ErrorNote error={error} />
       {notice ? (
@@ -84,7 +92,15 @@ export function AgentsPage({ api, uiBase, editId }: { api: Api; uiBase: string; 
           {notice}
         </p>
       ) : null}
-      {editing ? <AgentForm editing={editing} datastores={datastores} onChange={(input) => setEditing({ ...editing, input })} onSubmit={(event) => void save(event)} onCancel={() => setEditing(null)} /> : null}
+      {editing ? (
+        <AgentForm
+          editing={editing}
+          datastores={datastores}
+          onChange={(input) => setEditing({ ...editing, input })}
+          onSubmit={(event) => void save(event)}
+          onCancel={() => setEditing(null)}
+        />
+      ) : null}
       {agents === null ? (
         <p class="muted">Loading…</p>
       ) : agents.length === 0 ? (
@@ -97,19 +113,37 @@ export function AgentsPage({ api, uiBase, editId }: { api: Api; uiBase: string; 
                 <div class="grow">
                   <span class="title">{agent.name}</span> <span class={`badge badge-${agent.visibility}`}>{agent.visibility}</span>
                   <p class="muted small">
-                    {agent.description || 'No description'} · reads {agent.datastoreIds.map((id) => names.get(id) ?? id).join(', ') || 'no datastore'}
+                    {agent.description || 'No description'} · reads{' '}
+                    {agent.datastoreIds.map((id) => names.get(id) ?? id).join(', ') || 'no datastore'}
                   </p>
                 </div>
-                <Link href={`${uiBase}chat/${agent.id}`} class="button">Chat</Link>
-                <Link href={`${uiBase}conversations/${agent.id}`} class="button">Conversations</Link>
-                <button type="button" class="button" onClick={() => setEditing({ id: agent.id, input: toInput(agent) })} aria-label={`Edit ${agent.name}`}>Edit</button>
-                <button type="button" class="button danger" onClick={() => setDeleting(agent)} aria-label={`Delete ${agent.name}`}>Delete</button>
+                <Link href={`${uiBase}chat/${agent.id}`} class="button">
+                  Chat
+                </Link>
+                <Link href={`${uiBase}conversations/${agent.id}`} class="button">
+                  Conversations
+                </Link>
+                <button
+                  type="button"
+                  class="button"
+                  onClick={() => setEditing({ id: agent.id, input: toInput(agent) })}
+                  aria-label={`Edit ${agent.name}`}
+                >
+                  Edit
+                </button>
+                <button type="button" class="button danger" onClick={() => setDeleting(agent)} aria-label={`Delete ${agent.name}`}>
+                  Delete
+                </button>
               </div>
               {agent.visibility === 'public' ? (
                 <details class="snippet">
                   <summary>Embed on a website</summary>
-                  <p class="small muted">Paste before <code>&lt;/body&gt;</code>. The server must allow the site's origin (CORS).</p>
-                  <pre><code>{`<script src="${widgetSrc}" data-agent-id="${agent.id}" defer></script>`}</code></pre>
+                  <p class="small muted">
+                    Paste before <code>&lt;/body&gt;</code>. The server must allow the site's origin (CORS).
+                  </p>
+                  <pre>
+                    <code>{`<script src="${widgetSrc}" data-agent-id="${agent.id}" defer></script>`}</code>
+                  </pre>
                 </details>
               ) : null}
             </li>
@@ -160,11 +194,15 @@ function AgentForm(props: {
         {props.datastores.length === 0 ? <p class="muted small">No datastore yet.</p> : null}
         {props.datastores.map((datastore) => (
           <label key={datastore.id} class="check">
-            <input type="checkbox" checked={chosen.has(datastore.id)} onChange={(e) => {
-              const on = (e.target as HTMLInputElement).checked;
-              const ids = on ? [...chosen, datastore.id] : [...chosen].filter((id) => id !== datastore.id);
-              set({ tools: ids.map((datastoreId) => ({ type: 'datastore', datastoreId })) });
-            }} />
+            <input
+              type="checkbox"
+              checked={chosen.has(datastore.id)}
+              onChange={(e) => {
+                const on = (e.target as HTMLInputElement).checked;
+                const ids = on ? [...chosen, datastore.id] : [...chosen].filter((id) => id !== datastore.id);
+                set({ tools: ids.map((datastoreId) => ({ type: 'datastore', datastoreId })) });
+              }}
+            />
             {datastore.name}
           </label>
         ))}
@@ -173,13 +211,24 @@ function AgentForm(props: {
         <div class="field">
           <label for="agent-model">Model</label>
           <select id="agent-model" value={input.modelName} onChange={(e) => set({ modelName: text(e) as ModelName })}>
-            {MODELS.map((model) => <option key={model.value} value={model.value}>{model.label}</option>)}
+            {MODELS.map((model) => (
+              <option key={model.value} value={model.value}>
+                {model.label}
+              </option>
+            ))}
           </select>
         </div>
         <div class="field">
           <label for="agent-temperature">Temperature</label>
-          <input id="agent-temperature" type="number" min={0} max={1} step={0.1} value={String(input.temperature)}
-            onInput={(e) => set({ temperature: Math.min(1, Math.max(0, Number(text(e)) || 0)) })} />
+          <input
+            id="agent-temperature"
+            type="number"
+            min={0}
+            max={1}
+            step={0.1}
+            value={String(input.temperature)}
+            onInput={(e) => set({ temperature: Math.min(1, Math.max(0, Number(text(e)) || 0)) })}
+          />
         </div>
         <div class="field">
           <label for="agent-visibility">Visibility</label>
@@ -190,12 +239,21 @@ function AgentForm(props: {
         </div>
       </div>
       <label for="agent-system-prompt">System prompt (optional)</label>
-      <textarea id="agent-system-prompt" rows={3} value={input.systemPrompt ?? ''} onInput={(e) => set({ systemPrompt: text(e) || null })} />
+      <textarea
+        id="agent-system-prompt"
+        rows={3}
+        value={input.systemPrompt ?? ''}
+        onInput={(e) => set({ systemPrompt: text(e) || null })}
+      />
       <label for="agent-user-prompt">User prompt template (optional)</label>
       <textarea id="agent-user-prompt" rows={2} value={input.userPrompt ?? ''} onInput={(e) => set({ userPrompt: text(e) || null })} />
       <div class="row end">
-        <button type="button" class="button" onClick={props.onCancel}>Cancel</button>
-        <button type="submit" class="button primary">{props.editing.id ? 'Save agent' : 'Create agent'}</button>
+        <button type="button" class="button" onClick={props.onCancel}>
+          Cancel
+        </button>
+        <button type="submit" class="button primary">
+          {props.editing.id ? 'Save agent' : 'Create agent'}
+        </button>
       </div>
     </form>
   );

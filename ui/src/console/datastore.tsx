@@ -30,7 +30,12 @@ export function DatastorePage({ api, uiBase, id, maxFileBytes }: { api: Api; uiB
     const wanted = shown.current;
     try {
       // Top-level datasources a page at a time; a site's pages are read for the sites on the page.
-      const page = await api.pageDatasources(id, { offset: wanted.offset, limit: PAGE_SIZE, groupId: 'none', ...(wanted.nameFilter ? { name: wanted.nameFilter } : {}) });
+      const page = await api.pageDatasources(id, {
+        offset: wanted.offset,
+        limit: PAGE_SIZE,
+        groupId: 'none',
+        ...(wanted.nameFilter ? { name: wanted.nameFilter } : {}),
+      });
       const sites = page.datasources.filter((datasource) => datasource.type === 'web_site');
       const children = await Promise.all(sites.map((site) => api.pageDatasources(id, { offset: 0, limit: 200, groupId: site.id })));
       // Another page or filter was asked for meanwhile: its own refresh shows it.
@@ -75,7 +80,9 @@ export function DatastorePage({ api, uiBase, id, maxFileBytes }: { api: Api; uiB
   const rows = datasources ?? [];
   return (
     <main id="main" class="page">
-      <p class="crumbs"><Link href={`${uiBase}datastores`}>Datastores</Link> /</p>
+      <p class="crumbs">
+        <Link href={`${uiBase}datastores`}>Datastores</Link> /
+      </p>
       <h1>{datastore?.name ?? 'Datastore'}</h1>
       {datastore?.description ? <p class="muted">{datastore.description}</p> : null}
       <ErrorNote error={error} />
@@ -85,23 +92,33 @@ export function DatastorePage({ api, uiBase, id, maxFileBytes }: { api: Api; uiB
       </div>
       <section aria-labelledby="datasources-title" class="card">
         <h2 id="datasources-title">Datasources</h2>
-        <form class="row wrap" onSubmit={(event) => {
-          event.preventDefault();
-          setOffset(0);
-          setNameFilter(filter.trim());
-        }}>
+        <form
+          class="row wrap"
+          onSubmit={(event) => {
+            event.preventDefault();
+            setOffset(0);
+            setNameFilter(filter.trim());
+          }}
+        >
           <div class="field grow">
             <label for="datasource-filter">Filter by name</label>
             <input id="datasource-filter" type="search" value={filter} onInput={(e) => setFilter((e.target as HTMLInputElement).value)} />
           </div>
-          <button type="submit" class="button">Filter</button>
+          <button type="submit" class="button">
+            Filter
+          </button>
         </form>
-        {datasources === null ? <p class="muted">Loading…</p> : rows.length === 0 ? (
-          <p class="muted">{nameFilter ? `No datasource name contains “${nameFilter}”.` : 'Nothing here yet: drop files above or add a web page.'}</p>
+        {datasources === null ? (
+          <p class="muted">Loading…</p>
+        ) : rows.length === 0 ? (
+          <p class="muted">
+            {nameFilter ? `No datasource name contains “${nameFilter}”.` : 'Nothing here yet: drop files above or add a web page.'}
+          </p>
         ) : (
           <>
             <p class="muted small" aria-live="polite">
-              Datasources {offset + 1}–{offset + rows.length} of {total}{nameFilter ? ` named like “${nameFilter}”` : ''}
+              Datasources {offset + 1}–{offset + rows.length} of {total}
+              {nameFilter ? ` named like “${nameFilter}”` : ''}
             </p>
             <div class="table-wrap">
               <table class="table">
@@ -110,18 +127,30 @@ export function DatastorePage({ api, uiBase, id, maxFileBytes }: { api: Api; uiB
                     <th scope="col">Name</th>
                     <th scope="col">Type</th>
                     <th scope="col">Status</th>
-                    <th scope="col" class="num">Chunks</th>
-                    <th scope="col" class="num">Tokens</th>
+                    <th scope="col" class="num">
+                      Chunks
+                    </th>
+                    <th scope="col" class="num">
+                      Tokens
+                    </th>
                     <th scope="col">Last sync</th>
-                    <th scope="col"><span class="sr-only">Actions</span></th>
+                    <th scope="col">
+                      <span class="sr-only">Actions</span>
+                    </th>
                   </tr>
                 </thead>
                 <tbody>
                   {rows.map((datasource) => (
-                    <DatasourceRow key={datasource.id} datasource={datasource} pages={pagesOf[datasource.id] ?? []}
-                      onSync={() => void act(() => api.syncDatasource(datasource.id))} onDelete={() => setDeleting(datasource)}
-                      onChunks={() => setViewing(datasource)} uiBase={uiBase}
-                      onSchedule={(every) => void act(() => api.setRefresh(datasource.id, every ? { every } : null))} />
+                    <DatasourceRow
+                      key={datasource.id}
+                      datasource={datasource}
+                      pages={pagesOf[datasource.id] ?? []}
+                      onSync={() => void act(() => api.syncDatasource(datasource.id))}
+                      onDelete={() => setDeleting(datasource)}
+                      onChunks={() => setViewing(datasource)}
+                      uiBase={uiBase}
+                      onSchedule={(every) => void act(() => api.setRefresh(datasource.id, every ? { every } : null))}
+                    />
                   ))}
                 </tbody>
               </table>
@@ -173,10 +202,29 @@ function Totals({ stats }: { stats: DatastoreStats }) {
   );
 }
 
-function DatasourceRow({ datasource, pages, uiBase, onSync, onDelete, onChunks, onSchedule }: {
-  datasource: Datasource; pages: Datasource[]; uiBase: string; onSync: () => void; onDelete: () => void; onChunks: () => void; onSchedule: (every: string) => void;
+function DatasourceRow({
+  datasource,
+  pages,
+  uiBase,
+  onSync,
+  onDelete,
+  onChunks,
+  onSchedule,
+}: {
+  datasource: Datasource;
+  pages: Datasource[];
+  uiBase: string;
+  onSync: () => void;
+  onDelete: () => void;
+  onChunks: () => void;
+  onSchedule: (every: string) => void;
 }) {
-  const url = typeof datasource.config.source_url === 'string' ? datasource.config.source_url : typeof datasource.config.sitemap === 'string' ? datasource.config.sitemap : null;
+  const url =
+    typeof datasource.config.source_url === 'string'
+      ? datasource.config.source_url
+      : typeof datasource.config.sitemap === 'string'
+        ? datasource.config.sitemap
+        : null;
   const busy = datasource.status === 'pending' || datasource.status === 'running';
   const done = pages.filter((page) => page.status === 'synched' || page.status === 'error').length;
   const chunks = datasource.nbChunks + pages.reduce((sum, page) => sum + page.nbChunks, 0);
@@ -192,22 +240,37 @@ function DatasourceRow({ datasource, pages, uiBase, onSync, onDelete, onChunks, 
       <td data-label="Type">{datasource.type.replace('_', ' ')}</td>
       <td data-label="Status">
         <StatusBadge status={datasource.status} />
-        {datasource.crawl ? <CrawlCounters crawl={datasource.crawl} /> : pages.length > 0 ? <span class="muted small block">{done} / {pages.length} pages</span> : null}
+        {datasource.crawl ? (
+          <CrawlCounters crawl={datasource.crawl} />
+        ) : pages.length > 0 ? (
+          <span class="muted small block">
+            {done} / {pages.length} pages
+          </span>
+        ) : null}
         {busy && pages.length > 0 ? <progress max={pages.length} value={done} aria-label="Pages synched" /> : null}
       </td>
-      <td class="num" data-label="Chunks">{chunks}</td>
-      <td class="num" data-label="Tokens">{tokens}</td>
+      <td class="num" data-label="Chunks">
+        {chunks}
+      </td>
+      <td class="num" data-label="Tokens">
+        {tokens}
+      </td>
       <td data-label="Last sync">{formatDate(datasource.lastSynch)}</td>
       <td class="actions">
         {datasource.type !== 'web_site' ? (
-          <button type="button" class="button small" onClick={onChunks} aria-label={`Chunks of ${datasource.name}`}>Chunks</button>
+          <button type="button" class="button small" onClick={onChunks} aria-label={`Chunks of ${datasource.name}`}>
+            Chunks
+          </button>
         ) : null}
         {datasource.type !== 'text' ? (
-          <button type="button" class="button small" onClick={onSync} disabled={busy} aria-label={`Re-sync ${datasource.name}`}>Re-sync</button>
+          <button type="button" class="button small" onClick={onSync} disabled={busy} aria-label={`Re-sync ${datasource.name}`}>
+            Re-sync
+          </button>
         ) : null}
-        <button type="button" class="button small danger" onClick={onDelete} aria-label={`Delete ${datasource.name}`}>Delete</button>
+        <button type="button" class="button small danger" onClick={onDelete} aria-label={`Delete ${datasource.name}`}>
+          Delete
+        </button>
       </td>
     </tr>
   );
 }
-

@@ -31,23 +31,39 @@ export function DatastoresPage({ api, uiBase }: { api: Api; uiBase: string }) {
   return (
     <main id="main" class="page">
       <h1>Datastores</h1>
-      <form class="card row wrap" onSubmit={(event) => {
-        event.preventDefault();
-        void run(async () => {
-          await api.createDatastore(name.trim(), description.trim());
-          setName('');
-          setDescription('');
-        });
-      }}>
+      <form
+        class="card row wrap"
+        onSubmit={(event) => {
+          event.preventDefault();
+          void run(async () => {
+            await api.createDatastore(name.trim(), description.trim());
+            setName('');
+            setDescription('');
+          });
+        }}
+      >
         <div class="field grow">
           <label for="new-datastore-name">Name</label>
-          <input id="new-datastore-name" value={name} required maxLength={200} onInput={(e) => setName((e.target as HTMLInputElement).value)} />
+          <input
+            id="new-datastore-name"
+            value={name}
+            required
+            maxLength={200}
+            onInput={(e) => setName((e.target as HTMLInputElement).value)}
+          />
         </div>
         <div class="field grow">
           <label for="new-datastore-description">Description (optional)</label>
-          <input id="new-datastore-description" value={description} maxLength={10000} onInput={(e) => setDescription((e.target as HTMLInputElement).value)} />
+          <input
+            id="new-datastore-description"
+            value={description}
+            maxLength={10000}
+            onInput={(e) => setDescription((e.target as HTMLInputElement).value)}
+          />
         </div>
-        <button type="submit" class="button primary" disabled={name.trim() === ''}>Create datastore</button>
+        <button type="submit" class="button primary" disabled={name.trim() === ''}>
+          Create datastore
+        </button>
       </form>
       <ErrorNote error={error} />
       {datastores === null ? (
@@ -59,28 +75,60 @@ export function DatastoresPage({ api, uiBase }: { api: Api; uiBase: string }) {
           {datastores.map((datastore) => (
             <li key={datastore.id} class="list-item">
               {renaming?.id === datastore.id ? (
-                <form class="row grow" onSubmit={(event) => {
-                  event.preventDefault();
-                  void run(async () => {
-                    await api.renameDatastore(datastore.id, renaming.name.trim());
-                    setRenaming(null);
-                  });
-                }}>
-                  <label class="sr-only" for={`rename-${datastore.id}`}>New name</label>
-                  <input id={`rename-${datastore.id}`} class="grow" value={renaming.name} required autofocus
-                    onInput={(e) => setRenaming({ id: datastore.id, name: (e.target as HTMLInputElement).value })} />
-                  <button type="submit" class="button primary">Save</button>
-                  <button type="button" class="button" onClick={() => setRenaming(null)}>Cancel</button>
+                <form
+                  class="row grow"
+                  onSubmit={(event) => {
+                    event.preventDefault();
+                    void run(async () => {
+                      await api.renameDatastore(datastore.id, renaming.name.trim());
+                      setRenaming(null);
+                    });
+                  }}
+                >
+                  <label class="sr-only" for={`rename-${datastore.id}`}>
+                    New name
+                  </label>
+                  <input
+                    id={`rename-${datastore.id}`}
+                    class="grow"
+                    value={renaming.name}
+                    required
+                    autofocus
+                    onInput={(e) => setRenaming({ id: datastore.id, name: (e.target as HTMLInputElement).value })}
+                  />
+                  <button type="submit" class="button primary">
+                    Save
+                  </button>
+                  <button type="button" class="button" onClick={() => setRenaming(null)}>
+                    Cancel
+                  </button>
                 </form>
               ) : (
                 <>
                   <div class="grow">
-                    <Link href={`${uiBase}datastores/${datastore.id}`} class="title">{datastore.name}</Link>
-                    <p class="muted small">{datastore.description || 'No description'} · created {formatDate(datastore.createdAt)}</p>
+                    <Link href={`${uiBase}datastores/${datastore.id}`} class="title">
+                      {datastore.name}
+                    </Link>
+                    <p class="muted small">
+                      {datastore.description || 'No description'} · created {formatDate(datastore.createdAt)}
+                    </p>
                   </div>
-                  <button type="button" class="button" onClick={() => setRenaming({ id: datastore.id, name: datastore.name })}
-                    aria-label={`Rename ${datastore.name}`}>Rename</button>
-                  <button type="button" class="button danger" onClick={() => setDeleting(datastore)} aria-label={`Delete ${datastore.name}`}>Delete</button>
+                  <button
+                    type="button"
+                    class="button"
+                    onClick={() => setRenaming({ id: datastore.id, name: datastore.name })}
+                    aria-label={`Rename ${datastore.name}`}
+                  >
+                    Rename
+                  </button>
+                  <button
+                    type="button"
+                    class="button danger"
+                    onClick={() => setDeleting(datastore)}
+                    aria-label={`Delete ${datastore.name}`}
+                  >
+                    Delete
+                  </button>
                 </>
               )}
             </li>

@@ -7,7 +7,7 @@ import { useState } from 'preact/hooks';
  */
 
 /** A piece of text, marked when it is one of the query's words. */
-export interface Segment {
+interface Segment {
   text: string;
   hit: boolean;
 }
@@ -22,7 +22,7 @@ export function queryWords(query: string): string[] {
 }
 
 /** Splits `text` into marked and plain segments (case-insensitive, by code unit position). */
-export function segments(text: string, words: readonly string[]): Segment[] {
+function segments(text: string, words: readonly string[]): Segment[] {
   if (words.length === 0 || text === '') return [{ text, hit: false }];
   const lower = text.toLocaleLowerCase();
   // toLocaleLowerCase can change the length of a few characters; then marks would be misplaced.
@@ -47,7 +47,7 @@ export function segments(text: string, words: readonly string[]): Segment[] {
  * The part of `text` around its first hit, at most about `size` characters, cut at spaces, with
  * whether anything was left out. Without a hit, the beginning.
  */
-export function snippetOf(text: string, words: readonly string[], size = 280): { text: string; cut: boolean } {
+function snippetOf(text: string, words: readonly string[], size = 280): { text: string; cut: boolean } {
   if (text.length <= size) return { text, cut: false };
   const lower = text.toLocaleLowerCase();
   const hits = words.map((word) => lower.indexOf(word)).filter((index) => index >= 0);
@@ -66,7 +66,7 @@ export function snippetOf(text: string, words: readonly string[], size = 280): {
   return { text: `${start > 0 ? '… ' : ''}${text.slice(start, end)}${end < text.length ? ' …' : ''}`, cut: true };
 }
 
-export function Highlighted({ text, words }: { text: string; words: readonly string[] }) {
+function Highlighted({ text, words }: { text: string; words: readonly string[] }) {
   return <>{segments(text, words).map((segment, index) => (segment.hit ? <mark key={index}>{segment.text}</mark> : segment.text))}</>;
 }
 

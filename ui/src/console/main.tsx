@@ -59,11 +59,14 @@ function App() {
   if (section === 'chat' && id) return <ChatPage agentId={id} apiKey={key} />;
   if (!key) {
     return (
-      <SignIn apiBase={apiBase} onSignedIn={(value) => {
-        sessionStorage.setItem(KEY_STORAGE, value);
-        setKey(value);
-        if (!section) navigate(`${uiBase}datastores`);
-      }} />
+      <SignIn
+        apiBase={apiBase}
+        onSignedIn={(value) => {
+          sessionStorage.setItem(KEY_STORAGE, value);
+          setKey(value);
+          if (!section) navigate(`${uiBase}datastores`);
+        }}
+      />
     );
   }
   const signOut = () => {
@@ -80,16 +83,30 @@ function App() {
   else page = <DatastoresPage api={api} uiBase={uiBase} />;
   return (
     <>
-      <a class="skip" href="#main">Skip to content</a>
+      <a class="skip" href="#main">
+        Skip to content
+      </a>
       <header class="topbar">
-        <Link href={`${uiBase}datastores`} class="brand">ragdesk</Link>
+        <Link href={`${uiBase}datastores`} class="brand">
+          ragdesk
+        </Link>
         <nav aria-label="Sections">
-          <Link href={`${uiBase}datastores`} class={!['agents', 'conversations', 'keys', 'usage'].includes(section ?? '') ? 'active' : ''}>Datastores</Link>
-          <Link href={`${uiBase}agents`} class={section === 'agents' || section === 'conversations' ? 'active' : ''}>Agents</Link>
-          <Link href={`${uiBase}usage`} class={section === 'usage' ? 'active' : ''}>Usage</Link>
-          <Link href={`${uiBase}keys`} class={section === 'keys' ? 'active' : ''}>API keys</Link>
+          <Link href={`${uiBase}datastores`} class={!['agents', 'conversations', 'keys', 'usage'].includes(section ?? '') ? 'active' : ''}>
+            Datastores
+          </Link>
+          <Link href={`${uiBase}agents`} class={section === 'agents' || section === 'conversations' ? 'active' : ''}>
+            Agents
+          </Link>
+          <Link href={`${uiBase}usage`} class={section === 'usage' ? 'active' : ''}>
+            Usage
+          </Link>
+          <Link href={`${uiBase}keys`} class={section === 'keys' ? 'active' : ''}>
+            API keys
+          </Link>
         </nav>
-        <button type="button" class="button small" onClick={signOut}>Sign out</button>
+        <button type="button" class="button small" onClick={signOut}>
+          Sign out
+        </button>
       </header>
       {page}
     </>
@@ -114,12 +131,27 @@ function ChatPage({ agentId, apiKey }: { agentId: string; apiKey: string | null 
   return (
     <div class="chat-page" style={style}>
       <header class="topbar">
-        {apiKey ? <Link href={`${uiBase}agents`} class="brand">ragdesk</Link> : <span class="brand">ragdesk</span>}
+        {apiKey ? (
+          <Link href={`${uiBase}agents`} class="brand">
+            ragdesk
+          </Link>
+        ) : (
+          <span class="brand">ragdesk</span>
+        )}
         <span class="agent-name">{name ?? 'Chat'}</span>
       </header>
       <main id="main" class="chat-main">
-        <h1 class="sr-only" tabIndex={-1}>Chat{name ? ` with ${name}` : ''}</h1>
-        <Chat apiBase={apiBase} agentId={agentId} apiKey={apiKey} storage={browserStorage()} greeting={greeting} initialMessages={look?.initialMessages ?? []} />
+        <h1 class="sr-only" tabIndex={-1}>
+          Chat{name ? ` with ${name}` : ''}
+        </h1>
+        <Chat
+          apiBase={apiBase}
+          agentId={agentId}
+          apiKey={apiKey}
+          storage={browserStorage()}
+          greeting={greeting}
+          initialMessages={look?.initialMessages ?? []}
+        />
       </main>
     </div>
   );

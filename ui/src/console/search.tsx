@@ -55,14 +55,22 @@ export function SearchPanel({ api, datastoreId, datasources }: { api: Api; datas
         <div class="field">
           <label for="search-mode">Mode</label>
           <select id="search-mode" value={mode} onChange={(e) => setMode((e.target as HTMLSelectElement).value as RetrievalMode)}>
-            {MODES.map(([value, label]) => <option key={value} value={value}>{label}</option>)}
+            {MODES.map(([value, label]) => (
+              <option key={value} value={value}>
+                {label}
+              </option>
+            ))}
           </select>
         </div>
         <div class="field">
           <label for="search-datasource">Datasource</label>
           <select id="search-datasource" value={datasourceId} onChange={(e) => setDatasourceId((e.target as HTMLSelectElement).value)}>
             <option value="">All</option>
-            {datasources.map((datasource) => <option key={datasource.id} value={datasource.id}>{datasource.name}</option>)}
+            {datasources.map((datasource) => (
+              <option key={datasource.id} value={datasource.id}>
+                {datasource.name}
+              </option>
+            ))}
           </select>
         </div>
         <div class="field">
@@ -72,10 +80,16 @@ export function SearchPanel({ api, datastoreId, datasources }: { api: Api; datas
         <div class="field">
           <label for="search-topk">Results</label>
           <select id="search-topk" value={String(topK)} onChange={(e) => setTopK(Number((e.target as HTMLSelectElement).value))}>
-            {[3, 5, 10, 20].map((n) => <option key={n} value={String(n)}>{n}</option>)}
+            {[3, 5, 10, 20].map((n) => (
+              <option key={n} value={String(n)}>
+                {n}
+              </option>
+            ))}
           </select>
         </div>
-        <button type="submit" class="button primary" disabled={searching || query.trim() === ''}>Search</button>
+        <button type="submit" class="button primary" disabled={searching || query.trim() === ''}>
+          Search
+        </button>
       </form>
       <ErrorNote error={error} />
       {results === null ? null : results.length === 0 ? (
@@ -90,7 +104,15 @@ export function SearchPanel({ api, datastoreId, datasources }: { api: Api; datas
                   <span class="score">score {fragment.score.toFixed(3)}</span> · {fragment.datasource_name || 'untitled'}
                   {fragment.page_number === null ? '' : ` · page ${fragment.page_number}`}
                   {fragment.custom_id ? ` · custom_id ${fragment.custom_id}` : ''}
-                  {href ? <> · <a href={href} target="_blank" rel="noopener noreferrer nofollow">source</a></> : null}
+                  {href ? (
+                    <>
+                      {' '}
+                      ·{' '}
+                      <a href={href} target="_blank" rel="noopener noreferrer nofollow">
+                        source
+                      </a>
+                    </>
+                  ) : null}
                 </p>
                 <Snippet text={fragment.text} words={queryWords(searched)} label={`result ${index + 1}`} />
               </li>

@@ -26,7 +26,11 @@ export function navigate(href: string) {
 
 export function ErrorNote({ error }: { error: unknown }) {
   if (!error) return null;
-  return <p class="error" role="alert">{explain(error)}</p>;
+  return (
+    <p class="error" role="alert">
+      {explain(error)}
+    </p>
+  );
 }
 
 export function explain(error: unknown): string {
@@ -65,8 +69,12 @@ export function ConfirmDialog(props: { title: string; message: string; confirm: 
       <h2 id="dialog-title">{props.title}</h2>
       <p>{props.message}</p>
       <div class="row end">
-        <button type="button" class="button" onClick={props.onCancel} autofocus>Cancel</button>
-        <button type="button" class="button danger" onClick={props.onConfirm}>{props.confirm}</button>
+        <button type="button" class="button" onClick={props.onCancel} autofocus>
+          Cancel
+        </button>
+        <button type="button" class="button danger" onClick={props.onConfirm}>
+          {props.confirm}
+        </button>
       </div>
     </dialog>
   );

@@ -36,10 +36,20 @@ export function SignIn({ apiBase, onSignedIn }: { apiBase: string; onSignedIn: (
           The key stays in this tab only.
         </p>
         <label for="api-key">API key</label>
-        <input id="api-key" type="password" autocomplete="off" spellcheck={false} value={key} placeholder="rdk_…" required
-          onInput={(event) => setKey((event.target as HTMLInputElement).value)} />
+        <input
+          id="api-key"
+          type="password"
+          autocomplete="off"
+          spellcheck={false}
+          value={key}
+          placeholder="rdk_…"
+          required
+          onInput={(event) => setKey((event.target as HTMLInputElement).value)}
+        />
         <ErrorNote error={error} />
-        <button type="submit" class="button primary" disabled={checking}>{checking ? 'Checking…' : 'Sign in'}</button>
+        <button type="submit" class="button primary" disabled={checking}>
+          {checking ? 'Checking…' : 'Sign in'}
+        </button>
       </form>
     </main>
   );

@@ -13,7 +13,17 @@ interface UploadState {
 }
 
 /** Files by drag-and-drop or picker (several at once), a web page or a whole site. */
-export function UploadPanel({ api, datastoreId, maxFileBytes, onAdded }: { api: Api; datastoreId: string; maxFileBytes: number; onAdded: () => void }) {
+export function UploadPanel({
+  api,
+  datastoreId,
+  maxFileBytes,
+  onAdded,
+}: {
+  api: Api;
+  datastoreId: string;
+  maxFileBytes: number;
+  onAdded: () => void;
+}) {
   const [uploads, setUploads] = useState<UploadState[]>([]);
   const [over, setOver] = useState(false);
   const [customId, setCustomId] = useState('');
@@ -23,23 +33,27 @@ export function UploadPanel({ api, datastoreId, maxFileBytes, onAdded }: { api: 
   const picker = useRef<HTMLInputElement>(null);
 
   async function send(files: File[]) {
-    const start = files.map((file): UploadState => (file.size > maxFileBytes
-      ? { name: file.name, state: 'refused', reason: `larger than the ${formatBytes(maxFileBytes)} limit` }
-      : { name: file.name, state: 'sending' }));
+    const start = files.map((file): UploadState =>
+      file.size > maxFileBytes
+        ? { name: file.name, state: 'refused', reason: `larger than the ${formatBytes(maxFileBytes)} limit` }
+        : { name: file.name, state: 'sending' },
+    );
     // Every refusal stays listed: a batch of 200 must not hide the one file that failed.
     setUploads((all) => [...start, ...all]);
-    const outcomes = await Promise.all(files.map(async (file, index) => {
-      if (start[index]?.state === 'refused') return false;
-      let result: UploadState;
-      try {
-        await api.uploadFile(datastoreId, file, customId.trim());
-        result = { name: file.name, state: 'added' };
-      } catch (error) {
-        result = { name: file.name, state: 'refused', reason: explain(error) };
-      }
-      setUploads((all) => all.map((entry) => (entry.name === file.name && entry.state === 'sending' ? result : entry)));
-      return result.state === 'added';
-    }));
+    const outcomes = await Promise.all(
+      files.map(async (file, index) => {
+        if (start[index]?.state === 'refused') return false;
+        let result: UploadState;
+        try {
+          await api.uploadFile(datastoreId, file, customId.trim());
+          result = { name: file.name, state: 'added' };
+        } catch (error) {
+          result = { name: file.name, state: 'refused', reason: explain(error) };
+        }
+        setUploads((all) => all.map((entry) => (entry.name === file.name && entry.state === 'sending' ? result : entry)));
+        return result.state === 'added';
+      }),
+    );
     // One refetch for the whole batch, not one per file.
     if (outcomes.some(Boolean)) onAdded();
   }
@@ -48,7 +62,8 @@ export function UploadPanel({ api, datastoreId, maxFileBytes, onAdded }: { api: 
     event.preventDefault();
     setWebError(null);
     const trimmed = url.trim();
-    const config: Record<string, string> = webType === 'web_site' && /\.xml(\?.*)?$/i.test(trimmed) ? { sitemap: trimmed } : { source_url: trimmed };
+    const config: Record<string, string> =
+      webType === 'web_site' && /\.xml(\?.*)?$/i.test(trimmed) ? { sitemap: trimmed } : { source_url: trimmed };
     try {
       await api.addWeb({ type: webType, datastoreId, config, ...(customId.trim() ? { custom_id: customId.trim() } : {}) });
       setUrl('');
@@ -74,15 +89,30 @@ export function UploadPanel({ api, datastoreId, maxFileBytes, onAdded }: { api: 
           void send([...(event.dataTransfer?.files ?? [])]);
         }}
       >
-        <p><strong>Drop files here</strong> or</p>
-        <button type="button" class="button primary" onClick={() => picker.current?.click()}>Choose files…</button>
-        <input ref={picker} id="file-picker" class="sr-only" tabIndex={-1} type="file" multiple accept={ACCEPT} aria-label="Files to add"
+        <p>
+          <strong>Drop files here</strong> or
+        </p>
+        <button type="button" class="button primary" onClick={() => picker.current?.click()}>
+          Choose files…
+        </button>
+        <input
+          ref={picker}
+          id="file-picker"
+          class="sr-only"
+          tabIndex={-1}
+          type="file"
+          multiple
+          accept={ACCEPT}
+          aria-label="Files to add"
           onChange={(event) => {
             const input = event.target as HTMLInputElement;
             void send([...(input.files ?? [])]);
             input.value = '';
-          }} />
-        <p class="muted small">{SUPPORTED.join(', ')} · up to {formatBytes(maxFileBytes)} each · the type is read from the content</p>
+          }}
+        />
+        <p class="muted small">
+          {SUPPORTED.join(', ')} · up to {formatBytes(maxFileBytes)} each · the type is read from the content
+        </p>
       </div>
       {uploads.length > 0 ? <UploadList uploads={uploads} /> : null}
       <form class="row wrap" onSubmit={(event) => void addWeb(event)}>
@@ -95,9 +125,18 @@ export function UploadPanel({ api, datastoreId, maxFileBytes, onAdded }: { api: 
         </div>
         <div class="field grow">
           <label for="web-url">URL</label>
-          <input id="web-url" type="url" required placeholder="https://example.com/docs/" value={url} onInput={(e) => setUrl((e.target as HTMLInputElement).value)} />
+          <input
+            id="web-url"
+            type="url"
+            required
+            placeholder="https://example.com/docs/"
+            value={url}
+            onInput={(e) => setUrl((e.target as HTMLInputElement).value)}
+          />
         </div>
-        <button type="submit" class="button">Add</button>
+        <button type="submit" class="button">
+          Add
+        </button>
       </form>
       <ErrorNote error={webError} />
       <div class="field narrow">
@@ -116,14 +155,20 @@ function UploadList({ uploads }: { uploads: UploadState[] }) {
   const row = (upload: UploadState, index: number) => (
     <li key={`${upload.name}-${index}`} class={`upload-${upload.state}`}>
       <span>{upload.name}</span>{' '}
-      <span class="small">{upload.state === 'sending' ? 'sending…' : upload.state === 'added' ? 'added' : `refused: ${upload.reason ?? ''}`}</span>
+      <span class="small">
+        {upload.state === 'sending' ? 'sending…' : upload.state === 'added' ? 'added' : `refused: ${upload.reason ?? ''}`}
+      </span>
     </li>
   );
   // Refusals first, so none hides in the folded part.
   const ordered = [...uploads.filter((upload) => upload.state === 'refused'), ...uploads.filter((upload) => upload.state !== 'refused')];
   return (
     <div aria-live="polite">
-      {refused > 0 ? <p class="small upload-summary">{refused} of {uploads.length} refused</p> : null}
+      {refused > 0 ? (
+        <p class="small upload-summary">
+          {refused} of {uploads.length} refused
+        </p>
+      ) : null}
       <ul class="uploads" aria-label="Uploads">
         {ordered.slice(0, SHOWN).map(row)}
       </ul>

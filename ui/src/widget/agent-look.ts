@@ -15,7 +15,14 @@ export interface AgentLook {
   position: 'left' | 'right';
 }
 
-const DEFAULT_LOOK: AgentLook = { name: null, description: null, displayName: null, primaryColor: null, initialMessages: [], position: 'right' };
+const DEFAULT_LOOK: AgentLook = {
+  name: null,
+  description: null,
+  displayName: null,
+  primaryColor: null,
+  initialMessages: [],
+  position: 'right',
+};
 
 export async function fetchAgentLook(apiBase: string, agentId: string): Promise<AgentLook> {
   try {

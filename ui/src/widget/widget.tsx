@@ -84,7 +84,14 @@ function Widget({ agentId, apiBase, title: fixedTitle }: { agentId: string; apiB
           />
         </section>
       ) : null}
-      <button ref={launcher} type="button" class="bubble" aria-expanded={open} aria-label={open ? 'Close the chat' : title} onClick={() => setOpen(!open)}>
+      <button
+        ref={launcher}
+        type="button"
+        class="bubble"
+        aria-expanded={open}
+        aria-label={open ? 'Close the chat' : title}
+        onClick={() => setOpen(!open)}
+      >
         <svg viewBox="0 0 24 24" width="26" height="26" aria-hidden="true">
           <path fill="currentColor" d="M4 4h16a2 2 0 0 1 2 2v10a2 2 0 0 1-2 2H8l-4 4V6a2 2 0 0 1 2-2z" />
         </svg>

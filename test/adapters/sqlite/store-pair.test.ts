@@ -8,8 +8,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { sqliteStore, sqliteStores } from '../../adapters/sqlite/index.js';
-import { makeAgent, makeDatastore } from '../../src/testing/fixtures.js';
+import { sqliteStore, sqliteStores } from '../../../adapters/sqlite/index.js';
+import { makeAgent, makeDatastore } from '../../../src/testing/fixtures.js';
 
 let dir: string;
 let path: string;

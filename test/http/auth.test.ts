@@ -106,7 +106,7 @@ describe("auth matrix: every route without a key, with a wrong key, with another
 
   it('covers every route of the document', () => {
     // 38 routes and 7 deprecated aliases of the reference's paths.
-    expect(operations.length).toBe(45);
+    expect(operations.length).toBe(46);
     expect(
       operations
         .filter((operation) => operation.scope === null)
@@ -189,7 +189,7 @@ describe("auth matrix: every route without a key, with a wrong key, with another
         checked++;
       }
     }
-    expect(checked).toBe(71);
+    expect(checked).toBe(73);
     // Agent Get takes any key for a public agent; a private one still needs `read`.
     for (const scope of ['write', 'query']) {
       const refused = await api.get<{ error: { details: { scope: string } } }>(`/api/agents/${ids.agent}`, { key: keys[scope]! });

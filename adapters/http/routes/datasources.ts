@@ -13,7 +13,14 @@ import { readJsonObject } from '../body.js';
 import { cleanFileName, isMultipart, readMultipart, type ParsedForm } from '../multipart.js';
 import { json, param, type OperationContext, type Route } from '../operation.js';
 import { queryObject } from '../query-params.js';
-import { chunkPageToWire, datasourceToWire, type DatasourceWire, fileFormFieldsSchema, fileUploadFieldsSchema, webDatasourceBodySchema } from '../wire.js';
+import {
+  chunkPageToWire,
+  datasourceToWire,
+  type DatasourceWire,
+  fileFormFieldsSchema,
+  fileUploadFieldsSchema,
+  webDatasourceBodySchema,
+} from '../wire.js';
 import type { z } from 'zod';
 
 /** Datasources on the wire, the web ones with their crawl. */

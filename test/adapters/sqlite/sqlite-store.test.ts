@@ -373,6 +373,21 @@ describe('sqliteStore datasource pipeline', () => {
     }
   };
 
+  /** The migrated file is at the current version, intact, with the schema of a file created at it. */
+  const expectCurrentAndLikeFresh = async () => {
+    const check = new Database(path, { readonly: true });
+    try {
+      expect(pragma(check, 'user_version')).toBe(SCHEMA_VERSION);
+      expect(pragma(check, 'integrity_check')).toBe('ok');
+      expect(pragma(check, 'foreign_key_check')).toBeUndefined();
+    } finally {
+      check.close();
+    }
+    const freshPath = join(dir, 'fresh.db');
+    await sqliteStore({ path: freshPath }).close();
+    expect(schemaOf(path)).toEqual(schemaOf(freshPath));
+  };
+
   it('migrates a version-1 file to the current version, keeping its data', async () => {
     // A version-1 file: what migration 1 alone creates, with data written by the store.
     const old = open();
@@ -411,18 +426,7 @@ describe('sqliteStore datasource pipeline', () => {
     expect((await store.claimJob({ owner: 'w', now: isoAt(3), leaseUntil: isoAt(4) }))?.datasourceId).toBe(a.id);
     await store.close();
 
-    const check = new Database(path, { readonly: true });
-    try {
-      expect(pragma(check, 'user_version')).toBe(SCHEMA_VERSION);
-      expect(pragma(check, 'integrity_check')).toBe('ok');
-      expect(pragma(check, 'foreign_key_check')).toBeUndefined();
-    } finally {
-      check.close();
-    }
-    // Same schema as a file created at the current version.
-    const freshPath = join(dir, 'fresh.db');
-    await sqliteStore({ path: freshPath }).close();
-    expect(schemaOf(path)).toEqual(schemaOf(freshPath));
+    await expectCurrentAndLikeFresh();
   });
 
   it('migrates a version-3 file to the current version: datastores get owner NULL, agent tables work', async () => {
@@ -482,17 +486,7 @@ describe('sqliteStore datasource pipeline', () => {
     expect(await store.listMessages(agent.id, conversation.id)).toHaveLength(1);
     await store.close();
 
-    const check = new Database(path, { readonly: true });
-    try {
-      expect(pragma(check, 'user_version')).toBe(SCHEMA_VERSION);
-      expect(pragma(check, 'integrity_check')).toBe('ok');
-      expect(pragma(check, 'foreign_key_check')).toBeUndefined();
-    } finally {
-      check.close();
-    }
-    const freshPath = join(dir, 'fresh.db');
-    await sqliteStore({ path: freshPath }).close();
-    expect(schemaOf(path)).toEqual(schemaOf(freshPath));
+    await expectCurrentAndLikeFresh();
   });
 
   it('migrates a version-4 file: the FTS5 table and triggers go, search and deletes still work', async () => {

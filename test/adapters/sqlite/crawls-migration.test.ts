@@ -3,8 +3,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { sqliteStore } from '../../adapters/sqlite/index.js';
-import { CRAWLS_VERSION, migrate } from '../../adapters/sqlite/schema.js';
+import { sqliteStore } from '../../../adapters/sqlite/index.js';
+import { CRAWLS_VERSION, migrate } from '../../../adapters/sqlite/schema.js';
 
 let dir: string;
 

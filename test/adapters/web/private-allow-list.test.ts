@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseServeArgs } from '../../adapters/cli/serve-command.js';
-import { UsageError } from '../../adapters/cli/io.js';
-import { localEmbeddings } from '../../adapters/local/index.js';
-import { exactIndex, memoryStore } from '../../adapters/memory/index.js';
-import { webLoader } from '../../adapters/web/index.js';
-import { RagdeskError } from '../../src/errors.js';
-import { createRagdesk } from '../../src/index.js';
-import { startHttpServer, type TestHttpServer } from '../helpers/http-server.js';
+import { parseServeArgs } from '../../../adapters/cli/serve-command.js';
+import { UsageError } from '../../../adapters/cli/io.js';
+import { localEmbeddings } from '../../../adapters/local/index.js';
+import { exactIndex, memoryStore } from '../../../adapters/memory/index.js';
+import { webLoader } from '../../../adapters/web/index.js';
+import { RagdeskError } from '../../../src/errors.js';
+import { createRagdesk } from '../../../src/index.js';
+import { startHttpServer, type TestHttpServer } from '../../helpers/http-server.js';
 
 async function failureOf(promise: Promise<unknown>): Promise<RagdeskError> {
   const error = await promise.then(

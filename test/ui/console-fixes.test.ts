@@ -142,7 +142,8 @@ describe.skipIf(skip !== null)('console, chat page and widget fixes in Chromium'
     await page.getByLabel('Name', { exact: true }).fill('Temporary');
     await page.getByRole('button', { name: 'Create agent' }).click();
     await expect.poll(() => page.getByRole('status').textContent()).toBe('Created Temporary.');
-    expect(await page.evaluate<string>('document.activeElement.className')).toBe('notice');
+    // Focus moves in an effect after the note renders: wait for it, not for the paint.
+    await expect.poll(() => page.evaluate<string>('document.activeElement.className')).toBe('notice');
 
     await page.goto(`${apiOrigin}/agents/${publicId}`);
     await page.getByRole('heading', { name: 'Edit Plan helper' }).waitFor();
@@ -150,12 +151,14 @@ describe.skipIf(skip !== null)('console, chat page and widget fixes in Chromium'
     await page.getByRole('button', { name: 'Save agent' }).click();
     await expect.poll(() => page.getByRole('status').textContent()).toBe('Saved Plan helper.');
     expect(await page.locator('form[aria-labelledby="agent-form-title"]').count()).toBe(0);
-    expect(await page.evaluate<string>('document.activeElement.className')).toBe('notice');
+    // Focus moves in an effect after the note renders: wait for it, not for the paint.
+    await expect.poll(() => page.evaluate<string>('document.activeElement.className')).toBe('notice');
 
     await page.getByRole('button', { name: 'Delete Temporary' }).click();
     await page.getByRole('button', { name: 'Delete agent' }).click();
     await expect.poll(() => page.getByRole('status').textContent()).toBe('Deleted Temporary.');
-    expect(await page.evaluate<string>('document.activeElement.className')).toBe('notice');
+    // Focus moves in an effect after the note renders: wait for it, not for the paint.
+    await expect.poll(() => page.evaluate<string>('document.activeElement.className')).toBe('notice');
     await page.close();
   });
 

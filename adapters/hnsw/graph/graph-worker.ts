@@ -27,6 +27,14 @@ interface Held {
  */
 const CHECK_SHARE = 1 / 16;
 
+/**
+ * Up to this many points, the last add of a burst (no op queued behind it) is checked before its
+ * answer goes back, so a caller that awaited its writes never searches a graph with an unreachable
+ * point: the walk costs at most ~15 ms of this thread at this size. Bigger graphs keep to the share
+ * above between writes (docs/reliability.md).
+ */
+const CHECK_EVERY_BURST_UP_TO = 131_072;
+
 if (!parentPort) throw new Error('graph-worker.js runs as a worker thread');
 const port = parentPort;
 const { insertThreads } = workerData as { insertThreads: number };
@@ -165,7 +173,8 @@ function add(target: Held, labels: Uint32Array, update: Uint8Array, vectors: Flo
   graph.add(labels, update, vectors, 0, labels.length, threads);
   target.live += added;
   target.unchecked += labels.length;
-  if (target.unchecked >= graph.count() * CHECK_SHARE) {
+  const lastOfBurst = ops.length === 0 && graph.count() <= CHECK_EVERY_BURST_UP_TO;
+  if (lastOfBurst || target.unchecked >= graph.count() * CHECK_SHARE) {
     graph.reconnect();
     target.unchecked = 0;
   }

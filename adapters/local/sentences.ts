@@ -3,9 +3,10 @@ const MAX_SENTENCE_CHARS = 600;
 
 // A sentence ends at . ! ? followed by space and a capitalised word or a quote before one. This
 // keeps "e.g. this", "3.5 mm" and "(see above)" together, and an identifier or number after a
-// full stop stays with the words that introduce it ("the id is below. 314b0a30-..."), at the cost
-// of splitting after a few abbreviations.
-const SENTENCE_END = /(?<=[.!?])\s+(?=\p{Lu}\p{Ll}|["'“]\p{Lu})/u;
+// full stop stays with the words that introduce it ("the id is below. 314b0a30-..."). An initial
+// or a title before a name is no sentence end ("John W. Thompson", "Dr. Chen"); a few other
+// abbreviations still split.
+const SENTENCE_END = /(?<=[.!?])(?<!(?:^|[\s(])(?:\p{Lu}|Mr|Mrs|Ms|Dr|Prof|St)\.)\s+(?=\p{Lu}\p{Ll}|["'“]\p{Lu})/u;
 /** A list item: a bullet or "1." / "a)" at the start of a line. */
 const LIST_ITEM = /^(?:[•▪◦·*+-]|\d{1,3}[.)]|[a-z][.)])\s+/;
 /** Most lines of a block of short lines quoted as one record. */

@@ -1,0 +1,134 @@
+import { describe, expect, it } from 'vitest';
+import { detectAnswerSlot, slotValue } from '../../../adapters/local/answer-slot.js';
+import { localAnswerer } from '../../../adapters/local/extractive-answerer.js';
+import { splitUnits } from '../../../adapters/local/sentences.js';
+import { stemOf } from '../../../adapters/local/stems.js';
+import type { GroundingPassage } from '../../../src/ports/chat-model.js';
+import { splitWords } from '../../../src/text/query-terms.js';
+
+async function answer(query: string, passages: GroundingPassage[]): Promise<string> {
+  const result = await localAnswerer().generate({
+    messages: [{ role: 'user', content: query }],
+    model: 'local',
+    grounding: { query, passages },
+  });
+  return result.text;
+}
+
+const stems = (question: string) => new Set(splitWords(question).map((word) => stemOf(word)));
+
+describe('the wording of a question', () => {
+  it('British and American spellings meet', () => {
+    expect(stemOf('colour')).toBe(stemOf('color'));
+    expect(stemOf('coloured')).toBe(stemOf('colored'));
+    expect(stemOf('organisation')).toBe(stemOf('organization'));
+    expect(stemOf('analyse')).toBe(stemOf('analyze'));
+    expect(stemOf('four')).not.toBe(stemOf('for'));
+  });
+
+  it('a yes/no question asks for what follows its verb of having or showing', () => {
+    const slot = detectAnswerSlot('Does the booking order have an estimate number, and which one?');
+    expect(slot.kind).toBe('identifier');
+    expect(slot.head).toBe(stemOf('estimate'));
+  });
+
+  it('a company, unlike a person, may be named by one word', () => {
+    const question = 'What company did Gates and Allen found in 1972?';
+    const slot = detectAnswerSlot(question);
+    expect(slot).toMatchObject({ kind: 'name', single: true });
+    expect(slotValue(slot, 'In 1972, they founded Traf-O-Data, which sold a computer.', stems(question))).toBe('Traf-O-Data');
+    expect(detectAnswerSlot('Who founded the company?').single).toBeUndefined();
+  });
+
+  it('an initial or a title before a name ends no sentence', () => {
+    const units = splitUnits('On the same day, John W. Thompson took on the role of chairman. Dr. Chen stayed. It rained.');
+    expect(units.map((unit) => unit.text)).toEqual([
+      'On the same day, John W. Thompson took on the role of chairman.',
+      'Dr. Chen stayed.',
+      'It rained.',
+    ]);
+  });
+});
+
+describe('choosing what answers', () => {
+  const estimate: GroundingPassage = {
+    number: 1,
+    label: '(estimate.pdf, page 2)',
+    text: 'Insured name Bruce Wayne Year 2025\nPolicy # IM-BATMAN Model Batmobile\nEmail batman@example.com VIN XXX\nColor Black\nOdometer 1',
+  };
+  const booking: GroundingPassage = {
+    number: 2,
+    label: '(booking.pdf, page 1)',
+    text: 'STARLIGHT CINEMAS\nOrders\nCinema: Downtown Multiplex\nEstimate: EST-456\nRegion: NORTHEAST',
+  };
+  const notes: GroundingPassage = {
+    number: 3,
+    label: '(notes.pdf)',
+    text: 'Suspension damages may be present, but can not be determined until an alignment on the vehicle has been done on site.',
+  };
+
+  it('a British spelling finds the field written the American way', async () => {
+    expect(await answer('What colour is the Batmobile?', [estimate, booking])).toContain('Color Black [1]');
+  });
+
+  it('"which one" of a yes/no question asks for the value, not for every "on"', async () => {
+    // The other fields of the order are not what is asked, however many "on"s their passages hold.
+    expect(await answer('Does the Starlight Cinemas booking order have an estimate number, and which one?', [notes, booking])).toBe(
+      'Estimate: EST-456 [2]',
+    );
+  });
+
+  it('words telling the reader what to do or that the document says something are not what is asked', async () => {
+    const history: GroundingPassage = {
+      number: 1,
+      label: '(word-processors.pdf, page 3)',
+      text: [
+        'Specialized Word Processing Tools',
+        '',
+        '• Academic and Technical Writing: Tools like LaTeX gained popularity among academics.',
+        '• Screenwriting Software: For screenwriters, tools like Final Draft and Celtx are specialized to handle scripts for film and television.',
+      ].join('\n'),
+    };
+    const typing: GroundingPassage = {
+      number: 1,
+      label: '(word-processors.pdf, page 1)',
+      text: 'Word processors are tools for typing. Modern word processors integrate artificial intelligence.',
+    };
+    const change: GroundingPassage = {
+      number: 1,
+      label: '(word-processors.pdf, page 2)',
+      text: 'Screenwriting and other word processing tools changed how people wrote.',
+    };
+    // "history" and "mentions" are in no passage: the question is still answered.
+    expect(await answer('Name the screenwriting tools the word processor history mentions.', [history, typing, change])).toMatch(
+      /^• Screenwriting Software: .*Final Draft and Celtx.* \[1\]/,
+    );
+  });
+
+  it('a field whose key the question names in full answers it', async () => {
+    const ducks: GroundingPassage = {
+      number: 1,
+      label: '(duck.md)',
+      text: 'Summer activities\n\n# Swimming in the lake\n\nDuck\n\nFigure 1: This is a cute duckling\n\n## Let’s swim!',
+    };
+    const slides: GroundingPassage = {
+      number: 2,
+      label: '(slides.pptx, page 6)',
+      text: 'These Test Strings are in the Image! This phrase of the caption is Human-written.',
+    };
+    expect(await answer('What is the caption of Figure 1 in the summer activities document?', [slides, ducks])).toContain(
+      'Figure 1: This is a cute duckling [1]',
+    );
+  });
+
+  it('a letterhead line holding the name asked for is quoted with the line under it, never alone', async () => {
+    const letterhead: GroundingPassage = {
+      number: 1,
+      label: '(estimate.pdf, page 1)',
+      text: 'Zava Auto Repair\nCertified Collision Repair\n123 Main Street, Redmond, WA 98052\nPhone: (425) 000-0000\nPreliminary Estimate (ID: EST-1008)',
+    };
+    const text = await answer('Which collision repair firm is the preliminary estimate from?', [letterhead]);
+    expect(text).toContain('Zava Auto Repair Certified Collision Repair');
+    expect(text).not.toMatch(/(^|\] )Zava Auto Repair \[/);
+  });
+});

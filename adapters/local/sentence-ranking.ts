@@ -28,6 +28,7 @@ export function rankSentences(grounding: ChatGrounding, minCoverage: number): Ra
     weights,
     total,
     focus: focusWeights(grounding.query, weights),
+    pairs: wordPairs(grounding.query, weights),
     slot: detectAnswerSlot(grounding.query),
     stems: new Set(splitWords(grounding.query).map((word) => stemOf(word))),
     words: extractQueryTerms(grounding.query),
@@ -115,6 +116,8 @@ interface Question {
   slot: AnswerSlot;
   /** Every word of the question, stemmed: a value the question already says is not an answer. */
   stems: ReadonlySet<string>;
+  /** Its weighted terms that stand next to each other (stopwords aside), with their joint weight. */
+  pairs: ReadonlyMap<string, number>;
   /** The question's words, unstemmed, without stopwords. */
   words: readonly string[];
   minCoverage: number;
@@ -163,6 +166,7 @@ function scoreUnit(
   const near = value !== null && DEFINITE.has(question.slot.kind) ? NEAR_VALUE_SHARE * neighbour : NEIGHBOUR_SHARE * neighbour;
   const score =
     coverage +
+    PHRASE_SHARE * (coverageOf(pairsOf(unit.text), question.pairs) / question.total) +
     FOCUS_SHARE * focused +
     PASSAGE_SHARE * passageCoverage +
     near +
@@ -242,6 +246,8 @@ const PASSAGE_ENOUGH = 0.5;
 const FOCUS_SHARE = 0.5;
 /** How much of the question a unit's heading or table header may cover for it. */
 const CONTEXT_SHARE = 0.6;
+/** How much the question's adjacent term pairs found side by side in a unit count ("Windows 95"). */
+const PHRASE_SHARE = 0.25;
 /** How much the whole passage's coverage counts: it tells which page or file the question is about. */
 const PASSAGE_SHARE = 0.35;
 /** How much the coverage of the unit just before counts (a title above its byline). */
@@ -365,6 +371,36 @@ function questionTerms(query: string): string[] {
 
 const IMPERATIVES = new Set(['name', 'list', 'give', 'tell', 'show', 'describe', 'identify', 'find', 'state']);
 const SAYING = new Set(['mention', 'mentions', 'mentioned', 'say', 'says', 'said']);
+
+/**
+ * Pairs of the question's terms that stand next to each other once stopwords are left out
+ * ("windows 95", "primary variance", "variance driver"), each weighing its two terms' mean.
+ */
+function wordPairs(query: string, weights: ReadonlyMap<string, number>): Map<string, number> {
+  const pairs = new Map<string, number>();
+  // Words naming the kind of answer ("the value of key2") pair with nothing.
+  const stems = contentStems(query).filter((stem) => !SLOT_NOUNS.has(stem));
+  for (let i = 1; i < stems.length; i++) {
+    const a = weights.get(stems[i - 1] as string);
+    const b = weights.get(stems[i] as string);
+    if (a !== undefined && b !== undefined) pairs.set(`${stems[i - 1]} ${stems[i]}`, (a + b) / 2);
+  }
+  return pairs;
+}
+
+/** The adjacent stem pairs of a text, stopwords left out. */
+function pairsOf(text: string): Set<string> {
+  const stems = contentStems(text);
+  const pairs = new Set<string>();
+  for (let i = 1; i < stems.length; i++) pairs.add(`${stems[i - 1]} ${stems[i]}`);
+  return pairs;
+}
+
+function contentStems(text: string): string[] {
+  return splitWords(text)
+    .filter((word) => !ENGLISH_STOPWORDS.has(word))
+    .map((word) => stemOf(word));
+}
 
 function coverageOf(present: ReadonlySet<string>, weights: ReadonlyMap<string, number>): number {
   let covered = 0;

@@ -48,6 +48,8 @@ export function splitUnits(text: string): TextUnit[] {
   let runHeading = '';
   let runStart = 0;
   let lastHeadingLine = '';
+  // The line naming the columns of a table drawn without rules, while its lines follow.
+  let columns = '';
   const endRun = () => {
     if (
       run.length >= 2 &&
@@ -62,6 +64,7 @@ export function splitUnits(text: string): TextUnit[] {
   const flush = () => {
     if (paragraph.length === 0) return;
     const joined = joinLines(paragraph);
+    const paragraph0 = paragraph[0] as string;
     paragraph = [];
     if (isHeading(joined)) {
       // Two headings in a row describe together what follows ("REWARDS MEMBER", then "Sarah Mitchell").
@@ -69,15 +72,21 @@ export function splitUnits(text: string): TextUnit[] {
       heading = last?.kind === 'heading' && last.text === lastHeadingLine ? `${lastHeadingLine} ${joined}` : joined;
       lastHeadingLine = joined;
       units.push({ text: joined, kind: 'heading', context: '' });
+      columns = joined;
       return;
     }
     lastHeadingLine = '';
-    const kind = isRow(joined) ? 'row' : 'sentence';
+    // A line of a table the PDF drew without rules is a row, read with the column names above it.
+    const tableLine = isTableLine(paragraph0);
+    const kind = tableLine || isRow(joined) ? 'row' : 'sentence';
     const parts = kind === 'row' ? [joined] : joined.split(SENTENCE_END);
+    const context = tableLine ? `${columns} ${heading}`.trim() : heading;
     for (const part of parts) {
       const sentence = part.trim();
-      if (sentence.length >= 2) units.push({ text: cut(sentence), kind, context: heading });
+      if (sentence.length >= 2) units.push({ text: cut(sentence), kind, context });
     }
+    // Column names: a line of words alone, no value and no sentence end, above the table's lines.
+    if (!tableLine) columns = !/\d/.test(joined) && !/[.!?:]$/.test(joined) ? joined : '';
   };
   for (const raw of text.split('\n')) {
     const line = raw.replace(/\s+/g, ' ').trim();
@@ -85,6 +94,7 @@ export function splitUnits(text: string): TextUnit[] {
       flush();
       endRun();
       header = '';
+      columns = '';
       continue;
     }
     if (line.startsWith('|')) {
@@ -116,12 +126,22 @@ export function splitUnits(text: string): TextUnit[] {
 
 /** Whether `line` continues the paragraph whose last line is `previous`. */
 function continues(previous: string, line: string): boolean {
-  if (LIST_ITEM.test(line)) return false;
+  if (LIST_ITEM.test(line) || isTableLine(line)) return false;
+  // A table's line takes only a note in brackets under it ("(Runtime: 116 min); …").
+  if (isTableLine(previous)) return line.startsWith('(');
   // A line introducing a value ("…for the following project:") takes the short line after it.
   if (/:$/.test(previous)) return line.length <= WRAPPED_LINE_CHARS && !/:/.test(line);
   if (/[.!?]["')\]]?$/.test(previous)) return previous.length >= WRAPPED_LINE_CHARS && !isShortLine(line);
   if (/^[\p{Ll}\d(,;]/u.test(line)) return !isShortLine(previous) || /[,;(-]$/.test(previous);
   return previous.length >= WRAPPED_LINE_CHARS;
+}
+
+/**
+ * A line of a table drawn without rules: no sentence end and three or more values holding digits
+ * ("3 SCR-1 12/26/24 12/31/24 New Year Mystery 4DX 9:30 PM Daily 12 $300 PM $3,600").
+ */
+function isTableLine(line: string): boolean {
+  return !/[.!?]$/.test(line) && line.split(' ').filter((word) => /\d/.test(word)).length >= 3;
 }
 
 function isShortLine(line: string): boolean {

@@ -50,6 +50,27 @@ describe('the wording of a question', () => {
   });
 });
 
+describe('tables drawn without rules', () => {
+  it('each line of values is a row of its own, read with the column names above it and the note under it', () => {
+    const units = splitUnits(
+      [
+        'Show Schedule Details',
+        'Ln Screen Start End Movie Title Format Showtime Days Shows Rate Type Total',
+        '1 SCR-1 12/20/24 12/25/24 Holiday Spectacular IMAX 3D 7:00 PM Daily 12 $250 PM $3,000',
+        '(Runtime: 142 min); Holiday Season Premium',
+        '2 SCR-2 12/20/24 12/31/24 Winter Wonderland Standard 4:30 PM Daily 24 $150 MT $3,600',
+        '(Runtime: 98 min); Matinee Special',
+      ].join('\n'),
+    );
+    const rows = units.filter((unit) => unit.kind === 'row');
+    expect(rows.map((row) => row.text)).toEqual([
+      '1 SCR-1 12/20/24 12/25/24 Holiday Spectacular IMAX 3D 7:00 PM Daily 12 $250 PM $3,000 (Runtime: 142 min); Holiday Season Premium',
+      '2 SCR-2 12/20/24 12/31/24 Winter Wonderland Standard 4:30 PM Daily 24 $150 MT $3,600 (Runtime: 98 min); Matinee Special',
+    ]);
+    expect(rows[1]?.context).toContain('Movie Title Format Showtime');
+  });
+});
+
 describe('choosing what answers', () => {
   const estimate: GroundingPassage = {
     number: 1,
@@ -103,6 +124,15 @@ describe('choosing what answers', () => {
     expect(await answer('Name the screenwriting tools the word processor history mentions.', [history, typing, change])).toMatch(
       /^• Screenwriting Software: .*Final Draft and Celtx.* \[1\]/,
     );
+  });
+
+  it("the question's words side by side in a sentence count for it", async () => {
+    const report: GroundingPassage = {
+      number: 1,
+      label: '(report.pdf)',
+      text: 'The primary variance driver is SKU-4563, which shows a -24 unit discrepancy requiring immediate investigation. Location B-07 handling of SKU-8847 also demonstrates significant variance.',
+    };
+    expect(await answer('Which SKU is the primary variance driver?', [report])).toMatch(/^The primary variance driver is SKU-4563/);
   });
 
   it('a field whose key the question names in full answers it', async () => {

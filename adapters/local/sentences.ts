@@ -5,8 +5,9 @@ const MAX_SENTENCE_CHARS = 600;
 // keeps "e.g. this", "3.5 mm" and "(see above)" together, and an identifier or number after a
 // full stop stays with the words that introduce it ("the id is below. 314b0a30-..."). An initial
 // or a title before a name is no sentence end ("John W. Thompson", "Dr. Chen"); a few other
-// abbreviations still split.
-const SENTENCE_END = /(?<=[.!?])(?<!(?:^|[\s(])(?:\p{Lu}|Mr|Mrs|Ms|Dr|Prof|St)\.)\s+(?=\p{Lu}\p{Ll}|["'“]\p{Lu})/u;
+// abbreviations still split. A sentence may open with an acronym ("… solving. MATH consists of").
+const SENTENCE_END =
+  /(?<=[.!?])(?<!(?:^|[\s(])(?:\p{Lu}|Mr|Mrs|Ms|Dr|Prof|St|e\.g|i\.e)\.)\s+(?=\p{Lu}\p{Ll}|["'“]\p{Lu}|\p{Lu}{2,}\s+\p{Ll})/u;
 /** A list item: a bullet or "1." / "a)" at the start of a line. */
 const LIST_ITEM = /^(?:[•▪◦·*+-]|\d{1,3}[.)]|[a-z][.)])\s+/;
 /** Most lines of a block of short lines quoted as one record. */
@@ -81,6 +82,9 @@ export function splitUnits(text: string): TextUnit[] {
     const kind = tableLine || isRow(joined) ? 'row' : 'sentence';
     const parts = kind === 'row' ? [joined] : joined.split(SENTENCE_END);
     const context = tableLine ? `${columns} ${heading}`.trim() : heading;
+    // The column names are the table's header, never quoted alone.
+    const above = units[units.length - 1];
+    if (tableLine && columns !== '' && above?.text === columns && above.kind === 'sentence') above.kind = 'heading';
     for (const part of parts) {
       const sentence = part.trim();
       if (sentence.length >= 2) units.push({ text: cut(sentence), kind, context });

@@ -48,6 +48,14 @@ describe('the wording of a question', () => {
       'It rained.',
     ]);
   });
+
+  it('a sentence may open with an acronym, while "e.g." ends none', () => {
+    const units = splitUnits('It is a benchmark for problem solving. MATH consists of 12K problems, e.g. AMC problems and others.');
+    expect(units.map((unit) => unit.text)).toEqual([
+      'It is a benchmark for problem solving.',
+      'MATH consists of 12K problems, e.g. AMC problems and others.',
+    ]);
+  });
 });
 
 describe('tables drawn without rules', () => {
@@ -68,6 +76,7 @@ describe('tables drawn without rules', () => {
       '2 SCR-2 12/20/24 12/31/24 Winter Wonderland Standard 4:30 PM Daily 24 $150 MT $3,600 (Runtime: 98 min); Matinee Special',
     ]);
     expect(rows[1]?.context).toContain('Movie Title Format Showtime');
+    expect(units.find((unit) => unit.text.startsWith('Ln Screen'))?.kind).toBe('heading');
   });
 });
 

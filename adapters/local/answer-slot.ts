@@ -211,8 +211,9 @@ function withoutLeadingStopwords(name: string): string | null {
 }
 
 /**
- * A field's key and value: `Key: value`, a two-cell table row `| Key | value |`, or a key in capitals
- * followed by its value (`TOTAL $821.14`). Null for prose.
+ * A field's key and value: `Key: value`, a two-cell table row `| Key | value |`, a key in capitals
+ * followed by its value (`TOTAL $821.14`) or a numbered field (`Policy # POL-2022-555`). Null for
+ * prose.
  */
 export function keyValue(text: string): { key: string; value: string } | null {
   const cells = /^\|(.*)\|$/
@@ -225,5 +226,8 @@ export function keyValue(text: string): { key: string; value: string } | null {
   if (colon && !/[.!?]$/.test(text)) return { key: (colon[1] as string).trim(), value: (colon[2] as string).trim() };
   const caps = /^(\p{Lu}[\p{Lu}\s&/().%-]{1,40}?)\s+([-$€£¥(\d].*)$/u.exec(text);
   if (caps) return { key: (caps[1] as string).trim(), value: (caps[2] as string).trim() };
+  // A form's numbered field: "Policy # POL-2022-555", "Store #0342 - Downtown SF".
+  const numbered = /^(\p{L}[\p{L}\s]{0,30}?)\s?#\s*(\S.*)$/u.exec(text);
+  if (numbered && !/[.!?]$/.test(text)) return { key: `${(numbered[1] as string).trim()} #`, value: (numbered[2] as string).trim() };
   return null;
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { detectAnswerSlot, slotValue } from '../../../adapters/local/answer-slot.js';
+import { detectAnswerSlot, keyValue, slotValue } from '../../../adapters/local/answer-slot.js';
 import { localAnswerer } from '../../../adapters/local/extractive-answerer.js';
 import { splitUnits } from '../../../adapters/local/sentences.js';
 import { stemOf } from '../../../adapters/local/stems.js';
@@ -38,6 +38,14 @@ describe('the wording of a question', () => {
     expect(slot).toMatchObject({ kind: 'name', single: true });
     expect(slotValue(slot, 'In 1972, they founded Traf-O-Data, which sold a computer.', stems(question))).toBe('Traf-O-Data');
     expect(detectAnswerSlot('Who founded the company?').single).toBeUndefined();
+  });
+
+  it("a form's numbered field is a key and its value", () => {
+    expect(keyValue('Policy # POL-2022-555 Model Grand Cherokee')).toEqual({ key: 'Policy #', value: 'POL-2022-555 Model Grand Cherokee' });
+    expect(keyValue('Store #0342 - Downtown SF')).toEqual({ key: 'Store #', value: '0342 - Downtown SF' });
+    expect(keyValue('We ranked #1 in the survey.')).toBeNull();
+    const question = 'What policy number does Gabriel Diaz have?';
+    expect(slotValue(detectAnswerSlot(question), 'Policy # POL-2022-555 Model Grand Cherokee', stems(question))).toBe('POL-2022-555');
   });
 
   it('an initial or a title before a name ends no sentence', () => {

@@ -90,7 +90,7 @@ export function splitUnits(text: string): TextUnit[] {
       if (sentence.length >= 2) units.push({ text: cut(sentence), kind, context });
     }
     // Column names: a line of words alone, no value and no sentence end, above the table's lines.
-    if (!tableLine) columns = !/\d/.test(joined) && !/[.!?:]$/.test(joined) ? joined : '';
+    if (!tableLine) columns = isColumnNames(joined) ? joined : '';
   };
   for (const raw of text.split('\n')) {
     const line = raw.replace(/\s+/g, ' ').trim();
@@ -145,7 +145,18 @@ function continues(previous: string, line: string): boolean {
  * ("3 SCR-1 12/26/24 12/31/24 New Year Mystery 4DX 9:30 PM Daily 12 $300 PM $3,600").
  */
 function isTableLine(line: string): boolean {
-  return !/[.!?]$/.test(line) && line.split(' ').filter((word) => /\d/.test(word)).length >= 3;
+  if (/[.!?]$/.test(line) || /^\p{Ll}/u.test(line)) return false;
+  const words = line.split(' ');
+  const values = words.filter((word) => /\d/.test(word)).length;
+  // Prose citing a few numbers ("(enc=6, dec=6, heads=8) with PubTabNet alone") is mostly words.
+  return values >= 3 && values * 5 >= words.length * 2;
+}
+
+/** A line naming columns: mostly capitalised words, no value, no sentence end. */
+function isColumnNames(line: string): boolean {
+  if (/\d/.test(line) || /[.!?:,;]$/.test(line)) return false;
+  const words = line.split(' ').filter((word) => /\p{L}/u.test(word));
+  return words.length > 0 && words.filter((word) => /^\p{Lu}/u.test(word)).length * 5 >= words.length * 4;
 }
 
 function isShortLine(line: string): boolean {

@@ -86,6 +86,22 @@ describe('tables drawn without rules', () => {
     expect(rows[1]?.context).toContain('Movie Title Format Showtime');
     expect(units.find((unit) => unit.text.startsWith('Ln Screen'))?.kind).toBe('heading');
   });
+
+  it('prose citing a few numbers stays one sentence', () => {
+    const units = splitUnits(
+      [
+        'We picked the model parameter configuration that produced the best prediction',
+        'quality (enc=6, dec=6, heads=8) with PubTabNet alone, then independently',
+        'trained and evaluated it on three publicly available data sets.',
+      ].join('\n'),
+    );
+    expect(units.map((unit) => [unit.kind, unit.text])).toEqual([
+      [
+        'sentence',
+        'We picked the model parameter configuration that produced the best prediction quality (enc=6, dec=6, heads=8) with PubTabNet alone, then independently trained and evaluated it on three publicly available data sets.',
+      ],
+    ]);
+  });
 });
 
 describe('choosing what answers', () => {

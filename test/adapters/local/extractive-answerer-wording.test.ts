@@ -48,6 +48,13 @@ describe('the wording of a question', () => {
     expect(slotValue(detectAnswerSlot(question), 'Policy # POL-2022-555 Model Grand Cherokee', stems(question))).toBe('POL-2022-555');
   });
 
+  it('a decade or a century answers "when"', () => {
+    const question = 'When was undo introduced?';
+    const slot = detectAnswerSlot(question);
+    expect(slotValue(slot, 'Undo/Redo: Introduced in the 1980s, the ability to undo mistakes.', stems(question))).toBe('1980s');
+    expect(slotValue(slot, 'It dates from the mid-19th century.', stems(question))).toBe('19th century');
+  });
+
   it('an initial or a title before a name ends no sentence', () => {
     const units = splitUnits('On the same day, John W. Thompson took on the role of chairman. Dr. Chen stayed. It rained.');
     expect(units.map((unit) => unit.text)).toEqual([

@@ -360,6 +360,8 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
   perOwnerNames,
   apiKeyExpiry,
   crawls,
+  // When each crawled page was last requested, so a sitemap's <lastmod> can spare the request.
+  (s) => `ALTER TABLE ${s}.crawl_pages ADD COLUMN fetched_at text;`,
 ];
 
 /** The version that let API keys expire (a test builds a schema of the one before). */

@@ -113,7 +113,15 @@ async function crawlAndWrite(
       keep.add(item.finalUrl);
       tracker.counts.unchanged++;
       const child = existing.get(item.finalUrl) ?? existing.get(item.url);
-      tracker.page({ ...blankPage(item.finalUrl), status: 'unchanged', pageId: child?.id ?? null, ...validatorColumns(item.validators) });
+      // Not requested (its sitemap <lastmod> is older): the last request's time stays the page's.
+      const fetchedAt = item.requested === false ? (item.validators.fetchedAt ?? null) : tracker.startedAt;
+      tracker.page({
+        ...blankPage(item.finalUrl),
+        status: 'unchanged',
+        pageId: child?.id ?? null,
+        ...validatorColumns(item.validators),
+        fetchedAt,
+      });
       progress();
       continue;
     }
@@ -144,7 +152,12 @@ async function crawlAndWrite(
     // crawl's memory (pages of 220,000 links: 1.2 GB for 100 pages).
     pages.push({ ...item, links: [] });
     tracker.counts.fetched++;
-    tracker.page({ ...blankPage(item.finalUrl), status: 'fetched', ...validatorColumns(item.validators ?? {}) });
+    tracker.page({
+      ...blankPage(item.finalUrl),
+      status: 'fetched',
+      ...validatorColumns(item.validators ?? {}),
+      fetchedAt: tracker.startedAt,
+    });
     progress();
   }
   const seenPages = pages.length + unchanged.length;
@@ -160,7 +173,13 @@ async function crawlAndWrite(
     const child = writes[index]!.datasource;
     existing.set(page.finalUrl, child);
     keep.add(page.finalUrl);
-    tracker.page({ ...blankPage(page.finalUrl), status: 'fetched', pageId: child.id, ...validatorColumns(page.validators ?? {}) });
+    tracker.page({
+      ...blankPage(page.finalUrl),
+      status: 'fetched',
+      pageId: child.id,
+      ...validatorColumns(page.validators ?? {}),
+      fetchedAt: tracker.startedAt,
+    });
   }
   signal.throwIfAborted();
 
@@ -205,7 +224,17 @@ async function crawlAndWrite(
 }
 
 function blankPage(url: string): Omit<CrawlPageRecord, 'datasourceId' | 'updatedAt'> {
-  return { url, status: 'fetched', reason: null, error: null, pageId: null, etag: null, lastModified: null, contentHash: null };
+  return {
+    url,
+    status: 'fetched',
+    reason: null,
+    error: null,
+    pageId: null,
+    etag: null,
+    lastModified: null,
+    contentHash: null,
+    fetchedAt: null,
+  };
 }
 
 function validatorColumns(validators: PageValidators): Pick<CrawlPageRecord, 'etag' | 'lastModified' | 'contentHash'> {

@@ -20,7 +20,7 @@ export interface ModelList {
 const ASSUMED: ChatModelNames = { names: HOSTED_MODEL_NAMES, default: 'gpt_3_5_turbo' };
 
 /** The names `chat` runs, checked once per call: an adapter answering nonsense is a bug to report. */
-export function offeredNames(chat: ChatModel): ChatModelNames {
+function offeredNames(chat: ChatModel): ChatModelNames {
   const offered = chat.models?.() ?? ASSUMED;
   const known = offered.names.every((name) => MODEL_NAMES.includes(name));
   if (offered.names.length === 0 || !known || !offered.names.includes(offered.default)) {

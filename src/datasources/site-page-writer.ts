@@ -80,10 +80,15 @@ export class SitePageWriter {
     if (this.failure !== undefined) throw this.failure;
   }
 
-  /** The crawl failed: its new pages go, and the site's counts are what they were. */
-  async rollback(): Promise<void> {
+  /** Waits for the write under way, if any, and starts no other (a stopped crawl must not write after it returns). */
+  async stop(): Promise<void> {
     this.queue = [];
     while (this.writing) await this.writing;
+  }
+
+  /** The crawl failed: its new pages go, and the site's counts are what they were. */
+  async rollback(): Promise<void> {
+    await this.stop();
     const written = this.written.splice(0);
     if (written.length === 0) return;
     await this.context.writes.run(this.datastore.id, async () => {

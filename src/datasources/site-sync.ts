@@ -31,8 +31,11 @@ export async function syncSite(
   try {
     await crawlAndWrite(context, datastore, site, events, signal, tracker, written);
   } catch (error) {
-    // The new pages this crawl stored go again (a stop for shutdown keeps them: the resumed crawl finds them).
-    if (!signal.aborted) await written.writer?.rollback().catch(() => undefined);
+    // The new pages this crawl stored go again (a stop for shutdown keeps them: the resumed crawl
+    // finds them). Either way no write of this crawl is left running once it returns: a deleted
+    // site's pages are deleted after its crawl stops, and a late write would outlive them.
+    if (signal.aborted) await written.writer?.stop();
+    else await written.writer?.rollback().catch(() => undefined);
     // A crawl that stops (failure, limit, shutdown) is not shown as still under way; its result stays the last one's.
     await tracker.abandon().catch(() => undefined);
     throw error;

@@ -12,6 +12,7 @@ export type RagdeskErrorCode =
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'embedding_mismatch'
+  | 'model_not_available'
   | 'upstream_failed'
   | 'upstream_timeout'
   | 'rate_limited'
@@ -31,6 +32,7 @@ const DEFAULT_STATUS: Record<RagdeskErrorCode, number> = {
   payload_too_large: 413,
   unsupported_media_type: 415,
   embedding_mismatch: 409,
+  model_not_available: 400,
   upstream_failed: 502,
   upstream_timeout: 504,
   rate_limited: 429,

@@ -69,6 +69,7 @@ export type { AttachmentLimits } from './agents/attachment-limits.js';
 export type { PromptBudgetOptions } from './agents/budget.js';
 export { DEFAULT_SYSTEM_PROMPT, DEFAULT_USER_PROMPT, PROMPT_PRESETS } from './agents/prompt-presets.js';
 export { MODEL_CONTEXT_WINDOWS, SPEC_MODEL_WINDOWS } from './agents/model-windows.js';
+export { HOSTED_MODEL_NAMES, MODEL_NAMES, type ModelList } from './agents/model-offer.js';
 export { OVERRIDABLE_FIELDS, MAX_VISITOR_CONTEXT_CHARS, type AgentCaller } from './agents/override-policy.js';
 export {
   ApiKeyService,

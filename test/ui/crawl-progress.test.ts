@@ -91,6 +91,11 @@ describe.skipIf(skip !== null)('a site crawl in the console, live (Chromium)', (
     held.release(['/', ...Array.from({ length: 9 }, (_, i) => `/p${i + 1}`)]);
     await expect.poll(() => count('fetched'), { timeout: 30_000 }).toBe('10 fetched');
     expect(await row.locator('[data-status]').getAttribute('data-status')).toBe('running');
+    // The pages fetched so far are stored while the rest are held: the row's chunk count moves.
+    await expect
+      .poll(async () => Number(await row.locator('[data-chunks]').getAttribute('data-chunks')), { timeout: 30_000 })
+      .toBeGreaterThan(0);
+    expect(await row.locator('[data-status]').getAttribute('data-status')).toBe('running');
     expect(Number((await count('found'))?.split(' ')[0])).toBeGreaterThanOrEqual(10);
     await shot(page, 'crawl-live-1440');
     expect(await axeViolations(page)).toEqual([]);
@@ -112,6 +117,16 @@ describe.skipIf(skip !== null)('a site crawl in the console, live (Chromium)', (
     expect(await count('fetched')).toBe('50 fetched');
     expect(await count('failed')).toBe('0 failed');
     await expect.poll(() => row.locator('[data-last-result]').textContent()).toContain('50 added');
+    // Counted once: the site's count is its pages' sum, not that sum plus the pages again.
+    const stats = (await (
+      await fetch(
+        `${serve.origin}/api/datasources?datastoreId=${encodeURIComponent(new URL(page.url()).pathname.split('/').pop() ?? '')}&groupId=none&limit=10`,
+        {
+          headers: { authorization: `Bearer ${serve.key}` },
+        },
+      )
+    ).json()) as { nbChunks: number }[];
+    await expect.poll(async () => Number(await row.locator('[data-chunks]').getAttribute('data-chunks'))).toBe(stats[0]?.nbChunks);
 
     // The schedule is editable from the row; the next run appears.
     await row.getByLabel('Refresh').selectOption('daily');

@@ -129,7 +129,14 @@ export interface Usage {
   perDocument: { maxFileBytes: number | null; maxPagesPerSite: number | null; maxChars: number | null; maxChunks: number | null };
 }
 
-export type ModelName = 'gpt_3_5_turbo' | 'gpt_3_5_turbo_16k' | 'gpt_4' | 'gpt_4_32k';
+export type ModelName = 'gpt_3_5_turbo' | 'gpt_3_5_turbo_16k' | 'gpt_4' | 'gpt_4_32k' | 'local_extractive';
+
+/** `GET /api/models`: what this server runs. */
+export interface ServerModels {
+  models: ModelName[];
+  default: ModelName | null;
+  answerer: string | null;
+}
 
 export interface Agent {
   id: string;
@@ -266,6 +273,7 @@ export class Api {
   revokeKey = (id: string) => this.request<ApiKey>('DELETE', `/keys/${encodeURIComponent(id)}`);
   getUsage = () => this.request<Usage>('GET', '/usage');
 
+  listModels = () => this.request<ServerModels>('GET', '/models');
   listAgents = () => this.request<Agent[]>('GET', '/agents');
   getAgent = (id: string) => this.request<Agent>('GET', `/agents/${encodeURIComponent(id)}`);
   createAgent = (input: AgentInput) => this.request<Agent>('POST', '/agents', input);

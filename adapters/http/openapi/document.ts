@@ -23,6 +23,7 @@ import {
   chunkPageResponseSchema,
   createdApiKeyResponseSchema,
   datastoreStatsResponseSchema,
+  serverModelsResponseSchema,
   usageResponseSchema,
 } from './console-schemas.js';
 import { chatCompletionSchema, modelListSchema, openaiErrorSchema } from './chat-client-schemas.js';
@@ -63,6 +64,7 @@ const RESPONSES: Record<string, z.ZodType> = {
   ApiKey: apiKeyResponseSchema,
   CreatedApiKey: createdApiKeyResponseSchema,
   Usage: usageResponseSchema,
+  ServerModels: serverModelsResponseSchema,
   DatastoreStats: datastoreStatsResponseSchema,
   ChunkPage: chunkPageResponseSchema,
   UploadLink: uploadLinkResponseSchema,

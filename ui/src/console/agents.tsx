@@ -1,13 +1,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { Agent, AgentInput, Api, Datastore, ModelName } from '../api.js';
+import type { Agent, AgentInput, Api, Datastore } from '../api.js';
+import { ModelSelect } from './model-select.js';
 import { ConfirmDialog, ErrorNote, Link } from './shared.js';
-
-const MODELS: { value: ModelName; label: string }[] = [
-  { value: 'gpt_3_5_turbo', label: 'GPT-3.5 Turbo' },
-  { value: 'gpt_3_5_turbo_16k', label: 'GPT-3.5 Turbo 16k' },
-  { value: 'gpt_4', label: 'GPT-4' },
-  { value: 'gpt_4_32k', label: 'GPT-4 32k' },
-];
 
 const EMPTY: AgentInput = {
   name: '',
@@ -94,6 +88,7 @@ export function AgentsPage({ api, uiBase, editId }: { api: Api; uiBase: string; 
       ) : null}
       {editing ? (
         <AgentForm
+          api={api}
           editing={editing}
           datastores={datastores}
           onChange={(input) => setEditing({ ...editing, input })}
@@ -172,6 +167,7 @@ export function AgentsPage({ api, uiBase, editId }: { api: Api; uiBase: string; 
 }
 
 function AgentForm(props: {
+  api: Api;
   editing: { id: string | null; input: AgentInput };
   datastores: Datastore[];
   onChange: (input: AgentInput) => void;
@@ -208,16 +204,7 @@ function AgentForm(props: {
         ))}
       </fieldset>
       <div class="row wrap">
-        <div class="field">
-          <label for="agent-model">Model</label>
-          <select id="agent-model" value={input.modelName} onChange={(e) => set({ modelName: text(e) as ModelName })}>
-            {MODELS.map((model) => (
-              <option key={model.value} value={model.value}>
-                {model.label}
-              </option>
-            ))}
-          </select>
-        </div>
+        <ModelSelect api={props.api} value={input.modelName} isNew={!props.editing.id} onChange={(modelName) => set({ modelName })} />
         <div class="field">
           <label for="agent-temperature">Temperature</label>
           <input

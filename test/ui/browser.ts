@@ -76,6 +76,12 @@ export async function shot(page: Page, name: string, options: { fullPage?: boole
   return path;
 }
 
+/** A viewport screenshot README.md shows: written to docs/images/<name>.png (small: the viewport, not the whole page). */
+export async function readmeShot(page: Page, name: string): Promise<void> {
+  mkdirSync(join(ROOT, 'docs/images'), { recursive: true });
+  await page.screenshot({ path: join(ROOT, 'docs/images', `${name}.png`) });
+}
+
 /** Milliseconds from navigation start to a `performance.mark` the front end set, or null. */
 export async function markTime(page: Page, name: string): Promise<number | null> {
   return page.evaluate((mark) => performance.getEntriesByName(mark)[0]?.startTime ?? null, name);

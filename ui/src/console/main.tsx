@@ -12,6 +12,7 @@ import { CrawlPagesPage } from './crawl.js';
 import { DatastoresPage } from './datastores.js';
 import { KeysPage } from './keys.js';
 import { UsagePage } from './usage.js';
+import { WidgetSettingsPage } from './widget-settings.js';
 import { Link, navigate } from './shared.js';
 import { SignIn } from './signin.js';
 import { fetchAgentLook, type AgentLook } from '../widget/agent-look.js';
@@ -41,7 +42,7 @@ function App() {
   const [key, setKey] = useState<string | null>(() => sessionStorage.getItem(KEY_STORAGE));
   const api = useMemo(() => new Api(apiBase, key), [key]);
   const route = path.startsWith(uiBase) ? path.slice(uiBase.length).split('/').map(decodeURIComponent) : [''];
-  const [section, id] = route;
+  const [section, id, part] = route;
 
   const firstPath = useRef(path);
   useEffect(() => {
@@ -74,7 +75,9 @@ function App() {
     setKey(null);
   };
   let page;
-  if (section === 'agents') page = <AgentsPage api={api} uiBase={uiBase} editId={id ?? null} />;
+  if (section === 'agents' && id && part === 'widget')
+    page = <WidgetSettingsPage api={api} apiBase={apiBase} uiBase={uiBase} agentId={id} />;
+  else if (section === 'agents') page = <AgentsPage api={api} uiBase={uiBase} editId={id ?? null} />;
   else if (section === 'conversations' && id) page = <ConversationsPage api={api} uiBase={uiBase} agentId={id} />;
   else if (section === 'datastores' && id) page = <DatastorePage api={api} uiBase={uiBase} id={id} maxFileBytes={maxFileBytes} />;
   else if (section === 'keys') page = <KeysPage api={api} />;
@@ -127,7 +130,7 @@ function ChatPage({ agentId, apiKey }: { agentId: string; apiKey: string | null 
   }, [agentId, apiKey]);
   const name = look?.displayName ?? look?.name ?? agent?.name ?? null;
   const greeting = look?.description ?? (agent?.description || 'Ask a question; answers cite their sources.');
-  const style = look?.primaryColor ? { '--accent': look.primaryColor } : undefined;
+  const style = look?.primaryColor ? { '--accent': look.primaryColor, '--accent-fg': look.primaryText ?? '#ffffff' } : undefined;
   return (
     <div class="chat-page" style={style}>
       <header class="topbar">
@@ -151,6 +154,7 @@ function ChatPage({ agentId, apiKey }: { agentId: string; apiKey: string | null 
           storage={browserStorage()}
           greeting={greeting}
           initialMessages={look?.initialMessages ?? []}
+          suggestions={look?.suggestions ?? []}
         />
       </main>
     </div>

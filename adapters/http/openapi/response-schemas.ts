@@ -32,13 +32,13 @@ export const errorResponseSchema = z.object({
  */
 const interfaceConfigResponse = z
   .record(z.string(), z.unknown())
-  .nullable()
   .meta({
     description:
       'How chat widgets draw the agent (`displayName`, `primaryColor`, `initialMessages`, `messageTemplates` as suggested ' +
       'questions, `iconUrl`, `position`), and `authorizedDomains`: the sites whose pages may call its public routes from a browser.',
     properties: (z.toJSONSchema(interfaceConfigSchema, { io: 'output', unrepresentable: 'any' }) as { properties: unknown }).properties,
-  });
+  })
+  .nullable();
 
 /** The agent settings again at the top level, with their values in effect, where the reference's widget reads them. */
 const displaySettings = {

@@ -217,7 +217,7 @@ describe.skipIf(skip !== null)("the operator's console screens in Chromium", () 
         const total = Number(/of (\d+)/.exec((await viewer.locator('[aria-live]').textContent()) ?? '')?.[1]);
         expect(total).toBeGreaterThan(1);
         await checkPage(page, viewport, 'chunks');
-        if (viewport.name === 'wide') await readmeShot(page, 'chunk-viewer');
+        if (viewport.name === 'wide') await readmeShot(page, 'chunk-viewer', viewer.locator('li.chunk').first());
         if (total > 20) {
           await viewer.getByRole('button', { name: 'Next' }).click();
           await viewer.locator('li.chunk[data-chunk-position="20"]').waitFor();

@@ -93,7 +93,7 @@ describe.skipIf(skip !== null)('a site crawl in the console, live (Chromium)', (
     expect(await row.locator('[data-status]').getAttribute('data-status')).toBe('running');
     expect(Number((await count('found'))?.split(' ')[0])).toBeGreaterThanOrEqual(10);
     await shot(page, 'crawl-live-1440');
-    await readmeShot(page, 'crawl-progress');
+    await readmeShot(page, 'crawl-progress', row);
     expect(await axeViolations(page)).toEqual([]);
 
     // The phone width, same tab (the key lives in this tab's sessionStorage).

@@ -26,11 +26,14 @@ const VIEWPORTS = [
 const REPLY = 'High tide is at noon.';
 const TEAL = { css: '#0b7285', rgb: 'rgb(11, 114, 133)' };
 
-function sitePage(api: string, agentId: string): string {
+function sitePage(api: string, agentId: string, attributes = ''): string {
   return `<!doctype html><html lang="en"><head><title>A harbour site</title><meta name="viewport" content="width=device-width, initial-scale=1"></head>
 <body><main><h1>The harbour</h1><p>Ask the desk in the corner.</p></main>
-<script src="${api}/widget.js" data-agent-id="${agentId}" defer></script></body></html>`;
+<script src="${api}/widget.js" data-agent-id="${agentId}" ${attributes} defer></script></body></html>`;
 }
+
+/** The site's own choices on the script tag, which win over the agent's settings. */
+const OVERRIDES = 'data-title="Ask the harbour" data-primary-color="#7a1f5c" data-position="right"';
 
 async function listen(server: Server): Promise<string> {
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -74,8 +77,10 @@ describe.skipIf(skip !== null)('widget settings, preview, embed code, and the wi
     ).id;
     privateId = (await api<{ id: string }>('POST', '/agents', { name: 'Back office', description: 'Staff only', tools })).id;
     for (const _ of [0, 1]) {
-      const site = createServer((_request, response) =>
-        response.writeHead(200, { 'content-type': 'text/html' }).end(sitePage(serve.origin, agentId)),
+      const site = createServer((request, response) =>
+        response
+          .writeHead(200, { 'content-type': 'text/html' })
+          .end(sitePage(serve.origin, agentId, request.url === '/overrides' ? OVERRIDES : '')),
       );
       sites.push(site);
     }
@@ -206,6 +211,16 @@ describe.skipIf(skip !== null)('widget settings, preview, embed code, and the wi
         await shot(page, `widget-allowed-${viewport.name}`);
         if (viewport.name === 'wide') await readmeShot(page, 'widget-on-a-site');
         expect(page.errors).toEqual([]);
+        await page.close();
+      });
+
+      it("the script tag's data-title, data-primary-color and data-position win over the agent's settings", async () => {
+        const page = await browser.page({ width: viewport.width, height: viewport.height });
+        await page.goto(`${allowedSite}/overrides`);
+        const bubble = page.locator('.bubble');
+        await expect.poll(() => background(page, '.bubble')).toBe('rgb(122, 31, 92)');
+        expect(await bubble.getAttribute('aria-label')).toBe('Ask the harbour');
+        expect((await bubble.boundingBox())!.x).toBeGreaterThan(viewport.width / 2);
         await page.close();
       });
 

@@ -64,6 +64,8 @@ export class Dispatcher {
     const preflight = isPreflight(request);
     /** A cross-site origin checked against an agent's list: its answer (refusal included) carries CORS headers for it. */
     let checkedOrigin: string | null = null;
+    /** The answer depends on the Origin (an agent's widget route): caches must keep answers per origin. */
+    let variesByOrigin = false;
     try {
       if (preflight) {
         const answer = await this.preflight(relativePath, request, requestId);
@@ -82,6 +84,7 @@ export class Dispatcher {
       const principal = route.auth === 'none' ? null : await this.identify(request);
       const context = this.context(request, params, principal, requestId, where);
       if (route.originAgents) {
+        variesByOrigin = true;
         checkedOrigin = originToCheck(request, cors);
         if (checkedOrigin !== null && !agentsAllow(await route.originAgents(context), checkedOrigin)) throw originNotAllowed(checkedOrigin);
       }
@@ -96,6 +99,7 @@ export class Dispatcher {
     }
     // Errors and streams carry CORS headers too: a browser script can then read why it was refused.
     const corsHeaders = {
+      ...(variesByOrigin ? { vary: 'Origin' } : {}),
       ...(cors && !preflight ? cors.responseHeaders(request) : {}),
       ...(checkedOrigin === null ? {} : agentOriginHeaders(checkedOrigin)),
     };

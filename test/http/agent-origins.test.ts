@@ -113,6 +113,8 @@ describe("an agent's allowed origins on its public routes", () => {
     const plain = await ask(server.origin, undefined);
     expect(plain.status).toBe(200);
     expect(plain.headers.get('access-control-allow-origin')).toBeNull();
+    // The same URL answers differently per Origin: a shared cache must not hand this answer to a page.
+    expect(plain.headers.get('vary')).toBe('Origin');
     const samePage = await ask(server.origin, server.origin);
     expect(samePage.status).toBe(200);
     expect(samePage.headers.get('access-control-allow-origin')).toBeNull();

@@ -25,6 +25,11 @@ const VIEWPORTS = [
 
 const REPLY = 'High tide is at noon.';
 const TEAL = { css: '#0b7285', rgb: 'rgb(11, 114, 133)' };
+/** An anchor on a white disc, as an inline image: the widget draws it with <img>. */
+const ICON = `data:image/svg+xml;base64,${Buffer.from(
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 24 24"><circle cx="12" cy="12" r="12" fill="#fff"/>' +
+    '<path d="M12 4v14M8 8h8M6 14a6 6 0 0 0 12 0" stroke="#0b7285" stroke-width="2" fill="none"/></svg>',
+).toString('base64')}`;
 
 function sitePage(api: string, agentId: string, attributes = ''): string {
   return `<!doctype html><html lang="en"><head><title>A harbour site</title><meta name="viewport" content="width=device-width, initial-scale=1"></head>
@@ -135,6 +140,11 @@ describe.skipIf(skip !== null)('widget settings, preview, embed code, and the wi
         await expect.poll(() => inPreview(page, '.panel-title').textContent()).toBe('Harbour desk');
         await page.getByLabel('Primary colour', { exact: true }).fill(TEAL.css);
         await expect.poll(() => background(page, '.widget-preview .bubble')).toBe(TEAL.rgb);
+        // An icon is drawn only from an http(s) or data:image address, and only as an image.
+        await page.getByLabel('Icon URL (optional)').fill('javascript:alert(1)');
+        await expect.poll(() => inPreview(page, 'img').count()).toBe(0);
+        await page.getByLabel('Icon URL (optional)').fill(ICON);
+        await expect.poll(() => inPreview(page, '.panel-title img.icon').getAttribute('src')).toBe(ICON);
         await page.getByLabel('First messages (one per line)').fill('Ahoy! Ask about the tides.');
         await page.getByLabel('Suggested questions (one per line)').fill('When is high tide?\nWhere is the pilot boat?');
         await expect
@@ -155,6 +165,7 @@ describe.skipIf(skip !== null)('widget settings, preview, embed code, and the wi
         expect(saved.interfaceConfig).toMatchObject({
           displayName: 'Harbour desk',
           primaryColor: TEAL.css,
+          iconUrl: ICON,
           position: 'left',
           initialMessages: ['Ahoy! Ask about the tides.'],
           messageTemplates: ['When is high tide?', 'Where is the pilot boat?'],
@@ -194,6 +205,7 @@ describe.skipIf(skip !== null)('widget settings, preview, embed code, and the wi
         const bubble = page.locator('.bubble');
         await expect.poll(() => bubble.getAttribute('aria-label')).toBe('Harbour desk');
         expect(await background(page, '.bubble')).toBe(TEAL.rgb);
+        expect(await page.locator('.bubble img.icon').getAttribute('src')).toBe(ICON);
         // Bottom left, as set.
         expect((await bubble.boundingBox())!.x).toBeLessThan(viewport.width / 2);
         await bubble.click();

@@ -12,8 +12,7 @@ import { CrawlPagesPage } from './crawl.js';
 import { DatastoresPage } from './datastores.js';
 import { KeysPage } from './keys.js';
 import { UsagePage } from './usage.js';
-import { WidgetSettingsPage } from './widget-settings.js';
-import { Link, navigate } from './shared.js';
+import { ErrorNote, Link, navigate } from './shared.js';
 import { SignIn } from './signin.js';
 import { fetchAgentLook, type AgentLook } from '../widget/agent-look.js';
 
@@ -76,7 +75,7 @@ function App() {
   };
   let page;
   if (section === 'agents' && id && part === 'widget')
-    page = <WidgetSettingsPage api={api} apiBase={apiBase} uiBase={uiBase} agentId={id} />;
+    page = <LazyWidgetSettings api={api} apiBase={apiBase} uiBase={uiBase} agentId={id} />;
   else if (section === 'agents') page = <AgentsPage api={api} uiBase={uiBase} editId={id ?? null} />;
   else if (section === 'conversations' && id) page = <ConversationsPage api={api} uiBase={uiBase} agentId={id} />;
   else if (section === 'datastores' && id) page = <DatastorePage api={api} uiBase={uiBase} id={id} maxFileBytes={maxFileBytes} />;
@@ -113,6 +112,24 @@ function App() {
       </header>
       {page}
     </>
+  );
+}
+
+type WidgetSettingsProps = Parameters<typeof import('./widget-settings.js').WidgetSettingsPage>[0];
+
+/** The widget settings page and its preview (the widget's own code and styles) load when first opened. */
+function LazyWidgetSettings(props: WidgetSettingsProps) {
+  const [Page, setPage] = useState<{ render: typeof import('./widget-settings.js').WidgetSettingsPage } | null>(null);
+  const [failed, setFailed] = useState<unknown>(null);
+  useEffect(() => {
+    import('./widget-settings.js').then((module) => setPage({ render: module.WidgetSettingsPage }), setFailed);
+  }, []);
+  if (Page) return <Page.render {...props} />;
+  return (
+    <main id="main" class="page">
+      <h1>Widget</h1>
+      {failed ? <ErrorNote error={failed} /> : <p class="muted">Loading…</p>}
+    </main>
   );
 }
 

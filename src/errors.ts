@@ -6,6 +6,7 @@ export type RagdeskErrorCode =
   | 'not_found'
   | 'unauthorized'
   | 'forbidden'
+  | 'origin_not_allowed'
   | 'method_not_allowed'
   | 'conflict'
   | 'usage_limit'
@@ -26,6 +27,8 @@ const DEFAULT_STATUS: Record<RagdeskErrorCode, number> = {
   not_found: 404,
   unauthorized: 401,
   forbidden: 403,
+  // A browser page on a site the agent does not list (interfaceConfig.authorizedDomains).
+  origin_not_allowed: 403,
   method_not_allowed: 405,
   conflict: 409,
   usage_limit: 402,

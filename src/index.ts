@@ -45,6 +45,7 @@ export type { Agent, AgentResponse, AgentStreamEvent } from './agents/agent.js';
 export type { HistoryMessage } from './agents/history.js';
 export { agentDisplaySettings, publicAgentView, type AgentDisplaySettings, type PublicAgentView } from './agents/agent-views.js';
 export { interfaceConfigSchema, type InterfaceConfig } from './agents/interface-config.js';
+export { allowedOriginsOf } from './agents/allowed-origins.js';
 export { UploadService, type UploadOptions, type UploadLink, type UploadLinkRequest } from './uploads/upload-service.js';
 export { UPLOAD_TYPES } from './uploads/upload-types.js';
 export { ConversationService } from './conversations/conversation-service.js';

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpServer, type TestHttpServer } from '../helpers/http-server.js';
 import { tempDir } from '../helpers/setups.js';
 import { axeViolations } from './axe.js';
-import { browserSkipReason, launchBrowser, shot, type Browser } from './browser.js';
+import { browserSkipReason, launchBrowser, readmeShot, shot, type Browser } from './browser.js';
 import { startServe, type ServeProcess } from './serve-process.js';
 
 const skip = browserSkipReason();
@@ -98,6 +98,7 @@ describe.skipIf(skip !== null)('a site crawl in the console, live (Chromium)', (
     expect(await row.locator('[data-status]').getAttribute('data-status')).toBe('running');
     expect(Number((await count('found'))?.split(' ')[0])).toBeGreaterThanOrEqual(10);
     await shot(page, 'crawl-live-1440');
+    await readmeShot(page, 'crawl-progress', row);
     expect(await axeViolations(page)).toEqual([]);
 
     // The phone width, same tab (the key lives in this tab's sessionStorage).

@@ -149,6 +149,8 @@ export interface Agent {
   userPrompt: string | null;
   promptType: 'raw' | 'customer_support' | null;
   datastoreIds: string[];
+  /** How chat widgets draw the agent, and the sites allowed to use it (`authorizedDomains`). */
+  interfaceConfig: Record<string, unknown> | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -201,7 +203,8 @@ export async function errorFrom(response: Response): Promise<ApiError> {
 export class Api {
   constructor(
     readonly base: string,
-    private readonly key: string | null,
+    /** The signed-in key (the widget preview asks questions with it). */
+    readonly key: string | null,
   ) {}
 
   headers(json: boolean): Record<string, string> {
@@ -278,5 +281,8 @@ export class Api {
   getAgent = (id: string) => this.request<Agent>('GET', `/agents/${encodeURIComponent(id)}`);
   createAgent = (input: AgentInput) => this.request<Agent>('POST', '/agents', input);
   updateAgent = (id: string, input: AgentInput) => this.request<Agent>('PATCH', `/agents/${encodeURIComponent(id)}`, input);
+  /** Replaces the agent's `interfaceConfig` (a PATCH names `description`, which it keeps). */
+  setAgentInterface = (agent: Agent, interfaceConfig: Record<string, unknown>) =>
+    this.request<Agent>('PATCH', `/agents/${encodeURIComponent(agent.id)}`, { description: agent.description, interfaceConfig });
   deleteAgent = (id: string) => this.request<Agent>('DELETE', `/agents/${encodeURIComponent(id)}`);
 }

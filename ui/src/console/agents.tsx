@@ -1,5 +1,6 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Agent, AgentInput, Api, Datastore } from '../api.js';
+import { EmbedSnippet } from './embed-snippet.js';
 import { ModelSelect } from './model-select.js';
 import { ConfirmDialog, ErrorNote, Link } from './shared.js';
 
@@ -14,7 +15,7 @@ const EMPTY: AgentInput = {
   tools: [],
 };
 
-/** Agents: list, create, edit, delete; the chat link and the widget snippet of public ones. */
+/** Agents: list, create, edit, delete; links to each one's chat, conversations and widget settings, and its embed code. */
 export function AgentsPage({ api, uiBase, editId }: { api: Api; uiBase: string; editId: string | null }) {
   const [agents, setAgents] = useState<Agent[] | null>(null);
   const [datastores, setDatastores] = useState<Datastore[]>([]);
@@ -61,7 +62,6 @@ export function AgentsPage({ api, uiBase, editId }: { api: Api; uiBase: string; 
   }
 
   const names = new Map(datastores.map((datastore) => [datastore.id, datastore.name]));
-  const widgetSrc = `${location.origin}${uiBase}widget.js`;
 
   return (
     <main id="main" class="page">
@@ -118,6 +118,9 @@ export function AgentsPage({ api, uiBase, editId }: { api: Api; uiBase: string; 
                 <Link href={`${uiBase}conversations/${agent.id}`} class="button">
                   Conversations
                 </Link>
+                <Link href={`${uiBase}agents/${agent.id}/widget`} class="button" label={`Widget settings of ${agent.name}`}>
+                  Widget
+                </Link>
                 <button
                   type="button"
                   class="button"
@@ -130,17 +133,10 @@ export function AgentsPage({ api, uiBase, editId }: { api: Api; uiBase: string; 
                   Delete
                 </button>
               </div>
-              {agent.visibility === 'public' ? (
-                <details class="snippet">
-                  <summary>Embed on a website</summary>
-                  <p class="small muted">
-                    Paste before <code>&lt;/body&gt;</code>. The server must allow the site's origin (CORS).
-                  </p>
-                  <pre>
-                    <code>{`<script src="${widgetSrc}" data-agent-id="${agent.id}" defer></script>`}</code>
-                  </pre>
-                </details>
-              ) : null}
+              <details class="snippet">
+                <summary>Embed on a website</summary>
+                <EmbedSnippet agent={agent} uiBase={uiBase} />
+              </details>
             </li>
           ))}
         </ul>

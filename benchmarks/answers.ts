@@ -5,10 +5,11 @@
  * corpus, a third held out of any tuning, plus questions the documents do not answer) is asked of
  * a real HTTP server with the offline defaults, once per `restrictKnowledge` setting.
  *
- *   npm run bench:answers -- [--label after] [--only tuned|held_out]
+ *   npm run bench:answers -- [--label after] [--against before] [--only tuned|held_out]
  *
- * Writes benchmarks/results/answers-<label>.json and, when answers-before.json exists, prints
- * the before/after table.
+ * Writes benchmarks/results/answers-<label>.json and, when answers-<against>.json exists, prints
+ * the two side by side. Each part is also scored per batch (the latest batch apart from the
+ * earlier ones), as aggregates only.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -28,11 +29,13 @@ import { flags, printTable, RESULTS_DIR, writeResult, type Row } from './lib/rep
 
 const args = flags(process.argv.slice(2));
 const LABEL = String(args.get('label') ?? 'after');
+const AGAINST = String(args.get('against') ?? 'before');
 const ONLY = args.get('only') as Split | undefined;
 const SPLITS: Split[] = ['tuned', 'held_out'];
 const nothingFound = (answer: string) => answer.trim() === NOTHING_FOUND;
 
-type Run = Record<Split, SplitScore>;
+/** Scores by part: `tuned`, `held_out`, and each of them per batch (`held_out, batch 4`). */
+type Run = Record<string, SplitScore>;
 
 async function main(): Promise<void> {
   const dataset = readDataset();
@@ -53,7 +56,7 @@ async function main(): Promise<void> {
         const response = await server.ask(question.question, { restrictKnowledge });
         answers.push(scoreAnswer(question, response, nothingFound));
       }
-      const scores = Object.fromEntries(SPLITS.map((split) => [split, summarise(answers.filter((a) => a.split === split))])) as Run;
+      const scores = scoreParts(answers);
       runs[`restrictKnowledge=${restrictKnowledge}`] = { scores, answers };
     }
   } finally {
@@ -61,16 +64,19 @@ async function main(): Promise<void> {
     rmSync(dir, { recursive: true, force: true });
   }
 
-  const rows = (label: string, run: Run): Row[] => SPLITS.map((split) => ({ run: label, split, ...percentages(run[split]) }));
+  const rows = (label: string, run: Run): Row[] =>
+    Object.keys(run)
+      .sort()
+      .map((part) => ({ run: label, part, ...percentages(run[part]!) }));
   const main = runs['restrictKnowledge=true']!.scores;
   const loose = runs['restrictKnowledge=false']!.scores;
   printTable(`${LABEL} (restrictKnowledge true, the default)`, rows(LABEL, main));
   printTable('restrictKnowledge false', rows(`${LABEL}, restrictKnowledge false`, loose));
-  const beforePath = join(RESULTS_DIR, 'answers-before.json');
-  if (LABEL !== 'before' && existsSync(beforePath)) {
-    const before = JSON.parse(readFileSync(beforePath, 'utf8')) as { runs: Record<string, { scores: Run }> };
-    const beforeRun = before.runs['restrictKnowledge=true']?.scores;
-    if (beforeRun) printTable('before → after (restrictKnowledge true)', [...rows('before', beforeRun), ...rows(LABEL, main)]);
+  const againstPath = join(RESULTS_DIR, `answers-${AGAINST}.json`);
+  if (LABEL !== AGAINST && existsSync(againstPath)) {
+    const against = JSON.parse(readFileSync(againstPath, 'utf8')) as { runs: Record<string, { scores: Run }> };
+    const againstRun = against.runs['restrictKnowledge=true']?.scores;
+    if (againstRun) printTable(`${AGAINST} → ${LABEL} (restrictKnowledge true)`, [...rows(AGAINST, againstRun), ...rows(LABEL, main)]);
   }
   const misses = runs['restrictKnowledge=true']!.answers.filter((a) => a.split === 'tuned' && !(a.holdsAnswer && a.citedHoldsAnswer));
   if (misses.length) {
@@ -85,6 +91,22 @@ async function main(): Promise<void> {
       Object.entries(runs).map(([name, run]) => [name, { scores: run.scores, answers: run.answers.filter((a) => a.split === 'tuned') }]),
     ),
   });
+}
+
+/** Each split whole and per batch: the latest batch apart, so a new held-out third reads on its own. */
+function scoreParts(answers: readonly ScoredAnswer[]): Run {
+  const scores: Run = {};
+  const batches = [...new Set(answers.map((a) => a.batch))];
+  for (const split of SPLITS) {
+    const inSplit = answers.filter((a) => a.split === split);
+    scores[split] = summarise(inSplit);
+    if (batches.length < 2) continue;
+    for (const batch of batches) {
+      const part = `${split}, ${batch === null ? 'earlier batches' : `batch ${batch}`}`;
+      scores[part] = summarise(inSplit.filter((a) => a.batch === batch));
+    }
+  }
+  return scores;
 }
 
 function percentages(score: SplitScore): Row {

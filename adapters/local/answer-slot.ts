@@ -1,4 +1,4 @@
-import { stemmer } from 'stemmer';
+import { stemOf } from './stems.js';
 import { splitWords } from '../../src/text/query-terms.js';
 import { ENGLISH_STOPWORDS } from '../../src/text/stopwords.js';
 
@@ -16,6 +16,11 @@ export interface AnswerSlot {
   shape?: RegExp;
   /** Stem of the noun the question asks about ("which card paid" → card), when it names one. */
   head: string | null;
+  /**
+   * For a name: whether one capitalised word may be it ("which company…" → "Lenovo"), not only two
+   * or more in a row (a person's full name).
+   */
+  single?: boolean;
 }
 
 const MONEY_WORDS = /\b(how much|total|subtotal|cost|costs|price|prices|paid|pay|charged|fee|fees|amount|balance|tax|revenue|due)\b/;
@@ -24,6 +29,9 @@ const DATE_WORDS = /^\s*(when\b|(what|which) (year|date|day|month|time)\b)|\b(wh
 /** Nouns whose "which X" asks for a named person, company or place. */
 const NAMED =
   /^(agency|company|firm|person|customer|client|vendor|supplier|author|writer|cashier|member|contact|manager|owner|organi[sz]ation|city|country|state|team|bank|brand|store|shop|cinema|theater|theatre|school|university|insurer|insured|driver|artist|director|studio|distributor)$/;
+/** Nouns whose names are often one word: a company, a brand, a place. */
+const ONE_WORD_NAMES =
+  /^(agency|company|firm|vendor|supplier|organi[sz]ation|city|country|state|team|bank|brand|store|shop|insurer|studio|distributor|school|university)$/;
 /** Identifier nouns and the shape of their values. */
 const IDENTIFIER_SHAPES: [RegExp, RegExp][] = [
   [/^(phone|telephone|fax|mobile|cell)$/, /\+?\(?\d{2,4}\)?[\s.-]?\d{3}[\s.-]?\d{3,4}\b/],
@@ -47,8 +55,8 @@ export function detectAnswerSlot(query: string): AnswerSlot {
   // "phone number" is shaped like a phone number, "order number" like a code.
   const nouns = last?.split(' ') ?? [];
   const shape = IDENTIFIER_SHAPES.find(([noun]) => nouns.some((word) => noun.test(word)))?.[1];
-  const stemmed = head && !ENGLISH_STOPWORDS.has(head) ? stemmer(head) : null;
-  if (shape && /^\s*(what|which)\b/.test(q)) return { kind: 'identifier', shape, head: stemmed };
+  const stemmed = head && !ENGLISH_STOPWORDS.has(head) ? stemOf(head) : null;
+  if (shape && (/^\s*(what|which)\b/.test(q) || askedObject(q) !== null)) return { kind: 'identifier', shape, head: stemmed };
   let kind: SlotKind = 'thing';
   if (
     /\b(title|heading) of\b/.test(q) ||
@@ -61,7 +69,7 @@ export function detectAnswerSlot(query: string): AnswerSlot {
   else if (MONEY_WORDS.test(q)) kind = 'money';
   else if (/^\s*where\b/.test(q)) kind = 'place';
   else if (head && NAMED.test(head)) kind = 'name';
-  return { kind, head: stemmed };
+  return { kind, head: stemmed, ...(kind === 'name' && head && ONE_WORD_NAMES.test(head) ? { single: true } : {}) };
 }
 
 /**
@@ -70,10 +78,10 @@ export function detectAnswerSlot(query: string): AnswerSlot {
  * receipt's subtotal before…" → subtotal, "what is the value of key2" → key2).
  */
 function headNoun(q: string): { head: string | null; last: string | null } {
-  const match = /^\s*(?:what|which)\s+(.*)$/.exec(q);
+  const phrase = /^\s*(?:what|which)\s+(.*)$/.exec(q)?.[1] ?? askedObject(q);
   // "what did Microsoft buy": a subject and its verb follow, no noun names what is asked.
-  if (!match?.[1] || /^(did|does|do|will|would|can|could|should|may|might)\b/.test(match[1])) return { head: null, last: null };
-  const words = splitWords(match[1].replace(/\b[\p{L}\p{N}-]+'s\s+/gu, ' '));
+  if (!phrase || /^(did|does|do|will|would|can|could|should|may|might)\b/.test(phrase)) return { head: null, last: null };
+  const words = splitWords(phrase.replace(/\b[\p{L}\p{N}-]+'s\s+/gu, ' '));
   let i = 0;
   while (i < words.length && /^(is|are|was|were|the|a|an|does|did|do|has|have|had)$/.test(words[i] as string)) i++;
   let head: string | null = null;
@@ -100,6 +108,17 @@ function headNoun(q: string): { head: string | null; last: string | null } {
   return head && before && IDENTIFIER.test(head) ? { head: before, last: `${before} ${head}` } : { head, last: head };
 }
 
+/**
+ * What a yes/no question asks to be shown: the words after its verb of having or saying ("does the
+ * order have **an estimate number**", "is there a continent…" has none), or null.
+ */
+export function askedObject(q: string): string | null {
+  return YES_NO_OBJECT.exec(q.toLowerCase())?.[1] ?? null;
+}
+
+const YES_NO_OBJECT =
+  /^\s*(?:does|do|did|is|are|was|were|has|have|had|can|could|will|would)\b.*?\b(?:have|has|had|include|includes|contain|contains|list|lists|show|shows|mention|mentions|give|gives|name|names)\s+(.+)$/;
+
 /** Verbs in the past that end the phrase without an -ed ("which card paid for…"). */
 const PAST_VERBS = new Set(
   'paid wrote made sold won led took gave built ran held bought sent got found said told left kept brought began became came went saw put'.split(
@@ -124,13 +143,16 @@ const PHRASE_END = new Set(
 const MONTH =
   '(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)';
 const DATE = new RegExp(
-  `\\b(?:${MONTH}\\.?\\s+\\d{1,2}(?:st|nd|rd|th)?,?\\s+\\d{4}|\\d{1,2}\\s+${MONTH}\\.?,?\\s+\\d{4}|${MONTH}\\.?\\s+\\d{4}|\\d{1,2}/\\d{1,2}/\\d{2,4}|\\d{4}-\\d{2}-\\d{2}|(?:1[5-9]|20)\\d\\d)\\b`,
+  `\\b(?:${MONTH}\\.?\\s+\\d{1,2}(?:st|nd|rd|th)?,?\\s+\\d{4}|\\d{1,2}\\s+${MONTH}\\.?,?\\s+\\d{4}|${MONTH}\\.?\\s+\\d{4}|\\d{1,2}/\\d{1,2}/\\d{2,4}|\\d{4}-\\d{2}-\\d{2}|(?:1[5-9]|20)\\d0s|\\d{1,2}(?:st|nd|rd|th)[- ]century|(?:1[5-9]|20)\\d\\d)\\b`,
   'iu',
 );
 const MONEY = /[$€£¥]\s?-?\d[\d,]*(?:\.\d+)?|-?\d[\d,]*\.\d\d\b|\b\d[\d,]*(?:\.\d+)?\s?(?:usd|eur|gbp|dollars|euros)\b/iu;
 const NUMBER = /(?<![\p{L}\d])-?\d[\d,]*(?:\.\d+)?%?/u;
 /** Two or more capitalised words in a row ("Premier Entertainment Group", "Chi Wang"). */
 const NAME = /\b\p{Lu}[\p{Ll}'’.-]*\.?(?:\s+(?:(?:de|van|von|der|da|di|of|&|and)\s+)?\p{Lu}[\p{L}'’.-]*)+/gu;
+
+/** One capitalised word inside a text, not its first ("they founded Traf-O-Data", "sold … to Lenovo"). */
+const ONE_NAME = /(?<=[\p{L}\d,;:)]\s+)\p{Lu}[\p{L}\d'’&-]*[\p{L}\d]/gu;
 
 /** A place: a street address, "City, Region", or a line in capitals ("GRANDE PRAIRIE, ALBERTA"). */
 const PLACE =
@@ -145,7 +167,7 @@ export function slotValue(slot: AnswerSlot, text: string, questionStems: Readonl
   // Most of a value's words are not the question's: "Does Model … Matter" is its own title.
   const fresh = (value: string) => {
     const words = splitWords(value).filter((word) => !ENGLISH_STOPWORDS.has(word));
-    return words.length > 0 && words.filter((word) => !questionStems.has(stemmer(word))).length * 2 >= words.length;
+    return words.length > 0 && words.filter((word) => !questionStems.has(stemOf(word))).length * 2 >= words.length;
   };
   // A field's key labels its value and is never the answer itself ("Booking Dates: …" is no name).
   const field = keyValue(text);
@@ -166,6 +188,7 @@ export function slotValue(slot: AnswerSlot, text: string, questionStems: Readonl
     case 'date':
       return first(DATE);
     case 'name':
+      return first(NAME) ?? (slot.single ? first(ONE_NAME) : null);
     case 'title':
       return first(NAME);
     case 'place':
@@ -188,8 +211,9 @@ function withoutLeadingStopwords(name: string): string | null {
 }
 
 /**
- * A field's key and value: `Key: value`, a two-cell table row `| Key | value |`, or a key in capitals
- * followed by its value (`TOTAL $821.14`). Null for prose.
+ * A field's key and value: `Key: value`, a two-cell table row `| Key | value |`, a key in capitals
+ * followed by its value (`TOTAL $821.14`) or a numbered field (`Policy # POL-2022-555`). Null for
+ * prose.
  */
 export function keyValue(text: string): { key: string; value: string } | null {
   const cells = /^\|(.*)\|$/
@@ -202,5 +226,8 @@ export function keyValue(text: string): { key: string; value: string } | null {
   if (colon && !/[.!?]$/.test(text)) return { key: (colon[1] as string).trim(), value: (colon[2] as string).trim() };
   const caps = /^(\p{Lu}[\p{Lu}\s&/().%-]{1,40}?)\s+([-$€£¥(\d].*)$/u.exec(text);
   if (caps) return { key: (caps[1] as string).trim(), value: (caps[2] as string).trim() };
+  // A form's numbered field: "Policy # POL-2022-555", "Store #0342 - Downtown SF".
+  const numbered = /^(\p{L}[\p{L}\s]{0,30}?)\s?#\s*(\S.*)$/u.exec(text);
+  if (numbered && !/[.!?]$/.test(text)) return { key: `${(numbered[1] as string).trim()} #`, value: (numbered[2] as string).trim() };
   return null;
 }

@@ -85,7 +85,7 @@ function compose(request: ChatRequest, maxSentences: number, minCoverage: number
 }
 
 /** Share of the best score a further sentence needs to be quoted too. */
-const KEEP_RATIO = 0.7;
+const KEEP_RATIO = 0.6;
 
 /** Sampling settings mean nothing to an extractive answerer; it says so rather than pretending. */
 function ignoredSettings(request: ChatRequest): string[] {

@@ -1,8 +1,8 @@
-import { stemmer } from 'stemmer';
+import { stemOf } from './stems.js';
 import type { ChatGrounding, GroundingPassage } from '../../src/ports/chat-model.js';
 import { extractQueryTerms, splitWords } from '../../src/text/query-terms.js';
 import { ENGLISH_STOPWORDS } from '../../src/text/stopwords.js';
-import { detectAnswerSlot, endsPhrase, keyValue, slotValue, type AnswerSlot } from './answer-slot.js';
+import { askedObject, detectAnswerSlot, endsPhrase, keyValue, slotValue, type AnswerSlot } from './answer-slot.js';
 import { splitUnits, type TextUnit } from './sentences.js';
 
 export interface RankedSentence {
@@ -28,8 +28,9 @@ export function rankSentences(grounding: ChatGrounding, minCoverage: number): Ra
     weights,
     total,
     focus: focusWeights(grounding.query, weights),
+    pairs: wordPairs(grounding.query, weights),
     slot: detectAnswerSlot(grounding.query),
-    stems: new Set(splitWords(grounding.query).map((word) => stemmer(word))),
+    stems: new Set(splitWords(grounding.query).map((word) => stemOf(word))),
     words: extractQueryTerms(grounding.query),
     minCoverage,
   };
@@ -89,14 +90,24 @@ function withTrailingLines(units: TextUnit[], text: string, question: Question):
   if (question.slot.kind === 'title') return units;
   const flat = text.replace(/\s+/g, ' ');
   return units.map((unit, i) => {
+    if (unit.kind !== 'heading' || slotValue(question.slot, unit.text, question.stems) === null) return unit;
     const before = units[i - 1];
     // A label line above it ("REWARDS MEMBER" then "Sarah Mitchell") is such a unit too.
-    if (unit.kind !== 'heading' || !before || /[.!?]$/.test(before.text)) return unit;
-    const joined = `${before.text} ${unit.text}`;
-    if (!flat.includes(joined) || slotValue(question.slot, unit.text, question.stems) === null) return unit;
-    return { text: joined, kind: 'row', context: before.context };
+    if (before && !/[.!?]$/.test(before.text) && flat.includes(`${before.text} ${unit.text}`)) {
+      return { text: `${before.text} ${unit.text}`, kind: 'row', context: before.context };
+    }
+    // With nothing it ends (the first line of a letterhead: "ZAVA AUTO REPAIR"), it is quoted with
+    // the line under it ("Certified Collision Repair"), never alone.
+    const after = units[i + 1];
+    if (!before && NAMED_KINDS.has(question.slot.kind) && after && after.kind !== 'record' && flat.includes(`${unit.text} ${after.text}`)) {
+      return { text: `${unit.text} ${after.text}`, kind: 'row', context: '' };
+    }
+    return unit;
   });
 }
+
+/** Kinds whose value a letterhead or title line may hold: a name, a place. */
+const NAMED_KINDS: ReadonlySet<AnswerSlot['kind']> = new Set(['name', 'place']);
 
 interface Question {
   weights: ReadonlyMap<string, number>;
@@ -105,6 +116,8 @@ interface Question {
   slot: AnswerSlot;
   /** Every word of the question, stemmed: a value the question already says is not an answer. */
   stems: ReadonlySet<string>;
+  /** Its weighted terms that stand next to each other (stopwords aside), with their joint weight. */
+  pairs: ReadonlyMap<string, number>;
   /** The question's words, unstemmed, without stopwords. */
   words: readonly string[];
   minCoverage: number;
@@ -144,12 +157,16 @@ function scoreUnit(
     // the estimate's customer).
     (focused >= FOCUS_ENOUGH && passageCoverage >= PASSAGE_ENOUGH) ||
     // The value asked for right after a unit covering the question (a byline under its title).
-    (value !== null && neighbour >= 2 * question.minCoverage && passageCoverage >= PASSAGE_ENOUGH);
+    (value !== null && neighbour >= 2 * question.minCoverage && passageCoverage >= PASSAGE_ENOUGH) ||
+    // A short field naming part of the focus, with a value, in a passage covering the question
+    // ("Store #0342 - Downtown SF" on the receipt a question about a store points at).
+    (unit.kind === 'row' && value !== null && focused > 0 && passageCoverage >= PASSAGE_ENOUGH);
   if (!enough) return null;
   // A value of the asked-for kind is placed by the words around it: a date under the title it dates.
   const near = value !== null && DEFINITE.has(question.slot.kind) ? NEAR_VALUE_SHARE * neighbour : NEIGHBOUR_SHARE * neighbour;
   const score =
     coverage +
+    PHRASE_SHARE * (coverageOf(pairsOf(unit.text), question.pairs) / question.total) +
     FOCUS_SHARE * focused +
     PASSAGE_SHARE * passageCoverage +
     near +
@@ -185,7 +202,13 @@ function slotScore(
     const keyStems = keyStemsOf(field.key, question.words);
     // "Name: Premier Entertainment Group" under "Booking Agency": the heading is the key's owner.
     const described = /^(name|value|title)$/i.test(field.key) ? new Set([...keyStems, ...contextStems]) : keyStems;
-    if ([...focus.keys()].some((stem) => described.has(stem)) || (slot.head !== null && described.has(slot.head))) score += KEY_BONUS;
+    // Or a key the question names in full ("the caption of Figure 1" → `Figure 1: …`).
+    const named =
+      keyStems.size > 0 &&
+      [...keyStems].every((stem) => question.stems.has(stem)) &&
+      [...keyStems].some((stem) => question.weights.has(stem));
+    if ([...focus.keys()].some((stem) => described.has(stem)) || (slot.head !== null && described.has(slot.head)) || named)
+      score += KEY_BONUS;
   }
   return score;
 }
@@ -199,7 +222,7 @@ function keyStemsOf(key: string, questionWords: readonly string[]): Set<string> 
   for (const word of splitWords(key)) {
     const full =
       word.length >= 3 ? questionWords.find((candidate) => candidate.length > word.length && candidate.startsWith(word)) : undefined;
-    stems.add(stemmer(full ?? word));
+    stems.add(stemOf(full ?? word));
   }
   return stems;
 }
@@ -223,6 +246,8 @@ const PASSAGE_ENOUGH = 0.5;
 const FOCUS_SHARE = 0.5;
 /** How much of the question a unit's heading or table header may cover for it. */
 const CONTEXT_SHARE = 0.6;
+/** How much the question's adjacent term pairs found side by side in a unit count ("Windows 95"). */
+const PHRASE_SHARE = 0.25;
 /** How much the whole passage's coverage counts: it tells which page or file the question is about. */
 const PASSAGE_SHARE = 0.35;
 /** How much the coverage of the unit just before counts (a title above its byline). */
@@ -254,10 +279,12 @@ const MISSING_ENOUGH = 0.35;
 function focusWeights(query: string, weights: ReadonlyMap<string, number>): Map<string, number> {
   // "the receipt's subtotal": the owner places it, the subtotal is asked for. "the value of key2":
   // a generic noun asks for what follows it.
+  // A yes/no question asks to be shown what follows its verb ("does the order have an estimate number").
+  const object = askedObject(query);
   const words = splitWords(
-    query.replace(/\b[\p{L}\p{N}-]+['’]s\s+/gu, ' ').replace(/\b(value|name|title|number|amount|kind|type)\s+of\b/gi, ' '),
+    (object ?? query).replace(/\b[\p{L}\p{N}-]+['’]s\s+/gu, ' ').replace(/\b(value|name|title|number|amount|kind|type)\s+of\b/gi, ' '),
   );
-  let start = words.findIndex((word) => /^(what|which|who|whom|whose|when|where|how|name|list)$/.test(word));
+  let start = object ? 0 : words.findIndex((word) => /^(what|which|who|whom|whose|when|where|how|name|list)$/.test(word));
   start = start === -1 ? 0 : start + 1;
   while (
     start < words.length &&
@@ -267,9 +294,10 @@ function focusWeights(query: string, weights: ReadonlyMap<string, number>): Map<
   }
   const focus = new Map<string, number>();
   for (const word of words.slice(start)) {
-    if (focus.size > 0 && endsPhrase(word, true)) break;
-    const weight = weights.get(stemmer(word));
-    if (weight !== undefined) focus.set(stemmer(word), weight);
+    // "the screenwriting tools the history mentions": an article starts another phrase.
+    if (focus.size > 0 && (endsPhrase(word, true) || /^(the|a|an)$/.test(word))) break;
+    const weight = weights.get(stemOf(word));
+    if (weight !== undefined) focus.set(stemOf(word), weight);
   }
   return focus;
 }
@@ -286,10 +314,10 @@ function missingShare(question: Question, passages: readonly GroundingPassage[])
 }
 
 /** Words naming the kind of answer, not what it is about: "the title of…", "the value of…". */
-const SLOT_NOUNS = new Set(['title', 'name', 'value', 'number', 'amount', 'kind', 'type'].map((word) => stemmer(word)));
+const SLOT_NOUNS = new Set(['title', 'name', 'value', 'number', 'amount', 'kind', 'type'].map((word) => stemOf(word)));
 
 /** Verbs of a question for an amount that a receipt or invoice does not write ("the total paid"). */
-const MONEY_VERBS = new Set(['paid', 'pay', 'charged', 'cost', 'spent', 'spend'].map((word) => stemmer(word)));
+const MONEY_VERBS = new Set(['paid', 'pay', 'charged', 'cost', 'spent', 'spend'].map((word) => stemOf(word)));
 
 /** The stems of a passage's field keys ("Auth:" standing for the question's "authorization"). */
 function fieldKeyStems(text: string, questionWords: readonly string[]): string[] {
@@ -299,7 +327,7 @@ function fieldKeyStems(text: string, questionWords: readonly string[]): string[]
 }
 
 function stemsOf(text: string): Set<string> {
-  return new Set(splitWords(text).map((word) => stemmer(word)));
+  return new Set(splitWords(text).map((word) => stemOf(word)));
 }
 
 function minus(set: ReadonlySet<string>, remove: ReadonlySet<string>): Set<string> {
@@ -317,7 +345,7 @@ function sum(weights: ReadonlyMap<string, number>): number {
  * says little about which sentence answers; a term in one passage says a lot.
  */
 function termWeights(query: string, passages: readonly GroundingPassage[]): Map<string, number> {
-  const stems = [...new Set(extractQueryTerms(query).map((term) => stemmer(term)))];
+  const stems = [...new Set(questionTerms(query).map((term) => stemOf(term)))].filter((stem) => !ENGLISH_STOPWORDS.has(stem));
   const passageStems = passages.map((passage) => new Set([...stemsOf(passage.text), ...stemsOf(passage.label)]));
   const weights = new Map<string, number>();
   for (const stem of stems) {
@@ -328,6 +356,50 @@ function termWeights(query: string, passages: readonly GroundingPassage[]): Map<
     weights.set(stem, Math.log(1 + (passages.length + 1) / (df + 0.5)));
   }
   return weights;
+}
+
+/**
+ * The question's terms without the words that address the reader rather than name what is asked:
+ * a leading imperative ("Name the…", "List…") and verbs of a document saying something ("…the
+ * history mentions"), which no sentence holding the answer needs to repeat.
+ */
+function questionTerms(query: string): string[] {
+  const terms = extractQueryTerms(query);
+  const first = splitWords(query)[0];
+  return terms.filter((term, i) => !(i === 0 && term === first && IMPERATIVES.has(term)) && !SAYING.has(term));
+}
+
+const IMPERATIVES = new Set(['name', 'list', 'give', 'tell', 'show', 'describe', 'identify', 'find', 'state']);
+const SAYING = new Set(['mention', 'mentions', 'mentioned', 'say', 'says', 'said']);
+
+/**
+ * Pairs of the question's terms that stand next to each other once stopwords are left out
+ * ("windows 95", "primary variance", "variance driver"), each weighing its two terms' mean.
+ */
+function wordPairs(query: string, weights: ReadonlyMap<string, number>): Map<string, number> {
+  const pairs = new Map<string, number>();
+  // Words naming the kind of answer ("the value of key2") pair with nothing.
+  const stems = contentStems(query).filter((stem) => !SLOT_NOUNS.has(stem));
+  for (let i = 1; i < stems.length; i++) {
+    const a = weights.get(stems[i - 1] as string);
+    const b = weights.get(stems[i] as string);
+    if (a !== undefined && b !== undefined) pairs.set(`${stems[i - 1]} ${stems[i]}`, (a + b) / 2);
+  }
+  return pairs;
+}
+
+/** The adjacent stem pairs of a text, stopwords left out. */
+function pairsOf(text: string): Set<string> {
+  const stems = contentStems(text);
+  const pairs = new Set<string>();
+  for (let i = 1; i < stems.length; i++) pairs.add(`${stems[i - 1]} ${stems[i]}`);
+  return pairs;
+}
+
+function contentStems(text: string): string[] {
+  return splitWords(text)
+    .filter((word) => !ENGLISH_STOPWORDS.has(word))
+    .map((word) => stemOf(word));
 }
 
 function coverageOf(present: ReadonlySet<string>, weights: ReadonlyMap<string, number>): number {

@@ -3,9 +3,11 @@ const MAX_SENTENCE_CHARS = 600;
 
 // A sentence ends at . ! ? followed by space and a capitalised word or a quote before one. This
 // keeps "e.g. this", "3.5 mm" and "(see above)" together, and an identifier or number after a
-// full stop stays with the words that introduce it ("the id is below. 314b0a30-..."), at the cost
-// of splitting after a few abbreviations.
-const SENTENCE_END = /(?<=[.!?])\s+(?=\p{Lu}\p{Ll}|["'“]\p{Lu})/u;
+// full stop stays with the words that introduce it ("the id is below. 314b0a30-..."). An initial
+// or a title before a name is no sentence end ("John W. Thompson", "Dr. Chen"); a few other
+// abbreviations still split. A sentence may open with an acronym ("… solving. MATH consists of").
+const SENTENCE_END =
+  /(?<=[.!?])(?<!(?:^|[\s(])(?:\p{Lu}|Mr|Mrs|Ms|Dr|Prof|St|e\.g|i\.e)\.)\s+(?=\p{Lu}\p{Ll}|["'“]\p{Lu}|\p{Lu}{2,}\s+\p{Ll})/u;
 /** A list item: a bullet or "1." / "a)" at the start of a line. */
 const LIST_ITEM = /^(?:[•▪◦·*+-]|\d{1,3}[.)]|[a-z][.)])\s+/;
 /** Most lines of a block of short lines quoted as one record. */
@@ -47,6 +49,8 @@ export function splitUnits(text: string): TextUnit[] {
   let runHeading = '';
   let runStart = 0;
   let lastHeadingLine = '';
+  // The line naming the columns of a table drawn without rules, while its lines follow.
+  let columns = '';
   const endRun = () => {
     if (
       run.length >= 2 &&
@@ -61,6 +65,7 @@ export function splitUnits(text: string): TextUnit[] {
   const flush = () => {
     if (paragraph.length === 0) return;
     const joined = joinLines(paragraph);
+    const paragraph0 = paragraph[0] as string;
     paragraph = [];
     if (isHeading(joined)) {
       // Two headings in a row describe together what follows ("REWARDS MEMBER", then "Sarah Mitchell").
@@ -68,15 +73,24 @@ export function splitUnits(text: string): TextUnit[] {
       heading = last?.kind === 'heading' && last.text === lastHeadingLine ? `${lastHeadingLine} ${joined}` : joined;
       lastHeadingLine = joined;
       units.push({ text: joined, kind: 'heading', context: '' });
+      columns = joined;
       return;
     }
     lastHeadingLine = '';
-    const kind = isRow(joined) ? 'row' : 'sentence';
+    // A line of a table the PDF drew without rules is a row, read with the column names above it.
+    const tableLine = isTableLine(paragraph0);
+    const kind = tableLine || isRow(joined) ? 'row' : 'sentence';
     const parts = kind === 'row' ? [joined] : joined.split(SENTENCE_END);
+    const context = tableLine ? `${columns} ${heading}`.trim() : heading;
+    // The column names are the table's header, never quoted alone.
+    const above = units[units.length - 1];
+    if (tableLine && columns !== '' && above?.text === columns && above.kind === 'sentence') above.kind = 'heading';
     for (const part of parts) {
       const sentence = part.trim();
-      if (sentence.length >= 2) units.push({ text: cut(sentence), kind, context: heading });
+      if (sentence.length >= 2) units.push({ text: cut(sentence), kind, context });
     }
+    // Column names: a line of words alone, no value and no sentence end, above the table's lines.
+    if (!tableLine) columns = isColumnNames(joined) ? joined : '';
   };
   for (const raw of text.split('\n')) {
     const line = raw.replace(/\s+/g, ' ').trim();
@@ -84,6 +98,7 @@ export function splitUnits(text: string): TextUnit[] {
       flush();
       endRun();
       header = '';
+      columns = '';
       continue;
     }
     if (line.startsWith('|')) {
@@ -115,12 +130,33 @@ export function splitUnits(text: string): TextUnit[] {
 
 /** Whether `line` continues the paragraph whose last line is `previous`. */
 function continues(previous: string, line: string): boolean {
-  if (LIST_ITEM.test(line)) return false;
+  if (LIST_ITEM.test(line) || isTableLine(line)) return false;
+  // A table's line takes only a note in brackets under it ("(Runtime: 116 min); …").
+  if (isTableLine(previous)) return line.startsWith('(');
   // A line introducing a value ("…for the following project:") takes the short line after it.
   if (/:$/.test(previous)) return line.length <= WRAPPED_LINE_CHARS && !/:/.test(line);
   if (/[.!?]["')\]]?$/.test(previous)) return previous.length >= WRAPPED_LINE_CHARS && !isShortLine(line);
   if (/^[\p{Ll}\d(,;]/u.test(line)) return !isShortLine(previous) || /[,;(-]$/.test(previous);
   return previous.length >= WRAPPED_LINE_CHARS;
+}
+
+/**
+ * A line of a table drawn without rules: no sentence end and three or more values holding digits
+ * ("3 SCR-1 12/26/24 12/31/24 New Year Mystery 4DX 9:30 PM Daily 12 $300 PM $3,600").
+ */
+function isTableLine(line: string): boolean {
+  if (/[.!?]$/.test(line) || /^\p{Ll}/u.test(line)) return false;
+  const words = line.split(' ');
+  const values = words.filter((word) => /\d/.test(word)).length;
+  // Prose citing a few numbers ("(enc=6, dec=6, heads=8) with PubTabNet alone") is mostly words.
+  return values >= 3 && values * 5 >= words.length * 2;
+}
+
+/** A line naming columns: mostly capitalised words, no value, no sentence end. */
+function isColumnNames(line: string): boolean {
+  if (/\d/.test(line) || /[.!?:,;]$/.test(line)) return false;
+  const words = line.split(' ').filter((word) => /\p{L}/u.test(word));
+  return words.length > 0 && words.filter((word) => /^\p{Lu}/u.test(word)).length * 5 >= words.length * 4;
 }
 
 function isShortLine(line: string): boolean {

@@ -27,6 +27,8 @@ export interface KnownAnswer {
   question: string;
   /** A string the answer must contain; null: the answer must say it found nothing. */
   answer: string | null;
+  /** The batch it was written in (absent for the first three): each batch's split was drawn on its own. */
+  batch?: number;
 }
 
 interface Dataset {
@@ -67,6 +69,7 @@ interface WireAnswer {
 export interface ScoredAnswer {
   id: string;
   split: Split;
+  batch: number | null;
   question: string;
   expected: string | null;
   answer: string;
@@ -144,6 +147,7 @@ export function scoreAnswer(question: KnownAnswer, response: WireAnswer, nothing
   return {
     id: question.id,
     split: question.split,
+    batch: question.batch ?? null,
     question: question.question,
     expected,
     answer: response.answer,

@@ -20,7 +20,7 @@ describe('detectAnswerSlot', () => {
   });
 
   it('a "which X" question about a company or person asks for a name', () => {
-    expect(detectAnswerSlot('Which booking agency handled the order?')).toEqual({ kind: 'name', head: stemmer('agency') });
+    expect(detectAnswerSlot('Which booking agency handled the order?')).toEqual({ kind: 'name', head: stemmer('agency'), single: true });
     expect(detectAnswerSlot('Which customer is the order for?').kind).toBe('name');
   });
 

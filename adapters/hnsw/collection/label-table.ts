@@ -92,6 +92,14 @@ export class LabelTable {
     return this.isLive(label) ? this.loadedIds.at(label) : undefined;
   }
 
+  /**
+   * The label of a live id, else undefined. The first call after a load builds the id → label map
+   * (as the first mutation would).
+   */
+  labelOf(id: string): number | undefined {
+    return this.labelsById.get(id);
+  }
+
   /** Numbers for filters: -1 when no live entry has that datasource / custom id. */
   datasourceNumber(datasourceId: string): number {
     return this.datasources.numberOf(datasourceId);

@@ -5,6 +5,7 @@ import type { ChunkChange, ChunkStore, DatasourcePatch } from '../../src/ports/s
 import type { Implementation } from '../kit/guarded-methods.js';
 import type { IndexVector } from '../../src/ports/vector-index.js';
 import { inTransaction, type SqliteDatabase } from './database.js';
+import { HitCache } from './hit-cache.js';
 import { idListReader } from './id-list-reader.js';
 import type { PreviousChunk } from './lexical-search.js';
 import type { RecordQueries } from './record-queries.js';
@@ -98,8 +99,11 @@ export interface ChunkChangeDetail extends ChunkChange {
   previous: PreviousChunk[] | null;
 }
 
-/** Chunk rows: the atomic replace, reads, and the lookups the vector index and embedder need. */
-export function chunkQueries(db: SqliteDatabase, records: RecordQueries) {
+/**
+ * Chunk rows: the atomic replace, reads, and the lookups the vector index and embedder need.
+ * `hitCacheBytes`: the budget of the cache of search hits' rows (hit-cache.ts); 0 reads every hit.
+ */
+export function chunkQueries(db: SqliteDatabase, records: RecordQueries, { hitCacheBytes = 0 }: { hitCacheBytes?: number } = {}) {
   // A datasource's visible rows are those of its `chunk_generation` (never a hidden one).
   const selectGeneration = db.prepare('SELECT chunk_generation AS generation FROM datasources WHERE id = ?');
   const selectIds = db.prepare('SELECT id FROM chunks WHERE datasource_id = ? AND generation = ?');
@@ -130,6 +134,7 @@ export function chunkQueries(db: SqliteDatabase, records: RecordQueries) {
      FROM chunks c JOIN datasources d ON d.id = c.datasource_id WHERE c.generation = d.chunk_generation AND c.id IN`,
   );
   const refAt = HIT_COLUMNS.split(',').length;
+  const hitCache = hitCacheBytes > 0 ? new HitCache(db, hitCacheBytes) : undefined;
   const selectByDatasource = db.prepare(
     `SELECT ${CHUNK_COLUMNS} FROM chunks
      WHERE datasource_id = ? AND generation = (SELECT chunk_generation FROM datasources WHERE id = ?) ORDER BY position, pk`,
@@ -247,10 +252,24 @@ export function chunkQueries(db: SqliteDatabase, records: RecordQueries) {
     /** The hits' chunks (the fields of a `ChunkHit`) and the citation fields of their datasources, in one statement. */
     getChunkHits(ids: readonly string[]): { chunks: ChunkHit[]; datasources: DatasourceRef[] } {
       if (ids.length === 0) return { chunks: [], datasources: [] };
-      const rows = hitsByIds([...new Set(ids)]);
-      const byId = new Map(rows.map((row) => [row[0] as string, row]));
+      const byId = new Map<string, readonly unknown[]>();
+      let missing = [...new Set(ids)];
+      if (hitCache !== undefined) {
+        hitCache.check();
+        missing = missing.filter((id) => {
+          const row = hitCache.get(id);
+          if (row !== undefined) byId.set(id, row);
+          return row === undefined;
+        });
+      }
+      if (missing.length > 0) {
+        for (const row of hitsByIds(missing)) {
+          byId.set(row[0] as string, row);
+          hitCache?.put(row[0] as string, row);
+        }
+      }
       const datasources = new Map<string, DatasourceRef>();
-      for (const row of rows) {
+      for (const row of byId.values()) {
         const id = row[refAt] as string;
         if (!datasources.has(id)) datasources.set(id, datasourceRefFromValues(row.slice(refAt)));
       }

@@ -92,15 +92,20 @@ function metadataOf(i: number): Record<string, string | number | boolean | null>
 describe('query hits: the fast reads answer as the generic ones (sqlite + hnsw)', () => {
   const temp = tempDir();
   let instance: Instance;
+  /** The documents' text by id. */
+  const texts = new Map<string, string>();
 
   beforeAll(async () => {
     const opened = open(temp.dir);
     const datastore = await opened.ragdesk.datastores.create({ name: 'hits' });
-    const passages = samplePassages(160, 3);
+    const passages = samplePassages(160, 3).map((text, i) =>
+      i % 10 === 0 ? `${text}\n\n${samplePassages(30, 50 + i).join('\n\n')}` : text,
+    );
+    passages.forEach((text, i) => texts.set(`doc-${i}`, text));
     await datastore.upsert(
       passages.map((text, i) => ({
         id: `doc-${i}`,
-        text: i % 10 === 0 ? `${text}\n\n${samplePassages(30, 50 + i).join('\n\n')}` : text,
+        text,
         name: `doc-${i}.md`,
         // Citation fields from every place they come from: metadata.source, the name, custom ids.
         ...(i % 4 < 2 ? { metadata: metadataOf(i) } : {}),
@@ -137,6 +142,11 @@ describe('query hits: the fast reads answer as the generic ones (sqlite + hnsw)'
       expect(top).toMatchObject({ datasource_id: 'doc-5', text: 'A zeppelin over the harbour lantern at dusk.', source: 'changed.md' });
       expectSameFragments(await instance.datastore.query(request), await generic(instance, () => instance.datastore.query(request)), mode);
     }
+    // The same text with new metadata: the chunk keeps its id, its datasource's fields change.
+    const kept = (await instance.datastore.query({ query: 'telescope galaxy', topK: 1, mode: 'lexical' }))[0]!;
+    await instance.datastore.update({ id: kept.datasource_id, text: texts.get(kept.datasource_id)!, metadata: { source: 'renamed.md' } });
+    const [again] = await instance.datastore.query({ query: 'telescope galaxy', topK: 1, mode: 'lexical' });
+    expect(again).toMatchObject({ chunk_id: kept.chunk_id, source: 'renamed.md', metadata: { source: 'renamed.md' } });
     await instance.index.indexed();
     await expectSameAnswers(instance, 'updated');
   });

@@ -62,7 +62,7 @@ describe('sqlite store: cached search hits', () => {
     // Mutating what one read returned changes nothing the next read returns.
     first.chunks[0]!.metadata.section = 'changed';
     first.datasources[0]!.metadata.team = 'changed';
-    (first.datasources[0]!.config as Record<string, unknown>).source_url = 'changed';
+    first.datasources[0]!.config.source_url = 'changed';
     expect(await retrieval.getChunkHits!(ids)).toEqual(await uncached(ids));
   });
 

@@ -1,5 +1,5 @@
-// Why a kernel of its own: hnswlib's distances are float sums, whose rounding (about 1e-6 at 1,024
-// dimensions) is as large as the differences a score threshold compares; these sums are in double.
+// Why a kernel of its own: hnswlib's distances are float sums, whose rounding grows with the
+// dimensions, and a reported score must equal the cosine of the stored vectors; these are in double.
 #include "similarity.h"
 
 #include <cstring>

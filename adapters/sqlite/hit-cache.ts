@@ -13,8 +13,8 @@
  * the file therefore empties it, unrelated ones too (a conversation message): the cache helps a
  * run of queries between writes.
  *
- * Bounded by an estimate of its bytes (two per character, plus a fixed cost per row); the least
- * recently used rows go first.
+ * Bounded by an estimate of its bytes (a character takes one byte in a string V8 stores as Latin-1,
+ * two otherwise; plus a fixed cost per row); the least recently used rows go first.
  */
 import type { SqliteDatabase, SqliteStatement } from './database.js';
 
@@ -54,8 +54,8 @@ export class HitCache {
   }
 
   put(id: string, row: readonly unknown[]): void {
-    let bytes = ROW_OVERHEAD_BYTES + id.length * 2;
-    for (const value of row) if (typeof value === 'string') bytes += value.length * 2;
+    let bytes = ROW_OVERHEAD_BYTES + stringBytes(id);
+    for (const value of row) if (typeof value === 'string') bytes += stringBytes(value);
     if (bytes > this.budget) return;
     const previous = this.rows.get(id);
     if (previous !== undefined) {
@@ -76,3 +76,11 @@ export class HitCache {
     return { rows: this.rows.size, bytes: this.bytes };
   }
 }
+
+/** What V8 keeps for a string's characters: one byte each when all are Latin-1, else two. */
+function stringBytes(value: string): number {
+  return BEYOND_LATIN1.test(value) ? value.length * 2 : value.length;
+}
+
+// eslint-disable-next-line no-control-regex -- the whole Latin-1 range, control characters included
+const BEYOND_LATIN1 = /[^\u0000-\u00ff]/;

@@ -108,8 +108,8 @@ describe('HitCache', () => {
   const row = (id: string, characters: number) => [id, 'x'.repeat(characters)];
 
   it('keeps at most its budget, the least recently used rows going first', () => {
-    // Each row: 160 fixed + 2 bytes per character of the id (twice: key and value) and the text.
-    const cache = new HitCache(db, 3 * (160 + 2 * 2 + 2 * 2 + 2 * 1000));
+    // Each row: 160 fixed + a byte per Latin-1 character of the id (twice: key and value) and the text.
+    const cache = new HitCache(db, 3 * (160 + 2 + 2 + 1000));
     cache.check();
     for (const id of ['r1', 'r2', 'r3']) cache.put(id, row(id, 1000));
     expect(cache.size.rows).toBe(3);
@@ -118,10 +118,14 @@ describe('HitCache', () => {
     expect(cache.size.rows).toBe(3);
     expect(cache.get('r2')).toBeUndefined();
     expect(cache.get('r1')).toBeDefined();
-    expect(cache.size.bytes).toBeLessThanOrEqual(3 * (160 + 8 + 2000));
-    // A row larger than the whole budget is not kept.
+    expect(cache.size.bytes).toBe(3 * (160 + 4 + 1000));
+    // A row larger than the whole budget is not kept; characters beyond Latin-1 count two bytes.
     cache.put('big', row('big', 10_000));
     expect(cache.get('big')).toBeUndefined();
+    cache.put('wide', ['wide', 'ж'.repeat(1800)]);
+    expect(cache.get('wide')).toBeUndefined();
+    cache.put('narrow', ['narrow', 'é'.repeat(1800)]);
+    expect(cache.get('narrow')).toBeDefined();
   });
 
   it('empties itself on the next check after any change to the database', () => {

@@ -5,9 +5,10 @@ import type { PackedStrings } from '../../kit/packed-strings.js';
  * a table of labels addressed by a hash of each id's UTF-8 bytes, compared by bytes on lookup.
  * Scoring lexical hits by the graph (`similarities`) needs the labels of a few ids per query; the
  * table's own id → label map decodes every id into a string of its own (see
- * docs/decisions/012-packed-string-lists.md): for 32-character ids 11 MB of heap and 25 ms at 100k,
- * 99 MB and 960 ms at 1M. This index took 1 MB and 6 ms at 100k, 8 MB and 63 ms at 1M, and ~1 µs
- * a lookup (measured apart, 2026-11-28).
+ * docs/decisions/012-packed-string-lists.md), a string and a map entry per id: for 32-character
+ * ids 19-21 ms at 100k and 380-470 ms at 1M, in one turn of the event loop. This index took 6 ms at
+ * 100k and 63 ms at 1M, holds 4 bytes a slot (1 MiB at 100k, 8 MiB at 1M), and answers a lookup in
+ * ~1 µs (measured apart, 2026-11-28).
  */
 export class PackedIdIndex {
   private readonly slots: Int32Array;

@@ -2,7 +2,7 @@
   "targets": [
     {
       "target_name": "ragdesk_hnsw",
-      "sources": ["adapters/hnsw/native/graph.cc", "adapters/hnsw/native/inner-product.cc", "adapters/hnsw/native/links-file.cc", "adapters/hnsw/native/partial-search.cc", "adapters/hnsw/native/reachability.cc"],
+      "sources": ["adapters/hnsw/native/graph.cc", "adapters/hnsw/native/inner-product.cc", "adapters/hnsw/native/links-file.cc", "adapters/hnsw/native/partial-search.cc", "adapters/hnsw/native/reachability.cc", "adapters/hnsw/native/similarity.cc"],
       "include_dirs": [
         "<!(node -p \"require('node-addon-api').include_dir\")",
         "<!(node -p \"var path = require('path'), shipped = path.join('dist', 'vendor', 'hnswlib'); require('fs').existsSync(shipped) ? shipped : path.join(path.dirname(require.resolve('hnswlib-node/package.json')), 'src')\")"

@@ -14,7 +14,8 @@ if [ ${#files[@]} -eq 0 ]; then
   # its reopen-after-churn searches once returned another neighbour (a result, not a sanitizer
   # report); pass it explicitly to include it.
   files=(test/adapters/hnsw/graph-thread.test.ts test/adapters/hnsw/kernels.test.ts
-    test/adapters/hnsw/search-while-loading.test.ts test/adapters/hnsw/graph-file.test.ts test/adapters/hnsw/reachability.test.ts test/conformance/vector-index.test.ts)
+    test/adapters/hnsw/search-while-loading.test.ts test/adapters/hnsw/graph-file.test.ts test/adapters/hnsw/reachability.test.ts test/conformance/vector-index.test.ts
+    test/adapters/hnsw/similarities.test.ts)
 fi
 restore() { node "$gyp" rebuild >/dev/null; }
 trap restore EXIT

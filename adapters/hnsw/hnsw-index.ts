@@ -1,6 +1,6 @@
 import { notFound, RagdeskError } from '../../src/errors.js';
 import { KeyedMutex } from '../../src/util/keyed-mutex.js';
-import type { IndexCollection, IndexSource, OpenResult, VectorIndex } from '../../src/ports/index.js';
+import type { IndexCollection, IndexSource, OpenResult, ScoredId, VectorIndex } from '../../src/ports/index.js';
 import type { CollectionIdentity } from './collection/collection.js';
 import { search } from './graph/filtered-search.js';
 import { CollectionHandle, type SerialQueue } from './collection/handle.js';
@@ -24,6 +24,8 @@ export interface HnswIndex extends VectorIndex {
    * scan the vectors still queued exactly); it is for callers timing a build, and for tests.
    */
   indexed(): Promise<void>;
+  /** Always present here: the cosines come from the graph in one native call (graph-thread.ts). */
+  similarities(datastoreId: string, vector: Float32Array, ids: readonly string[]): Promise<ScoredId[]>;
 }
 
 /**
@@ -173,6 +175,15 @@ export function hnswIndex(options: HnswIndexOptions): HnswIndex {
         await settling;
         return await search(opened(datastoreId).state, query, settings);
       }
+    },
+
+    async similarities(datastoreId, vector, ids) {
+      live();
+      const handle = collections.get(datastoreId);
+      if (!handle) return [];
+      checkVector(vector, handle.state.identity.dimensions, 'vector');
+      checkIds(ids);
+      return handle.state.similarities(vector, ids);
     },
 
     async count(datastoreId) {

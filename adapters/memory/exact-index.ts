@@ -9,7 +9,7 @@ import type {
   ScoredId,
   VectorIndex,
 } from '../../src/ports/index.js';
-import { checkEntries, checkTopK, checkVector } from '../kit/vector-index-input.js';
+import { checkEntries, checkIds, checkTopK, checkVector } from '../kit/vector-index-input.js';
 
 /**
  * Options of {@link exactIndex}. None today: the index is exact and in memory, so there is nothing
@@ -95,6 +95,19 @@ export function exactIndex(_options: ExactIndexOptions = {}): VectorIndex {
       // Ties broken by id so the oracle's order is fully deterministic.
       hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
       return hits.slice(0, query.topK);
+    },
+
+    async similarities(datastoreId, vector, ids) {
+      live();
+      const collection = collections.get(datastoreId);
+      if (!collection) return [];
+      checkVector(vector, collection.dimensions, 'vector');
+      checkIds(ids);
+      const target = unitVector(vector);
+      return ids.flatMap((id) => {
+        const entry = collection.entries.get(id);
+        return entry ? [{ id, score: dot(target, entry.unit) }] : [];
+      });
     },
 
     async count(datastoreId) {

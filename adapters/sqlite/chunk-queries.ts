@@ -1,10 +1,11 @@
 import { notFound } from '../../src/errors.js';
 import { assertChunkBatch, chunkOwnedElsewhere } from '../kit/chunk-batch.js';
-import type { ChunkRecord, DatasourceRecord, DatasourceRef, Metadata } from '../../src/ports/records.js';
+import type { ChunkHit, ChunkRecord, DatasourceRecord, DatasourceRef } from '../../src/ports/records.js';
 import type { ChunkChange, ChunkStore, DatasourcePatch } from '../../src/ports/store.js';
 import type { Implementation } from '../kit/guarded-methods.js';
 import type { IndexVector } from '../../src/ports/vector-index.js';
 import { inTransaction, type SqliteDatabase } from './database.js';
+import { HitCache } from './hit-cache.js';
 import { idListReader } from './id-list-reader.js';
 import type { PreviousChunk } from './lexical-search.js';
 import type { RecordQueries } from './record-queries.js';
@@ -12,6 +13,7 @@ import {
   CHUNK_COLUMNS,
   chunkValues,
   DATASOURCE_REF_COLUMNS,
+  parseMetadata,
   datasourceRefFromValues,
   placeholders,
   toChunkRecord,
@@ -36,8 +38,23 @@ function chunkFromValues(values: readonly unknown[], vectors: boolean): ChunkRec
     charOffset: values[AT.char_offset] as number,
     hash: values[AT.hash] as string,
     pageNumber: values[AT.page_number] as number | null,
-    metadata: JSON.parse(values[AT.metadata] as string) as Metadata,
+    metadata: parseMetadata(values[AT.metadata] as string),
     vector: vectors ? vectorFromBlob(values[AT.vector] as Buffer) : NO_VECTOR,
+  };
+}
+
+/** A search hit's columns, in the order {@link hitFromValues} reads them. */
+const HIT_COLUMNS = 'id, datasource_id, custom_id, page_number, metadata, text';
+
+/** A hit from a raw row of {@link HIT_COLUMNS}. */
+function hitFromValues(values: readonly unknown[]): ChunkHit {
+  return {
+    id: values[0] as string,
+    datasourceId: values[1] as string,
+    customId: values[2] as string | null,
+    text: values[5] as string,
+    pageNumber: values[3] as number | null,
+    metadata: parseMetadata(values[4] as string),
   };
 }
 
@@ -82,8 +99,11 @@ export interface ChunkChangeDetail extends ChunkChange {
   previous: PreviousChunk[] | null;
 }
 
-/** Chunk rows: the atomic replace, reads, and the lookups the vector index and embedder need. */
-export function chunkQueries(db: SqliteDatabase, records: RecordQueries) {
+/**
+ * Chunk rows: the atomic replace, reads, and the lookups the vector index and embedder need.
+ * `hitCacheBytes`: the budget of the cache of search hits' rows (hit-cache.ts); 0 reads every hit.
+ */
+export function chunkQueries(db: SqliteDatabase, records: RecordQueries, { hitCacheBytes = 0 }: { hitCacheBytes?: number } = {}) {
   // A datasource's visible rows are those of its `chunk_generation` (never a hidden one).
   const selectGeneration = db.prepare('SELECT chunk_generation AS generation FROM datasources WHERE id = ?');
   const selectIds = db.prepare('SELECT id FROM chunks WHERE datasource_id = ? AND generation = ?');
@@ -107,13 +127,14 @@ export function chunkQueries(db: SqliteDatabase, records: RecordQueries) {
     vectors: idListReader(db, `SELECT ${CHUNK_COLUMNS} FROM chunks c WHERE ${visible('c')} AND id IN`),
     texts: idListReader(db, `SELECT ${textColumns} FROM chunks c WHERE ${visible('c')} AND id IN`),
   };
-  // The text columns, then the datasource's citation columns after them (see getHits).
+  // What a hit needs of its chunk (HIT_COLUMNS), then its datasource's citation columns.
   const hitsByIds = idListReader(
     db,
-    `SELECT ${qualified('c', textColumns)}, ${qualified('d', DATASOURCE_REF_COLUMNS)}
+    `SELECT ${qualified('c', HIT_COLUMNS)}, ${qualified('d', DATASOURCE_REF_COLUMNS)}
      FROM chunks c JOIN datasources d ON d.id = c.datasource_id WHERE c.generation = d.chunk_generation AND c.id IN`,
   );
-  const refAt = textColumns.split(',').length;
+  const refAt = HIT_COLUMNS.split(',').length;
+  const hitCache = hitCacheBytes > 0 ? new HitCache(db, hitCacheBytes) : undefined;
   const selectByDatasource = db.prepare(
     `SELECT ${CHUNK_COLUMNS} FROM chunks
      WHERE datasource_id = ? AND generation = (SELECT chunk_generation FROM datasources WHERE id = ?) ORDER BY position, pk`,
@@ -228,19 +249,33 @@ export function chunkQueries(db: SqliteDatabase, records: RecordQueries) {
       });
     },
 
-    /** `getChunks(ids, { vectors: false })` plus the citation fields of their datasources, in one statement. */
-    getChunkHits(ids: readonly string[]): { chunks: ChunkRecord[]; datasources: DatasourceRef[] } {
+    /** The hits' chunks (the fields of a `ChunkHit`) and the citation fields of their datasources, in one statement. */
+    getChunkHits(ids: readonly string[]): { chunks: ChunkHit[]; datasources: DatasourceRef[] } {
       if (ids.length === 0) return { chunks: [], datasources: [] };
-      const rows = hitsByIds([...new Set(ids)]);
-      const byId = new Map(rows.map((row) => [row[AT.id] as string, row]));
+      const byId = new Map<string, readonly unknown[]>();
+      let missing = [...new Set(ids)];
+      if (hitCache !== undefined) {
+        hitCache.check();
+        missing = missing.filter((id) => {
+          const row = hitCache.get(id);
+          if (row !== undefined) byId.set(id, row);
+          return row === undefined;
+        });
+      }
+      if (missing.length > 0) {
+        for (const row of hitsByIds(missing)) {
+          byId.set(row[0] as string, row);
+          hitCache?.put(row[0] as string, row);
+        }
+      }
       const datasources = new Map<string, DatasourceRef>();
-      for (const row of rows) {
+      for (const row of byId.values()) {
         const id = row[refAt] as string;
         if (!datasources.has(id)) datasources.set(id, datasourceRefFromValues(row.slice(refAt)));
       }
       const chunks = ids.flatMap((id) => {
         const row = byId.get(id);
-        return row === undefined ? [] : [chunkFromValues(row, false)];
+        return row === undefined ? [] : [hitFromValues(row)];
       });
       return { chunks, datasources: [...datasources.values()] };
     },

@@ -72,6 +72,14 @@ export function datasourceFromValues(values: readonly unknown[]): DatasourceReco
   };
 }
 
+/**
+ * A stored metadata or config object: most are empty, and a literal is cheaper than JSON.parse
+ * (a search's hundred hits parse two or three each).
+ */
+export function parseMetadata(json: string): Metadata {
+  return json === '{}' ? {} : (JSON.parse(json) as Metadata);
+}
+
 /** The columns of a {@link DatasourceRef}, in the order `datasourceRefFromValues` reads them. */
 export const DATASOURCE_REF_COLUMNS = 'id, type, name, config, metadata';
 
@@ -81,8 +89,8 @@ export function datasourceRefFromValues(values: readonly unknown[]): DatasourceR
     id: values[0] as string,
     type: values[1] as DatasourceRecord['type'],
     name: values[2] as string,
-    config: JSON.parse(values[3] as string) as Record<string, unknown>,
-    metadata: JSON.parse(values[4] as string) as Metadata,
+    config: parseMetadata(values[3] as string),
+    metadata: parseMetadata(values[4] as string),
   };
 }
 

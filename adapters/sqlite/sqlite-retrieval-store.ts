@@ -21,12 +21,16 @@ import { storedFiles } from './stored-files.js';
  * parts over several turns and made visible by one last short transaction: uploaded files
  * (stored-files.ts) and the chunks of a big document (chunk-slices.ts).
  */
-export function sqliteRetrievalStore(connection: SqliteConnection, lexicalOptions: LexicalSearchOptions): RetrievalStore {
+export function sqliteRetrievalStore(
+  connection: SqliteConnection,
+  lexicalOptions: LexicalSearchOptions,
+  { hitCacheBytes = 0 }: { hitCacheBytes?: number } = {},
+): RetrievalStore {
   const { db } = connection;
   let closed = false;
   const guard = connection.guard(() => closed);
   const records = recordQueries(db);
-  const chunks = chunkQueries(db, records);
+  const chunks = chunkQueries(db, records, { hitCacheBytes });
   // Every step of a file read or write: refuses after close, counts for the checkpointer.
   const beforeStep = () => guard.before();
   const files = storedFiles(db, records, beforeStep);

@@ -8,7 +8,7 @@ import type { PortMethods } from './method-names.js';
 
 export const VECTOR_INDEX_METHODS: PortMethods<VectorIndex> = {
   required: { open: true, upsert: true, remove: true, query: true, count: true, flush: true, drop: true, close: true },
-  optional: {},
+  optional: { similarities: true },
 };
 
 export const EMBEDDINGS_METHODS: PortMethods<Embeddings> = { required: { embed: true }, optional: {} };

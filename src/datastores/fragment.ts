@@ -1,4 +1,4 @@
-import type { ChunkRecord, DatasourceRef, Metadata } from '../ports/records.js';
+import type { ChunkHit, DatasourceRef, Metadata } from '../ports/records.js';
 import { publicDatasourceId } from './document-ids.js';
 
 /**
@@ -38,7 +38,7 @@ export interface FragmentScores {
   fusion_score: number | null;
 }
 
-export function toFragment(chunk: ChunkRecord, datasource: DatasourceRef | undefined, scores: FragmentScores): DocumentFragment {
+export function toFragment(chunk: ChunkHit, datasource: DatasourceRef | undefined, scores: FragmentScores): DocumentFragment {
   const metadata: Metadata = { ...(datasource?.metadata ?? {}), ...chunk.metadata };
   return {
     text: chunk.text,

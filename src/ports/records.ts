@@ -80,6 +80,9 @@ export interface ChunkRecord {
   vector: Float32Array;
 }
 
+/** What a search hit needs of its chunk to become a fragment (`ChunkStore.getChunkHits`). */
+export type ChunkHit = Pick<ChunkRecord, 'id' | 'datasourceId' | 'customId' | 'text' | 'pageNumber' | 'metadata'>;
+
 /** Restricts retrieval. An absent or empty list places no restriction; both lists must hold when both are given. */
 export interface RetrievalFilter {
   /** Match chunks owned by any of these datasources (exact ids; the core expands groups before calling a port). */

@@ -89,6 +89,14 @@ export interface VectorIndex {
   remove(datastoreId: string, ids: readonly string[], sequence: number): Promise<void>;
   /** Nearest entries, best first. */
   query(datastoreId: string, query: IndexQuery): Promise<ScoredId[]>;
+  /**
+   * Optional: the cosine similarity of `vector` with each of these entries, from the vectors the
+   * index holds (any order). Ids it cannot answer for are left out: unknown ids, entries whose
+   * vector it does not hold at this moment (still loading, or being changed), and every id of a
+   * collection that is not open. Search hits the vector side did not return (lexical hits) are
+   * scored with it, the rest from the Store's vectors; without it, all from the Store's.
+   */
+  similarities?(datastoreId: string, vector: Float32Array, ids: readonly string[]): Promise<ScoredId[]>;
   /** Live (not deleted) entries. */
   count(datastoreId: string): Promise<number>;
   /** Persists pending changes of one collection, or of all when no id is given. No-op in memory. */

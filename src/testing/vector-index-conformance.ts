@@ -362,6 +362,44 @@ export function describeVectorIndexConformance(name: string, harness: VectorInde
       });
     });
 
+    it('scores named entries against a vector (similarities, when the index has it)', async (context) => {
+      if (!index.similarities) {
+        context.skip();
+        return;
+      }
+      const [vector] = makeQueries(1) as [Float32Array];
+      // A collection that is not open answers for nothing.
+      expect(await index.similarities(DATASTORE, vector, ['chunk-00000'])).toEqual([]);
+      await index.open(collection(), source);
+      const entries = makeEntries(200);
+      await put(entries);
+      const removed = entries.slice(0, 5).map((entry) => entry.id);
+      await index.remove(DATASTORE, removed, source.delete(removed));
+      const moved = { ...(entries[7] as IndexEntry), vector: (entries[150] as IndexEntry).vector };
+      await put([moved]);
+      const asked = [...entries.slice(0, 40).map((entry) => entry.id), 'unknown'];
+      const live = asked.filter((id) => source.byId.has(id));
+      /** Every id answered is live and scored as the cosine of its current vector; left-out ids are allowed. */
+      const answered = async (): Promise<string[]> => {
+        const found = await index.similarities!(DATASTORE, vector, asked);
+        for (const { id, score } of found) {
+          expect(live, id).toContain(id);
+          expect(Math.abs(score - cosineSimilarity(vector, (source.byId.get(id) as IndexEntry).vector)), id).toBeLessThanOrEqual(1e-6);
+        }
+        return found.map((hit) => hit.id).sort();
+      };
+      // An index may leave out entries it is still changing; once reopened and loaded it has them all.
+      const first = await answered();
+      if (harness.reopen) {
+        await reopen();
+        await openSettled(index, collection(), source);
+        expect(await answered()).toEqual([...live].sort());
+      } else {
+        expect(first).toEqual([...live].sort());
+      }
+      await expectCode(index.similarities(DATASTORE, new Float32Array(DIMENSIONS + 1), live), 'invalid_request');
+    });
+
     it('rejects vectors of the wrong length with invalid_request', async () => {
       await index.open(collection(), source);
       await put(makeEntries(10));

@@ -20,7 +20,7 @@ type Port = 'retrieval' | 'accounts' | 'index' | 'embeddings' | 'chat' | 'files'
 const OPTIONAL: Record<Port, readonly string[]> = {
   retrieval: ['getDatasourceRefs', 'listDatasourceIdsMatching', 'pageDatasources', 'pageChunks'],
   accounts: [],
-  index: [],
+  index: ['similarities'],
   embeddings: [],
   chat: ['resolveModel', 'models'],
   files: ['close'],

@@ -83,6 +83,13 @@ export interface NativeGraph {
   /** Every accepted live label not in `hidden`, with its exact cosine, in label order. */
   exact(query: Float32Array, filter: NativeFilter, hidden: Uint32Array | null): NativeHits;
   /**
+   * Per label, the cosine of `query` with its point, in the order given (computed in double from
+   * the point and its own norm); NaN where the graph cannot tell: no live point has the label, or a
+   * restored graph still waits for its vector. Labels an unanswered op is changing must not be
+   * passed: their point may be half written.
+   */
+  similarities(query: Float32Array, labels: Uint32Array): Float64Array;
+  /**
    * Labels of live points that no level-0 link leads to from the entry point: a search never
    * returns them (native/reachability.h). Empty for a sound graph; not for a restore before `settle`.
    */

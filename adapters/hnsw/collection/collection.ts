@@ -1,4 +1,4 @@
-import type { IndexEntry } from '../../../src/ports/index.js';
+import type { IndexEntry, ScoredId } from '../../../src/ports/index.js';
 import type { GraphKey } from '../graph/graph-protocol.js';
 import type { LabelScores, SearchFilter } from '../graph/graph-search.js';
 import type { GraphThread } from '../graph/graph-thread.js';
@@ -246,6 +246,29 @@ export class Collection {
       filling: () => this.filling,
     };
     return searchWhileFilling(graph, vector, k, ef, filter);
+  }
+
+  /**
+   * The cosine of `vector` with each of these live entries that the graph can answer for now
+   * (GraphThread.similarities); the others are left out.
+   */
+  similarities(vector: Float32Array, ids: readonly string[]): ScoredId[] {
+    this.check();
+    const known: string[] = [];
+    const labels: number[] = [];
+    for (const id of ids) {
+      const label = this.table.labelOf(id);
+      if (label === undefined) continue;
+      known.push(id);
+      labels.push(label);
+    }
+    if (labels.length === 0) return [];
+    const scores = this.thread.similarities(this.key, vector, Uint32Array.from(labels));
+    const found: ScoredId[] = [];
+    scores.forEach((score, i) => {
+      if (!Number.isNaN(score)) found.push({ id: known[i] as string, score });
+    });
+    return found;
   }
 
   /** hnswlib's file at `fullPath`, then the links-only file at `linksPath`; `fullPath` is removed. */

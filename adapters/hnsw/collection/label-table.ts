@@ -2,6 +2,7 @@ import type { IndexEntry } from '../../../src/ports/index.js';
 import type { PackedStrings } from '../../kit/packed-strings.js';
 import type { LabelTables } from '../graph/graph-search.js';
 import { LiveNames } from './live-names.js';
+import { PackedIdIndex } from './packed-id-index.js';
 
 /** A persisted table as header-entries.ts checked it: distinct names, live counts per name. */
 export interface LoadedLabels {
@@ -49,6 +50,8 @@ export class LabelTable {
    */
   private idOfLabel: (string | undefined)[] = [];
   private loadedIds: PackedStrings | undefined;
+  /** Id → label over `loadedIds` for `labelOf`, while they are not decoded. */
+  private loadedIndex: PackedIdIndex | undefined;
   private sourceOfLabel = labelTable(0);
   private tenantOfLabel = labelTable(0);
   private readonly datasources = new LiveNames();
@@ -66,6 +69,7 @@ export class LabelTable {
     this.labelMap = undefined;
     this.idOfLabel = [];
     this.loadedIds = loaded.ids;
+    this.loadedIndex = undefined;
     this.liveCount = loaded.live;
     this.datasources.adopt(loaded.datasourceNames, loaded.datasourceLive);
     this.customIds.adopt(loaded.customIdNames, loaded.customIdLive);
@@ -90,6 +94,18 @@ export class LabelTable {
   idOf(label: number): string | undefined {
     if (this.loadedIds === undefined) return this.idOfLabel[label];
     return this.isLive(label) ? this.loadedIds.at(label) : undefined;
+  }
+
+  /**
+   * The label of a live id, else undefined. After a load, until a mutation decodes the ids, from an
+   * index over the packed ids (packed-id-index.ts), built on the first call.
+   */
+  labelOf(id: string): number | undefined {
+    const loaded = this.loadedIds;
+    if (this.labelMap !== undefined || loaded === undefined) return this.labelsById.get(id);
+    this.loadedIndex ??= new PackedIdIndex(loaded, (label) => this.isLive(label));
+    const label = this.loadedIndex.labelOf(id);
+    return label !== undefined && this.isLive(label) ? label : undefined;
   }
 
   /** Numbers for filters: -1 when no live entry has that datasource / custom id. */
@@ -191,6 +207,7 @@ export class LabelTable {
       for (let label = 0; label < loaded.length; label++) if (this.isLive(label)) ids[label] = loaded.at(label);
       this.idOfLabel = ids;
       this.loadedIds = undefined;
+      this.loadedIndex = undefined;
     }
     return this.idOfLabel;
   }

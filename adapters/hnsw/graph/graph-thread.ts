@@ -187,6 +187,30 @@ export class GraphThread {
   }
 
   /**
+   * Per label, the cosine of `vector` with the label's point in the graph as after every op sent
+   * for it; NaN where this cannot be read from the graph: a label a queued op adds, changes or
+   * removes (its point is stale or half written), every label while a load, restore or release is
+   * queued, and a restored graph's points still without their vector. The caller reads those from
+   * its source of truth instead.
+   */
+  similarities(key: GraphKey, vector: Float32Array, labels: Uint32Array): Float64Array {
+    this.check(key);
+    const queued = this.queued.get(key) ?? [];
+    const pending = queued.length === 0 ? undefined : pendingVectors(queued.map(({ request }) => request));
+    const graph = this.graphs.get(key);
+    if ((queued.length > 0 && !pending) || pending?.unborn || !graph) return new Float64Array(labels.length).fill(NaN);
+    if (!pending || pending.hidden.size === 0) return graph.similarities(vector, labels);
+    const settled = labels.filter((label) => !pending.hidden.has(label));
+    const fromGraph = graph.similarities(vector, settled);
+    const scores = new Float64Array(labels.length).fill(NaN);
+    let next = 0;
+    labels.forEach((label, i) => {
+      if (!pending.hidden.has(label)) scores[i] = fromGraph[next++] as number;
+    });
+    return scores;
+  }
+
+  /**
    * Vectors fetched for a search of a graph being restored, put in place here on the calling
    * thread (native-graph.ts `lend`): the search cannot wait for the store's whole pass.
    */

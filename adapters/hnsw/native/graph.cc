@@ -10,6 +10,7 @@
 #include <atomic>
 #include <cmath>
 #include <exception>
+#include <limits>
 #include <memory>
 #include <mutex>
 #include <numeric>
@@ -25,6 +26,7 @@
 #include "links-file.h"
 #include "partial-search.h"
 #include "reachability.h"
+#include "similarity.h"
 
 namespace {
 
@@ -263,6 +265,7 @@ class Graph : public Napi::ObjectWrap<Graph> {
                            InstanceMethod("labels", &Graph::Labels),
                            InstanceMethod("search", &Graph::Search),
                            InstanceMethod("exact", &Graph::Exact),
+                           InstanceMethod("similarities", &Graph::Similarities),
                            InstanceMethod("unreachable", &Graph::Unreachable),
                            InstanceMethod("reconnect", &Graph::Reconnect),
                        });
@@ -728,6 +731,59 @@ class Graph : public Napi::ObjectWrap<Graph> {
       scores.push_back(score);
     }
     return hits(env, labels, scores, missing);
+  }
+
+  // similarities(query, labels): per label, the cosine of the query with the label's point, in the
+  // order given; NaN where the graph cannot tell (no live point has the label, or a restored graph
+  // still waits for its vector). The caller passes no label an unanswered op is changing. Each
+  // point's own norm divides its dot product: the graph's unit vectors were normalised in float,
+  // and dividing by their norm in double undoes that rounding of the scale.
+  Napi::Value Similarities(const Napi::CallbackInfo& info) {
+    if (released(info)) return info.Env().Undefined();
+    Napi::Env env = info.Env();
+    const auto raw = typedArray<float>(info[0]);
+    const auto labelArray = typedArray<uint32_t>(info[1]);
+    const size_t dimensions = state_->dimensions;
+    if (raw.ElementLength() != dimensions) {
+      throwError(env, "similarities: the query has the wrong number of dimensions");
+      return env.Undefined();
+    }
+    const std::vector<uint32_t> labels(labelArray.Data(), labelArray.Data() + labelArray.ElementLength());
+    std::vector<double> query(raw.Data(), raw.Data() + dimensions);
+    double queryNorm = 0;
+    for (double value : query) queryNorm += value * value;
+    queryNorm = std::sqrt(queryNorm);
+    if (queryNorm > 0) {
+      for (double& value : query) value /= queryNorm;
+    }
+    auto result = Napi::Float64Array::New(env, labels.size());
+    double* scores = result.Data();
+    std::fill(scores, scores + labels.size(), std::numeric_limits<double>::quiet_NaN());
+    Index& graph = index();
+    std::shared_lock<std::shared_mutex> shared(state_->resizing);
+    const ragdesk::Unplaced* unplaced = filling();
+    // Slots first, under the lookup's lock (an insert takes it); the sums after, without it.
+    std::vector<std::pair<size_t, const float*>> points;
+    points.reserve(labels.size());
+    {
+      std::lock_guard<std::mutex> lookup(graph.label_lookup_lock);
+      for (size_t i = 0; i < labels.size(); i++) {
+        const auto found = graph.label_lookup_.find(labels[i]);
+        if (found == graph.label_lookup_.end()) continue;
+        const hnswlib::tableint slot = found->second;
+        if (unplaced != nullptr ? unplaced->deleted(slot) || !unplaced->ready(slot) : graph.isMarkedDeleted(slot)) continue;
+        points.emplace_back(i, reinterpret_cast<const float*>(graph.getDataByInternalId(slot)));
+      }
+    }
+    const ragdesk::DotAndNorm measure = ragdesk::dotAndNorm();
+    for (const auto& [i, point] : points) {
+      double dot = 0;
+      double norm = 0;
+      measure(query.data(), point, dimensions, dot, norm);
+      // As the JavaScript cosine: a zero vector on either side is similar to nothing.
+      scores[i] = queryNorm > 0 && norm > 0 ? dot / std::sqrt(norm) : 0;
+    }
+    return result;
   }
 };
 

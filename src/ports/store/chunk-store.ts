@@ -1,4 +1,4 @@
-import type { ChunkRecord, DatasourceRecord, DatasourceRef } from '../records.js';
+import type { ChunkHit, ChunkRecord, DatasourceRecord, DatasourceRef } from '../records.js';
 import type { DatasourcePatch, StorePage } from './datasource-store.js';
 import type { IndexVector } from '../vector-index.js';
 
@@ -53,11 +53,12 @@ export interface ChunkStore {
    */
   getChunks(ids: readonly string[], options?: { vectors?: boolean }): Promise<ChunkRecord[]>;
   /**
-   * Optional: `getChunks(ids, { vectors: false })` and the citation fields of those chunks'
-   * datasources (distinct, any order) in one read. Search hits use it when present: on SQLite at
+   * Optional: the chunks with these ids as `getChunks` orders them, with only the fields a search
+   * hit needs (`ChunkHit`; a full record will do), and the citation fields of those chunks'
+   * datasources (distinct, any order), in one read. Search hits use it when present: on SQLite at
    * 100k chunks, one joined statement instead of two cut a fifth of the row-fetch time of a query.
    */
-  getChunkHits?(ids: readonly string[]): Promise<{ chunks: ChunkRecord[]; datasources: DatasourceRef[] }>;
+  getChunkHits?(ids: readonly string[]): Promise<{ chunks: ChunkHit[]; datasources: DatasourceRef[] }>;
   /** Chunks of one datasource ordered by `position`. */
   listChunks(datasourceId: string): Promise<ChunkRecord[]>;
   /**

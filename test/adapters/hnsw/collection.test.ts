@@ -107,6 +107,43 @@ describe('the hnsw collection: labels', () => {
     expect(table.datasourceCount(table.datasourceNumber('s'))).toBe(1);
   });
 
+  it('finds the label of an id in a loaded table from its packed ids, without decoding them', () => {
+    const table = new LabelTable(() => undefined);
+    // Enough ids for hash collisions; some beyond ASCII; one removed before the header is written.
+    const ids = Array.from({ length: 3000 }, (_, i) => (i % 7 === 0 ? `é-${i}-文書` : `chunk-${i}`));
+    for (const id of ids) table.place(entry(id, `s${ids.indexOf(id) % 5}`));
+    table.remove('chunk-1');
+    const dropped: number[] = [];
+    const loaded = new LabelTable((label) => dropped.push(label));
+    loaded.adopt(labelsOfHeader(asHeader(table)));
+    ids.forEach((id, label) => expect(loaded.labelOf(id), id).toBe(id === 'chunk-1' ? undefined : label));
+    expect(loaded.labelOf('chunk-3000')).toBeUndefined();
+    expect(loaded.labelOf('')).toBeUndefined();
+    // A mutation decodes the ids; the answers stay the same.
+    loaded.remove('chunk-2');
+    expect(loaded.labelOf('chunk-2')).toBeUndefined();
+    expect(loaded.labelOf('chunk-4')).toBe(4);
+    expect(dropped).toEqual([]);
+  });
+
+  it('answers the first label of an id a hand-edited header names twice, before and after a mutation', () => {
+    const header = {
+      nextLabel: 3,
+      datasourceIds: PackedStrings.of(['s']),
+      customIds: PackedStrings.of([]),
+      entries: { ids: PackedStrings.of(['a', 'b', 'a']), datasources: Int32Array.of(0, 0, 0), customIds: Int32Array.of(-1, -1, -1) },
+    } as unknown as IndexHeader;
+    const dropped: number[] = [];
+    const table = new LabelTable((label) => dropped.push(label));
+    table.adopt(labelsOfHeader(header));
+    expect(table.labelOf('a')).toBe(0);
+    // Looking up did not build the id map (which drops the later duplicate).
+    expect(dropped).toEqual([]);
+    table.place(entry('c', 's'));
+    expect(dropped).toEqual([2]);
+    expect(table.labelOf('a')).toBe(0);
+  });
+
   it('refuses a header whose entry names a datasource or custom id its tables do not have', () => {
     const header = {
       nextLabel: 1,

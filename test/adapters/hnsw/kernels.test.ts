@@ -1,5 +1,6 @@
 /**
- * The distance kernels (portable C++, AVX2 + FMA, AVX-512) answer alike. Each runs in a child
+ * The distance kernels (portable C++, AVX2 + FMA, AVX-512) answer alike, and so do the kernels of
+ * `similarities` (portable, AVX2 + FMA, in double). Each runs in a child
  * process with RAGDESK_HNSW_KERNEL set, builds one graph of the same seeded vectors and answers the
  * same queries; the exact scan must rank the same neighbours with the same cosines (to float
  * rounding), and the graph search must find the same neighbours. A kernel this CPU lacks is
@@ -17,6 +18,7 @@ interface KernelAnswers {
   kernel: string;
   exact: { labels: number[]; scores: number[] }[];
   search: number[][];
+  similarities: number[][];
 }
 
 // 100 dimensions: not a multiple of 8 or 16, so every wide kernel runs its tail loop too.
@@ -31,15 +33,17 @@ for (let i = 0; i < count; i++) vectors.set(vector(), i * dimensions);
 const graph = new Graph(dimensions, count, 16, 200);
 graph.add(Uint32Array.from({ length: count }, (_, i) => i), new Uint8Array(count), vectors, 0, count, 1);
 const filter = { source: new Int32Array(count), tenant: new Int32Array(count).fill(-1), sources: null, tenants: null, nextLabel: count };
-const exact = [], search = [];
+const exact = [], search = [], similarities = [];
+const some = Uint32Array.from({ length: 50 }, (_, i) => (i * 37) % count);
 for (let q = 0; q < queries; q++) {
   const query = vector();
   const all = graph.exact(query, filter, null);
   const order = Array.from(all.labels.keys()).sort((a, b) => all.scores[b] - all.scores[a]).slice(0, 10);
   exact.push({ labels: order.map((i) => all.labels[i]), scores: order.map((i) => all.scores[i]) });
   search.push(Array.from(graph.search(query, 10, 400, null, null).labels));
+  similarities.push(Array.from(graph.similarities(query, some)));
 }
-process.stdout.write(JSON.stringify({ kernel: Graph.kernel(), exact, search }));
+process.stdout.write(JSON.stringify({ kernel: Graph.kernel(), exact, search, similarities }));
 `;
 
 function answersWith(kernel: string): KernelAnswers {
@@ -68,6 +72,11 @@ describe('HNSW distance kernels', () => {
         const got = other.exact[q]!;
         expect(got.labels, `${other.kernel} query ${q}`).toEqual(expected.labels);
         for (const [i, score] of expected.scores.entries()) expect(got.scores[i]).toBeCloseTo(score, 5);
+      }
+      // Similarities are sums in double: only the order of the additions differs.
+      for (const [q, expected] of reference.similarities.entries()) {
+        for (const [i, score] of expected.entries())
+          expect(Math.abs(other.similarities[q]![i]! - score), `${other.kernel} query ${q}`).toBeLessThan(1e-12);
       }
       // The graphs were built with each kernel's own rounding, so a walk may differ at a near tie;
       // over 40 queries x 10 neighbours, at most 1% may.

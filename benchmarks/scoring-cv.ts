@@ -122,6 +122,11 @@ class ExhaustiveBm25 {
     this.scores = new Float64Array(documents.length);
   }
 
+  /** The share of the chunks holding `term`. */
+  share(term: string): number {
+    return (this.postings.get(term)?.chunks.length ?? 0) / Math.max(1, this.lengths.length);
+  }
+
   /** Lucene's idf, as the store's index. */
   idf(term: string): number {
     const n = this.postings.get(term)?.chunks.length ?? 0;
@@ -331,14 +336,21 @@ const LEXICAL: Bm25Variant[] = [
   { name: 'bm25l d 0.5', k1: 1.2, b: 0.75, kind: 'l', delta: 0.5 },
 ];
 
-/** The n-gram channel: none, or bm25 over character n of words at a weight beside bm25's 1. */
-const NGRAMS: { n: number; weight: number }[] = [
-  { n: 0, weight: 0 },
-  { n: 4, weight: 0.2 },
-  { n: 4, weight: 0.4 },
-  { n: 5, weight: 0.2 },
-  { n: 5, weight: 0.4 },
+/**
+ * The n-gram channel: none, or bm25 over character n of words at a weight beside bm25's 1; with
+ * `maxShare`, the query keeps only the n-grams found in at most that share of the chunks (cheaper:
+ * the long lists are the cost).
+ */
+const NGRAMS: { n: number; weight: number; maxShare: number }[] = [
+  { n: 0, weight: 0, maxShare: 1 },
+  { n: 4, weight: 0.2, maxShare: 1 },
+  { n: 4, weight: 0.4, maxShare: 1 },
+  { n: 5, weight: 0.2, maxShare: 1 },
+  { n: 5, weight: 0.4, maxShare: 1 },
+  { n: 4, weight: 0.2, maxShare: 0.05 },
+  { n: 4, weight: 0.4, maxShare: 0.05 },
 ];
+const PRUNED_SHARE = 0.05;
 const SCALINGS: Scaling[] = ['minmax', 'z', 'max'];
 const VECTOR_WEIGHTS = [0.2, 0.3, 0.4, 0.5];
 /** Rocchio on the query vector from the fused top k: q' = q + beta * mean(top k). */
@@ -396,6 +408,10 @@ function channelCost(chunks: readonly Chunk[], queries: BeirDataset['queries'], 
   };
   const stemQueries = queries.map((query) => queryStems(query.text, 64));
   const gramQueries = queries.map((query) => gramCounts(extractQueryTerms(query.text, { maxTerms: 64 }).flatMap(foldedWords), n).counts);
+  const df = new Map<string, number>();
+  for (const chunk of chunks)
+    for (const gram of gramCounts(foldedWords(chunk.text), n).counts.keys()) df.set(gram, (df.get(gram) ?? 0) + 1);
+  const pruned = gramQueries.map((counts) => [...counts].filter(([gram]) => (df.get(gram) ?? 0) <= PRUNED_SHARE * chunks.length));
   const wordsStats = words.stats();
   const gramStats = grams.stats();
   return {
@@ -405,6 +421,14 @@ function channelCost(chunks: readonly Chunk[], queries: BeirDataset['queries'], 
     [`${n}-gram MB`]: gramStats.bytes / 2 ** 20,
     'words search p50 ms': time((q) => words.search(stemQueries[q]!, 50)),
     [`${n}-gram search p50 ms`]: time((q) => grams.search([...gramQueries[q]!.keys()], 50, undefined, [...gramQueries[q]!.values()])),
+    [`${n}-grams in <= ${PRUNED_SHARE * 100}% p50 ms`]: time((q) =>
+      grams.search(
+        pruned[q]!.map(([gram]) => gram),
+        50,
+        undefined,
+        pruned[q]!.map(([, count]) => count),
+      ),
+    ),
   };
 }
 
@@ -446,7 +470,7 @@ async function main(): Promise<void> {
   const lexical = LEXICAL.map((variant) => queryTerms.map((terms) => stems.search(terms, undefined, variant, DEPTH)));
   const words = texts.map(foldedWords);
   const queryWords = queries.map((query) => extractQueryTerms(query.text, { maxTerms: 64 }).flatMap(foldedWords));
-  const ngramLists = new Map<number, Hits[]>();
+  const ngramLists = new Map<string, Hits[]>();
   /** Every chunk holding one of the query's n-grams, best first. */
   const ngramAll = new Map<number, Hits[]>();
   for (const n of new Set(NGRAMS.map((g) => g.n).filter((n) => n > 0))) {
@@ -458,9 +482,23 @@ async function main(): Promise<void> {
     });
     ngramAll.set(n, all);
     ngramLists.set(
-      n,
+      `${n}/1`,
       all.map((hits) => ({ chunks: hits.chunks.slice(0, DEPTH), scores: hits.scores.slice(0, DEPTH) })),
     );
+    for (const maxShare of new Set(NGRAMS.filter((g) => g.n === n && g.maxShare < 1).map((g) => g.maxShare))) {
+      ngramLists.set(
+        `${n}/${maxShare}`,
+        queryWords.map((list) => {
+          const kept = [...gramCounts(list, n).counts].filter(([gram]) => index.share(gram) <= maxShare);
+          return index.search(
+            kept.map(([gram]) => gram),
+            kept.map(([, count]) => count),
+            variant,
+            DEPTH,
+          );
+        }),
+      );
+    }
   }
   console.log(`lexical lists in ${((performance.now() - started) / 1000).toFixed(0)} s`);
 
@@ -478,13 +516,16 @@ async function main(): Promise<void> {
         if (!shippedEmbedder && gram.n > 0) continue;
         for (const scaling of SCALINGS) {
           for (const weight of VECTOR_WEIGHTS) {
-            const name = `${embedder.name} | ${variant.name} | ${gram.n ? `${gram.n}-grams ${gram.weight}` : 'no grams'} | ${scaling} | vector ${weight}`;
+            const grams = gram.n
+              ? `${gram.n}-grams ${gram.weight}${gram.maxShare < 1 ? ` in <= ${gram.maxShare * 100}% of chunks` : ''}`
+              : 'no grams';
+            const name = `${embedder.name} | ${variant.name} | ${grams} | ${scaling} | vector ${weight}`;
             record(name, (q) =>
               fuse(
                 [
                   { hits: vectorLists[q]!, weight },
                   { hits: lexical[l]![q]!, weight: 1 },
-                  { hits: gram.n ? ngramLists.get(gram.n)![q]! : none, weight: gram.weight },
+                  { hits: gram.n ? ngramLists.get(`${gram.n}/${gram.maxShare}`)![q]! : none, weight: gram.weight },
                 ],
                 scaling,
                 scratch,
@@ -653,6 +694,7 @@ function report(
     ['bm25 variant', /^v1 \| .+ \| no grams \| minmax \| vector 0\.3$/],
     ['n-gram channel', /^v1 \| bm25 \| (no grams|\d-grams [\d.]+) \| minmax \| vector 0\.3$/],
     ['n-gram channel, any scaling and weight', /^v1 \| bm25 \| \d-grams [\d.]+ \| \w+ \| vector [\d.]+$/],
+    ['4-grams in <= 5% of chunks', /^v1 \| bm25 \| (no grams|4-grams [\d.]+ in <= 5% of chunks) \| minmax \| vector 0\.3$/],
     ['4-gram channel on the pool', /^v1 \| bm25 \| 4-grams [\d.]+ on the pool \| \w+ \| vector [\d.]+$/],
     ['scaling', /^v1 \| bm25 \| no grams \| \w+ \| vector [\d.]+$/],
     ['vector feedback', /^v1 \| bm25 \| no grams \| minmax \| vector [\d.]+ \| vector feedback/],

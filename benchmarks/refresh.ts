@@ -2,7 +2,9 @@
  * bench:refresh — what a refresh of a site costs when few pages changed: a local HTTP server of
  * 200 pages listed in a sitemap, 5 of them edited after the first sync. The same re-sync runs twice
  * in one run: with a loader that can only crawl in full (`crawlSite`, as every re-sync did before
- * conditional requests) and with the loader as it is (`recrawlSite`: If-None-Match, body hash).
+ * conditional requests), with the loader as it is (`recrawlSite`: If-None-Match, body hash), and
+ * with the loader as it is on a sitemap that gives each page's `<lastmod>` (the time of its last
+ * edit): pages whose lastmod is older than their last request are not requested at all.
  * Counted: page requests and 304s, bytes the server sent, pages parsed, embedding calls and texts.
  *
  *   npm run bench:refresh -- [--pages 200] [--changed 5]
@@ -29,9 +31,10 @@ interface Traffic {
   bytes: number;
 }
 
-/** A site of `PAGES` pages with ETags; `edit` changes a page's text and its ETag. */
-async function startSite() {
+/** A site of `PAGES` pages with ETags; `edit` changes a page's text, its ETag and (with `lastmods`) its sitemap `<lastmod>`. */
+async function startSite(lastmods: boolean) {
   const versions = new Map<string, number>(Array.from({ length: PAGES }, (_, i) => [`/page-${i}`, 1]));
+  const editedAt = new Map<string, string>([...versions.keys()].map((path) => [path, '2026-01-01']));
   const traffic: Traffic = { pageRequests: 0, notModified: 0, bytes: 0 };
   const body = (path: string): string => {
     const n = Number(path.slice(6));
@@ -51,7 +54,8 @@ async function startSite() {
     if (path === '/robots.txt') return send(404, { 'content-type': 'text/plain' });
     if (path === '/sitemap.xml') {
       const { port } = server.address() as AddressInfo;
-      const urls = [...versions.keys()].map((page) => `<url><loc>http://127.0.0.1:${port}${page}</loc></url>`).join('');
+      const lastmod = (page: string) => (lastmods ? `<lastmod>${editedAt.get(page)}</lastmod>` : '');
+      const urls = [...versions.keys()].map((page) => `<url><loc>http://127.0.0.1:${port}${page}</loc>${lastmod(page)}</url>`).join('');
       return send(
         200,
         { 'content-type': 'application/xml' },
@@ -72,7 +76,10 @@ async function startSite() {
   return {
     origin: `http://127.0.0.1:${port}`,
     traffic,
-    edit: (path: string) => versions.set(path, (versions.get(path) ?? 0) + 1),
+    edit: (path: string) => {
+      versions.set(path, (versions.get(path) ?? 0) + 1);
+      editedAt.set(path, new Date().toISOString());
+    },
     reset: () => Object.assign(traffic, { pageRequests: 0, notModified: 0, bytes: 0 }),
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
@@ -108,9 +115,9 @@ function fullCrawlOnly(loader: WebLoader): WebLoader {
   };
 }
 
-async function measure(label: string, conditional: boolean): Promise<Row> {
+async function measure(label: string, conditional: boolean, lastmods = false): Promise<Row> {
   const dir = mkdtempSync(join(tmpdir(), 'ragdesk-bench-refresh-'));
-  const site = await startSite();
+  const site = await startSite(lastmods);
   const loader = webLoader({ allowPrivateUrls: ['127.0.0.1'] });
   const { embeddings, counts } = counting(localEmbeddings());
   const ragdesk = createRagdesk({
@@ -158,17 +165,23 @@ async function measure(label: string, conditional: boolean): Promise<Row> {
 
 const before = await measure('full re-crawl (crawlSite)', false);
 const after = await measure('conditional (recrawlSite)', true);
-const rows = [before, after];
+const withLastmod = await measure('conditional + sitemap lastmod', true, true);
+const rows = [before, after, withLastmod];
 printTable(`Refresh of a ${PAGES}-page local site with ${CHANGED} pages changed`, rows);
-const ratio = (key: string) => Number(((after[key] as number) / Math.max(1, before[key] as number)).toFixed(3));
+const ratio = (to: Row, key: string) => Number(((to[key] as number) / Math.max(1, before[key] as number)).toFixed(3));
 writeResult('refresh', {
   pages: PAGES,
   changed: CHANGED,
   rows,
   afterOverBefore: {
-    bytes: ratio('bytes sent'),
-    pagesParsed: ratio('pages parsed'),
-    textsEmbedded: ratio('texts embedded'),
-    ms: ratio('ms'),
+    bytes: ratio(after, 'bytes sent'),
+    pagesParsed: ratio(after, 'pages parsed'),
+    textsEmbedded: ratio(after, 'texts embedded'),
+    ms: ratio(after, 'ms'),
+  },
+  lastmodOverBefore: {
+    requests: ratio(withLastmod, 'page requests'),
+    bytes: ratio(withLastmod, 'bytes sent'),
+    ms: ratio(withLastmod, 'ms'),
   },
 });

@@ -6,12 +6,14 @@ export type RagdeskErrorCode =
   | 'not_found'
   | 'unauthorized'
   | 'forbidden'
+  | 'origin_not_allowed'
   | 'method_not_allowed'
   | 'conflict'
   | 'usage_limit'
   | 'payload_too_large'
   | 'unsupported_media_type'
   | 'embedding_mismatch'
+  | 'model_not_available'
   | 'upstream_failed'
   | 'upstream_timeout'
   | 'rate_limited'
@@ -25,12 +27,15 @@ const DEFAULT_STATUS: Record<RagdeskErrorCode, number> = {
   not_found: 404,
   unauthorized: 401,
   forbidden: 403,
+  // A browser page on a site the agent does not list (interfaceConfig.authorizedDomains).
+  origin_not_allowed: 403,
   method_not_allowed: 405,
   conflict: 409,
   usage_limit: 402,
   payload_too_large: 413,
   unsupported_media_type: 415,
   embedding_mismatch: 409,
+  model_not_available: 400,
   upstream_failed: 502,
   upstream_timeout: 504,
   rate_limited: 429,

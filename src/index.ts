@@ -45,6 +45,7 @@ export type { Agent, AgentResponse, AgentStreamEvent } from './agents/agent.js';
 export type { HistoryMessage } from './agents/history.js';
 export { agentDisplaySettings, publicAgentView, type AgentDisplaySettings, type PublicAgentView } from './agents/agent-views.js';
 export { interfaceConfigSchema, type InterfaceConfig } from './agents/interface-config.js';
+export { allowedOriginsOf } from './agents/allowed-origins.js';
 export { UploadService, type UploadOptions, type UploadLink, type UploadLinkRequest } from './uploads/upload-service.js';
 export { UPLOAD_TYPES } from './uploads/upload-types.js';
 export { ConversationService } from './conversations/conversation-service.js';
@@ -69,6 +70,7 @@ export type { AttachmentLimits } from './agents/attachment-limits.js';
 export type { PromptBudgetOptions } from './agents/budget.js';
 export { DEFAULT_SYSTEM_PROMPT, DEFAULT_USER_PROMPT, PROMPT_PRESETS } from './agents/prompt-presets.js';
 export { MODEL_CONTEXT_WINDOWS, SPEC_MODEL_WINDOWS } from './agents/model-windows.js';
+export { HOSTED_MODEL_NAMES, MODEL_NAMES, type ModelList } from './agents/model-offer.js';
 export { OVERRIDABLE_FIELDS, MAX_VISITOR_CONTEXT_CHARS, type AgentCaller } from './agents/override-policy.js';
 export {
   ApiKeyService,

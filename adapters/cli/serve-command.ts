@@ -28,6 +28,7 @@ export const SERVE_USAGE = `ragdesk serve [--port 3000] [--host 127.0.0.1] [--da
   public agent from this package's docs on first run. --cors (or env RAGDESK_CORS) lets browser pages
   on other origins call the API: a comma-separated list (https://app.example.com,http://localhost:5173)
   or * for any origin (then any web page can query your public agents; private routes still need a key).
+  An agent's chat widget works on the sites its widget settings list (allowed origins) without --cors.
   The web console is served at / (--no-ui: API only). Once listening, every datastore's search
   indexes are loaded one after another, so that no visitor waits for them (--no-preload: each loads
   on its first query). --openai-compat also serves the OpenAI-compatible chat routes at /v1

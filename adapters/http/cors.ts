@@ -23,8 +23,8 @@ export interface CorsOptions {
   maxAgeSeconds?: number;
 }
 
-const DEFAULT_ALLOWED = ['authorization', 'content-type', 'x-request-id'];
-const DEFAULT_EXPOSED = ['x-request-id', 'retry-after', 'x-total-count'];
+export const DEFAULT_ALLOWED = ['authorization', 'content-type', 'x-request-id'];
+export const DEFAULT_EXPOSED = ['x-request-id', 'retry-after', 'x-total-count'];
 const ORIGIN = /^https?:\/\/[a-z0-9.-]+(?::\d{1,5})?$|^https?:\/\/\[[0-9a-f:.]+\](?::\d{1,5})?$/;
 const HEADER_NAME = /^[!#$%&'*+.^`|~\w-]+$/;
 
@@ -67,9 +67,9 @@ export class CorsPolicy {
     this.maxAge = String(maxAge);
   }
 
-  /** A preflight is an OPTIONS request naming the method it asks for. */
-  isPreflight(request: HttpRequest): boolean {
-    return request.method === 'OPTIONS' && request.header('access-control-request-method') !== undefined;
+  /** Whether this request's `Origin` is one this policy lets call the API. */
+  allowsRequest(request: HttpRequest): boolean {
+    return this.allowedOrigin(request) !== null;
   }
 
   /**
@@ -122,6 +122,17 @@ export class CorsPolicy {
   private originHeaders(origin: string): Record<string, string> {
     return { 'access-control-allow-origin': origin, ...(this.credentials ? { 'access-control-allow-credentials': 'true' } : {}) };
   }
+}
+
+/** A preflight is an OPTIONS request naming the method it asks for. */
+export function isPreflight(request: HttpRequest): boolean {
+  return request.method === 'OPTIONS' && request.header('access-control-request-method') !== undefined;
+}
+
+/** The `Origin` header lower-cased when it is a well-formed serialized origin, else null (`null`, garbage). */
+export function wellFormedOrigin(request: HttpRequest): string | null {
+  const origin = request.header('origin')?.toLowerCase();
+  return origin !== undefined && ORIGIN.test(origin) ? origin : null;
 }
 
 function headerList(names: readonly string[], option: string): string {

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { RagdeskError, type Ragdesk } from '../../src/index.js';
+import { agentOriginHeaders, agentPreflight, agentsAllow, originNotAllowed, originToCheck } from './agent-origins.js';
 import { Authenticator, requirePrincipal, requireScope, type Principal } from './auth.js';
+import { isPreflight } from './cors.js';
 import { errorResult, logError } from './errors.js';
 import { asOpenAIError } from './openai-compat/errors.js';
 import type { OperationContext, Route } from './operation.js';
@@ -59,9 +61,16 @@ export class Dispatcher {
     let where = `${request.method} ${relativePath}`;
     let result: HttpResult;
     const cors = this.options.cors;
-    const preflight = cors?.isPreflight(request) === true;
+    const preflight = isPreflight(request);
+    /** A cross-site origin checked against an agent's list: its answer (refusal included) carries CORS headers for it. */
+    let checkedOrigin: string | null = null;
+    /** The answer depends on the Origin (an agent's widget route): caches must keep answers per origin. */
+    let variesByOrigin = false;
     try {
-      if (preflight) return this.withRequestId(this.preflight(relativePath, request, requestId), requestId);
+      if (preflight) {
+        const answer = await this.preflight(relativePath, request, requestId);
+        if (answer) return this.withRequestId(answer, requestId);
+      }
       const match = this.routerFor(request).match(request.method, relativePath);
       if (match.kind === 'not_found')
         throw new RagdeskError('not_found', `No route for ${request.method} ${this.options.basePath}${relativePath}`.slice(0, 300));
@@ -73,17 +82,15 @@ export class Dispatcher {
       const { route, params } = match;
       where = `${route.method} ${route.path}`;
       const principal = route.auth === 'none' ? null : await this.identify(request);
+      const context = this.context(request, params, principal, requestId, where);
+      if (route.originAgents) {
+        variesByOrigin = true;
+        checkedOrigin = originToCheck(request, cors);
+        if (checkedOrigin !== null && !agentsAllow(await route.originAgents(context), checkedOrigin)) throw originNotAllowed(checkedOrigin);
+      }
       await this.limitRate(request, principal);
       if (typeof route.auth === 'object') requireScope(requirePrincipal(principal), route.auth.scope);
       if (route.auth === 'key') requirePrincipal(principal);
-      const context: OperationContext = {
-        ragdesk: this.ragdesk,
-        request,
-        params,
-        principal,
-        options: this.options,
-        reportBug: (error) => logError(this.options.logger, error, requestId, where),
-      };
       result = await route.run(context);
       if (result.kind === 'stream') result = { ...result, pace: () => this.turns.enter() };
     } catch (error) {
@@ -91,8 +98,29 @@ export class Dispatcher {
       if (this.isOpenAIPath(request.path)) result = asOpenAIError(result);
     }
     // Errors and streams carry CORS headers too: a browser script can then read why it was refused.
-    const corsHeaders = cors && !preflight ? cors.responseHeaders(request) : {};
+    const corsHeaders = {
+      ...(variesByOrigin ? { vary: 'Origin' } : {}),
+      ...(cors && !preflight ? cors.responseHeaders(request) : {}),
+      ...(checkedOrigin === null ? {} : agentOriginHeaders(checkedOrigin)),
+    };
     return this.withRequestId({ ...result, headers: { ...(result.headers ?? {}), ...corsHeaders } }, requestId);
+  }
+
+  private context(
+    request: HttpRequest,
+    params: Readonly<Record<string, string>>,
+    principal: Principal | null,
+    requestId: string,
+    where: string,
+  ): OperationContext {
+    return {
+      ragdesk: this.ragdesk,
+      request,
+      params,
+      principal,
+      options: this.options,
+      reportBug: (error) => logError(this.options.logger, error, requestId, where),
+    };
   }
 
   /** Requests on the OpenAI-compatible routes get errors in OpenAI's shape, unmatched paths below them too. */
@@ -105,12 +133,30 @@ export class Dispatcher {
     return { ...result, headers: { ...(result.headers ?? {}), 'x-request-id': requestId } };
   }
 
-  /** A CORS preflight: answered before any key check (browsers never send credentials with one). */
-  private preflight(relativePath: string, request: HttpRequest, requestId: string): HttpResult {
-    const methods = this.routerFor(request).methodsFor(relativePath);
+  /**
+   * A CORS preflight, answered before any key check (browsers never send credentials with one): by
+   * the `cors` option for the origins it allows, else, on an agent's public routes, by the agent's
+   * own list. Null when neither applies: the request is then routed like any other (a 405).
+   */
+  private async preflight(relativePath: string, request: HttpRequest, requestId: string): Promise<HttpResult | null> {
+    const router = this.routerFor(request);
+    const methods = router.methodsFor(relativePath);
+    const cors = this.options.cors;
     try {
-      if (methods.length === 0) throw new RagdeskError('not_found', `No route for ${this.options.basePath}${relativePath}`.slice(0, 300));
-      return this.options.cors!.preflight(request, methods);
+      if (methods.length === 0) {
+        if (!cors) return null;
+        throw new RagdeskError('not_found', `No route for ${this.options.basePath}${relativePath}`.slice(0, 300));
+      }
+      if (cors?.allowsRequest(request)) return cors.preflight(request, methods);
+      const asked = router.match(request.header('access-control-request-method') ?? '', relativePath);
+      const route = asked.kind === 'found' ? asked.route : undefined;
+      if (asked.kind === 'found' && route?.originAgents) {
+        const origin = originToCheck(request, undefined) ?? 'null';
+        const context = this.context(request, asked.params, null, requestId, `OPTIONS ${route.path}`);
+        if (!agentsAllow(await route.originAgents(context), origin)) throw originNotAllowed(origin);
+        return agentPreflight(origin, methods);
+      }
+      return cors ? cors.preflight(request, methods) : null;
     } catch (error) {
       return errorResult(error, requestId, this.options.logger, `OPTIONS ${relativePath}`);
     }

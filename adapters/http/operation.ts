@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { RagdeskError, type ApiKeyScope, type Ragdesk } from '../../src/index.js';
+import { RagdeskError, type Agent, type ApiKeyScope, type Ragdesk } from '../../src/index.js';
 import type { Principal } from './auth.js';
 import type { ResolvedOptions } from './options.js';
 import type { HttpRequest, HttpResult, JsonResult } from './types.js';
@@ -61,6 +61,12 @@ export interface Route {
    * the frames. `'only'` in `response` means the stream is the one answer.
    */
   streams?: true | string;
+  /**
+   * The agents a request concerns, on routes a widget calls from other sites: a browser request from
+   * an origin neither the `cors` option nor these agents' `authorizedDomains` allow is a 403
+   * `origin_not_allowed` (adapters/http/agent-origins.ts). Also run for preflights, without a caller.
+   */
+  originAgents?: (context: OperationContext) => Promise<readonly Agent[]>;
   run(context: OperationContext): Promise<HttpResult>;
 }
 

@@ -15,6 +15,7 @@ export const CRAWL_PAGE_COLUMNS = [
   'last_modified',
   'content_hash',
   'updated_at',
+  'fetched_at',
 ] as const;
 
 export interface CrawlPageRow {
@@ -28,6 +29,7 @@ export interface CrawlPageRow {
   last_modified: string | null;
   content_hash: string | null;
   updated_at: string;
+  fetched_at: string | null;
 }
 
 export function crawlPageValues(page: CrawlPageRecord): Array<string | null> {
@@ -42,6 +44,7 @@ export function crawlPageValues(page: CrawlPageRecord): Array<string | null> {
     page.lastModified,
     page.contentHash,
     page.updatedAt,
+    page.fetchedAt ?? null,
   ];
 }
 
@@ -57,6 +60,8 @@ export function crawlPageFromRow(row: CrawlPageRow): CrawlPageRecord {
     lastModified: row.last_modified,
     contentHash: row.content_hash,
     updatedAt: row.updated_at,
+    // Absent rather than null when unknown: records written before the column read as they were.
+    ...(row.fetched_at === null ? {} : { fetchedAt: row.fetched_at }),
   };
 }
 

@@ -48,6 +48,8 @@ export function localAnswerer(options: LocalAnswererOptions = {}): ChatModel {
   return {
     name: 'local:extractive',
     specificationVersion: 'v1',
+    // Not a language model: it runs no hosted name, so agents here use its own.
+    models: () => ({ names: ['local_extractive'], default: 'local_extractive' }),
     async generate(request): Promise<ChatResult> {
       throwIfAborted(request.signal);
       const { text, usage } = answer(request);

@@ -21,7 +21,9 @@ export function memoryCrawls(known: (datasourceId: string) => boolean) {
         if (!known(record.datasourceId)) continue;
         let ofSource = pages.get(record.datasourceId);
         if (!ofSource) pages.set(record.datasourceId, (ofSource = new Map<string, CrawlPageRecord>()));
-        ofSource.set(record.url, { ...record });
+        // An unknown fetch time is left out, as the SQL stores read it back.
+        const { fetchedAt, ...rest } = record;
+        ofSource.set(record.url, fetchedAt === null || fetchedAt === undefined ? rest : { ...rest, fetchedAt });
       }
     },
     listCrawlPages(datasourceId: string, page: { offset: number; limit: number }): { items: CrawlPageRecord[]; total: number } {

@@ -9,6 +9,7 @@ import { memoryJobs } from './memory-jobs.js';
 import { memoryClosedError } from './memory-closed.js';
 import { guardedMethods } from '../kit/guarded-methods.js';
 import { TextPostings } from './text-postings.js';
+import { containsFolded, foldedNeedle, pageBounds } from '../kit/folded-contains.js';
 
 interface DatastoreState {
   record: DatastoreRecord;
@@ -160,6 +161,20 @@ export function memoryRetrievalStore(): RetrievalStore {
         return oldestFirst(matching.map(copyDatasource));
       },
 
+      async pageDatasources(datastoreId, query) {
+        const { offset, limit } = pageBounds(query);
+        const needle = foldedNeedle(query.nameContains);
+        const matching = oldestFirst(
+          [...datasources.values()].filter(
+            (source) =>
+              source.datastoreId === datastoreId &&
+              (query.groupId === undefined || source.groupId === query.groupId) &&
+              (needle === undefined || containsFolded(source.name, needle)),
+          ),
+        );
+        return { items: matching.slice(offset, offset + limit).map(copyDatasource), total: matching.length };
+      },
+
       async listDatasourceIdsMatching(datastoreId, filter) {
         const ids: string[] = [];
         for (const source of datasources.values()) {
@@ -230,6 +245,15 @@ export function memoryRetrievalStore(): RetrievalStore {
       async listChunks(datasourceId) {
         const owned = [...(chunkIds.get(datasourceId) ?? [])].flatMap((id) => chunks.get(id) ?? []);
         return owned.sort((a, b) => a.position - b.position).map(copyChunk);
+      },
+
+      async pageChunks(datasourceId, query) {
+        const { offset, limit } = pageBounds(query);
+        const needle = foldedNeedle(query.textContains);
+        const owned = [...(chunkIds.get(datasourceId) ?? [])].flatMap((id) => chunks.get(id) ?? []);
+        const matching = owned.filter((chunk) => needle === undefined || containsFolded(chunk.text, needle));
+        matching.sort((a, b) => a.position - b.position);
+        return { items: matching.slice(offset, offset + limit).map(copyChunk), total: matching.length };
       },
 
       async *iterateChunks(datastoreId, options = {}) {

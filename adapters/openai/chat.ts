@@ -1,15 +1,15 @@
-import type { ModelName } from '../../src/ports/agent-key-usage-records.js';
+import type { HostedModelName } from '../../src/ports/agent-key-usage-records.js';
 import type { ChatModel, ChatRequest, ChatResult, ChatStreamPart } from '../../src/ports/chat-model.js';
 import { z } from 'zod';
 import { callWithRetries } from './call.js';
 import { chatBody, COUNTED_USAGE_WARNING, countedUsage, finishReasonOf, usageOf, type MaxTokensField } from './chat-request.js';
 import { streamChat } from './chat-stream.js';
 import { checkOptions, connect, type OpenAIConnectionOptions } from './connection.js';
-import { modelTable, type ModelEntry } from './models.js';
+import { HOSTED_NAMES, modelTable, tableEntry, type ModelEntry } from './models.js';
 
 export interface OpenAIChatOptions extends OpenAIConnectionOptions {
   /** API model name → model id and context window, entry by entry (default `DEFAULT_MODEL_TABLE`). */
-  models?: Partial<Record<ModelName, ModelEntry>>;
+  models?: Partial<Record<HostedModelName, ModelEntry>>;
   /** Model used when a request names none; also part of `name`. Default: the `gpt_3_5_turbo` entry. */
   model?: string;
   /** First part of `name` (default `openai`), e.g. `ollama` so answers say where they came from. */
@@ -48,7 +48,9 @@ export function openaiChat(options: OpenAIChatOptions = {}): ChatModel {
   return {
     name,
     specificationVersion: 'v1',
-    resolveModel: (name) => ({ ...table[name] }),
+    resolveModel: (name) => ({ ...tableEntry(table, name) }),
+    // Every hosted name maps to a model of this server (through `models` or the default table).
+    models: () => ({ names: HOSTED_NAMES, default: 'gpt_3_5_turbo' }),
 
     async generate(request: ChatRequest): Promise<ChatResult> {
       const body = chatBody(request, table, defaultModel, field);

@@ -1,4 +1,5 @@
-import type { ModelName } from '../../src/ports/agent-key-usage-records.js';
+import { RagdeskError } from '../../src/errors.js';
+import type { HostedModelName, ModelName } from '../../src/ports/agent-key-usage-records.js';
 
 /** A model id as the upstream server names it, and how many tokens its context window holds. */
 export interface ModelEntry {
@@ -6,7 +7,7 @@ export interface ModelEntry {
   contextWindow: number;
 }
 
-export type ModelTable = Readonly<Record<ModelName, ModelEntry>>;
+export type ModelTable = Readonly<Record<HostedModelName, ModelEntry>>;
 
 /**
  * API model names → current OpenAI models. These names are of retired models; each maps to the
@@ -29,16 +30,32 @@ export const DEFAULT_MODEL_TABLE: ModelTable = {
  */
 export const SPEC_MODEL_TABLE: ModelTable = DEFAULT_MODEL_TABLE;
 
-export function isModelName(name: string): name is ModelName {
+/** The hosted API names, in the table's order. */
+export const HOSTED_NAMES = Object.keys(DEFAULT_MODEL_TABLE) as HostedModelName[];
+
+export function isModelName(name: string): name is HostedModelName {
   return Object.hasOwn(DEFAULT_MODEL_TABLE, name);
 }
 
 /** The default table with `overrides` applied entry by entry. */
-export function modelTable(overrides: Partial<Record<ModelName, ModelEntry>> = {}): ModelTable {
+export function modelTable(overrides: Partial<Record<HostedModelName, ModelEntry>> = {}): ModelTable {
   return { ...DEFAULT_MODEL_TABLE, ...overrides };
 }
 
 /** `resolveModel(name)` over the default table (the adapter's own honours its overrides). */
 export function resolveModel(name: ModelName): ModelEntry {
-  return { ...DEFAULT_MODEL_TABLE[name] };
+  return { ...tableEntry(DEFAULT_MODEL_TABLE, name) };
+}
+
+/**
+ * The entry of a hosted name. `local_extractive` is the offline answerer, not a language model: the
+ * core never sends it here (the adapter's `models()` leaves it out), so asking is a caller's bug.
+ */
+export function tableEntry(table: ModelTable, name: ModelName): ModelEntry {
+  if (!isModelName(name)) {
+    throw new RagdeskError('model_not_available', `${name} is not a hosted model; an OpenAI-compatible server cannot run it`, {
+      details: { issues: [{ path: 'modelName', message: 'not a hosted model' }] },
+    });
+  }
+  return table[name];
 }

@@ -4,6 +4,7 @@ import { guardedMethods, type MethodGuard } from '../kit/guarded-methods.js';
 import { chunkQueries } from './chunk-queries.js';
 import type { PoolHandle } from './connection.js';
 import { crawlQueries } from './crawl-queries.js';
+import { pageQueries } from './page-queries.js';
 import { jobQueries } from './job-queries.js';
 import { lexicalSearch } from './lexical-search.js';
 import { recordQueries } from './record-queries.js';
@@ -39,6 +40,7 @@ export function postgresRetrievalStore(
       ...chunks.methods,
       ...jobQueries(pool, schema, records),
       ...crawlQueries(pool, schema),
+      ...pageQueries(pool, schema),
 
       async deleteDatastore(id) {
         const deleted = await records.deleteDatastore(id);

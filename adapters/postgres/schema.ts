@@ -124,6 +124,9 @@ function perOwnerNames(s: string): string {
   `;
 }
 
+/** When each crawled page was last requested, so a sitemap's `<lastmod>` can spare the request. */
+const crawlFetchedAt = (s: string): string => `ALTER TABLE ${s}.crawl_pages ADD COLUMN fetched_at text;`;
+
 /**
  * Crawls of web datasources: the running or last crawl's counts (one JSON text per datasource) and
  * one row per URL looked at, with the validators (ETag, Last-Modified) the next crawl sends back.
@@ -360,6 +363,7 @@ const MIGRATIONS: readonly ((s: string) => string)[] = [
   perOwnerNames,
   apiKeyExpiry,
   crawls,
+  crawlFetchedAt,
 ];
 
 /** The version that let API keys expire (a test builds a schema of the one before). */
@@ -370,6 +374,9 @@ export const METADATA_FILTERS_MIGRATION = MIGRATIONS.indexOf(metadataFilters) + 
 
 /** The schema version this code writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;
+
+/** The version that added `crawl_pages.fetched_at` (a test builds a schema of the one before). */
+export const CRAWL_FETCHED_AT_VERSION = MIGRATIONS.indexOf(crawlFetchedAt) + 1;
 
 /** The version that made handles and conversation ids per owner (tests build a schema of the one before). */
 export const PER_OWNER_NAMES_VERSION = MIGRATIONS.indexOf(perOwnerNames) + 1;

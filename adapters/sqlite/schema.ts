@@ -109,6 +109,11 @@ const CRAWLS = `
   ) WITHOUT ROWID;
 `;
 
+/** When each crawled page was last requested, so a sitemap's `<lastmod>` can spare the request. */
+const CRAWL_FETCHED_AT = `
+  ALTER TABLE crawl_pages ADD COLUMN fetched_at TEXT;
+`;
+
 /**
  * Schema migrations, applied in order. The applied version lives in `PRAGMA user_version`, which
  * is part of the database header and therefore changes in the same transaction as the DDL: a
@@ -442,10 +447,14 @@ const MIGRATIONS: readonly string[] = [
   PER_OWNER_NAMES,
   API_KEY_EXPIRY,
   CRAWLS,
+  CRAWL_FETCHED_AT,
 ];
 
 /** The version that added crawl states and pages (a test opens a file of the one before). */
 export const CRAWLS_VERSION = MIGRATIONS.indexOf(CRAWLS) + 1;
+
+/** The version that added `crawl_pages.fetched_at` (a test opens a file of the one before). */
+export const CRAWL_FETCHED_AT_VERSION = MIGRATIONS.indexOf(CRAWL_FETCHED_AT) + 1;
 
 /** The schema version this code writes. */
 export const SCHEMA_VERSION = MIGRATIONS.length;

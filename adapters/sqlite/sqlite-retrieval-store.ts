@@ -7,6 +7,7 @@ import { chunkSlices, SLICED_ABOVE_ROWS } from './chunk-slices.js';
 import { inTransaction, translateError } from './database.js';
 import { crawlQueries } from './crawl-queries.js';
 import { jobQueries } from './job-queries.js';
+import { pageQueries } from './page-queries.js';
 import { lexicalSearch, type ChunkWrite, type LexicalSearchOptions } from './lexical-search.js';
 import { recordQueries } from './record-queries.js';
 import type { SqliteConnection } from './sqlite-connection.js';
@@ -83,6 +84,7 @@ export function sqliteRetrievalStore(connection: SqliteConnection, lexicalOption
       ...chunks.methods,
       ...jobQueries(db, records),
       ...crawlQueries(db),
+      ...pageQueries(db),
 
       deleteDatastore(id) {
         const deleted = records.deleteDatastore(id);

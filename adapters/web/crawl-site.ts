@@ -96,6 +96,18 @@ async function admit(
   }
 }
 
+/**
+ * Whether the sitemap says the page has not changed since it was last requested: its `<lastmod>`
+ * (the end of the period it names) is not after `previous.fetchedAt`. A page without either is
+ * asked for (conditionally, when it has validators).
+ */
+function unchangedSince(candidate: Candidate, previous: PageValidators | undefined): WebPageUnchanged | undefined {
+  if (candidate.lastmod === undefined || !previous?.fetchedAt) return undefined;
+  const fetchedAt = Date.parse(previous.fetchedAt);
+  if (!Number.isFinite(fetchedAt) || candidate.lastmod > fetchedAt) return undefined;
+  return { url: candidate.url, finalUrl: candidate.url, unchanged: true, validators: previous, requested: false };
+}
+
 /** Reports the links still queued when the crawl stopped at `maxPages` as skipped for the limit. */
 function reportLimit(source: CandidateSource, seen: Set<string>, filter: UrlMatcher, report: (event: CrawlUrlEvent) => void): void {
   for (const queued of source.rest?.() ?? []) {
@@ -153,11 +165,13 @@ export async function* crawlSite(
         const admission = await admit(source, seen, filter, robots, budget, report);
         if (!admission) break;
         const { candidate, blocked } = admission;
+        const previous = options.previous?.(candidate.url);
+        const untouched = blocked ? undefined : unchangedSince(candidate, previous);
         const result = blocked
           ? Promise.resolve<CrawlItem>(blocked)
-          : loadPage(candidate.url, signal, beforeRedirect, options.previous?.(candidate.url)).catch((error: unknown) =>
-              failure(candidate.url, error),
-            );
+          : untouched
+            ? Promise.resolve<CrawlItem>(untouched)
+            : loadPage(candidate.url, signal, beforeRedirect, previous).catch((error: unknown) => failure(candidate.url, error));
         inFlight.push({ candidate, result });
       }
       const head = inFlight.shift();

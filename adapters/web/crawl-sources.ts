@@ -6,13 +6,15 @@ import type { SiteCrawlOptions } from '../../src/ports/web-loader.js';
 import { parseHttpUrl } from './address-policy.js';
 import { fetchResource, type FetchContext } from './fetch-resource.js';
 import type { RobotsLookup } from './site-robots.js';
-import { sitemapPageUrls } from './sitemap.js';
+import { sitemapPages, type SitemapPage } from './sitemap.js';
 import { normalizeUrl } from './url-filters.js';
 
 export interface Candidate {
   url: string;
   depth: number;
   isStart: boolean;
+  /** From a sitemap's `<lastmod>`: the page has not changed after this time (ms since the epoch). */
+  lastmod?: number;
 }
 
 export interface CandidateSource {
@@ -25,11 +27,13 @@ export interface CandidateSource {
   rest?(): string[];
 }
 
-function fromIterator(urls: AsyncIterator<string>): CandidateSource {
+function fromIterator(pages: AsyncIterator<SitemapPage>): CandidateSource {
   return {
     async next() {
-      const step = await urls.next();
-      return step.done ? undefined : { url: step.value, depth: 0, isStart: false };
+      const step = await pages.next();
+      if (step.done) return undefined;
+      const { url, lastmod } = step.value;
+      return { url, depth: 0, isStart: false, ...(lastmod === undefined ? {} : { lastmod }) };
     },
   };
 }
@@ -60,8 +64,8 @@ export function linkFrontier(start: string, maxDepth: number, maxUrls: number): 
   };
 }
 
-/** Sitemap page URLs, or undefined when the sitemaps list none (so discovery can move on). */
-async function nonEmpty(urls: AsyncGenerator<string>): Promise<AsyncIterator<string> | undefined> {
+/** Sitemap pages, or undefined when the sitemaps list none (so discovery can move on). */
+async function nonEmpty(urls: AsyncGenerator<SitemapPage>): Promise<AsyncIterator<SitemapPage> | undefined> {
   const first = await urls.next();
   if (first.done) return undefined;
   return (async function* () {
@@ -78,8 +82,8 @@ export async function chooseSource(
   maxDepth: number,
   maxUrls: number,
 ): Promise<CandidateSource> {
-  const read = (roots: string[], strictRoots: boolean): AsyncGenerator<string> =>
-    sitemapPageUrls(roots, {
+  const read = (roots: string[], strictRoots: boolean): AsyncGenerator<SitemapPage> =>
+    sitemapPages(roots, {
       fetch: (url) => fetchResource(context, url, 'sitemap', { signal }),
       maxBytes: context.options.maxBytes,
       strictRoots,

@@ -13,7 +13,10 @@ export const VECTOR_INDEX_METHODS: PortMethods<VectorIndex> = {
 
 export const EMBEDDINGS_METHODS: PortMethods<Embeddings> = { required: { embed: true }, optional: {} };
 
-export const CHAT_MODEL_METHODS: PortMethods<ChatModel> = { required: { generate: true, stream: true }, optional: { resolveModel: true } };
+export const CHAT_MODEL_METHODS: PortMethods<ChatModel> = {
+  required: { generate: true, stream: true },
+  optional: { resolveModel: true, models: true },
+};
 
 export const FILE_LOADING_METHODS: PortMethods<FileLoading> = { required: { inspect: true, load: true }, optional: { close: true } };
 

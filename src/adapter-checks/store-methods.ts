@@ -116,6 +116,8 @@ export const RETRIEVAL_STORE_METHODS: PortMethods<RetrievalStore> = {
   optional: {
     getDatasourceRefs: true,
     listDatasourceIdsMatching: true,
+    pageDatasources: true,
+    pageChunks: true,
     getChunkHits: true,
     createDocuments: true,
     iterateChunkVectors: true,

@@ -15,6 +15,7 @@ import { checkVisitorQuery, type AgentCaller } from './override-policy.js';
 import { splitSettings } from './agent-settings.js';
 import { historySchema, type HistoryMessage } from './history.js';
 import { prepareQuery, type PreparedQuery } from './prepare-query.js';
+import { assertRunnable, modelList, queryModel, type ModelList } from './model-offer.js';
 import { VisitorAttachmentBudget } from './visitor-attachment-budget.js';
 import {
   agentCreateSchema,
@@ -77,6 +78,7 @@ export class AgentService {
     const { rest: parsed, settings } = splitSettings(parseInput(agentCreateSchema, input, 'agent'));
     this.context.assertOpen();
     const ownerId = options.ownerId ?? null;
+    if (parsed.modelName !== undefined) assertRunnable(this.chat, parsed.modelName, 'modelName');
     await this.assertDatastores(parsed.datastoreIds, ownerId);
     if (parsed.handle) await this.assertHandleFree({ id: null, ownerId, handle: parsed.handle, visibility: parsed.visibility });
     const now = nowIso();
@@ -85,7 +87,7 @@ export class AgentService {
       ownerId,
       name: parsed.name.trim(),
       description: parsed.description,
-      modelName: parsed.modelName,
+      modelName: parsed.modelName ?? this.models().default ?? 'gpt_3_5_turbo',
       temperature: parsed.temperature,
       visibility: parsed.visibility,
       systemPrompt: parsed.systemPrompt ?? null,
@@ -101,6 +103,15 @@ export class AgentService {
     };
     await this.context.accounts.createAgent(record);
     return toAgent(record);
+  }
+
+  /**
+   * The model names this instance's chat adapter runs and the default an agent gets. Saving an
+   * agent, or a query, naming another is refused with `model_not_available`; an agent saved
+   * earlier with another is answered by the default, with a warning.
+   */
+  models(): ModelList {
+    return modelList(this.chat);
   }
 
   /** The agent with this id; throws `not_found` when there is none. */
@@ -119,6 +130,8 @@ export class AgentService {
   async update(id: string, input: AgentUpdateInput): Promise<Agent> {
     const { rest: parsed, settings } = splitSettings(parseInput(agentUpdateSchema, input, 'agent update'));
     const current = await this.record(id);
+    // Keeping the stored model is allowed (a form sends it back unchanged); choosing one is checked.
+    if (parsed.modelName !== undefined && parsed.modelName !== current.modelName) assertRunnable(this.chat, parsed.modelName, 'modelName');
     if (parsed.datastoreIds) await this.assertDatastores(parsed.datastoreIds, current.ownerId);
     const handle = parsed.handle === undefined ? current.handle : parsed.handle;
     const visibility = parsed.visibility ?? current.visibility;
@@ -242,12 +255,17 @@ export class AgentService {
     if (!chat) {
       throw new RagdeskError('invalid_adapter', 'No chat model is configured: pass `chat` to createRagdesk (openaiChat or localAnswerer)');
     }
+    if (query.modelName !== undefined) assertRunnable(chat, query.modelName, 'modelName');
+    const model = queryModel(chat, agent.modelName, query.modelName);
     throwIfAborted(options.signal);
-    const prepared = await prepareQuery(this.context, chat, this.options, agent, query, options.ownerId, options.signal, caller, {
+    // An agent saved with a model this server does not run is answered by the default (see queryModel).
+    const answering = model.name === agent.modelName || query.modelName !== undefined ? agent : { ...agent, modelName: model.name };
+    const prepared = await prepareQuery(this.context, chat, this.options, answering, query, options.ownerId, options.signal, caller, {
       history,
       visitorAttachments: this.visitorAttachments,
       admitConversation: options.admitConversation,
     });
+    if (model.warning) prepared.warnings.unshift(model.warning);
     throwIfAborted(options.signal);
     return { chat, prepared };
   }

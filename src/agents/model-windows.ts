@@ -9,6 +9,8 @@ export const MODEL_CONTEXT_WINDOWS: Record<ModelName, number> = {
   gpt_3_5_turbo_16k: 16_385,
   gpt_4: 8_192,
   gpt_4_32k: 32_768,
+  // The offline answerer has no window; this keeps its prompt budget what gpt_3_5_turbo gave it.
+  local_extractive: 16_385,
 };
 
 /**

@@ -5,10 +5,13 @@ import { allowOverridesSchema } from './override-policy.js';
 import { agentFiltersSchema, clientQueryFields, optionalId } from './client-fields.js';
 import { agentSettingsFields } from './agent-settings.js';
 
-/** API model names of agents (Agent, Agent Update). */
-export const specModelNameSchema = z.enum(['gpt_3_5_turbo', 'gpt_3_5_turbo_16k', 'gpt_4', 'gpt_4_32k']);
-/** Agent Query narrows `modelName` to three of them. */
-export const queryModelNameSchema = z.enum(['gpt_3_5_turbo', 'gpt_3_5_turbo_16k', 'gpt_4']);
+/**
+ * Model names of agents (Agent, Agent Update): the API's hosted names and `local_extractive`, the
+ * offline answerer. Which of them a server runs is `ragdesk.agents.models()`.
+ */
+export const specModelNameSchema = z.enum(['gpt_3_5_turbo', 'gpt_3_5_turbo_16k', 'gpt_4', 'gpt_4_32k', 'local_extractive']);
+/** Agent Query narrows `modelName` to three hosted names (as the API does), plus the offline answerer. */
+export const queryModelNameSchema = z.enum(['gpt_3_5_turbo', 'gpt_3_5_turbo_16k', 'gpt_4', 'local_extractive']);
 export const promptTypeSchema = z.enum(['raw', 'customer_support']);
 export const visibilitySchema = z.enum(['public', 'private']);
 
@@ -22,7 +25,8 @@ const datastoreIds = z.array(idSchema).max(100);
 export const agentCreateSchema = z.strictObject({
   name,
   description,
-  modelName: specModelNameSchema.default('gpt_3_5_turbo'),
+  /** Default: the chat adapter's default model (`ragdesk.agents.models().default`). */
+  modelName: specModelNameSchema.optional(),
   temperature: temperature.default(0),
   visibility: visibilitySchema.default('private'),
   systemPrompt: promptText.nullable().optional(),

@@ -7,7 +7,7 @@ export function emptyCounts(): CrawlCounts {
 
 /** The validators a page record keeps, in the loader's terms. */
 export function validatorsOf(record: CrawlPageRecord): PageValidators {
-  return { etag: record.etag, lastModified: record.lastModified, bodyHash: record.contentHash };
+  return { etag: record.etag, lastModified: record.lastModified, bodyHash: record.contentHash, fetchedAt: record.fetchedAt ?? null };
 }
 
 /** A datasource's pages as the last crawl left them, read in groups (a site has at most `max_pages` of them, plus skips). */
@@ -27,7 +27,8 @@ export async function listAllCrawlPages(store: RetrievalStore, datasourceId: str
  */
 export class CrawlTracker {
   readonly counts = emptyCounts();
-  private readonly startedAt: string;
+  /** When this crawl started: the request time its pages are recorded with (`fetchedAt`), on the safe side. */
+  readonly startedAt: string;
   /** URLs this crawl recorded a page for. */
   readonly touched = new Set<string>();
   private pendingPages = new Map<string, CrawlPageRecord>();

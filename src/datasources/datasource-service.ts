@@ -188,9 +188,23 @@ export class DatasourceService {
    */
   async page(datastoreId: string, options: DatasourcePageInput = {}): Promise<DatasourcePage> {
     const parsed = parseInput(datasourcePageSchema, options, 'datasource page');
+    const group = parsed.groupId === undefined ? undefined : parsed.groupId === 'none' ? null : parsed.groupId;
+    const store = this.context.retrieval;
+    if (store.pageDatasources) {
+      parseInput(idSchema, datastoreId, 'datastore id');
+      this.context.assertOpen();
+      if (!(await store.getDatastore(datastoreId))) throw notFound('datastore', datastoreId);
+      const page = await store.pageDatasources(datastoreId, {
+        offset: parsed.offset,
+        limit: parsed.limit,
+        ...(parsed.name ? { nameContains: parsed.name } : {}),
+        ...(group === undefined ? {} : { groupId: group }),
+      });
+      return { datasources: page.items.map(publicDatasource), total: page.total, ...pageOf(parsed) };
+    }
+    // A store without pages: every datasource is read and the page cut here.
     const all = await this.list(datastoreId);
     const needle = parsed.name?.toLocaleLowerCase();
-    const group = parsed.groupId === undefined ? undefined : parsed.groupId === 'none' ? null : parsed.groupId;
     const matching = all.filter(
       (record) =>
         (group === undefined || record.groupId === group) && (needle === undefined || record.name.toLocaleLowerCase().includes(needle)),
@@ -206,7 +220,17 @@ export class DatasourceService {
   async chunks(id: string, options: ChunkPageInput = {}, lookup: DatasourceLookup = {}): Promise<ChunkPage> {
     const parsed = parseInput(chunkPageSchema, options, 'chunk page');
     const record = await this.stored(id, lookup);
-    const all = await this.context.retrieval.listChunks(record.id);
+    const store = this.context.retrieval;
+    if (store.pageChunks) {
+      const page = await store.pageChunks(record.id, {
+        offset: parsed.offset,
+        limit: parsed.limit,
+        ...(parsed.q ? { textContains: parsed.q } : {}),
+      });
+      return { chunks: page.items.map(chunkView), total: page.total, ...pageOf(parsed) };
+    }
+    // A store without pages: every chunk of the datasource is read and the page cut here.
+    const all = await store.listChunks(record.id);
     const needle = parsed.q?.toLocaleLowerCase();
     const matching = needle ? all.filter((chunk) => chunk.text.toLocaleLowerCase().includes(needle)) : all;
     return {

@@ -1,14 +1,13 @@
-import { pageMetadata } from './page-metadata.js';
 import type { RagdeskContext } from '../context.js';
-import { writeDocuments, type DocumentWrite } from '../datastores/document-writer.js';
+import { writeDocuments } from '../datastores/document-writer.js';
 import { RagdeskError } from '../errors.js';
 import type { DatasourceRecord, DatastoreRecord } from '../ports/records.js';
 import type { CrawlPageRecord } from '../ports/store.js';
 import type { PageValidators, SiteCrawlOptions, WebPage, WebPageUnchanged } from '../ports/web-loader.js';
 import { CrawlTracker, listAllCrawlPages, validatorsOf } from './crawl-tracker.js';
 import { nowIso } from '../util/ids.js';
-import { newDatasource } from './new-datasource.js';
 import type { DatasourceEvents } from './events.js';
+import { pageWrite, SitePageWriter } from './site-page-writer.js';
 import { documentLimits, documentTooLarge, usageLimit } from './usage-limits.js';
 
 /** Default page cap of a site sync (the API leaves it open; 100 keeps a first sync short). */
@@ -28,9 +27,15 @@ export async function syncSite(
 ): Promise<void> {
   const [lastState] = await context.retrieval.getCrawlStates([site.id]);
   const tracker = new CrawlTracker(context.retrieval, site.id, nowIso, lastState?.lastResult ?? null);
+  const written: { writer?: SitePageWriter } = {};
   try {
-    await crawlAndWrite(context, datastore, site, events, signal, tracker);
+    await crawlAndWrite(context, datastore, site, events, signal, tracker, written);
   } catch (error) {
+    // The new pages this crawl stored go again (a stop for shutdown keeps them: the resumed crawl
+    // finds them). Either way no write of this crawl is left running once it returns: a deleted
+    // site's pages are deleted after its crawl stops, and a late write would outlive them.
+    if (signal.aborted) await written.writer?.stop();
+    else await written.writer?.rollback().catch(() => undefined);
     // A crawl that stops (failure, limit, shutdown) is not shown as still under way; its result stays the last one's.
     await tracker.abandon().catch(() => undefined);
     throw error;
@@ -44,6 +49,7 @@ async function crawlAndWrite(
   events: DatasourceEvents,
   signal: AbortSignal,
   tracker: CrawlTracker,
+  written: { writer?: SitePageWriter },
 ): Promise<void> {
   const web = context.web;
   if (!web) throw new RagdeskError('invalid_adapter', 'This ragdesk instance has no web loading (createRagdesk({ web }))');
@@ -61,7 +67,9 @@ async function crawlAndWrite(
   const keep = new Set<string>();
   const failures: string[] = [];
   let transientFailures = 0;
+  /** Changed pages of known datasources: written when the crawl ends (a failed crawl keeps their content). */
   const pages: WebPage[] = [];
+  let fetched = 0;
   const unchanged: WebPageUnchanged[] = [];
   // A site is one datasource to its owner: its pages share the datasource's text limit. Counted as
   // pages arrive, so a site over it stops crawling there (100 pages of 220,000 characters were
@@ -79,12 +87,36 @@ async function crawlAndWrite(
     events.emit('progress', {
       datasourceId: site.id,
       datastoreId: datastore.id,
-      pagesDone: pages.length + unchanged.length,
+      pagesDone: fetched + unchanged.length,
       pagesTotal: null,
-      chunksDone: 0,
+      chunksDone: written.writer?.storedChunks ?? 0,
       tokensDone: 0,
     });
   };
+  const existingChildren = [...existing.values()];
+  // New pages are stored as they come, so the site's chunk count moves during the crawl.
+  const writer = new SitePageWriter(
+    context,
+    datastore,
+    site,
+    {
+      chunks: existingChildren.reduce((sum, child) => sum + child.nbChunks, 0),
+      tokens: existingChildren.reduce((sum, child) => sum + child.nbTokens, 0),
+    },
+    (page, child) => {
+      existing.set(page.finalUrl, child);
+      keep.add(page.finalUrl);
+      tracker.page({
+        ...blankPage(page.finalUrl),
+        status: 'fetched',
+        pageId: child.id,
+        ...validatorColumns(page.validators ?? {}),
+        fetchedAt: tracker.startedAt,
+      });
+      progress();
+    },
+  );
+  written.writer = writer;
   const crawlOptions: SiteCrawlOptions = {
     ...(typeof config.sitemap === 'string' ? { sitemap: config.sitemap } : {}),
     ...(typeof config.source_url === 'string' ? { sourceUrl: config.source_url } : {}),
@@ -108,12 +140,21 @@ async function crawlAndWrite(
       : web.crawlSite(crawlOptions);
 
   for await (const item of crawl) {
+    writer.throwIfFailed();
     if ('unchanged' in item) {
       unchanged.push(item);
       keep.add(item.finalUrl);
       tracker.counts.unchanged++;
       const child = existing.get(item.finalUrl) ?? existing.get(item.url);
-      tracker.page({ ...blankPage(item.finalUrl), status: 'unchanged', pageId: child?.id ?? null, ...validatorColumns(item.validators) });
+      // Not requested (its sitemap <lastmod> is older): the last request's time stays the page's.
+      const fetchedAt = item.requested === false ? (item.validators.fetchedAt ?? null) : tracker.startedAt;
+      tracker.page({
+        ...blankPage(item.finalUrl),
+        status: 'unchanged',
+        pageId: child?.id ?? null,
+        ...validatorColumns(item.validators),
+        fetchedAt,
+      });
       progress();
       continue;
     }
@@ -136,31 +177,49 @@ async function crawlAndWrite(
     for (const section of item.document.sections) characters += section.text.length;
     if (characters > maxChars) {
       throw documentTooLarge(
-        `the site's pages have more than ${maxChars} characters of text (${pages.length + 1} pages read), the limit (usage.maxExtractedChars)`,
-        { reason: 'too_much_text', characters, limit: maxChars, pages: pages.length + 1 },
+        `the site's pages have more than ${maxChars} characters of text (${fetched + 1} pages read), the limit (usage.maxExtractedChars)`,
+        { reason: 'too_much_text', characters, limit: maxChars, pages: fetched + 1 },
       );
     }
+    fetched++;
     // The crawl has queued the page's links already; kept until the write, they were most of a
     // crawl's memory (pages of 220,000 links: 1.2 GB for 100 pages).
-    pages.push({ ...item, links: [] });
+    const page = { ...item, links: [] };
+    const known = existing.get(item.finalUrl) ?? existing.get(item.url);
+    // A page past the site's page cap is not stored: the crawl ends over the limit below.
+    const overCap = pageCap !== undefined && fetched + unchanged.length > pageCap;
+    if (known || overCap) pages.push(page);
+    else writer.add(page);
     tracker.counts.fetched++;
-    tracker.page({ ...blankPage(item.finalUrl), status: 'fetched', ...validatorColumns(item.validators ?? {}) });
+    tracker.page({
+      ...blankPage(item.finalUrl),
+      status: 'fetched',
+      ...validatorColumns(item.validators ?? {}),
+      fetchedAt: tracker.startedAt,
+    });
     progress();
   }
-  const seenPages = pages.length + unchanged.length;
+  const seenPages = fetched + unchanged.length;
   if (pageCap !== undefined && seenPages > pageCap) {
     throw usageLimit(`The site has more than ${pageCap} pages, the limit per site`, { limit: pageCap });
   }
-  // Every page is written in one batch: the token budget is checked for the whole site before
-  // anything is stored, so a site over the limit leaves nothing partial behind.
+  await writer.settle();
+  // Changed pages in one batch: the token budget is checked for all of them before any is
+  // stored; a failure here removes the new pages too (syncSite), leaving nothing of this crawl.
   const writes = pages.map((page) => pageWrite(datastore, site, existing.get(page.finalUrl) ?? existing.get(page.url), page));
   await writeDocuments(context, datastore, writes);
-  const added = writes.filter((write) => write.isNew).length;
+  const added = writer.written.length + writes.filter((write) => write.isNew).length;
   for (const [index, page] of pages.entries()) {
     const child = writes[index]!.datasource;
     existing.set(page.finalUrl, child);
     keep.add(page.finalUrl);
-    tracker.page({ ...blankPage(page.finalUrl), status: 'fetched', pageId: child.id, ...validatorColumns(page.validators ?? {}) });
+    tracker.page({
+      ...blankPage(page.finalUrl),
+      status: 'fetched',
+      pageId: child.id,
+      ...validatorColumns(page.validators ?? {}),
+      fetchedAt: tracker.startedAt,
+    });
   }
   signal.throwIfAborted();
 
@@ -183,7 +242,7 @@ async function crawlAndWrite(
   });
   await tracker.finish({
     added,
-    changed: pages.length - added,
+    changed: writes.filter((write) => !write.isNew).length,
     removed: vanished.length,
     unchanged: unchanged.length,
     failed: tracker.counts.failed,
@@ -205,26 +264,21 @@ async function crawlAndWrite(
 }
 
 function blankPage(url: string): Omit<CrawlPageRecord, 'datasourceId' | 'updatedAt'> {
-  return { url, status: 'fetched', reason: null, error: null, pageId: null, etag: null, lastModified: null, contentHash: null };
+  return {
+    url,
+    status: 'fetched',
+    reason: null,
+    error: null,
+    pageId: null,
+    etag: null,
+    lastModified: null,
+    contentHash: null,
+    fetchedAt: null,
+  };
 }
 
 function validatorColumns(validators: PageValidators): Pick<CrawlPageRecord, 'etag' | 'lastModified' | 'contentHash'> {
   return { etag: validators.etag ?? null, lastModified: validators.lastModified ?? null, contentHash: validators.bodyHash ?? null };
-}
-
-function pageWrite(datastore: DatastoreRecord, site: DatasourceRecord, known: DatasourceRecord | undefined, page: WebPage): DocumentWrite {
-  // A known page stays `synched` while its site syncs: the site's status tells the sync's state.
-  if (known) return { datasource: known, isNew: false, content: page.document.sections };
-  const child = newDatasource({
-    datastoreId: datastore.id,
-    type: 'web_page',
-    name: page.title ?? page.finalUrl,
-    groupId: site.id,
-    customId: site.customId,
-    config: { source_url: page.finalUrl },
-    metadata: pageMetadata(site.metadata, { source: page.finalUrl }),
-  });
-  return { datasource: child, isNew: true, content: page.document.sections };
 }
 
 async function removeVanished(context: RagdeskContext, datastoreId: string, children: readonly DatasourceRecord[]): Promise<void> {

@@ -3,8 +3,15 @@
  * Timestamps are ISO-8601 strings in UTC.
  */
 
-/** The model names an agent is configured with; the chat adapter maps them to its own model ids. */
-export type ModelName = 'gpt_3_5_turbo' | 'gpt_3_5_turbo_16k' | 'gpt_4' | 'gpt_4_32k';
+/** The hosted model names of the API; a language-model adapter maps them to its own model ids. */
+export type HostedModelName = 'gpt_3_5_turbo' | 'gpt_3_5_turbo_16k' | 'gpt_4' | 'gpt_4_32k';
+
+/**
+ * The model names an agent is configured with: the hosted ones, and `local_extractive` for the
+ * offline answerer of `ragdesk/local` (no language model). Which of them a server runs is its chat
+ * adapter's `ChatModel.models()`.
+ */
+export type ModelName = HostedModelName | 'local_extractive';
 
 /** @deprecated Renamed `ModelName`; this alias goes in the next minor version. */
 export type SpecModelName = ModelName;

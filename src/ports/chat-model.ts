@@ -84,4 +84,19 @@ export interface ChatModel {
    * with one fixed model (the offline answerer) omits it and the core uses the documented windows.
    */
   resolveModel?(name: ModelName): { id: string; contextWindow: number };
+  /**
+   * Optional: the API model names this adapter runs, and the one an agent gets when it names none.
+   * The core lists them (`ragdesk.agents.models()`, `GET /api/models`), refuses to save an agent
+   * or run a query naming another (`model_not_available`), and answers an agent stored with
+   * another under the default, with a warning. Without it the adapter is taken to run the four
+   * hosted names, `gpt_3_5_turbo` the default.
+   */
+  models?(): ChatModelNames;
+}
+
+/** What `ChatModel.models()` answers. */
+export interface ChatModelNames {
+  /** At least one name; `default` is among them. */
+  names: readonly ModelName[];
+  default: ModelName;
 }

@@ -12,8 +12,8 @@ import type { UploadStore } from './store/upload-store.js';
 import type { SpecificationVersion } from './specification.js';
 
 export type { DatastorePatch, DatastoreStore } from './store/datastore-store.js';
-export type { DatasourcePatch, DatasourceStore, StoredFile } from './store/datasource-store.js';
-export type { ChunkChange, ChunkStore, NewDocument } from './store/chunk-store.js';
+export type { DatasourcePageQuery, DatasourcePatch, DatasourceStore, StorePage, StoredFile } from './store/datasource-store.js';
+export type { ChunkChange, ChunkPageQuery, ChunkStore, NewDocument } from './store/chunk-store.js';
 export type { TextSearchRequest, TextSearchStore } from './store/text-search-store.js';
 export type { JobClaim, JobPatch, JobStore } from './store/job-store.js';
 export type { AgentPatch, AgentStore } from './store/agent-store.js';

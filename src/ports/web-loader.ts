@@ -26,11 +26,18 @@ export interface PageValidators {
   lastModified?: string | null;
   /** SHA-256 (hex) of the response body as received. */
   bodyHash?: string | null;
+  /**
+   * When the page was last requested (ISO-8601; the core keeps the start of that crawl). A recrawl
+   * from a sitemap does not request a page whose `<lastmod>` is not after it: the page is yielded
+   * as `WebPageUnchanged` with these validators.
+   */
+  fetchedAt?: string | null;
 }
 
 /**
  * A page that has not changed since the validators it was asked with: the server answered 304,
- * or sent the same body again. Nothing was parsed.
+ * or sent the same body again, or (`requested: false`) its sitemap `<lastmod>` is not after
+ * `validators.fetchedAt`. Nothing was parsed.
  */
 export interface WebPageUnchanged {
   url: string;
@@ -38,6 +45,8 @@ export interface WebPageUnchanged {
   unchanged: true;
   /** The validators to keep (a 304 may carry fresh ones). */
   validators: PageValidators;
+  /** False when the page was not requested at all (its sitemap `<lastmod>` said it had not changed). */
+  requested?: boolean;
 }
 
 /** A URL a crawl took up or passed over, reported as it happens (for live progress). */

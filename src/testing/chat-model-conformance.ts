@@ -181,10 +181,20 @@ export function describeChatModelConformance(label: string, harness: ChatModelHa
       expect(finish.usage.completionTokens).toBeLessThanOrEqual(2);
     });
 
-    it('resolveModel, when present, maps every API model name to an id that works', async () => {
+    it('models, when present, lists known names and a default among them', async () => {
+      model = await harness.create();
+      if (!model.models) return;
+      const offered = model.models();
+      expect(offered.names.length).toBeGreaterThan(0);
+      for (const name of offered.names) expect([...MODEL_NAMES, 'local_extractive']).toContain(name);
+      expect(offered.names).toContain(offered.default);
+    });
+
+    it('resolveModel, when present, maps every hosted name it runs to an id that works', async () => {
       model = await harness.create();
       if (!model.resolveModel) return;
-      for (const name of MODEL_NAMES) {
+      const runs = model.models?.().names ?? MODEL_NAMES;
+      for (const name of MODEL_NAMES.filter((hosted) => runs.includes(hosted))) {
         const resolved = model.resolveModel(name);
         expect(typeof resolved.id).toBe('string');
         expect(resolved.id.length).toBeGreaterThan(0);

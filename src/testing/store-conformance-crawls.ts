@@ -64,8 +64,13 @@ export function describeCrawlConformance(context: { store: StoreSuiteContext<Ret
       const other = await site('delta');
       await store().putCrawlPages([
         makePage(id, 'https://gamma.test/b'),
-        makePage(id, 'https://gamma.test/a', { etag: '"v1"', lastModified: 'Wed, 01 Jan 2025 00:00:00 GMT', contentHash: 'h1' }),
-        makePage(id, 'https://gamma.test/c', { status: 'failed', reason: 'upstream_failed', error: 'HTTP 500' }),
+        makePage(id, 'https://gamma.test/a', {
+          etag: '"v1"',
+          lastModified: 'Wed, 01 Jan 2025 00:00:00 GMT',
+          contentHash: 'h1',
+          fetchedAt: isoAt(0),
+        }),
+        makePage(id, 'https://gamma.test/c', { status: 'failed', reason: 'upstream_failed', error: 'HTTP 500', fetchedAt: null }),
         makePage(other, 'https://gamma.test/a'),
         makePage('src-unknown', 'https://gamma.test/z'),
       ]);
@@ -73,7 +78,13 @@ export function describeCrawlConformance(context: { store: StoreSuiteContext<Ret
       const first = await store().listCrawlPages(id, { offset: 0, limit: 2 });
       expect(first.total).toBe(3);
       expect(first.items).toEqual([
-        makePage(id, 'https://gamma.test/a', { etag: '"v1"', lastModified: 'Wed, 01 Jan 2025 00:00:00 GMT', contentHash: 'h1' }),
+        // fetchedAt is optional in the port; a store that keeps it answers it as written.
+        makePage(id, 'https://gamma.test/a', {
+          etag: '"v1"',
+          lastModified: 'Wed, 01 Jan 2025 00:00:00 GMT',
+          contentHash: 'h1',
+          fetchedAt: isoAt(0),
+        }),
         makePage(id, 'https://gamma.test/b', { status: 'skipped', reason: 'robots', pageId: 'src-page' }),
       ]);
       const rest = await store().listCrawlPages(id, { offset: 2, limit: 2 });

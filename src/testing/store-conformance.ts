@@ -26,6 +26,7 @@ import { describeDocumentIdConformance } from './store-conformance-document-ids.
 import { describeJobConformance } from './store-conformance-jobs.js';
 import { describeMetadataFilterConformance } from './store-conformance-metadata.js';
 import { describeOwnerIdConformance } from './store-conformance-owner-ids.js';
+import { describePageConformance } from './store-conformance-pages.js';
 import { describeScriptConformance } from './store-conformance-scripts.js';
 import { describeSearchConformance } from './store-conformance-search.js';
 import { describeUploadConformance } from './store-conformance-uploads.js';
@@ -39,6 +40,7 @@ export function describeRetrievalStoreConformance(name: string, harness: StoreHa
   describeStoreSuite(`Retrieval store conformance: ${name}`, harness, (context) => {
     describeRecordConformance(context);
     describeChunkConformance(context);
+    describePageConformance(context);
     describeBigReplaceConformance(context);
     describeSearchConformance(context);
     describeMetadataFilterConformance(context);

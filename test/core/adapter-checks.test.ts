@@ -18,11 +18,11 @@ type Port = 'retrieval' | 'accounts' | 'index' | 'embeddings' | 'chat' | 'files'
 
 /** Methods the ports mark optional: an adapter without them is accepted. */
 const OPTIONAL: Record<Port, readonly string[]> = {
-  retrieval: ['getDatasourceRefs', 'listDatasourceIdsMatching'],
+  retrieval: ['getDatasourceRefs', 'listDatasourceIdsMatching', 'pageDatasources', 'pageChunks'],
   accounts: [],
   index: [],
   embeddings: [],
-  chat: ['resolveModel'],
+  chat: ['resolveModel', 'models'],
   files: ['close'],
   web: ['fetchFile', 'close', 'loadPageIfChanged', 'recrawlSite'],
 };

@@ -53,8 +53,11 @@ interface SiteOptions {
   etags: boolean;
 }
 
+/** The sitemap's `<lastmod>` per path (a path without one is listed without). */
+type Lastmods = Map<string, string>;
+
 /** Five pages listed in a sitemap; the test edits them. Records each page request and its validators. */
-function testSite(options: SiteOptions) {
+function testSite(options: SiteOptions, lastmods: Lastmods = new Map()) {
   const pages = new Map<string, string>(
     ['/p1', '/p2', '/p3', '/p4', '/p5'].map((path, index) => [path, `Page ${index + 1} about REFRESH-${index + 1} and its own topic.`]),
   );
@@ -65,7 +68,12 @@ function testSite(options: SiteOptions) {
     const path = (request.url ?? '/').split('?')[0]!;
     if (path === '/robots.txt') return void response.writeHead(404).end();
     if (path === '/sitemap.xml') {
-      const urls = [...pages.keys()].map((page) => `<url><loc>${server.origin}${page}</loc></url>`).join('');
+      const urls = [...pages.keys()]
+        .map((page) => {
+          const lastmod = lastmods.get(page);
+          return `<url><loc>${server.origin}${page}</loc>${lastmod ? `<lastmod>${lastmod}</lastmod>` : ''}</url>`;
+        })
+        .join('');
       response.writeHead(200, { 'content-type': 'application/xml' });
       return void response.end(`<?xml version="1.0"?><urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">${urls}</urlset>`);
     }
@@ -173,6 +181,46 @@ describe('site refreshes: conditional requests and schedules', () => {
     const handle = await ragdesk.datastores.get(datastore.id);
     expect((await handle.query({ query: 'REFRESH-4', topK: 1 }))[0]?.text).toContain('REFRESH-4');
     expect((await handle.query({ query: 'CHANGED-TOPIC-77', topK: 1 }))[0]?.text).toContain('CHANGED-TOPIC-77');
+  });
+
+  it('a page whose sitemap <lastmod> is not after its last request is not requested; one without lastmod is asked conditionally', async () => {
+    const lastmods: Lastmods = new Map(['/p1', '/p2', '/p3', '/p4'].map((path) => [path, '2020-01-01']));
+    const site = testSite({ etags: true }, lastmods);
+    server = await startHttpServer(site.handler);
+    const { ragdesk, embeddings } = open();
+    const { datastore, site: first } = await createSite(ragdesk, server.origin);
+    expect(first.status).toBe('synched');
+    expect(site.requests.map((request) => request.path).sort()).toEqual(['/p1', '/p2', '/p3', '/p4', '/p5']);
+    const firstCrawl = await ragdesk.datasources.crawl(first.id);
+
+    // /p2 changes after the first crawl started, and the sitemap says so.
+    site.edit('/p2', 'Page 2 now about LASTMOD-TOPIC-42 only.');
+    lastmods.set('/p2', new Date(Date.parse(firstCrawl!.startedAt!) + 1).toISOString());
+    site.requests.length = 0;
+    parsed.urls.length = 0;
+    embeddings.texts.length = 0;
+    await ragdesk.datasources.sync(first.id);
+    expect((await ragdesk.datasources.waitUntilSettled(first.id, 30_000)).status).toBe('synched');
+
+    // /p1, /p3 and /p4 are not requested at all; /p5 (no lastmod) gets its conditional request.
+    expect(site.requests.map((request) => `${request.path} ${request.status}`).sort()).toEqual(['/p2 200', '/p5 304']);
+    expect(parsed.urls.map((url) => new URL(url).pathname)).toEqual(['/p2']);
+    expect(embeddings.texts.every((text) => text.includes('LASTMOD-TOPIC-42'))).toBe(true);
+    const crawl = await ragdesk.datasources.crawl(first.id);
+    expect(crawl?.counts).toMatchObject({ fetched: 1, unchanged: 4, failed: 0 });
+    expect(crawl?.lastResult).toEqual({ added: 0, changed: 1, removed: 0, unchanged: 4, failed: 0 });
+    const handle = await ragdesk.datastores.get(datastore.id);
+    expect((await handle.query({ query: 'REFRESH-3', topK: 1 }))[0]?.text).toContain('REFRESH-3');
+    expect((await handle.query({ query: 'LASTMOD-TOPIC-42', topK: 1 }))[0]?.text).toContain('LASTMOD-TOPIC-42');
+
+    // The pages spared keep the time they were last requested: a third refresh spares them again.
+    site.requests.length = 0;
+    await ragdesk.datasources.sync(first.id);
+    expect((await ragdesk.datasources.waitUntilSettled(first.id, 30_000)).status).toBe('synched');
+    const paths = site.requests.map((request) => request.path);
+    for (const spared of ['/p1', '/p3', '/p4']) expect(paths).not.toContain(spared);
+    expect(paths).toContain('/p5');
+    expect((await ragdesk.datasources.crawl(first.id))?.lastResult).toMatchObject({ changed: 0, removed: 0, added: 0 });
   });
 
   it('a server without validators sending the same body again costs no parse or embedding (body hash)', async () => {

@@ -43,6 +43,8 @@ export interface FixtureOptions {
   keys?: RagdeskOptions['keys'];
   /** The web loader (default: `webLoader()`, refusing the local test servers). */
   web?: RagdeskOptions['web'];
+  /** The chat model (default: `openaiChat` on the local OpenAI-compatible server). */
+  chat?: RagdeskOptions['chat'];
 }
 
 /**
@@ -58,7 +60,7 @@ export async function openFixture(options: FixtureOptions = {}): Promise<Fixture
     embeddings: localEmbeddings(),
     files: fileLoading(),
     web: options.web ?? webLoader(),
-    chat: openaiChat({ apiKey: 'test-key', baseURL: openai.baseURL, maxRetries: 0 }),
+    chat: options.chat ?? openaiChat({ apiKey: 'test-key', baseURL: openai.baseURL, maxRetries: 0 }),
     ...(options.agents ? { agents: options.agents } : {}),
     ...(options.usage ? { usage: options.usage } : {}),
     ...(options.uploads ? { uploads: options.uploads } : {}),

@@ -92,6 +92,7 @@ const OPENAPI_31_SHAPE = {
 /** Every endpoint of docs/api.md, as `METHOD path`. */
 const EXPECTED_ROUTES = [
   'GET /api/me',
+  'GET /api/models',
   'GET /api/usage',
   'GET /api/keys',
   'POST /api/keys',

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
-import { chromium, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type BrowserContext, type Locator, type Page } from 'playwright-core';
 
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 /** Screenshots of each step; the README's images are copied from here. */
@@ -74,6 +74,19 @@ export async function shot(page: Page, name: string, options: { fullPage?: boole
   const path = join(SHOTS, `${name}.png`);
   await page.screenshot({ path, fullPage: options.fullPage ?? false });
   return path;
+}
+
+/**
+ * A viewport screenshot README.md shows: written to docs/images/<name>.png (small: the viewport,
+ * not the whole page), with `subject` scrolled to the middle when given.
+ */
+export async function readmeShot(page: Page, name: string, subject?: Locator): Promise<void> {
+  mkdirSync(join(ROOT, 'docs/images'), { recursive: true });
+  // Runs in the page; this file is compiled without the DOM's types.
+  await subject?.evaluate((element) =>
+    (element as unknown as { scrollIntoView(options: object): void }).scrollIntoView({ block: 'center' }),
+  );
+  await page.screenshot({ path: join(ROOT, 'docs/images', `${name}.png`) });
 }
 
 /** Milliseconds from navigation start to a `performance.mark` the front end set, or null. */

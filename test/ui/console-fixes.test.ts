@@ -68,6 +68,8 @@ describe.skipIf(skip !== null)('console, chat page and widget fixes in Chromium'
     );
     servers.push(host);
     hostOrigin = await listen(host);
+    // The host site is one the agent lists, so its widget may use it.
+    await ragdesk.agents.update(publicId, { description: 'Answers about plans', interfaceConfig: { authorizedDomains: [hostOrigin] } });
     browser = await launchBrowser();
   });
 

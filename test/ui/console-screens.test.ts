@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOpenAIServer, type OpenAIServer } from '../../fixtures/openai-server.js';
 import { tempDir } from '../helpers/setups.js';
 import { seriousViolations } from './axe.js';
-import { browserSkipReason, launchBrowser, shot, type Browser } from './browser.js';
+import { browserSkipReason, launchBrowser, readmeShot, shot, type Browser } from './browser.js';
 import { startServe, type ServeProcess } from './serve-process.js';
 
 const skip = browserSkipReason();
@@ -116,6 +116,7 @@ describe.skipIf(skip !== null)("the operator's console screens in Chromium", () 
         await page.getByRole('heading', { name: 'API keys', level: 1 }).waitFor();
         await page.locator('tr[data-key]').first().waitFor();
         await checkPage(page, viewport, 'keys');
+        if (viewport.name === 'wide') await readmeShot(page, 'keys');
 
         const name = `reader ${viewport.name}`;
         await page.getByLabel('Name', { exact: true }).fill(name);
@@ -173,6 +174,7 @@ describe.skipIf(skip !== null)("the operator's console screens in Chromium", () 
           `${usage.datasources.used.toLocaleString('en-US')} (no limit)`,
         );
         await checkPage(page, viewport, 'usage');
+        if (viewport.name === 'wide') await readmeShot(page, 'usage');
         await page.close();
       });
 
@@ -215,6 +217,7 @@ describe.skipIf(skip !== null)("the operator's console screens in Chromium", () 
         const total = Number(/of (\d+)/.exec((await viewer.locator('[aria-live]').textContent()) ?? '')?.[1]);
         expect(total).toBeGreaterThan(1);
         await checkPage(page, viewport, 'chunks');
+        if (viewport.name === 'wide') await readmeShot(page, 'chunk-viewer', viewer.locator('li.chunk').first());
         if (total > 20) {
           await viewer.getByRole('button', { name: 'Next' }).click();
           await viewer.locator('li.chunk[data-chunk-position="20"]').waitFor();

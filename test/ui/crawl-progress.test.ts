@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHttpServer, type TestHttpServer } from '../helpers/http-server.js';
 import { tempDir } from '../helpers/setups.js';
 import { axeViolations } from './axe.js';
-import { browserSkipReason, launchBrowser, shot, type Browser } from './browser.js';
+import { browserSkipReason, launchBrowser, readmeShot, shot, type Browser } from './browser.js';
 import { startServe, type ServeProcess } from './serve-process.js';
 
 const skip = browserSkipReason();
@@ -91,8 +91,14 @@ describe.skipIf(skip !== null)('a site crawl in the console, live (Chromium)', (
     held.release(['/', ...Array.from({ length: 9 }, (_, i) => `/p${i + 1}`)]);
     await expect.poll(() => count('fetched'), { timeout: 30_000 }).toBe('10 fetched');
     expect(await row.locator('[data-status]').getAttribute('data-status')).toBe('running');
+    // The pages fetched so far are stored while the rest are held: the row's chunk count moves.
+    await expect
+      .poll(async () => Number(await row.locator('[data-chunks]').getAttribute('data-chunks')), { timeout: 30_000 })
+      .toBeGreaterThan(0);
+    expect(await row.locator('[data-status]').getAttribute('data-status')).toBe('running');
     expect(Number((await count('found'))?.split(' ')[0])).toBeGreaterThanOrEqual(10);
     await shot(page, 'crawl-live-1440');
+    await readmeShot(page, 'crawl-progress', row);
     expect(await axeViolations(page)).toEqual([]);
 
     // The phone width, same tab (the key lives in this tab's sessionStorage).
@@ -112,6 +118,16 @@ describe.skipIf(skip !== null)('a site crawl in the console, live (Chromium)', (
     expect(await count('fetched')).toBe('50 fetched');
     expect(await count('failed')).toBe('0 failed');
     await expect.poll(() => row.locator('[data-last-result]').textContent()).toContain('50 added');
+    // Counted once: the site's count is its pages' sum, not that sum plus the pages again.
+    const stats = (await (
+      await fetch(
+        `${serve.origin}/api/datasources?datastoreId=${encodeURIComponent(new URL(page.url()).pathname.split('/').pop() ?? '')}&groupId=none&limit=10`,
+        {
+          headers: { authorization: `Bearer ${serve.key}` },
+        },
+      )
+    ).json()) as { nbChunks: number }[];
+    await expect.poll(async () => Number(await row.locator('[data-chunks]').getAttribute('data-chunks'))).toBe(stats[0]?.nbChunks);
 
     // The schedule is editable from the row; the next run appears.
     await row.getByLabel('Refresh').selectOption('daily');

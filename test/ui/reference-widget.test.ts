@@ -211,7 +211,7 @@ describe.skipIf(skip !== null)("the reference widget's requests, and ragdesk's o
     const box = await bubble.boundingBox();
     expect(box!.x).toBeLessThan(100);
     await bubble.click();
-    expect(await page.locator('.panel-head span').textContent()).toBe('Harbour desk');
+    expect(await page.locator('.panel-title').textContent()).toBe('Harbour desk');
     expect(await page.locator('.initial-message').allTextContents()).toEqual(INTERFACE.initialMessages);
     await page.getByLabel('Your question').fill('Which port for Skye?');
     await page.keyboard.press('Enter');

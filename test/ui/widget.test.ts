@@ -117,20 +117,19 @@ describe.skipIf(skip !== null)('chat widget on another origin, and hostile text 
     await page.close();
   });
 
-  it('a site the server does not allow gets a plain error, not an answer', async () => {
+  it('a site neither the server nor the agent allows is told so, and cannot ask', async () => {
     const page = await browser.page();
     await page.goto(strangerOrigin);
     await page.locator('.bubble').click();
-    await page.getByLabel('Your question').fill('Anyone there?');
-    await page.keyboard.press('Enter');
     await expect
       .poll(() =>
         page
-          .locator('.turn-error')
+          .locator('.not-allowed')
           .textContent()
           .catch(() => ''),
       )
-      .toContain('could not be reached');
+      .toBe('This site is not allowed to use this assistant.');
+    expect(await page.getByLabel('Your question').count()).toBe(0);
     await page.close();
   });
 

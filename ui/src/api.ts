@@ -129,7 +129,14 @@ export interface Usage {
   perDocument: { maxFileBytes: number | null; maxPagesPerSite: number | null; maxChars: number | null; maxChunks: number | null };
 }
 
-export type ModelName = 'gpt_3_5_turbo' | 'gpt_3_5_turbo_16k' | 'gpt_4' | 'gpt_4_32k';
+export type ModelName = 'gpt_3_5_turbo' | 'gpt_3_5_turbo_16k' | 'gpt_4' | 'gpt_4_32k' | 'local_extractive';
+
+/** `GET /api/models`: what this server runs. */
+export interface ServerModels {
+  models: ModelName[];
+  default: ModelName | null;
+  answerer: string | null;
+}
 
 export interface Agent {
   id: string;
@@ -142,6 +149,8 @@ export interface Agent {
   userPrompt: string | null;
   promptType: 'raw' | 'customer_support' | null;
   datastoreIds: string[];
+  /** How chat widgets draw the agent, and the sites allowed to use it (`authorizedDomains`). */
+  interfaceConfig: Record<string, unknown> | null;
   createdAt: string;
   updatedAt: string;
 }
@@ -194,7 +203,8 @@ export async function errorFrom(response: Response): Promise<ApiError> {
 export class Api {
   constructor(
     readonly base: string,
-    private readonly key: string | null,
+    /** The signed-in key (the widget preview asks questions with it). */
+    readonly key: string | null,
   ) {}
 
   headers(json: boolean): Record<string, string> {
@@ -266,9 +276,13 @@ export class Api {
   revokeKey = (id: string) => this.request<ApiKey>('DELETE', `/keys/${encodeURIComponent(id)}`);
   getUsage = () => this.request<Usage>('GET', '/usage');
 
+  listModels = () => this.request<ServerModels>('GET', '/models');
   listAgents = () => this.request<Agent[]>('GET', '/agents');
   getAgent = (id: string) => this.request<Agent>('GET', `/agents/${encodeURIComponent(id)}`);
   createAgent = (input: AgentInput) => this.request<Agent>('POST', '/agents', input);
   updateAgent = (id: string, input: AgentInput) => this.request<Agent>('PATCH', `/agents/${encodeURIComponent(id)}`, input);
+  /** Replaces the agent's `interfaceConfig` (a PATCH names `description`, which it keeps). */
+  setAgentInterface = (agent: Agent, interfaceConfig: Record<string, unknown>) =>
+    this.request<Agent>('PATCH', `/agents/${encodeURIComponent(agent.id)}`, { description: agent.description, interfaceConfig });
   deleteAgent = (id: string) => this.request<Agent>('DELETE', `/agents/${encodeURIComponent(id)}`);
 }

@@ -41,6 +41,8 @@ export interface ChatProps {
   greeting?: string;
   /** The agent's own first messages (its `interfaceConfig.initialMessages`), shown above the conversation instead of the greeting. */
   initialMessages?: readonly string[];
+  /** Questions offered as buttons until the first one is asked (`interfaceConfig.messageTemplates`); a click asks it. */
+  suggestions?: readonly string[];
 }
 
 let nextTurnId = 1;
@@ -61,7 +63,7 @@ const fromHistory = (message: HistoryMessage): Turn =>
   newTurn(message.role, message.text, { sources: message.sources, messageId: message.messageId, eval: message.eval });
 
 /** The chat itself, shared by the console's chat page and the embeddable widget. */
-export function Chat({ apiBase, agentId, apiKey, storage = null, greeting, initialMessages = [] }: ChatProps) {
+export function Chat({ apiBase, agentId, apiKey, storage = null, greeting, initialMessages = [], suggestions = [] }: ChatProps) {
   const storageKey = conversationKey(agentId);
   const [turns, setTurns] = useState<Turn[]>([]);
   const [draft, setDraft] = useState('');
@@ -103,9 +105,9 @@ export function Chat({ apiBase, agentId, apiKey, storage = null, greeting, initi
   const update = (id: number, change: (turn: Turn) => Partial<Turn>) =>
     setTurns((all) => all.map((turn) => (turn.id === id ? { ...turn, ...change(turn) } : turn)));
 
-  async function send(event?: Event) {
+  async function send(event?: Event, question = draft) {
     event?.preventDefault();
-    const query = draft.trim();
+    const query = question.trim();
     if (!query || busy || restoring) return;
     const asked = newTurn('user', query);
     const answer = newTurn('assistant', '');
@@ -163,6 +165,17 @@ export function Chat({ apiBase, agentId, apiKey, storage = null, greeting, initi
           </div>
         ))}
         {turns.length === 0 && greeting && initialMessages.length === 0 ? <p class="chat-greeting">{greeting}</p> : null}
+        {turns.length === 0 && suggestions.length > 0 ? (
+          <ul class="suggestions" aria-label="Suggested questions">
+            {suggestions.map((question, index) => (
+              <li key={`suggestion-${index}`}>
+                <button type="button" class="suggestion" disabled={restoring} onClick={() => void send(undefined, question)}>
+                  {question}
+                </button>
+              </li>
+            ))}
+          </ul>
+        ) : null}
         {turns.map((turn) => (
           <div key={turn.id} class={`turn turn-${turn.role}`} data-role={turn.role}>
             <span class="sr-only">{turn.role === 'user' ? 'You said:' : 'Answer:'}</span>
@@ -222,7 +235,11 @@ export function Chat({ apiBase, agentId, apiKey, storage = null, greeting, initi
   );
 }
 
+/** What the widget says on a site the agent does not list (its allowed origins). */
+export const NOT_ALLOWED_HERE = 'This site is not allowed to use this assistant.';
+
 function describe(error: unknown, keyGiven: boolean): string {
+  if (error instanceof ApiError && error.code === 'origin_not_allowed') return NOT_ALLOWED_HERE;
   // A visitor without a key was never asked for one: the agent is private (or gone), not their key wrong.
   if (error instanceof ApiError && !keyGiven && [401, 403, 404].includes(error.status))
     return 'This assistant is private or not available.';

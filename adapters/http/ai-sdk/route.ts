@@ -1,4 +1,5 @@
 import { readJsonObject } from '../body.js';
+import { pathAgent } from '../routes/agents.js';
 import { param, type Route } from '../operation.js';
 import { admittedQueryOptions, queryableAgent } from '../queryable-agent.js';
 import { toUiChatCall, uiChatRequestSchema } from './request.js';
@@ -25,6 +26,7 @@ export const aiSdkChatRoute: Route = {
   streams:
     'SSE of AI SDK UI message chunks, `data: <chunk JSON>`, header `x-vercel-ai-ui-message-stream: v1`; a failure after it opened is an `error` chunk',
   errors: [400, 402, 403, 404, 413, 415],
+  originAgents: pathAgent,
   async run(context) {
     const { agent, caller } = await queryableAgent(context, param(context, 'id'));
     const call = toUiChatCall(await readJsonObject(context.request, context.options.maxJsonBytes));

@@ -23,6 +23,14 @@ export const createdApiKeyResponseSchema = apiKeyResponseSchema.extend({
   key: z.string().describe('The secret: shown in this answer only, store it now'),
 });
 
+export const serverModelsResponseSchema = z.object({
+  models: z
+    .array(schemas.specModelNameSchema)
+    .describe('The model names agents and queries may name on this server; empty without a chat model'),
+  default: schemas.specModelNameSchema.nullable().describe('What an agent created without `modelName` gets; null without a chat model'),
+  answerer: z.string().nullable().describe('The chat adapter, e.g. `openai:gpt-4.1-mini` or `local:extractive`'),
+});
+
 const figure = z.object({
   used: z.number().nullable().describe('null: not counted (no limit is set)'),
   limit: z.number().nullable().describe('null: no limit'),

@@ -23,6 +23,7 @@ import {
   chunkPageResponseSchema,
   createdApiKeyResponseSchema,
   datastoreStatsResponseSchema,
+  serverModelsResponseSchema,
   usageResponseSchema,
 } from './console-schemas.js';
 import { chatCompletionSchema, modelListSchema, openaiErrorSchema } from './chat-client-schemas.js';
@@ -34,6 +35,9 @@ import {
 } from './conversation-schemas.js';
 
 type JsonObject = Record<string, unknown>;
+
+const ORIGIN_REFUSED =
+  "a browser page on a site neither the agent's interfaceConfig.authorizedDomains nor the server's cors option allows (the answer carries Access-Control-Allow-Origin so the page can read it)";
 
 const STATUS_TEXT: Record<number, string> = {
   400: 'Invalid request: `details.issues` names each bad field; malformed JSON is also a 400',
@@ -63,6 +67,7 @@ const RESPONSES: Record<string, z.ZodType> = {
   ApiKey: apiKeyResponseSchema,
   CreatedApiKey: createdApiKeyResponseSchema,
   Usage: usageResponseSchema,
+  ServerModels: serverModelsResponseSchema,
   DatastoreStats: datastoreStatsResponseSchema,
   ChunkPage: chunkPageResponseSchema,
   UploadLink: uploadLinkResponseSchema,
@@ -179,7 +184,9 @@ function responses(route: Route): JsonObject {
   if (typeof route.auth === 'object') statuses.add(403);
   const error = { 'application/json': { schema: ref(route.tag === 'openai' ? 'OpenAIError' : 'Error') } };
   for (const status of [...statuses].sort()) {
-    result[String(status)] = { description: STATUS_TEXT[status] ?? 'Error', content: error };
+    const text = STATUS_TEXT[status] ?? 'Error';
+    const description = status === 403 && route.originAgents ? `${text}; or \`origin_not_allowed\`: ${ORIGIN_REFUSED}` : text;
+    result[String(status)] = { description, content: error };
   }
   result.default = { description: 'Any other error (405, 5xx with a request id)', content: error };
   return result;

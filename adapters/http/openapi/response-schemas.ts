@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import {
+  interfaceConfigSchema,
   schemas,
   type AgentResponse,
   type PublicAgentView,
@@ -25,13 +26,27 @@ export const errorResponseSchema = z.object({
   }),
 });
 
+/**
+ * An agent's `interfaceConfig` as stored: its fields described as create and update check them, the
+ * record typed loosely (a config stored before a check was added is answered as it is).
+ */
+const interfaceConfigResponse = z
+  .record(z.string(), z.unknown())
+  .meta({
+    description:
+      'How chat widgets draw the agent (`displayName`, `primaryColor`, `initialMessages`, `messageTemplates` as suggested ' +
+      'questions, `iconUrl`, `position`), and `authorizedDomains`: the sites whose pages may call its public routes from a browser.',
+    properties: (z.toJSONSchema(interfaceConfigSchema, { io: 'output', unrepresentable: 'any' }) as { properties: unknown }).properties,
+  })
+  .nullable();
+
 /** The agent settings again at the top level, with their values in effect, where the reference's widget reads them. */
 const displaySettings = {
   includeSources: z.boolean(),
   useMarkdown: z.boolean(),
   useLanguageDetection: z.boolean(),
   iconUrl: z.string().nullable(),
-  interfaceConfig: z.record(z.string(), z.unknown()).nullable(),
+  interfaceConfig: interfaceConfigResponse,
 };
 
 export const agentResponseSchema = z.object({
@@ -55,7 +70,7 @@ export const agentResponseSchema = z.object({
     useMarkdown: z.boolean().optional(),
     useLanguageDetection: z.boolean().optional(),
     iconUrl: z.string().nullable().optional(),
-    interfaceConfig: z.record(z.string(), z.unknown()).nullable().optional(),
+    interfaceConfig: interfaceConfigResponse.optional(),
     prompt: z.string().nullable().optional(),
     openaiCompatPublic: z.boolean().optional(),
     allowVisitorContext: z.boolean().optional(),

@@ -32,6 +32,23 @@ export const accountRoutes: Route[] = [
   },
   {
     method: 'GET',
+    path: '/models',
+    operationId: 'listServerModels',
+    summary:
+      'The model names this server runs (`models`), the one an agent created without `modelName` gets (`default`) and the chat adapter ' +
+      '(`answerer`). An offline server (the extractive answerer) runs only `local_extractive`. Creating or updating an agent to another ' +
+      'model, or a query naming one, answers 400 `model_not_available`. Any valid key.',
+    tag: 'meta',
+    auth: 'key',
+    response: 'ServerModels',
+    errors: [],
+    async run(context) {
+      requirePrincipal(context.principal);
+      return json(context.ragdesk.agents.models());
+    },
+  },
+  {
+    method: 'GET',
     path: '/usage',
     operationId: 'getUsage',
     summary:

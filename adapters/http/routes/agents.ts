@@ -1,4 +1,4 @@
-import { allowsDatastores, hasScope, parseInput, publicAgentView, schemas, type AgentQueryInput } from '../../../src/index.js';
+import { allowsDatastores, hasScope, parseInput, publicAgentView, schemas, type Agent, type AgentQueryInput } from '../../../src/index.js';
 import { ownedAgent } from '../access.js';
 import { missingKeyError, requireDatastoreAccess, requirePrincipal, requireScope, type Principal } from '../auth.js';
 import { admittedQueryOptions, findQueriedAgent, queryableAgent } from '../queryable-agent.js';
@@ -61,6 +61,7 @@ export const agentRoutes: Route[] = [
     auth: 'public-agent',
     response: 'AgentOrPublicAgent',
     errors: [403, 404],
+    originAgents: pathAgent,
     async run(context) {
       return json(await readableAgent(context, param(context, 'id')));
     },
@@ -122,6 +123,7 @@ export const agentRoutes: Route[] = [
     response: 'AgentQueryResponse',
     streams: true,
     errors: [400, 402, 403, 404, 413, 415],
+    originAgents: pathAgent,
     async run(context) {
       const { agent, caller } = await queryableAgent(context, param(context, 'id'));
       // Passed on as it came: the library validates it with the schema the OpenAPI document shows.
@@ -135,6 +137,12 @@ export const agentRoutes: Route[] = [
     },
   },
 ];
+
+/** The agent the path names (`{id}` or `@handle`), for the check of a browser's origin. */
+export async function pathAgent(context: OperationContext): Promise<Agent[]> {
+  const agent = await findQueriedAgent(context, param(context, 'id'));
+  return agent === null ? [] : [agent];
+}
 
 /**
  * Agent Get: the whole agent for its owner's key with the `read` scope; the public view of a public

@@ -1,4 +1,4 @@
-import { RagdeskError, allowsDatastores, parseInput, schemas, type Conversation } from '../../../src/index.js';
+import { RagdeskError, allowsDatastores, parseInput, schemas, type Agent, type Conversation } from '../../../src/index.js';
 import { missing, ownedAgent } from '../access.js';
 import { requirePrincipal, requireScope } from '../auth.js';
 import { readJsonObject } from '../body.js';
@@ -39,7 +39,12 @@ export const conversationRoutes: Route[] = [
       { name: 'limit', description: 'At most this many messages (1-200, default 50)', required: false },
     ],
     response: 'ConversationWithMessages',
-    errors: [400, 401, 404, 409],
+    errors: [400, 401, 403, 404, 409],
+    async originAgents(context) {
+      const { agentId } = queryObject(context, ['visitorId', 'cursor', 'limit', 'agentId']);
+      const candidates = await context.ragdesk.agents.conversations.findAll(param(context, 'id'), agentId === undefined ? {} : { agentId });
+      return agentsOf(context, candidates);
+    },
     async run(context) {
       const id = param(context, 'id');
       const query = queryObject(context, ['visitorId', 'cursor', 'limit', 'agentId']);
@@ -119,7 +124,11 @@ export const conversationRoutes: Route[] = [
     auth: 'public-agent',
     body: { json: schemas.messageFeedbackSchema, name: 'MessageFeedbackRequest' },
     response: 'ConversationMessage',
-    errors: [400, 404, 413, 415],
+    errors: [400, 403, 404, 413, 415],
+    async originAgents(context) {
+      const conversation = await context.ragdesk.agents.conversations.conversationOfMessage(param(context, 'id'));
+      return agentsOf(context, conversation === null ? [] : [conversation]);
+    },
     async run(context) {
       const body = parseInput(
         schemas.messageFeedbackSchema,
@@ -220,6 +229,15 @@ function severalReadable(id: string): RagdeskError {
   return new RagdeskError('conflict', `More than one of your conversations has the id ${JSON.stringify(id)}; say which with agentId`, {
     details: { issues: [{ path: 'agentId', message: 'required: more than one conversation has this id' }] },
   });
+}
+
+/** The agents of these conversations, each once, for the check of a browser's origin. */
+async function agentsOf(context: OperationContext, conversations: readonly Conversation[]): Promise<Agent[]> {
+  const agents: Agent[] = [];
+  for (const agentId of new Set(conversations.map((conversation) => conversation.agentId))) {
+    agents.push(await context.ragdesk.agents.get(agentId));
+  }
+  return agents;
 }
 
 /** The caller's key belongs to the agent's owner and may reach every datastore the agent reads. */

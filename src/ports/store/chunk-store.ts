@@ -1,5 +1,5 @@
 import type { ChunkRecord, DatasourceRecord, DatasourceRef } from '../records.js';
-import type { DatasourcePatch } from './datasource-store.js';
+import type { DatasourcePatch, StorePage } from './datasource-store.js';
 import type { IndexVector } from '../vector-index.js';
 
 /** One new document for `ChunkStore.createDocuments`. */
@@ -17,6 +17,14 @@ export interface ChunkChange {
   addedIds: string[];
   /** The datastore's chunk sequence after the change (see `Store.chunkSequence`). */
   sequence: number;
+}
+
+/** A page of a datasource's chunks in `listChunks` order (`position`). */
+export interface ChunkPageQuery {
+  offset: number;
+  limit: number;
+  /** Keep the chunks whose text contains it, ignoring case (as `DatasourcePageQuery.nameContains`). */
+  textContains?: string;
 }
 
 /** Chunks, their stored vectors and the chunk sequence (Store conformance: `chunks`). */
@@ -52,6 +60,13 @@ export interface ChunkStore {
   getChunkHits?(ids: readonly string[]): Promise<{ chunks: ChunkRecord[]; datasources: DatasourceRef[] }>;
   /** Chunks of one datasource ordered by `position`. */
   listChunks(datasourceId: string): Promise<ChunkRecord[]>;
+  /**
+   * Optional: one page of `listChunks(datasourceId)` after the text filter, and the number that
+   * match; a chunk's `vector` may be empty (length 0), the page is for reading. Without it the core
+   * reads every chunk of the datasource for one page (20,000 rows with their vectors for 50).
+   * An unknown datasource is an empty page.
+   */
+  pageChunks?(datasourceId: string, query: ChunkPageQuery): Promise<StorePage<ChunkRecord>>;
   /** Every chunk of a datastore, in batches, for rebuilding an index. Order is stable but unspecified. */
   iterateChunks(datastoreId: string, options?: { batchSize?: number }): AsyncIterable<ChunkRecord[]>;
   /**

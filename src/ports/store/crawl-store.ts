@@ -60,6 +60,12 @@ export interface CrawlPageRecord {
   lastModified: string | null;
   /** Hash of the page's extracted text: an unchanged hash costs no chunking or embedding. */
   contentHash: string | null;
+  /**
+   * When the page was last requested (the start of the crawl that did; kept by a crawl that did
+   * not request it because its sitemap `<lastmod>` was not after this). Optional: a store that
+   * does not keep it makes every page of a refresh a conditional request.
+   */
+  fetchedAt?: string | null;
   updatedAt: string;
 }
 

@@ -4,6 +4,32 @@ import type { ChunkChange } from './chunk-store.js';
 /** Fields of a datasource that may change after creation. */
 export type DatasourcePatch = Partial<Omit<DatasourceRecord, 'id' | 'datastoreId' | 'type' | 'createdAt'>>;
 
+/**
+ * What `pageDatasources` answers and `pageChunks` too: one page of rows, and how many rows match
+ * the filter over all pages.
+ */
+export interface StorePage<T> {
+  items: T[];
+  total: number;
+}
+
+/**
+ * A page of a datastore's datasources: `limit` rows after skipping `offset`, in the order of
+ * `listDatasources` (oldest first, ties in insertion order).
+ */
+export interface DatasourcePageQuery {
+  offset: number;
+  limit: number;
+  /**
+   * Keep the datasources whose name contains it, ignoring case: the conformance suite checks ASCII
+   * letters; beyond them a store folds case as its database does (the core's fallback and the
+   * SQLite and memory stores fold like `toLocaleLowerCase`).
+   */
+  nameContains?: string;
+  /** A group's id: its members only; null: only datasources in no group; absent: all. */
+  groupId?: string | null;
+}
+
 /** An uploaded file kept with its datasource. */
 export interface StoredFile {
   bytes: Uint8Array;
@@ -34,6 +60,12 @@ export interface DatasourceStore {
    * unsettled records, not every document: 100k one-chunk documents took seconds to list).
    */
   listDatasources(datastoreId: string, options?: { groupId?: string; statuses?: readonly DatasourceStatus[] }): Promise<DatasourceRecord[]>;
+  /**
+   * Optional: one page of `listDatasources(datastoreId)` after the filters, and the number that
+   * match. The console pages through tens of thousands of datasources this way; without it the core
+   * lists them all and slices.
+   */
+  pageDatasources?(datastoreId: string, query: DatasourcePageQuery): Promise<StorePage<DatasourceRecord>>;
   /**
    * Optional: the ids of the datastore's datasources whose `metadata` passes `filter` (any order),
    * evaluated by the database (the Postgres store uses a GIN index on the metadata). The meaning

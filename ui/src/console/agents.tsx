@@ -1,13 +1,8 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
-import type { Agent, AgentInput, Api, Datastore, ModelName } from '../api.js';
+import type { Agent, AgentInput, Api, Datastore } from '../api.js';
+import { EmbedSnippet } from './embed-snippet.js';
+import { ModelSelect } from './model-select.js';
 import { ConfirmDialog, ErrorNote, Link } from './shared.js';
-
-const MODELS: { value: ModelName; label: string }[] = [
-  { value: 'gpt_3_5_turbo', label: 'GPT-3.5 Turbo' },
-  { value: 'gpt_3_5_turbo_16k', label: 'GPT-3.5 Turbo 16k' },
-  { value: 'gpt_4', label: 'GPT-4' },
-  { value: 'gpt_4_32k', label: 'GPT-4 32k' },
-];
 
 const EMPTY: AgentInput = {
   name: '',
@@ -20,7 +15,7 @@ const EMPTY: AgentInput = {
   tools: [],
 };
 
-/** Agents: list, create, edit, delete; the chat link and the widget snippet of public ones. */
+/** Agents: list, create, edit, delete; links to each one's chat, conversations and widget settings, and its embed code. */
 export function AgentsPage({ api, uiBase, editId }: { api: Api; uiBase: string; editId: string | null }) {
   const [agents, setAgents] = useState<Agent[] | null>(null);
   const [datastores, setDatastores] = useState<Datastore[]>([]);
@@ -67,7 +62,6 @@ export function AgentsPage({ api, uiBase, editId }: { api: Api; uiBase: string; 
   }
 
   const names = new Map(datastores.map((datastore) => [datastore.id, datastore.name]));
-  const widgetSrc = `${location.origin}${uiBase}widget.js`;
 
   return (
     <main id="main" class="page">
@@ -94,6 +88,7 @@ export function AgentsPage({ api, uiBase, editId }: { api: Api; uiBase: string; 
       ) : null}
       {editing ? (
         <AgentForm
+          api={api}
           editing={editing}
           datastores={datastores}
           onChange={(input) => setEditing({ ...editing, input })}
@@ -123,6 +118,9 @@ export function AgentsPage({ api, uiBase, editId }: { api: Api; uiBase: string; 
                 <Link href={`${uiBase}conversations/${agent.id}`} class="button">
                   Conversations
                 </Link>
+                <Link href={`${uiBase}agents/${agent.id}/widget`} class="button" label={`Widget settings of ${agent.name}`}>
+                  Widget
+                </Link>
                 <button
                   type="button"
                   class="button"
@@ -135,17 +133,10 @@ export function AgentsPage({ api, uiBase, editId }: { api: Api; uiBase: string; 
                   Delete
                 </button>
               </div>
-              {agent.visibility === 'public' ? (
-                <details class="snippet">
-                  <summary>Embed on a website</summary>
-                  <p class="small muted">
-                    Paste before <code>&lt;/body&gt;</code>. The server must allow the site's origin (CORS).
-                  </p>
-                  <pre>
-                    <code>{`<script src="${widgetSrc}" data-agent-id="${agent.id}" defer></script>`}</code>
-                  </pre>
-                </details>
-              ) : null}
+              <details class="snippet">
+                <summary>Embed on a website</summary>
+                <EmbedSnippet agent={agent} uiBase={uiBase} />
+              </details>
             </li>
           ))}
         </ul>
@@ -172,6 +163,7 @@ export function AgentsPage({ api, uiBase, editId }: { api: Api; uiBase: string; 
 }
 
 function AgentForm(props: {
+  api: Api;
   editing: { id: string | null; input: AgentInput };
   datastores: Datastore[];
   onChange: (input: AgentInput) => void;
@@ -208,16 +200,7 @@ function AgentForm(props: {
         ))}
       </fieldset>
       <div class="row wrap">
-        <div class="field">
-          <label for="agent-model">Model</label>
-          <select id="agent-model" value={input.modelName} onChange={(e) => set({ modelName: text(e) as ModelName })}>
-            {MODELS.map((model) => (
-              <option key={model.value} value={model.value}>
-                {model.label}
-              </option>
-            ))}
-          </select>
-        </div>
+        <ModelSelect api={props.api} value={input.modelName} isNew={!props.editing.id} onChange={(modelName) => set({ modelName })} />
         <div class="field">
           <label for="agent-temperature">Temperature</label>
           <input

@@ -227,8 +227,12 @@ function DatasourceRow({
         : null;
   const busy = datasource.status === 'pending' || datasource.status === 'running';
   const done = pages.filter((page) => page.status === 'synched' || page.status === 'error').length;
-  const chunks = datasource.nbChunks + pages.reduce((sum, page) => sum + page.nbChunks, 0);
-  const tokens = datasource.nbTokens + pages.reduce((sum, page) => sum + page.nbTokens, 0);
+  // A site's own counts are its pages' (kept by the server as pages are stored, all of them, not
+  // only the first 200 read here): adding the pages again would count them twice.
+  const chunks =
+    datasource.type === 'web_site' ? datasource.nbChunks : datasource.nbChunks + pages.reduce((sum, page) => sum + page.nbChunks, 0);
+  const tokens =
+    datasource.type === 'web_site' ? datasource.nbTokens : datasource.nbTokens + pages.reduce((sum, page) => sum + page.nbTokens, 0);
   return (
     <tr data-datasource={datasource.name}>
       <td>
@@ -249,7 +253,7 @@ function DatasourceRow({
         ) : null}
         {busy && pages.length > 0 ? <progress max={pages.length} value={done} aria-label="Pages synched" /> : null}
       </td>
-      <td class="num" data-label="Chunks">
+      <td class="num" data-label="Chunks" data-chunks={chunks}>
         {chunks}
       </td>
       <td class="num" data-label="Tokens">

@@ -12,7 +12,7 @@ import { CrawlPagesPage } from './crawl.js';
 import { DatastoresPage } from './datastores.js';
 import { KeysPage } from './keys.js';
 import { UsagePage } from './usage.js';
-import { Link, navigate } from './shared.js';
+import { ErrorNote, Link, navigate } from './shared.js';
 import { SignIn } from './signin.js';
 import { fetchAgentLook, type AgentLook } from '../widget/agent-look.js';
 
@@ -41,7 +41,7 @@ function App() {
   const [key, setKey] = useState<string | null>(() => sessionStorage.getItem(KEY_STORAGE));
   const api = useMemo(() => new Api(apiBase, key), [key]);
   const route = path.startsWith(uiBase) ? path.slice(uiBase.length).split('/').map(decodeURIComponent) : [''];
-  const [section, id] = route;
+  const [section, id, part] = route;
 
   const firstPath = useRef(path);
   useEffect(() => {
@@ -74,7 +74,9 @@ function App() {
     setKey(null);
   };
   let page;
-  if (section === 'agents') page = <AgentsPage api={api} uiBase={uiBase} editId={id ?? null} />;
+  if (section === 'agents' && id && part === 'widget')
+    page = <LazyWidgetSettings api={api} apiBase={apiBase} uiBase={uiBase} agentId={id} />;
+  else if (section === 'agents') page = <AgentsPage api={api} uiBase={uiBase} editId={id ?? null} />;
   else if (section === 'conversations' && id) page = <ConversationsPage api={api} uiBase={uiBase} agentId={id} />;
   else if (section === 'datastores' && id) page = <DatastorePage api={api} uiBase={uiBase} id={id} maxFileBytes={maxFileBytes} />;
   else if (section === 'keys') page = <KeysPage api={api} />;
@@ -113,6 +115,24 @@ function App() {
   );
 }
 
+type WidgetSettingsProps = Parameters<typeof import('./widget-settings.js').WidgetSettingsPage>[0];
+
+/** The widget settings page and its preview (the widget's own code and styles) load when first opened. */
+function LazyWidgetSettings(props: WidgetSettingsProps) {
+  const [Page, setPage] = useState<{ render: typeof import('./widget-settings.js').WidgetSettingsPage } | null>(null);
+  const [failed, setFailed] = useState<unknown>(null);
+  useEffect(() => {
+    import('./widget-settings.js').then((module) => setPage({ render: module.WidgetSettingsPage }), setFailed);
+  }, []);
+  if (Page) return <Page.render {...props} />;
+  return (
+    <main id="main" class="page">
+      <h1>Widget</h1>
+      {failed ? <ErrorNote error={failed} /> : <p class="muted">Loading…</p>}
+    </main>
+  );
+}
+
 /**
  * `/chat/{agentId}`: public agents need no key. The agent's name (its `displayName` when set) and
  * colour come from its public view, so visitors see whom they talk to; with a key, from the agent.
@@ -127,7 +147,7 @@ function ChatPage({ agentId, apiKey }: { agentId: string; apiKey: string | null 
   }, [agentId, apiKey]);
   const name = look?.displayName ?? look?.name ?? agent?.name ?? null;
   const greeting = look?.description ?? (agent?.description || 'Ask a question; answers cite their sources.');
-  const style = look?.primaryColor ? { '--accent': look.primaryColor } : undefined;
+  const style = look?.primaryColor ? { '--accent': look.primaryColor, '--accent-fg': look.primaryText ?? '#ffffff' } : undefined;
   return (
     <div class="chat-page" style={style}>
       <header class="topbar">
@@ -151,6 +171,7 @@ function ChatPage({ agentId, apiKey }: { agentId: string; apiKey: string | null 
           storage={browserStorage()}
           greeting={greeting}
           initialMessages={look?.initialMessages ?? []}
+          suggestions={look?.suggestions ?? []}
         />
       </main>
     </div>

@@ -3,11 +3,13 @@ import { useEffect, useRef } from 'preact/hooks';
 import { ApiError, type DatasourceStatus } from '../api.js';
 
 /** A link inside the console: navigates without a page load. */
-export function Link({ href, children, class: className }: { href: string; children: ComponentChildren; class?: string }) {
+export function Link(props: { href: string; children: ComponentChildren; class?: string; label?: string }) {
+  const { href, children, class: className, label } = props;
   return (
     <a
       href={href}
       class={className}
+      aria-label={label}
       onClick={(event) => {
         if (event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey || event.altKey) return;
         event.preventDefault();

@@ -105,8 +105,8 @@ describe("auth matrix: every route without a key, with a wrong key, with another
   });
 
   it('covers every route of the document', () => {
-    // 38 routes and 7 deprecated aliases of the reference's paths.
-    expect(operations.length).toBe(46);
+    // 39 routes and 7 deprecated aliases of the reference's paths.
+    expect(operations.length).toBe(47);
     expect(
       operations
         .filter((operation) => operation.scope === null)
@@ -120,6 +120,7 @@ describe("auth matrix: every route without a key, with a wrong key, with another
       'getConversation',
       'getKeyOwner',
       'getOpenApiDocument',
+      'listServerModels',
       'queryAgent',
       'queryAgentAlias2',
       'setMessageFeedback',
@@ -158,6 +159,9 @@ describe("auth matrix: every route without a key, with a wrong key, with another
       } else if (operation.operationId === 'listApiKeys') {
         expect(response.status).toBe(200);
         expect((response.body as { ownerId: string }[]).map((key) => key.ownerId)).toEqual(['bob']);
+      } else if (operation.operationId === 'listServerModels') {
+        // The server's models are the same for every owner.
+        expect(response.status).toBe(200);
       } else if (operation.operationId === 'getUsage') {
         expect(response.status).toBe(200);
         expect(response.body).toMatchObject({ ownerId: 'bob', datasources: { used: 0 }, chunks: { used: 0 } });

@@ -20,6 +20,8 @@ const OWN_HEADERS = new Set([
   'content-length',
   'allow',
   'retry-after',
+  // Agents' widget routes answer by the Origin they are sent from.
+  'vary',
   'date',
   'connection',
   'keep-alive',

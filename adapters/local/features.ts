@@ -18,6 +18,8 @@ export interface FeatureSettings {
   charGramMax: number;
   /** Weigh words by their rarity in general English (the corpus-free idf stand-in). */
   englishPrior: boolean;
+  /** Take the character n-grams of the Porter stem instead of the word (absent: of the word). */
+  charGramsOfStem?: boolean;
 }
 
 export const DEFAULT_FEATURES: Readonly<FeatureSettings> = {
@@ -137,7 +139,7 @@ export function extractFeatures(tokens: readonly string[], settings: FeatureSett
     const info = wordInfo(word);
     const weight = settings.englishPrior ? info.prior : 1;
     if (settings.unigram > 0) sink(info.termHash, settings.unigram * weight, count);
-    if (settings.charGram > 0 && !info.plain) emitCharGrams(word, weight, count, settings, sink);
+    if (settings.charGram > 0 && !info.plain) emitCharGrams(settings.charGramsOfStem ? info.term : word, weight, count, settings, sink);
   }
   for (const [pair, count] of pairs) {
     const [first = '', second = ''] = pair.split('\u0000');

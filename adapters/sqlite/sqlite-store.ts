@@ -8,10 +8,11 @@ import { openSqliteConnection } from './sqlite-connection.js';
 import { sqliteRetrievalStore } from './sqlite-retrieval-store.js';
 
 /**
- * See `hitCacheBytes`: the rows of ~5,000 hits of 1,500 Latin-1 characters; small beside the
- * 400 MiB the whole process aims for at 100k chunks (docs/decisions/017-memory-at-100k.md).
+ * See `hitCacheBytes`: off by default. An agent's turn writes its conversation, which empties the
+ * cache, so a chat service would fill it for nothing; and the 100k-chunk memory goal
+ * (docs/decisions/017-memory-at-100k.md) has less room than the 8 MiB a useful cache takes.
  */
-const DEFAULT_HIT_CACHE_BYTES = 8 * 2 ** 20;
+const DEFAULT_HIT_CACHE_BYTES = 0;
 
 interface CommonOptions {
   /** Milliseconds a write waits for another connection's lock. Default 5000. */
@@ -27,8 +28,8 @@ interface CommonOptions {
   checkpoints?: 'worker' | 'inline';
   /**
    * Bytes (estimated) of the rows of recent search hits kept in memory, so a query whose hits were
-   * read before skips reading them again. Emptied by any write to the database. Default 8 MiB;
-   * 0 turns it off.
+   * read before skips reading them again. Emptied by any write to the database. Default 0 (off);
+   * 8 MiB holds most of a 5,000-abstract corpus.
    */
   hitCacheBytes?: number;
 }

@@ -93,6 +93,18 @@ async function crawlAndWrite(
       tokensDone: 0,
     });
   };
+  // A page whose datasource is stored (during the crawl, or at its end for changed pages) is kept and recorded as fetched.
+  const pageStored = (page: WebPage, child: DatasourceRecord): void => {
+    existing.set(page.finalUrl, child);
+    keep.add(page.finalUrl);
+    tracker.page({
+      ...blankPage(page.finalUrl),
+      status: 'fetched',
+      pageId: child.id,
+      ...validatorColumns(page.validators ?? {}),
+      fetchedAt: tracker.startedAt,
+    });
+  };
   const existingChildren = [...existing.values()];
   // New pages are stored as they come, so the site's chunk count moves during the crawl.
   const writer = new SitePageWriter(
@@ -104,15 +116,7 @@ async function crawlAndWrite(
       tokens: existingChildren.reduce((sum, child) => sum + child.nbTokens, 0),
     },
     (page, child) => {
-      existing.set(page.finalUrl, child);
-      keep.add(page.finalUrl);
-      tracker.page({
-        ...blankPage(page.finalUrl),
-        status: 'fetched',
-        pageId: child.id,
-        ...validatorColumns(page.validators ?? {}),
-        fetchedAt: tracker.startedAt,
-      });
+      pageStored(page, child);
       progress();
     },
   );
@@ -209,18 +213,7 @@ async function crawlAndWrite(
   const writes = pages.map((page) => pageWrite(datastore, site, existing.get(page.finalUrl) ?? existing.get(page.url), page));
   await writeDocuments(context, datastore, writes);
   const added = writer.written.length + writes.filter((write) => write.isNew).length;
-  for (const [index, page] of pages.entries()) {
-    const child = writes[index]!.datasource;
-    existing.set(page.finalUrl, child);
-    keep.add(page.finalUrl);
-    tracker.page({
-      ...blankPage(page.finalUrl),
-      status: 'fetched',
-      pageId: child.id,
-      ...validatorColumns(page.validators ?? {}),
-      fetchedAt: tracker.startedAt,
-    });
-  }
+  for (const [index, page] of pages.entries()) pageStored(page, writes[index]!.datasource);
   signal.throwIfAborted();
 
   const vanished = [...existing.entries()].filter(([url]) => !keep.has(url)).map(([, child]) => child);

@@ -15,29 +15,25 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import Database from 'better-sqlite3';
 import { openRagdesk } from '../adapters/node.js';
 import { loadBeir, scoreRankings, type BeirDataset } from '../adapters/cli/beir.js';
 import { LexicalIndex } from '../adapters/bm25/lexical-index.js';
-import { queryStems, scanWords, stem } from '../adapters/bm25/lexical-terms.js';
-import { ENGLISH_STOPWORDS } from '../src/text/stopwords.js';
+import { queryStems } from '../adapters/bm25/lexical-terms.js';
 import { expandQuery, type FeedbackDocument } from '../src/text/relevance-feedback.js';
 import { fuseByScore } from '../src/datastores/score-fusion.js';
 import type { ScoredId } from '../src/ports/records.js';
 import { indexBeirCorpus } from './lib/beir-ragdesk.js';
-import { folds } from './lib/folds.js';
+import { crossValidate } from './lib/cross-validation.js';
+import { feedbackCounts } from './lib/feedback-counts.js';
 import { flags, printTable, writeResult } from './lib/report.js';
+import { readStoredBeirChunks, type StoredBeirChunk } from './lib/stored-chunks.js';
 
 const args = flags(process.argv.slice(2));
 const FOLDS = Number(args.get('folds') ?? 5);
 const SEED = Number(args.get('seed') ?? 1);
 const DEPTH = 100;
 
-interface Chunk {
-  id: string;
-  doc: string;
-  text: string;
-}
+type Chunk = StoredBeirChunk;
 
 interface Collected {
   chunks: Chunk[];
@@ -60,31 +56,11 @@ async function collect(dataset: BeirDataset): Promise<Collected> {
       );
     }
     await ragdesk.close();
-    const db = new Database(join(dir, 'ragdesk.db'), { readonly: true });
-    const rows = db
-      .prepare('SELECT c.id AS id, c.text AS text, d.metadata AS metadata FROM chunks c JOIN datasources d ON d.id = c.datasource_id')
-      .all() as { id: string; text: string; metadata: string }[];
-    db.close();
-    const chunks = rows.map((row) => ({
-      id: row.id,
-      text: row.text,
-      doc: String((JSON.parse(row.metadata) as { beir_id: string }).beir_id),
-    }));
+    const chunks = readStoredBeirChunks(join(dir, 'ragdesk.db'));
     return { chunks, vector };
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
-}
-
-/** A chunk's stems with counts, stopwords and one-letter words left out: what feedback draws words from. */
-function feedbackCounts(text: string): Map<string, number> {
-  const counts = new Map<string, number>();
-  scanWords(text, (word) => {
-    if (word.length < 2 || ENGLISH_STOPWORDS.has(word) || /^\d+$/.test(word)) return;
-    const term = stem(word);
-    counts.set(term, (counts.get(term) ?? 0) + 1);
-  });
-  return counts;
 }
 
 interface Feedback {
@@ -223,42 +199,19 @@ async function main(): Promise<void> {
     }
   }
   console.log(`${names.length} candidates scored in ${((performance.now() - started) / 1000).toFixed(0)} s`);
-  const indexOf = new Map(queryIds.map((id, i) => [id, i]));
-  const mean = (table: Float64Array[], c: number, ids: readonly string[]) =>
-    ids.reduce((sum, id) => sum + (table[c] as Float64Array)[indexOf.get(id) as number]!, 0) / ids.length;
-  const split5 = folds(queryIds, FOLDS, SEED);
-  const shipped = names.indexOf('bm25 k1=1.2 b=0.75 vector=0.3 docs=best');
-  const foldRows = split5.map((held, f) => {
-    const training = split5.filter((_, g) => g !== f).flat();
-    let best = 0;
-    names.forEach((_, c) => {
-      if (mean(ndcg, c, training) > mean(ndcg, best, training)) best = c;
-    });
-    return {
-      fold: f + 1,
-      chosen: names[best] as string,
-      'train nDCG@10': mean(ndcg, best, training),
-      'held-out nDCG@10': mean(ndcg, best, held),
-      'held-out R@100': mean(recall, best, held),
-      'default nDCG@10': mean(ndcg, shipped, held),
-      gain: mean(ndcg, best, held) - mean(ndcg, shipped, held),
-    };
+  const { foldRows, candidateRows, weighted } = crossValidate({
+    names,
+    ndcg,
+    recall,
+    queryIds,
+    folds: FOLDS,
+    seed: SEED,
+    shipped: names.indexOf('bm25 k1=1.2 b=0.75 vector=0.3 docs=best'),
   });
   printTable(`${FOLDS}-fold cross-validation on ${basename(folder)} ${split} (${queryIds.length} queries)`, foldRows);
-  const heldOut =
-    foldRows.reduce((sum, row) => sum + row['held-out nDCG@10'] * (split5[row.fold - 1] as string[]).length, 0) / queryIds.length;
-  const heldOutRecall =
-    foldRows.reduce((sum, row) => sum + row['held-out R@100'] * (split5[row.fold - 1] as string[]).length, 0) / queryIds.length;
+  const heldOut = weighted('held-out nDCG@10');
+  const heldOutRecall = weighted('held-out R@100');
   console.log(`held-out over all folds: nDCG@10 ${heldOut.toFixed(4)}, Recall@100 ${heldOutRecall.toFixed(4)}`);
-  const candidateRows = names
-    .map((name, c) => ({
-      candidate: name,
-      'nDCG@10': mean(ndcg, c, queryIds),
-      'Recall@100': mean(recall, c, queryIds),
-      'worst fold - default': Math.min(...split5.map((held) => mean(ndcg, c, held) - mean(ndcg, shipped, held))),
-      'best fold - default': Math.max(...split5.map((held) => mean(ndcg, c, held) - mean(ndcg, shipped, held))),
-    }))
-    .sort((a, b) => b['nDCG@10'] - a['nDCG@10']);
   printTable('Candidates, all queries (top 30)', candidateRows.slice(0, 30));
   const reference = candidateRows.filter((row) =>
     /^bm25 k1=1.2 b=0.75 (rm3 d=10 t=10 w=0.5 )?vector=(0|0.3) docs=best$/.test(row.candidate),

@@ -15,10 +15,9 @@
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
-import Database from 'better-sqlite3';
 import { openRagdesk } from '../adapters/node.js';
 import { loadBeir, type BeirDataset } from '../adapters/cli/beir.js';
-import { analyseText, queryStems, scanWords, stem } from '../adapters/bm25/lexical-terms.js';
+import { analyseText, queryStems, scanWords } from '../adapters/bm25/lexical-terms.js';
 import { LexicalIndex } from '../adapters/bm25/lexical-index.js';
 import { embedText } from '../adapters/local/local-embeddings.js';
 import { DEFAULT_FEATURES, type FeatureSettings } from '../adapters/local/features.js';
@@ -26,8 +25,10 @@ import { ENGLISH_STOPWORDS } from '../src/text/stopwords.js';
 import { extractQueryTerms } from '../src/text/query-terms.js';
 import { expandQuery, type FeedbackDocument } from '../src/text/relevance-feedback.js';
 import { indexBeirCorpus } from './lib/beir-ragdesk.js';
-import { folds } from './lib/folds.js';
+import { crossValidate } from './lib/cross-validation.js';
+import { feedbackCounts } from './lib/feedback-counts.js';
 import { flags, printTable, writeResult } from './lib/report.js';
+import { readStoredBeirChunks, type StoredBeirChunk } from './lib/stored-chunks.js';
 
 const args = flags(process.argv.slice(2));
 const FOLDS = Number(args.get('folds') ?? 5);
@@ -35,11 +36,7 @@ const SEED = Number(args.get('seed') ?? 1);
 /** Each list's depth in the fusion, as `datastore.query` at top 100. */
 const DEPTH = 100;
 
-interface Chunk {
-  id: string;
-  doc: string;
-  text: string;
-}
+type Chunk = StoredBeirChunk;
 
 /** A ranked list over chunk numbers, best first. */
 interface Hits {
@@ -58,18 +55,7 @@ async function chunksOf(dataset: BeirDataset): Promise<Chunk[]> {
     const seconds = await indexBeirCorpus(datastore, dataset);
     console.log(`indexed ${dataset.corpus.length} documents in ${seconds.toFixed(1)} s`);
     await ragdesk.close();
-    const db = new Database(join(dir, 'ragdesk.db'), { readonly: true });
-    const rows = db
-      .prepare(
-        'SELECT c.id AS id, c.text AS text, d.metadata AS metadata FROM chunks c JOIN datasources d ON d.id = c.datasource_id ORDER BY c.id',
-      )
-      .all() as { id: string; text: string; metadata: string }[];
-    db.close();
-    const chunks = rows.map((row) => ({
-      id: row.id,
-      text: row.text,
-      doc: String((JSON.parse(row.metadata) as { beir_id: string }).beir_id),
-    }));
+    const chunks = readStoredBeirChunks(join(dir, 'ragdesk.db'));
     if (cache !== undefined) writeFileSync(cache, JSON.stringify(chunks));
     return chunks;
   } finally {
@@ -371,16 +357,6 @@ const LEXICAL_FEEDBACK: { documents: number; terms: number; originalWeight: numb
   { documents: 5, terms: 20, originalWeight: 0.7 },
 ];
 
-function feedbackCounts(text: string): Map<string, number> {
-  const counts = new Map<string, number>();
-  scanWords(text, (word) => {
-    if (word.length < 2 || ENGLISH_STOPWORDS.has(word) || /^\d+$/.test(word)) return;
-    const term = stem(word);
-    counts.set(term, (counts.get(term) ?? 0) + 1);
-  });
-  return counts;
-}
-
 /**
  * What an n-gram channel would cost in the store's own index class: the words index and an index of
  * character n-grams over the same chunks, their sizes, and the search time of every query at the
@@ -649,42 +625,26 @@ function report(
   cost?: Record<string, number>,
 ): void {
   const queryIds = queries.map((query) => query.id);
-  const indexOf = new Map(queryIds.map((id, i) => [id, i]));
-  const mean = (table: readonly Float64Array[], c: number, ids: readonly string[]) =>
-    ids.reduce((sum, id) => sum + table[c]![indexOf.get(id)!]!, 0) / ids.length;
-  const split5 = folds(queryIds, FOLDS, SEED);
   const shipped = names.indexOf('v1 | bm25 | no grams | minmax | vector 0.3');
-  const foldRows = split5.map((held, f) => {
-    const training = split5.filter((_, g) => g !== f).flat();
-    let best = shipped;
-    names.forEach((_, c) => {
-      if (mean(ndcg, c, training) > mean(ndcg, best, training)) best = c;
-    });
-    return {
-      fold: f + 1,
-      chosen: names[best]!,
-      'train nDCG@10': mean(ndcg, best, training),
-      'held-out nDCG@10': mean(ndcg, best, held),
-      'held-out R@100': mean(recall, best, held),
-      'default nDCG@10': mean(ndcg, shipped, held),
-      gain: mean(ndcg, best, held) - mean(ndcg, shipped, held),
-    };
+  const {
+    split: split5,
+    mean,
+    foldRows,
+    candidateRows,
+    weighted,
+  } = crossValidate({
+    names,
+    ndcg,
+    recall,
+    queryIds,
+    folds: FOLDS,
+    seed: SEED,
+    shipped,
   });
   printTable(`${FOLDS}-fold cross-validation on ${basename(folder)} ${split} (${queryIds.length} queries)`, foldRows);
-  const weighted = (key: 'held-out nDCG@10' | 'held-out R@100' | 'default nDCG@10') =>
-    foldRows.reduce((sum, row) => sum + row[key] * split5[row.fold - 1]!.length, 0) / queryIds.length;
   console.log(
     `held-out over all folds: nDCG@10 ${weighted('held-out nDCG@10').toFixed(4)}, Recall@100 ${weighted('held-out R@100').toFixed(4)}; default ${weighted('default nDCG@10').toFixed(4)}`,
   );
-  const candidateRows = names
-    .map((name, c) => ({
-      candidate: name,
-      'nDCG@10': mean(ndcg, c, queryIds),
-      'Recall@100': mean(recall, c, queryIds),
-      'worst fold - default': Math.min(...split5.map((held) => mean(ndcg, c, held) - mean(ndcg, shipped, held))),
-      'best fold - default': Math.max(...split5.map((held) => mean(ndcg, c, held) - mean(ndcg, shipped, held))),
-    }))
-    .sort((a, b) => b['nDCG@10'] - a['nDCG@10']);
   printTable('Candidates, all queries (top 40)', candidateRows.slice(0, 40));
   // Per idea, the best candidate that differs from the default in that idea alone.
   const families: [string, RegExp][] = [

@@ -2,7 +2,7 @@ import { folds } from './folds.js';
 
 // Type aliases, not interfaces: the report's table rows take an index signature.
 /** One fold: the candidate chosen on the other folds and how it scores on this one. */
-export type FoldRow = {
+type FoldRow = {
   fold: number;
   chosen: string;
   'train nDCG@10': number;
@@ -13,7 +13,7 @@ export type FoldRow = {
 };
 
 /** One candidate over all queries, with its spread against the default across the folds. */
-export type CandidateRow = {
+type CandidateRow = {
   candidate: string;
   'nDCG@10': number;
   'Recall@100': number;

@@ -1,5 +1,5 @@
 import { RagdeskError, allowedOriginsOf, type Agent } from '../../src/index.js';
-import { DEFAULT_ALLOWED, DEFAULT_EXPOSED, wellFormedOrigin, type CorsPolicy } from './cors.js';
+import { DEFAULT_ALLOWED, DEFAULT_EXPOSED, preflightAnswer, wellFormedOrigin, type CorsPolicy } from './cors.js';
 import type { HttpRequest, HttpResult } from './types.js';
 
 /**
@@ -63,15 +63,5 @@ export function agentOriginHeaders(origin: string): Record<string, string> {
 
 /** The answer to a preflight from a listed origin (the methods of the path, the usual request headers). */
 export function agentPreflight(origin: string, methods: readonly string[]): HttpResult {
-  return {
-    kind: 'empty',
-    status: 204,
-    headers: {
-      'access-control-allow-origin': origin,
-      'access-control-allow-methods': methods.join(', '),
-      'access-control-allow-headers': DEFAULT_ALLOWED.join(', '),
-      'access-control-max-age': '600',
-      vary: 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers',
-    },
-  };
+  return preflightAnswer({ 'access-control-allow-origin': origin }, methods, DEFAULT_ALLOWED.join(', '), '600');
 }

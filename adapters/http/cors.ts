@@ -81,17 +81,7 @@ export class CorsPolicy {
     if (origin === null) {
       throw new RagdeskError('forbidden', 'This origin may not call the API from a browser', { details: { cors: 'origin not allowed' } });
     }
-    return {
-      kind: 'empty',
-      status: 204,
-      headers: {
-        ...this.originHeaders(origin),
-        'access-control-allow-methods': methods.join(', '),
-        'access-control-allow-headers': this.allowedHeaders,
-        'access-control-max-age': this.maxAge,
-        vary: 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers',
-      },
-    };
+    return preflightAnswer(this.originHeaders(origin), methods, this.allowedHeaders, this.maxAge);
   }
 
   /** Headers to add to an actual (non-preflight) response, errors and streams included. */
@@ -111,12 +101,10 @@ export class CorsPolicy {
    * pattern is ever echoed, so a header cannot smuggle anything into the response.
    */
   private allowedOrigin(request: HttpRequest): string | null {
-    const origin = request.header('origin');
-    if (origin === undefined) return null;
+    if (request.header('origin') === undefined) return null;
     if (this.wildcard && !this.credentials) return '*';
-    const normalised = origin.toLowerCase();
-    if (!ORIGIN.test(normalised)) return null;
-    return this.allows(normalised) ? normalised : null;
+    const origin = wellFormedOrigin(request);
+    return origin !== null && this.allows(origin) ? origin : null;
   }
 
   private originHeaders(origin: string): Record<string, string> {
@@ -133,6 +121,26 @@ export function isPreflight(request: HttpRequest): boolean {
 export function wellFormedOrigin(request: HttpRequest): string | null {
   const origin = request.header('origin')?.toLowerCase();
   return origin !== undefined && ORIGIN.test(origin) ? origin : null;
+}
+
+/** A preflight's 204: the origin's headers, then what the path's routes accept. */
+export function preflightAnswer(
+  originHeaders: Record<string, string>,
+  methods: readonly string[],
+  allowedHeaders: string,
+  maxAge: string,
+): HttpResult {
+  return {
+    kind: 'empty',
+    status: 204,
+    headers: {
+      ...originHeaders,
+      'access-control-allow-methods': methods.join(', '),
+      'access-control-allow-headers': allowedHeaders,
+      'access-control-max-age': maxAge,
+      vary: 'Origin, Access-Control-Request-Method, Access-Control-Request-Headers',
+    },
+  };
 }
 
 function headerList(names: readonly string[], option: string): string {

@@ -2,7 +2,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import type { Agent, AgentInput, Api, Datastore } from '../api.js';
 import { EmbedSnippet } from './embed-snippet.js';
 import { ModelSelect } from './model-select.js';
-import { ConfirmDialog, ErrorNote, Link } from './shared.js';
+import { ConfirmDialog, ErrorNote, Link, StatusNote } from './shared.js';
 
 const EMPTY: AgentInput = {
   name: '',
@@ -24,13 +24,8 @@ export function AgentsPage({ api, uiBase, editId }: { api: Api; uiBase: string; 
   const [deleting, setDeleting] = useState<Agent | null>(null);
   /** What the last save or delete did, said where focus lands so keyboard and screen-reader users hear it. */
   const [notice, setNotice] = useState<string | null>(null);
-  const noticeRef = useRef<HTMLParagraphElement>(null);
   /** An `/agents/{id}` link opens that agent's form once; a reload after saving does not reopen it. */
   const opened = useRef<string | null>(null);
-
-  useEffect(() => {
-    if (notice) noticeRef.current?.focus();
-  }, [notice]);
 
   const load = () =>
     Promise.all([api.listAgents(), api.listDatastores()]).then(([agentList, datastoreList]) => {
@@ -81,11 +76,7 @@ export function AgentsPage({ api, uiBase, editId }: { api: Api; uiBase: string; 
         )}
       </div>
       <ErrorNote error={error} />
-      {notice ? (
-        <p class="notice" role="status" tabIndex={-1} ref={noticeRef}>
-          {notice}
-        </p>
-      ) : null}
+      <StatusNote notice={notice} />
       {editing ? (
         <AgentForm
           api={api}

@@ -92,3 +92,16 @@ export function formatBytes(bytes: number): string {
   if (bytes >= 1024) return `${Math.round(bytes / 1024)} KB`;
   return `${bytes} B`;
 }
+
+/** What the last action did, shown where focus lands so keyboard and screen-reader users hear it. */
+export function StatusNote({ notice }: { notice: string | null }) {
+  const ref = useRef<HTMLParagraphElement>(null);
+  useEffect(() => {
+    if (notice) ref.current?.focus();
+  }, [notice]);
+  return notice ? (
+    <p class="notice" role="status" tabIndex={-1} ref={ref}>
+      {notice}
+    </p>
+  ) : null;
+}

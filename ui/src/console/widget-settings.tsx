@@ -4,7 +4,7 @@ import type { Agent, Api } from '../api.js';
 import { lookOf, type AgentLook } from '../widget/agent-look.js';
 import { WidgetView, widgetShadow } from '../widget/widget-view.js';
 import { EmbedSnippet } from './embed-snippet.js';
-import { ErrorNote, Link } from './shared.js';
+import { ErrorNote, Link, StatusNote } from './shared.js';
 
 /** The form's fields as typed (lists one entry per line); saved into the agent's `interfaceConfig`. */
 interface WidgetForm {
@@ -29,7 +29,6 @@ export function WidgetSettingsPage({ api, apiBase, uiBase, agentId }: { api: Api
   const [form, setForm] = useState<WidgetForm | null>(null);
   const [error, setError] = useState<unknown>(null);
   const [notice, setNotice] = useState<string | null>(null);
-  const noticeRef = useRef<HTMLParagraphElement>(null);
 
   useEffect(() => {
     api.getAgent(agentId).then((loaded) => {
@@ -38,9 +37,6 @@ export function WidgetSettingsPage({ api, apiBase, uiBase, agentId }: { api: Api
       performance.mark('ragdesk:interactive');
     }, setError);
   }, [api, agentId]);
-  useEffect(() => {
-    if (notice) noticeRef.current?.focus();
-  }, [notice]);
 
   async function save(event: Event) {
     event.preventDefault();
@@ -76,11 +72,7 @@ export function WidgetSettingsPage({ api, apiBase, uiBase, agentId }: { api: Api
       </p>
       <h1>Widget of {agent.name}</h1>
       <ErrorNote error={error} />
-      {notice ? (
-        <p class="notice" role="status" tabIndex={-1} ref={noticeRef}>
-          {notice}
-        </p>
-      ) : null}
+      <StatusNote notice={notice} />
       <div class="widget-settings">
         <form class="card form" onSubmit={(event) => void save(event)} aria-labelledby="widget-form-title">
           <h2 id="widget-form-title">Settings</h2>

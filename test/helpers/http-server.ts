@@ -1,4 +1,4 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 /** A real node:http server on 127.0.0.1 that records the paths it was asked for. */
@@ -33,4 +33,18 @@ export async function startHttpServer(handler: Handler): Promise<TestHttpServer>
     handler(request, response, result);
   });
   return result;
+}
+
+/** Starts `server` on a free port of 127.0.0.1 and gives its origin (`http://127.0.0.1:<port>`). */
+export async function listenLocal(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+/** Closes servers a test started, kept-alive connections first (a browser holds them open). */
+export async function closeServers(servers: readonly Server[]): Promise<void> {
+  for (const server of servers) {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  }
 }

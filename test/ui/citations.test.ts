@@ -1,5 +1,4 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +8,7 @@ import { makePdf } from '../../fixtures/pdf-writer.js';
 import { lastUserText, startOpenAIServer, type OpenAIServer } from '../../fixtures/openai-server.js';
 import { tempDir } from '../helpers/setups.js';
 import { browserSkipReason, launchBrowser, shot, type Browser } from './browser.js';
+import { closeServers, listenLocal } from '../helpers/http-server.js';
 
 const skip = browserSkipReason();
 if (skip) console.log(`[skip] citations in the browser: ${skip}`);
@@ -25,11 +25,6 @@ function reply(body: Parameters<typeof lastUserText>[0]): string {
   const pdf = /\[(\d+)\] \(appliances\.pdf/.exec(prompt)?.[1] ?? '0';
   const text = /\[(\d+)\] \(blenders\.txt/.exec(prompt)?.[1] ?? '0';
   return `${TOASTER} [${pdf}] ${BLENDER} [${text}] <img src=x onerror="window.__pwned='answer';alert('answer')"> Ovens last forever [9].`;
-}
-
-async function listen(server: Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
 describe.skipIf(skip !== null)('citations in the chat page and the widget', () => {
@@ -77,19 +72,16 @@ describe.skipIf(skip !== null)('citations in the chat page and the widget', () =
         ),
     );
     servers.push(host);
-    hostOrigin = await listen(host);
+    hostOrigin = await listenLocal(host);
     const api = createServer(createHttpHandler(ragdesk, { ui: true, cors: { origins: [hostOrigin] } }));
     servers.push(api);
-    apiOrigin = await listen(api);
+    apiOrigin = await listenLocal(api);
     browser = await launchBrowser();
   }, 120_000);
 
   afterAll(async () => {
     await browser?.close();
-    for (const server of servers) {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    }
+    await closeServers(servers);
     await ragdesk?.close();
     await model?.close();
     temp.remove();

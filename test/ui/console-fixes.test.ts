@@ -1,5 +1,4 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpHandler } from '../../adapters/http/index.js';
@@ -9,17 +8,13 @@ import { startOpenAIServer, type OpenAIServer } from '../../fixtures/openai-serv
 import { tempDir } from '../helpers/setups.js';
 import { axeViolations } from './axe.js';
 import { browserSkipReason, launchBrowser, type Browser } from './browser.js';
+import { closeServers, listenLocal } from '../helpers/http-server.js';
 
 const skip = browserSkipReason();
 
 /** A model answer with a GFM table whose cells try HTML: it must become a table of text. */
 const TABLE_ANSWER =
   'Plans:\n\n| Plan | Price |\n| --- | ---: |\n| Basic <img src=x onerror="window.__pwned=1"> | 5 |\n| **Pro** | 9 |\n\nThat is all.';
-
-async function listen(server: Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
 
 describe.skipIf(skip !== null)('console, chat page and widget fixes in Chromium', () => {
   const temp = tempDir('ragdesk-fixes-');
@@ -58,7 +53,7 @@ describe.skipIf(skip !== null)('console, chat page and widget fixes in Chromium'
       createHttpHandler(ragdesk, { ui: true, cors: { origins: ['http://127.0.0.1:1'] }, logger: { error: () => undefined } }),
     );
     servers.push(api);
-    apiOrigin = await listen(api);
+    apiOrigin = await listenLocal(api);
     const host = createServer((_request, response) =>
       response
         .writeHead(200, { 'content-type': 'text/html' })
@@ -67,7 +62,7 @@ describe.skipIf(skip !== null)('console, chat page and widget fixes in Chromium'
         ),
     );
     servers.push(host);
-    hostOrigin = await listen(host);
+    hostOrigin = await listenLocal(host);
     // The host site is one the agent lists, so its widget may use it.
     await ragdesk.agents.update(publicId, { description: 'Answers about plans', interfaceConfig: { authorizedDomains: [hostOrigin] } });
     browser = await launchBrowser();
@@ -75,10 +70,7 @@ describe.skipIf(skip !== null)('console, chat page and widget fixes in Chromium'
 
   afterAll(async () => {
     await browser?.close();
-    for (const server of servers) {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    }
+    await closeServers(servers);
     await ragdesk?.close();
     await model?.close();
     temp.remove();

@@ -1,6 +1,5 @@
 import { readFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +8,7 @@ import { openRagdesk, type OpenedRagdesk } from '../../adapters/node.js';
 import { startOpenAIServer, type ChatCompletionBody, type OpenAIServer } from '../../fixtures/openai-server.js';
 import { tempDir } from '../helpers/setups.js';
 import { browserSkipReason, launchBrowser, shot, type Browser } from './browser.js';
+import { closeServers, listenLocal } from '../helpers/http-server.js';
 
 const skip = browserSkipReason();
 
@@ -24,11 +24,6 @@ function echoHistory(body: ChatCompletionBody): string {
 function hostPage(widgetSrc: string, agentId: string): string {
   return `<!doctype html><html><head><title>A shop</title></head><body><h1>A shop with a chat bubble</h1>
 <script src="${widgetSrc}" data-agent-id="${agentId}" data-title="Ask the shop" defer></script></body></html>`;
-}
-
-async function listen(server: Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
 describe.skipIf(skip !== null)('conversations in the browser: kept over reloads, New conversation, thumbs, the console inbox', () => {
@@ -58,19 +53,16 @@ describe.skipIf(skip !== null)('conversations in the browser: kept over reloads,
       response.writeHead(200, { 'content-type': 'text/html' }).end(hostPage(`${apiOrigin}/widget.js`, agentId)),
     );
     servers.push(host);
-    hostOrigin = await listen(host);
+    hostOrigin = await listenLocal(host);
     const api = createServer(createHttpHandler(ragdesk, { ui: true, cors: { origins: [hostOrigin] } }));
     servers.push(api);
-    apiOrigin = await listen(api);
+    apiOrigin = await listenLocal(api);
     browser = await launchBrowser();
   });
 
   afterAll(async () => {
     await browser?.close();
-    for (const server of servers) {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    }
+    await closeServers(servers);
     await ragdesk?.close();
     await model?.close();
     temp.remove();

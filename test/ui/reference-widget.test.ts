@@ -1,11 +1,11 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startOpenAIServer, type OpenAIServer } from '../../fixtures/openai-server.js';
 import { tempDir } from '../helpers/setups.js';
 import { browserSkipReason, launchBrowser, shot, type Browser } from './browser.js';
 import { startServe, type ServeProcess } from './serve-process.js';
+import { listenLocal } from '../helpers/http-server.js';
 
 const skip = browserSkipReason();
 
@@ -93,11 +93,6 @@ function ourWidgetPage(api: string, agentId: string): string {
 <script src="${api}/widget.js" data-agent-id="${agentId}" defer></script></body></html>`;
 }
 
-async function listen(server: Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
-
 describe.skipIf(skip !== null)("the reference widget's requests, and ragdesk's own widget, against `ragdesk serve --cors`", () => {
   const temp = tempDir('ragdesk-reference-widget-');
   let model: OpenAIServer;
@@ -116,7 +111,7 @@ describe.skipIf(skip !== null)("the reference widget's requests, and ragdesk's o
       if (page === undefined) response.writeHead(404).end();
       else response.writeHead(200, { 'content-type': 'text/html' }).end(page);
     });
-    siteOrigin = await listen(site);
+    siteOrigin = await listenLocal(site);
     model = await startOpenAIServer({ reply: () => 'The 07:40 ferry from Mallaig, as your itinerary says.' });
     serve = await startServe(['--data-dir', join(temp.dir, 'data'), '--owner', 'harbour', '--cors', siteOrigin, '--no-preload'], {
       OPENAI_API_KEY: 'test-key',

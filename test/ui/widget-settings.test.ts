@@ -6,7 +6,6 @@
  * the settings page, the chat page and the widget.
  */
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -15,6 +14,7 @@ import { tempDir } from '../helpers/setups.js';
 import { seriousViolations } from './axe.js';
 import { browserSkipReason, launchBrowser, readmeShot, shot, type Browser } from './browser.js';
 import { startServe, type ServeProcess } from './serve-process.js';
+import { listenLocal } from '../helpers/http-server.js';
 
 const skip = browserSkipReason();
 
@@ -39,11 +39,6 @@ function sitePage(api: string, agentId: string, attributes = ''): string {
 
 /** The site's own choices on the script tag, which win over the agent's settings. */
 const OVERRIDES = 'data-title="Ask the harbour" data-primary-color="#7a1f5c" data-position="right"';
-
-async function listen(server: Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
-}
 
 describe.skipIf(skip !== null)('widget settings, preview, embed code, and the widget on allowed and refused sites', () => {
   const temp = tempDir('ragdesk-widget-settings-');
@@ -89,8 +84,8 @@ describe.skipIf(skip !== null)('widget settings, preview, embed code, and the wi
       );
       sites.push(site);
     }
-    allowedSite = await listen(sites[0]!);
-    refusedSite = await listen(sites[1]!);
+    allowedSite = await listenLocal(sites[0]!);
+    refusedSite = await listenLocal(sites[1]!);
     browser = await launchBrowser();
     await browser.context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: serve.origin });
   }, 240_000);

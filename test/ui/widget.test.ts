@@ -1,5 +1,4 @@
 import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpHandler } from '../../adapters/http/index.js';
@@ -7,6 +6,7 @@ import { openRagdesk, type OpenedRagdesk } from '../../adapters/node.js';
 import { startOpenAIServer, type OpenAIServer } from '../../fixtures/openai-server.js';
 import { tempDir } from '../helpers/setups.js';
 import { browserSkipReason, launchBrowser, shot, type Browser } from './browser.js';
+import { closeServers, listenLocal } from '../helpers/http-server.js';
 
 const skip = browserSkipReason();
 
@@ -24,11 +24,6 @@ function hostPage(widgetSrc: string, agentId: string): string {
 <style>button { background: rgb(255, 0, 0) !important; } .turn { background: rgb(0, 255, 0); } body { font-family: serif; }</style>
 </head><body><h1>A site with a chat bubble</h1><p class="turn" id="host-turn">The host's own element.</p>
 <script src="${widgetSrc}" data-agent-id="${agentId}" data-title="Ask the handbook" defer></script></body></html>`;
-}
-
-async function listen(server: Server): Promise<string> {
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
 describe.skipIf(skip !== null)('chat widget on another origin, and hostile text in the browser', () => {
@@ -66,8 +61,8 @@ describe.skipIf(skip !== null)('chat widget on another origin, and hostile text 
       response.writeHead(200, { 'content-type': 'text/html' }).end(hostPage(`${apiOrigin}/widget.js`, agentId)),
     );
     servers.push(host, stranger);
-    hostOrigin = await listen(host);
-    strangerOrigin = await listen(stranger);
+    hostOrigin = await listenLocal(host);
+    strangerOrigin = await listenLocal(stranger);
     const api = createServer(
       createHttpHandler(ragdesk, {
         ui: true,
@@ -76,16 +71,13 @@ describe.skipIf(skip !== null)('chat widget on another origin, and hostile text 
       }),
     );
     servers.push(api);
-    apiOrigin = await listen(api);
+    apiOrigin = await listenLocal(api);
     browser = await launchBrowser();
   });
 
   afterAll(async () => {
     await browser?.close();
-    for (const server of servers) {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-    }
+    await closeServers(servers);
     await ragdesk?.close();
     await model?.close();
     temp.remove();

@@ -37,8 +37,11 @@ const IDENTIFIER_SHAPES: [RegExp, RegExp][] = [
   [/^(phone|telephone|fax|mobile|cell)$/, /\+?\(?\d{2,4}\)?[\s.-]?\d{3}[\s.-]?\d{3,4}\b/],
   [/^(email|e-mail|mail)$/, /[\w.+-]+@[\w-]+\.[\w.-]+/],
   [/^(website|url|site|homepage)$/, /\bhttps?:\/\/\S+|\bwww\.\S+/],
+  [/^(uuid|guid)$/, /\b[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}\b/i],
   [/^(id|code|number|no|reference|ref|vin|sku|isbn|serial|account)$/, /(?<![\p{L}\d-])(?=[\p{L}\d/#-]*\d)[\p{L}\d][\p{L}\d/#-]*/u],
 ];
+/** Identifier nouns that name nothing else, so they set the shape wherever they stand in the phrase. */
+const UNAMBIGUOUS_IDENTIFIERS = /^(uuid|guid|email|e-mail|url|vin|isbn|sku)$/;
 /** Nouns naming an identifier of the noun before them ("policy number", "order id"). */
 const IDENTIFIER = /^(number|no|id|code|name|reference|ref)$/;
 /** Generic nouns that ask for the value of what follows them ("the name of the customer"). */
@@ -51,10 +54,12 @@ const GENERIC = new Set(['value', 'name', 'title', 'number', 'amount', 'kind', '
  */
 export function detectAnswerSlot(query: string): AnswerSlot {
   const q = query.toLowerCase().replace(/[’]/g, "'");
-  const { head, last } = headNoun(q);
-  // "phone number" is shaped like a phone number, "order number" like a code.
+  const { head, last, phrase } = headNoun(q);
+  // "phone number" is shaped like a phone number, "order number" like a code; failing those, any
+  // word of the phrase may name the identifier ("which UUID sits in…", where "sits" ends it).
   const nouns = last?.split(' ') ?? [];
-  const shape = IDENTIFIER_SHAPES.find(([noun]) => nouns.some((word) => noun.test(word)))?.[1];
+  const shapeOf = (words: readonly string[]) => IDENTIFIER_SHAPES.find(([noun]) => words.some((word) => noun.test(word)))?.[1];
+  const shape = shapeOf(nouns) ?? shapeOf(phrase.filter((word) => UNAMBIGUOUS_IDENTIFIERS.test(word)));
   const stemmed = head && !ENGLISH_STOPWORDS.has(head) ? stemOf(head) : null;
   if (shape && (/^\s*(what|which)\b/.test(q) || askedObject(q) !== null)) return { kind: 'identifier', shape, head: stemmed };
   let kind: SlotKind = 'thing';
@@ -77,15 +82,16 @@ export function detectAnswerSlot(query: string): AnswerSlot {
  * word, before a verb or preposition ("which booking agency handled…" → agency, "what is the
  * receipt's subtotal before…" → subtotal, "what is the value of key2" → key2).
  */
-function headNoun(q: string): { head: string | null; last: string | null } {
+function headNoun(q: string): { head: string | null; last: string | null; phrase: string[] } {
   const phrase = /^\s*(?:what|which)\s+(.*)$/.exec(q)?.[1] ?? askedObject(q);
   // "what did Microsoft buy": a subject and its verb follow, no noun names what is asked.
-  if (!phrase || /^(did|does|do|will|would|can|could|should|may|might)\b/.test(phrase)) return { head: null, last: null };
+  if (!phrase || /^(did|does|do|will|would|can|could|should|may|might)\b/.test(phrase)) return { head: null, last: null, phrase: [] };
   const words = splitWords(phrase.replace(/\b[\p{L}\p{N}-]+'s\s+/gu, ' '));
   let i = 0;
   while (i < words.length && /^(is|are|was|were|the|a|an|does|did|do|has|have|had)$/.test(words[i] as string)) i++;
   let head: string | null = null;
   let before: string | null = null;
+  const seen: string[] = [];
   for (; i < words.length; i++) {
     const word = words[i] as string;
     if (endsPhrase(word, head !== null)) {
@@ -103,9 +109,12 @@ function headNoun(q: string): { head: string | null; last: string | null } {
     }
     before = head;
     head = word;
+    seen.push(word);
   }
   // "what policy number": the number of the policy, so the policy is what to find.
-  return head && before && IDENTIFIER.test(head) ? { head: before, last: `${before} ${head}` } : { head, last: head };
+  return head && before && IDENTIFIER.test(head)
+    ? { head: before, last: `${before} ${head}`, phrase: seen }
+    : { head, last: head, phrase: seen };
 }
 
 /**
@@ -147,7 +156,8 @@ const DATE = new RegExp(
   'iu',
 );
 const MONEY = /[$€£¥]\s?-?\d[\d,]*(?:\.\d+)?|-?\d[\d,]*\.\d\d\b|\b\d[\d,]*(?:\.\d+)?\s?(?:usd|eur|gbp|dollars|euros)\b/iu;
-const NUMBER = /(?<![\p{L}\d])-?\d[\d,]*(?:\.\d+)?%?/u;
+const NUMBER =
+  /(?<![\p{L}\d])-?\d[\d,]*(?:\.\d+)?%?|\b(?:two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|forty|fifty|hundred|dozen)\b/iu;
 /** Two or more capitalised words in a row ("Premier Entertainment Group", "Chi Wang"). */
 const NAME = /\b\p{Lu}[\p{Ll}'’.-]*\.?(?:\s+(?:(?:de|van|von|der|da|di|of|&|and)\s+)?\p{Lu}[\p{L}'’.-]*)+/gu;
 

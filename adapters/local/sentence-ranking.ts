@@ -21,7 +21,8 @@ export interface RankedSentence {
 export function rankSentences(grounding: ChatGrounding, minCoverage: number): RankedSentence[] {
   const { passages } = grounding;
   if (passages.length === 0) return [];
-  const weights = termWeights(grounding.query, passages);
+  const read = familyReader(new Set(questionTerms(grounding.query).map((term) => stemOf(term))));
+  const weights = termWeights(grounding.query, passages, read);
   const total = sum(weights);
   if (total === 0) return [];
   const question: Question = {
@@ -33,20 +34,26 @@ export function rankSentences(grounding: ChatGrounding, minCoverage: number): Ra
     stems: new Set(splitWords(grounding.query).map((word) => stemOf(word))),
     words: extractQueryTerms(grounding.query),
     minCoverage,
+    read,
+    restrict: grounding.restrictKnowledge !== false,
   };
   // Answering only from the documents: when words of the question are in no passage at all
   // ("Australia" in "the capital of Australia"), the documents do not hold what it asks.
-  const restrict = grounding.restrictKnowledge !== false;
+  const { restrict } = question;
   if (restrict && missingShare(question, passages) / total >= MISSING_ENOUGH) return [];
+  const anchors = restrict ? anchorsOf(grounding.query, question, passages) : [];
   const scored: (RankedSentence & { order: number })[] = [];
   passages.forEach((passage, rank) => {
     // Footnote marks of the document ("[12]") would read as citations of the answer.
     const text = passage.text.replace(FOOTNOTE, '');
+    const passageStems = new Set([...read(text), ...read(passage.label)]);
+    // A passage that does not name what the question names (or asks about) is about something else.
+    if (!anchors.every((anchor) => anchor.some((stem) => passageStems.has(stem)))) return;
     // The document's name says which file the passage is (a question naming "the JSON file").
-    const passageCoverage = coverageOf(new Set([...stemsOf(text), ...stemsOf(passage.label)]), weights) / total;
+    const passageCoverage = coverageOf(passageStems, weights) / total;
     const units = withTitle(withTrailingLines(splitUnits(text), text, question), question.slot);
     // Headings are not neighbours: they count already as the context of the units under them.
-    const coverages = units.map((unit) => (unit.kind === 'heading' ? 0 : coverageOf(stemsOf(unit.text), weights) / total));
+    const coverages = units.map((unit) => (unit.kind === 'heading' ? 0 : coverageOf(read(unit.text), weights) / total));
     units.forEach((unit, i) => {
       // The units just before it: a title or a field's label placing a value that does not repeat it.
       const neighbour = Math.max(coverages[i - 1] ?? 0, 0.5 * (coverages[i - 2] ?? 0));
@@ -121,6 +128,10 @@ interface Question {
   /** The question's words, unstemmed, without stopwords. */
   words: readonly string[];
   minCoverage: number;
+  /** A text's stems, with the question's stem beside each word of its family (see {@link familyReader}). */
+  read: StemReader;
+  /** Answering only from the documents (`restrictKnowledge`): a weak match is no answer. */
+  restrict: boolean;
 }
 
 /**
@@ -141,10 +152,10 @@ function scoreUnit(
   if (unit.kind === 'heading' || CITATION_LIKE.test(unit.text)) return null;
   const { weights, total, focus, slot } = question;
   const field = keyValue(unit.text);
-  const stems = field ? new Set([...stemsOf(unit.text), ...keyStemsOf(field.key, question.words)]) : stemsOf(unit.text);
+  const stems = field ? new Set([...question.read(unit.text), ...keyStemsOf(field.key, question.words)]) : question.read(unit.text);
   // A line that only repeats the question's words ("Booking Agency", a title) answers nothing.
   if (![...stems].some((stem) => !weights.has(stem) && !ENGLISH_STOPWORDS.has(stem) && stem.length > 1)) return null;
-  const contextStems = minus(stemsOf(unit.context), stems);
+  const contextStems = minus(question.read(unit.context), stems);
   const own = coverageOf(stems, weights) / total;
   const coverage = own + CONTEXT_SHARE * (coverageOf(contextStems, weights) / total);
   const focusTotal = sum(focus) || 1;
@@ -302,10 +313,28 @@ function focusWeights(query: string, weights: ReadonlyMap<string, number>): Map<
   return focus;
 }
 
+/**
+ * What a passage must name to answer the question, each as stems of which one must be there: every
+ * name the question gives ("TechMart", "Canada": a capitalised word past its first) that some
+ * passage holds, and one word of its focus ("the population of…"). Names no passage holds are left
+ * to {@link missingShare}.
+ */
+function anchorsOf(query: string, question: Question, passages: readonly GroundingPassage[]): string[][] {
+  const present = new Set(passages.flatMap((passage) => [...question.read(passage.text), ...question.read(passage.label)]));
+  const anchors: string[][] = [];
+  const names = (query.match(/(?<=\S\s+)\p{Lu}[\p{L}\d-]*/gu) ?? []).map((word) => stemOf(word.toLowerCase()));
+  for (const name of new Set(names)) if (question.weights.has(name) && present.has(name)) anchors.push([name]);
+  return anchors;
+}
+
 /** Weight of the question's terms that no passage (nor its document's name) contains. */
 function missingShare(question: Question, passages: readonly GroundingPassage[]): number {
   const all = new Set(
-    passages.flatMap((passage) => [...stemsOf(passage.text), ...stemsOf(passage.label), ...fieldKeyStems(passage.text, question.words)]),
+    passages.flatMap((passage) => [
+      ...question.read(passage.text),
+      ...question.read(passage.label),
+      ...fieldKeyStems(passage.text, question.words),
+    ]),
   );
   let missing = 0;
   const slotWords = question.slot.kind === 'money' ? MONEY_VERBS : SLOT_NOUNS;
@@ -330,6 +359,48 @@ function stemsOf(text: string): Set<string> {
   return new Set(splitWords(text).map((word) => stemOf(word)));
 }
 
+type StemReader = (text: string) => Set<string>;
+
+/**
+ * Reads a text's stems, adding the question's stem beside a word of the same family that stemming
+ * leaves apart: "subscription" for "subscribe", "description" for "describe" (stems sharing all but
+ * their last letter, six letters at least), and a word negating it ("unopened" for "opened": the
+ * answer to "can opened … be returned").
+ */
+function familyReader(questionStems: ReadonlySet<string>): StemReader {
+  const content = [...questionStems].filter((stem) => stem.length >= 3 && !ENGLISH_STOPWORDS.has(stem));
+  const cache = new Map<string, string | null>();
+  const relative = (stem: string): string | null => {
+    let found = cache.get(stem);
+    if (found === undefined) {
+      found = questionStems.has(stem) ? null : (content.find((question) => sameFamily(question, stem)) ?? null);
+      cache.set(stem, found);
+    }
+    return found;
+  };
+  return (text) => {
+    const stems = stemsOf(text);
+    for (const stem of [...stems]) {
+      const question = relative(stem);
+      if (question !== null) stems.add(question);
+    }
+    return stems;
+  };
+}
+
+function sameFamily(question: string, stem: string): boolean {
+  if (stem === `un${question}`) return true;
+  if (question.length < FAMILY_MIN || stem.length < FAMILY_MIN) return false;
+  let shared = 0;
+  while (shared < question.length && question[shared] === stem[shared]) shared++;
+  return shared >= FAMILY_MIN && shared >= Math.max(question.length, stem.length) - FAMILY_SLACK;
+}
+
+/** Shortest stem matched by its family: shorter ones share prefixes by chance ("state", "statu"). */
+const FAMILY_MIN = 6;
+/** Letters past the shared part the longer stem may have ("subscrib" / "subscript"). */
+const FAMILY_SLACK = 2;
+
 function minus(set: ReadonlySet<string>, remove: ReadonlySet<string>): Set<string> {
   return new Set([...set].filter((value) => !remove.has(value)));
 }
@@ -344,9 +415,9 @@ function sum(weights: ReadonlyMap<string, number>): number {
  * Query stems weighted by rarity across the passages: a term in every passage ("the product")
  * says little about which sentence answers; a term in one passage says a lot.
  */
-function termWeights(query: string, passages: readonly GroundingPassage[]): Map<string, number> {
+function termWeights(query: string, passages: readonly GroundingPassage[], read: StemReader): Map<string, number> {
   const stems = [...new Set(questionTerms(query).map((term) => stemOf(term)))].filter((stem) => !ENGLISH_STOPWORDS.has(stem));
-  const passageStems = passages.map((passage) => new Set([...stemsOf(passage.text), ...stemsOf(passage.label)]));
+  const passageStems = passages.map((passage) => new Set([...read(passage.text), ...read(passage.label)]));
   const weights = new Map<string, number>();
   for (const stem of stems) {
     // A term no passage contains still counts against coverage (the passages may not answer the

@@ -10,6 +10,8 @@ const SENTENCE_END =
   /(?<=[.!?])(?<!(?:^|[\s(])(?:\p{Lu}|Mr|Mrs|Ms|Dr|Prof|St|e\.g|i\.e)\.)\s+(?=\p{Lu}\p{Ll}|["'“]\p{Lu}|\p{Lu}{2,}\s+\p{Ll})/u;
 /** A list item: a bullet or "1." / "a)" at the start of a line. */
 const LIST_ITEM = /^(?:[•▪◦·*+-]|\d{1,3}[.)]|[a-z][.)])\s+/;
+/** A preposition or conjunction in lower case opening a line: the line goes on with the one above. */
+const CONTINUING_WORD = /^(?:at|with|and|or|of|to|for|in|on|from|by|than|but|nor|including|per)\s/;
 /** Most lines of a block of short lines quoted as one record. */
 const MAX_RECORD_LINES = 4;
 /** A PDF line wrapped at the page width is about this long; shorter lines are rows or headings. */
@@ -136,6 +138,9 @@ function continues(previous: string, line: string): boolean {
   // A line introducing a value ("…for the following project:") takes the short line after it.
   if (/:$/.test(previous)) return line.length <= WRAPPED_LINE_CHARS && !/:/.test(line);
   if (/[.!?]["')\]]?$/.test(previous)) return previous.length >= WRAPPED_LINE_CHARS && !isShortLine(line);
+  // A short line may go on under another when it opens with a word that cannot start one ("at
+  // 5,000 pts (1,753 to go)" under "Next Reward: $50 gift card").
+  if (CONTINUING_WORD.test(line)) return true;
   if (/^[\p{Ll}\d(,;]/u.test(line)) return !isShortLine(previous) || /[,;(-]$/.test(previous);
   return previous.length >= WRAPPED_LINE_CHARS;
 }
@@ -171,12 +176,22 @@ function joinLines(lines: readonly string[]): string {
   return lines.join(' ');
 }
 
-/** A short title line: a few words, no sentence end, no value (digits, a colon). */
+/**
+ * A title line: a Markdown heading ("## 1910s–1950s"), or a short line of a few words with no
+ * sentence end, no value (digits, a colon) and no verb of a statement ("Electronics must be
+ * unopened" is a rule, not a title).
+ */
 function isHeading(text: string): boolean {
+  if (MARKDOWN_HEADING.test(text)) return true;
   if (text.length > 60 || /[.!?:;,]$/.test(text) || /\d/.test(text) || text.includes(':')) return false;
-  const words = text.split(' ').length;
-  return words <= 6 && !LIST_ITEM.test(text);
+  const words = text.split(' ');
+  return words.length <= 6 && !LIST_ITEM.test(text) && !words.some((word) => STATEMENT_VERBS.has(word.toLowerCase()));
 }
+
+const MARKDOWN_HEADING = /^#{1,6}\s+\S/;
+
+/** Auxiliary and modal verbs: a short line holding one states something. */
+const STATEMENT_VERBS = new Set('is are was were be been must should shall will would can cannot may might has have had does'.split(' '));
 
 /** A `key: value` line short enough to be a field of a form, receipt or invoice. */
 function isRow(text: string): boolean {

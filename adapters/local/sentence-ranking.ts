@@ -168,7 +168,7 @@ function scoreUnit(
     // the estimate's customer).
     (focused >= FOCUS_ENOUGH && passageCoverage >= PASSAGE_ENOUGH) ||
     // The value asked for right after a unit covering the question (a byline under its title).
-    (value !== null && neighbour >= 2 * question.minCoverage && passageCoverage >= PASSAGE_ENOUGH) ||
+    (value !== null && neighbour >= question.minCoverage && passageCoverage >= PASSAGE_ENOUGH) ||
     // A short field naming part of the focus, with a value, in a passage covering the question
     // ("Store #0342 - Downtown SF" on the receipt a question about a store points at).
     (unit.kind === 'row' && value !== null && focused > 0 && passageCoverage >= PASSAGE_ENOUGH);
@@ -390,6 +390,9 @@ function familyReader(questionStems: ReadonlySet<string>): StemReader {
 
 function sameFamily(question: string, stem: string): boolean {
   if (stem === `un${question}`) return true;
+  // "employ" (stemmed "emploi") and "employe": a word and its noun of person.
+  const [a, b] = [question.replace(/i$/, 'y'), stem.replace(/i$/, 'y')].sort((x, y) => x.length - y.length) as [string, string];
+  if (a.length >= FAMILY_MIN - 1 && b.startsWith(a) && b.length - a.length <= FAMILY_SLACK) return true;
   if (question.length < FAMILY_MIN || stem.length < FAMILY_MIN) return false;
   let shared = 0;
   while (shared < question.length && question[shared] === stem[shared]) shared++;

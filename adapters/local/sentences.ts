@@ -96,7 +96,8 @@ export function splitUnits(text: string): TextUnit[] {
   };
   for (const raw of text.split('\n')) {
     const line = raw.replace(/\s+/g, ' ').trim();
-    if (line === '') {
+    // A rule drawn with characters ("=====", "-----") separates like a blank line; it titles nothing.
+    if (line === '' || (!line.startsWith('|') && !/[\p{L}\p{N}]/u.test(line))) {
       flush();
       endRun();
       header = '';

@@ -36,12 +36,14 @@ export function rankSentences(grounding: ChatGrounding, minCoverage: number): Ra
     minCoverage,
     read,
     restrict: grounding.restrictKnowledge !== false,
+    names: [],
   };
+  question.names = namesOf(grounding.query, question, passages);
   // Answering only from the documents: when words of the question are in no passage at all
   // ("Australia" in "the capital of Australia"), the documents do not hold what it asks.
   const { restrict } = question;
   if (restrict && missingShare(question, passages) / total >= MISSING_ENOUGH) return [];
-  const anchors = restrict ? anchorsOf(grounding.query, question, passages) : [];
+  const anchors = restrict ? question.names.map((name) => [name]) : [];
   const scored: (RankedSentence & { order: number })[] = [];
   passages.forEach((passage, rank) => {
     // Footnote marks of the document ("[12]") would read as citations of the answer.
@@ -132,6 +134,8 @@ interface Question {
   read: StemReader;
   /** Answering only from the documents (`restrictKnowledge`): a weak match is no answer. */
   restrict: boolean;
+  /** Stems of the names the question gives that some passage holds (see {@link namesOf}). */
+  names: string[];
 }
 
 /**
@@ -154,7 +158,7 @@ function scoreUnit(
   const field = keyValue(unit.text);
   const stems = field ? new Set([...question.read(unit.text), ...keyStemsOf(field.key, question.words)]) : question.read(unit.text);
   // A line that only repeats the question's words ("Booking Agency", a title) answers nothing.
-  if (![...stems].some((stem) => !weights.has(stem) && !ENGLISH_STOPWORDS.has(stem) && stem.length > 1)) return null;
+  if (![...stems].some((stem) => !weights.has(stem) && !ENGLISH_STOPWORDS.has(stem) && (stem.length > 1 || /\d/.test(stem)))) return null;
   const contextStems = minus(question.read(unit.context), stems);
   const own = coverageOf(stems, weights) / total;
   const coverage = own + CONTEXT_SHARE * (coverageOf(contextStems, weights) / total);
@@ -314,17 +318,14 @@ function focusWeights(query: string, weights: ReadonlyMap<string, number>): Map<
 }
 
 /**
- * What a passage must name to answer the question, each as stems of which one must be there: every
- * name the question gives ("TechMart", "Canada": a capitalised word past its first) that some
- * passage holds, and one word of its focus ("the population of…"). Names no passage holds are left
- * to {@link missingShare}.
+ * The names the question gives ("TechMart", "Canada": a capitalised word past its first) that some
+ * passage holds: a passage not holding them all is about something else. Names no passage holds
+ * are left to {@link missingShare}.
  */
-function anchorsOf(query: string, question: Question, passages: readonly GroundingPassage[]): string[][] {
+function namesOf(query: string, question: Question, passages: readonly GroundingPassage[]): string[] {
   const present = new Set(passages.flatMap((passage) => [...question.read(passage.text), ...question.read(passage.label)]));
-  const anchors: string[][] = [];
   const names = (query.match(/(?<=\S\s+)\p{Lu}[\p{L}\d-]*/gu) ?? []).map((word) => stemOf(word.toLowerCase()));
-  for (const name of new Set(names)) if (question.weights.has(name) && present.has(name)) anchors.push([name]);
-  return anchors;
+  return [...new Set(names)].filter((name) => question.weights.has(name) && present.has(name));
 }
 
 /** Weight of the question's terms that no passage (nor its document's name) contains. */

@@ -391,9 +391,10 @@ function familyReader(questionStems: ReadonlySet<string>): StemReader {
 
 function sameFamily(question: string, stem: string): boolean {
   if (stem === `un${question}`) return true;
-  // "employ" (stemmed "emploi") and "employe": a word and its noun of person.
-  const [a, b] = [question.replace(/i$/, 'y'), stem.replace(/i$/, 'y')].sort((x, y) => x.length - y.length) as [string, string];
-  if (a.length >= FAMILY_MIN - 1 && b.startsWith(a) && b.length - a.length <= FAMILY_SLACK) return true;
+  // "employ" (stemmed "emploi") and "employe": a verb in -y and its noun of person.
+  const verb = [question, stem].find((word) => word.endsWith('i'))?.replace(/i$/, 'y');
+  const other = verb === undefined ? undefined : [question, stem].find((word) => !word.endsWith('i'));
+  if (verb && other && verb.length >= FAMILY_MIN && other.startsWith(verb) && other.length - verb.length <= FAMILY_SLACK) return true;
   if (question.length < FAMILY_MIN || stem.length < FAMILY_MIN) return false;
   let shared = 0;
   while (shared < question.length && question[shared] === stem[shared]) shared++;

@@ -31,13 +31,14 @@ const FILES = [
   'docling/html/sources/html_rich_table_cells.html',
 ];
 /**
- * Measured on this subset with the offline defaults: 72 of the 73 tuned questions hold the answer
- * and cite a passage that does; the bounds leave 2 of margin.
+ * Measured on this subset with the offline defaults: 88 of the 89 tuned questions hold the answer
+ * and cite a passage that does (the answerer before word families, rule lines and lines stating a
+ * rule held 84); the bounds leave 2 of margin.
  */
-const MIN_HOLDING = 70;
-const MIN_CITED = 70;
-/** Measured: 8 of the 10 tuned questions the documents do not answer get "nothing found". */
-const MIN_NOTHING_FOUND = 8;
+const MIN_HOLDING = 86;
+const MIN_CITED = 86;
+/** Measured: 10 of the 13 tuned questions the documents do not answer get "nothing found". */
+const MIN_NOTHING_FOUND = 10;
 
 const dataset = readDataset();
 const questions: KnownAnswer[] = dataset.questions.filter(
@@ -65,7 +66,7 @@ describe.skipIf(missing !== null)('offline answers to known questions over real 
   it('holds the known answer, in the passage it cites, at the measured floor', () => {
     const summary = summarise(scored);
     const missed = scored.filter((answer) => answer.expected !== null && !answer.holdsAnswer).map((answer) => answer.id);
-    expect(summary.questions).toBe(73);
+    expect(summary.questions).toBe(89);
     console.log(
       `known answers (tuned, smaller corpus): ${summary.holdsAnswer}/${summary.questions} hold the answer, ${summary.citedHoldsAnswer} in the cited passage; missed: ${missed.join(', ')}; nothing found for ${summary.unanswerableNothingFound}/${summary.unanswerable} unanswerable`,
     );
@@ -81,7 +82,7 @@ describe.skipIf(missing !== null)('offline answers to known questions over real 
 
   it('questions the documents do not answer get "nothing found", without citations', () => {
     const summary = summarise(scored);
-    expect(summary.unanswerable).toBe(10);
+    expect(summary.unanswerable).toBe(13);
     expect(summary.unanswerableNothingFound).toBeGreaterThanOrEqual(MIN_NOTHING_FOUND);
   });
 });

@@ -364,9 +364,9 @@ type StemReader = (text: string) => Set<string>;
 
 /**
  * Reads a text's stems, adding the question's stem beside a word of the same family that stemming
- * leaves apart: "subscription" for "subscribe", "description" for "describe" (stems sharing all but
- * their last letter, six letters at least), and a word negating it ("unopened" for "opened": the
- * answer to "can opened … be returned").
+ * leaves apart: "subscription" for "subscribe", "production" for "produce" (a verb and its noun in
+ * -tion, six letters shared at least), "employee" for "employ", and a word negating it
+ * ("unopened" for "opened": the answer to "can opened … be returned").
  */
 function familyReader(questionStems: ReadonlySet<string>): StemReader {
   const content = [...questionStems].filter((stem) => stem.length >= 3 && !ENGLISH_STOPWORDS.has(stem));
@@ -398,12 +398,26 @@ function sameFamily(question: string, stem: string): boolean {
   if (question.length < FAMILY_MIN || stem.length < FAMILY_MIN) return false;
   let shared = 0;
   while (shared < question.length && question[shared] === stem[shared]) shared++;
-  return shared >= FAMILY_MIN && shared >= Math.max(question.length, stem.length) - FAMILY_SLACK;
+  if (shared < FAMILY_MIN) return false;
+  // Only the endings a verb and its noun take ("subscrib"/"subscript", "produc"/"product"): any
+  // other difference is another word ("complet"/"complex", "concern"/"concert").
+  const [short, long] = [question.slice(shared), stem.slice(shared)].sort((x, y) => x.length - y.length) as [string, string];
+  return FAMILY_ENDINGS.some(([a, b]) => short === a && long === b);
 }
+
+/** Endings of a verb's stem and of its noun's stem past what they share. */
+const FAMILY_ENDINGS: readonly (readonly [string, string])[] = [
+  ['', 't'],
+  // "reconcil"/"reconcili", "histor"/"histori": a stem and the one Porter gives its noun or adjective.
+  ['', 'i'],
+  ['b', 'pt'],
+  ['v', 'pt'],
+  ['c', 'ct'],
+];
 
 /** Shortest stem matched by its family: shorter ones share prefixes by chance ("state", "statu"). */
 const FAMILY_MIN = 6;
-/** Letters past the shared part the longer stem may have ("subscrib" / "subscript"). */
+/** Letters a noun of person may add to its verb ("employ" / "employe"). */
 const FAMILY_SLACK = 2;
 
 function minus(set: ReadonlySet<string>, remove: ReadonlySet<string>): Set<string> {

@@ -43,14 +43,15 @@ export function rankSentences(grounding: ChatGrounding, minCoverage: number): Ra
   // ("Australia" in "the capital of Australia"), the documents do not hold what it asks.
   const { restrict } = question;
   if (restrict && missingShare(question, passages) / total >= MISSING_ENOUGH) return [];
-  const anchors = restrict ? question.names.map((name) => [name]) : [];
+  // Answering only from the documents, a passage not holding the names the question gives is
+  // about something else ("how many employees does TechMart have" → a page on Microsoft's staff).
+  const names = restrict ? question.names : [];
   const scored: (RankedSentence & { order: number })[] = [];
   passages.forEach((passage, rank) => {
     // Footnote marks of the document ("[12]") would read as citations of the answer.
     const text = passage.text.replace(FOOTNOTE, '');
     const passageStems = new Set([...read(text), ...read(passage.label)]);
-    // A passage that does not name what the question names (or asks about) is about something else.
-    if (!anchors.every((anchor) => anchor.some((stem) => passageStems.has(stem)))) return;
+    if (!names.every((name) => passageStems.has(name))) return;
     // The document's name says which file the passage is (a question naming "the JSON file").
     const passageCoverage = coverageOf(passageStems, weights) / total;
     const units = withTitle(withTrailingLines(splitUnits(text), text, question), question.slot);

@@ -284,6 +284,8 @@ const KEY_BONUS = 0.12;
 const RECORD_COST = 0.1;
 /** Per 100 characters beyond 120: with equal coverage, the shorter quote answers more directly. */
 const LENGTH_COST = 0.02;
+/** How much a missing verb in -ed or -ing counts towards {@link MISSING_ENOUGH}. */
+const MISSING_VERB_SHARE = 0.5;
 /** Share of the question's weight in no passage at which the documents are taken not to answer it. */
 const MISSING_ENOUGH = 0.35;
 
@@ -340,7 +342,11 @@ function missingShare(question: Question, passages: readonly GroundingPassage[])
   );
   let missing = 0;
   const slotWords = question.slot.kind === 'money' ? MONEY_VERBS : SLOT_NOUNS;
-  for (const [stem, weight] of question.weights) if (!all.has(stem) && !SLOT_NOUNS.has(stem) && !slotWords.has(stem)) missing += weight;
+  // A verb in -ed or -ing ("cited", "proved", "encouraging") is often said by the documents in
+  // other words; the nouns say what the question is about.
+  const verbs = new Set(question.words.filter((word) => /(ed|ing)$/.test(word)).map((word) => stemOf(word)));
+  for (const [stem, weight] of question.weights)
+    if (!all.has(stem) && !SLOT_NOUNS.has(stem) && !slotWords.has(stem)) missing += weight * (verbs.has(stem) ? MISSING_VERB_SHARE : 1);
   return missing;
 }
 

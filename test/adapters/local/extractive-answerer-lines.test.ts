@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { detectAnswerSlot, slotValue } from '../../../adapters/local/answer-slot.js';
-import { localAnswerer } from '../../../adapters/local/extractive-answerer.js';
+import { localAnswerer, NOTHING_FOUND } from '../../../adapters/local/extractive-answerer.js';
 import { splitUnits } from '../../../adapters/local/sentences.js';
 import { stemOf } from '../../../adapters/local/stems.js';
 import type { GroundingPassage } from '../../../src/ports/chat-model.js';
@@ -101,6 +101,26 @@ describe('words of one family', () => {
       { number: 3, label: 'c.html', text: 'People like ducks.' },
     ]);
     expect(text).toBe('In 2023, Contoso had 221,000 employees. [1]');
+  });
+});
+
+describe('words the documents do not hold', () => {
+  it('a verb in -ed or -ing the documents say in other words counts half against answering', async () => {
+    const passages: GroundingPassage[] = [
+      {
+        number: 1,
+        label: 'autogen.docx',
+        text: 'Prior work suggests that multiple agents can help encourage divergent thinking (Liang et al., 2023).',
+      },
+      { number: 2, label: 'goals.md', text: 'Agents are thinking about divergent goals.' },
+      { number: 3, label: 'notes.md', text: 'Divergent thinking helps agents.' },
+      { number: 4, label: 'ducks.md', text: 'Ducks eat grass and small fish.' },
+    ];
+    expect(await answer('Which study is cited for agents encouraging divergent thinking?', passages)).toContain(
+      '(Liang et al., 2023). [1]',
+    );
+    // Nouns the documents do not hold still count in full.
+    expect(await answer('Which study of the journal is cited for agents encouraging divergent thinking?', passages)).toBe(NOTHING_FOUND);
   });
 });
 

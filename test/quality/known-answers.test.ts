@@ -31,12 +31,12 @@ const FILES = [
   'docling/html/sources/html_rich_table_cells.html',
 ];
 /**
- * Measured on this subset with the offline defaults: 88 of the 89 tuned questions hold the answer
- * and cite a passage that does (the answerer before word families, rule lines and lines stating a
- * rule held 84); the bounds leave 2 of margin.
+ * Measured on this subset with the offline defaults: all 89 tuned questions hold the answer and
+ * cite a passage that does (the answerer before word families, rule lines and lines stating a rule
+ * held 84); the bounds leave 2 of margin.
  */
-const MIN_HOLDING = 86;
-const MIN_CITED = 86;
+const MIN_HOLDING = 87;
+const MIN_CITED = 87;
 /** Measured: 10 of the 13 tuned questions the documents do not answer get "nothing found". */
 const MIN_NOTHING_FOUND = 10;
 

@@ -7,7 +7,7 @@ import { scanWords } from '../../adapters/bm25/lexical-terms.js';
 import { ENGLISH_STOPWORDS } from '../../src/text/stopwords.js';
 
 /** Character n-grams of a word with boundary marks (`<word>`). */
-export function charGrams(word: string, n: number, visit: (gram: string) => void): void {
+function charGrams(word: string, n: number, visit: (gram: string) => void): void {
   const marked = `<${word}>`;
   for (let start = 0; start + n <= marked.length; start++) visit(marked.slice(start, start + n));
 }

@@ -17,19 +17,17 @@
  * `--server-dist` runs the server from another build (an older commit's `dist/`, with this file's
  * compiled lib/visitor-server.js copied into its benchmarks/lib) for before/after figures.
  */
-import { spawn } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, sep } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import Database from 'better-sqlite3';
 import { makePdf } from '../fixtures/pdf-writer.js';
-import { rssOf, treeOf } from './hostile.js';
 import { pdfDeflateBomb } from './lib/hostile-cases.js';
 import { flags, percentile, printTable, writeResult } from './lib/report.js';
+import { requestJson, rssOf, startServerProcess, treeRssOf, type ServerProcess } from './lib/server-process.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const OWNER_KEY = 'visitor-bench-owner-key-0123456789abcdef';
@@ -60,81 +58,24 @@ export interface VisitorRow {
   figures: Record<string, number | string>;
 }
 
-interface Server {
-  origin: string;
-  pid: number;
-  neighbourKey: string;
-  alive(): boolean;
-  takeStall(): { stallMs: number; stallCpuMs: number };
-  stop(): Promise<void>;
-}
+type Server = ServerProcess<{ origin: string; neighbourKey: string }>;
 
-async function startServer(options: VisitorBenchOptions, dataDir: string): Promise<Server> {
+function startServer(options: VisitorBenchOptions, dataDir: string): Promise<Server> {
   const dist = options.serverDist ?? (HERE.includes(`${sep}dist${sep}`) ? join(HERE, '..') : join(HERE, '..', 'dist'));
   const script = join(dist, 'benchmarks', 'lib', 'visitor-server.js');
-  const child = spawn(process.execPath, [script, dataDir, OWNER_KEY, ATTACKER_HOST, JSON.stringify(options.serveFlags ?? [])], {
-    stdio: ['ignore', 'pipe', 'pipe'],
+  return startServerProcess(script, [dataDir, OWNER_KEY, ATTACKER_HOST, JSON.stringify(options.serveFlags ?? [])], {
     env: { PATH: process.env.PATH },
   });
-  let exited = false;
-  const exit = new Promise<void>((resolve) => child.once('exit', () => ((exited = true), resolve())));
-  let stderr = '';
-  child.stderr.on('data', (data: Buffer) => void (stderr = (stderr + data.toString()).slice(-4000)));
-  const lines = createInterface({ input: child.stdout });
-  const first = await new Promise<string>((resolve, reject) => {
-    lines.once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`the server exited (${code}) before listening: ${stderr}`)));
-  });
-  let stall = { stallMs: 0, stallCpuMs: 0 };
-  lines.on('line', (line) => {
-    const reported = JSON.parse(line) as { stallMs?: number; stallCpuMs?: number };
-    if (reported.stallMs !== undefined && reported.stallMs > stall.stallMs)
-      stall = { stallMs: reported.stallMs, stallCpuMs: reported.stallCpuMs ?? 0 };
-  });
-  const { origin, neighbourKey } = JSON.parse(first) as { origin: string; neighbourKey: string };
-  return {
-    origin,
-    pid: child.pid!,
-    neighbourKey,
-    alive: () => !exited,
-    takeStall: () => {
-      const taken = stall;
-      stall = { stallMs: 0, stallCpuMs: 0 };
-      return taken;
-    },
-    stop: async () => {
-      if (!exited) child.kill('SIGTERM');
-      const forced = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exit;
-      clearTimeout(forced);
-    },
-  };
 }
 
-async function call(
+function call(
   origin: string,
   method: string,
   path: string,
   key: string | null,
   body?: unknown,
 ): Promise<{ status: number; json: unknown; headers: Headers }> {
-  const response = await fetch(`${origin}/api${path}`, {
-    method,
-    headers: {
-      ...(key ? { authorization: `Bearer ${key}` } : {}),
-      ...(body === undefined || body instanceof FormData ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: body instanceof FormData ? body : JSON.stringify(body) }),
-    signal: AbortSignal.timeout(300_000),
-  });
-  const text = await response.text();
-  let json: unknown = text;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    // not JSON
-  }
-  return { status: response.status, json, headers: response.headers };
+  return requestJson(origin, method, path, { key, body, timeoutMs: 300_000 });
 }
 
 /** The attacker's host: trickling bodies, slow redirect hops, PDF bombs. */
@@ -179,7 +120,7 @@ function startProbe(server: Server, datastoreId: string): { samples: number[]; s
   const timer = setInterval(() => {
     const started = performance.now();
     const done = () => void samples.push(performance.now() - started);
-    const probe = call(server.origin, 'POST', `/datastores/${datastoreId}/query`, server.neighbourKey, {
+    const probe = call(server.origin, 'POST', `/datastores/${datastoreId}/query`, server.hello.neighbourKey, {
       query: 'retrieval ranks vectors',
       topK: 3,
     })
@@ -351,9 +292,9 @@ export async function runVisitorBench(options: VisitorBenchOptions): Promise<{ i
         visibility: 'public',
         tools: [{ type: 'datastore', datastoreId: ownerStoreId }],
       });
-      const probeStore = await call(current.origin, 'POST', '/datastores', current.neighbourKey, { name: 'probe' });
+      const probeStore = await call(current.origin, 'POST', '/datastores', current.hello.neighbourKey, { name: 'probe' });
       const probeStoreId = (probeStore.json as { id: string }).id;
-      await call(current.origin, 'POST', `/datastores/upsert/${probeStoreId}`, current.neighbourKey, {
+      await call(current.origin, 'POST', `/datastores/upsert/${probeStoreId}`, current.hello.neighbourKey, {
         documents: Array.from({ length: 20 }, (_, i) => ({ text: `Document ${i}: the index stores vectors and retrieval ranks them.` })),
       });
       return {
@@ -374,12 +315,9 @@ export async function runVisitorBench(options: VisitorBenchOptions): Promise<{ i
       let treePeak = 0;
       const sampler = setInterval(() => {
         rssPeak = Math.max(rssPeak, rssOf(server.pid));
-        treePeak = Math.max(
-          treePeak,
-          treeOf(server.pid).reduce((sum, pid) => sum + rssOf(pid), 0),
-        );
+        treePeak = Math.max(treePeak, treeRssOf(server.pid));
       }, 100);
-      const idleTree = treeOf(server.pid).reduce((sum, pid) => sum + rssOf(pid), 0);
+      const idleTree = treeRssOf(server.pid);
       const caseIdleRss = rssOf(server.pid);
       const probe = startProbe(server, setup.probeStoreId);
       server.takeStall();

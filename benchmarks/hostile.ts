@@ -16,16 +16,15 @@
  * from one machine. The CI test (test/security/hostile-bench.test.ts) runs every case at a small
  * scale with the limits scaled alike.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { dirname, join, sep } from 'node:path';
-import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { hostileCases, type HostileCase, type HostileInput } from './lib/hostile-cases.js';
 import { patternCases } from './lib/hostile-pattern-cases.js';
+import { requestJson, rssOf, startServerProcess, treeRssOf, type ServerProcess } from './lib/server-process.js';
 import { flags, percentile, printTable, writeResult } from './lib/report.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -72,93 +71,17 @@ export interface HostileResult {
   rows: HostileRow[];
 }
 
-/** Resident set of one process, bytes (0 when it is gone). */
-export function rssOf(pid: number): number {
-  try {
-    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const match = /VmRSS:\s+(\d+) kB/.exec(status);
-    return match ? Number(match[1]) * 1024 : 0;
-  } catch {
-    return 0;
-  }
-}
+type RunningServer = ServerProcess<{ origin: string }>;
 
-/** The pid and every descendant's pid. */
-export function treeOf(root: number): number[] {
-  const children = new Map<number, number[]>();
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const parent = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      children.set(parent, [...(children.get(parent) ?? []), Number(entry)]);
-    } catch {
-      // gone between the listing and the read
-    }
-  }
-  const found = [root];
-  for (let i = 0; i < found.length; i++) found.push(...(children.get(found[i]!) ?? []));
-  return found;
-}
-
-interface RunningServer {
-  origin: string;
-  pid: number;
-  /** The worst stall reported since the last call (see hostile-server.ts). */
-  takeStall(): { stallMs: number; stallCpuMs: number };
-  child: ChildProcess;
-  alive: () => boolean;
-  stop(): Promise<void>;
-}
-
-async function startServer(options: HostileOptions, dataDir: string): Promise<RunningServer> {
+function startServer(options: HostileOptions, dataDir: string): Promise<RunningServer> {
   // From dist/benchmarks the build is one folder up; from the TypeScript sources (the CI test) it is dist/.
   const dist = options.serverDist ?? (HERE.includes(`${sep}dist${sep}`) ? join(HERE, '..') : join(HERE, '..', 'dist'));
   const script = join(dist, 'benchmarks', 'lib', 'hostile-server.js');
   // RAGDESK_HOSTILE_NODE_ARGS passes flags to the server's node (e.g. `--cpu-prof --cpu-prof-dir=/tmp/p`).
   const nodeArgs = (process.env.RAGDESK_HOSTILE_NODE_ARGS ?? '').split(' ').filter((arg) => arg !== '');
-  const child = spawn(
-    process.execPath,
-    [...nodeArgs, script, dataDir, API_KEY, JSON.stringify(options.usage ?? {}), JSON.stringify(options.files ?? {})],
-    {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    },
-  );
-  let exited = false;
-  const exit = new Promise<void>((resolve) => child.once('exit', () => ((exited = true), resolve())));
-  let stderr = '';
-  child.stderr.on('data', (data: Buffer) => {
-    stderr = (stderr + data.toString()).slice(-4000);
+  return startServerProcess(script, [dataDir, API_KEY, JSON.stringify(options.usage ?? {}), JSON.stringify(options.files ?? {})], {
+    nodeArgs,
   });
-  let stall = { stallMs: 0, stallCpuMs: 0 };
-  const lines = createInterface({ input: child.stdout });
-  const first = await new Promise<string>((resolve, reject) => {
-    lines.once('line', resolve);
-    child.once('exit', (code) => reject(new Error(`the server exited (${code}) before listening: ${stderr}`)));
-  });
-  lines.on('line', (line) => {
-    const reported = JSON.parse(line) as { stallMs?: number; stallCpuMs?: number };
-    if (reported.stallMs !== undefined && reported.stallMs > stall.stallMs)
-      stall = { stallMs: reported.stallMs, stallCpuMs: reported.stallCpuMs ?? 0 };
-  });
-  const { origin } = JSON.parse(first) as { origin: string };
-  return {
-    origin,
-    pid: child.pid!,
-    takeStall: () => {
-      const taken = stall;
-      stall = { stallMs: 0, stallCpuMs: 0 };
-      return taken;
-    },
-    child,
-    alive: () => !exited,
-    stop: async () => {
-      if (!exited) child.kill('SIGTERM');
-      const forced = setTimeout(() => child.kill('SIGKILL'), 10_000);
-      await exit;
-      clearTimeout(forced);
-    },
-  };
 }
 
 /**
@@ -189,23 +112,8 @@ async function apiOnce(
   body: unknown,
   options: { anonymous?: boolean },
 ): Promise<{ status: number; json: unknown }> {
-  const response = await fetch(`${origin}/api${path}`, {
-    method,
-    headers: {
-      ...(options.anonymous ? {} : { authorization: `Bearer ${API_KEY}` }),
-      ...(body === undefined || body instanceof FormData ? {} : { 'content-type': 'application/json' }),
-    },
-    ...(body === undefined ? {} : { body: body instanceof FormData ? body : JSON.stringify(body) }),
-    signal: AbortSignal.timeout(180_000),
-  });
-  const text = await response.text();
-  let json: unknown = text;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    // not JSON: keep the text
-  }
-  return { status: response.status, json };
+  const { status, json } = await requestJson(origin, method, path, { key: options.anonymous ? null : API_KEY, body, timeoutMs: 180_000 });
+  return { status, json };
 }
 
 /** Queries every 200 ms, each on its own schedule, so one stalled answer does not hide the next ones. */
@@ -311,12 +219,8 @@ async function runCase(
   let rssPeak = 0;
   let treePeak = 0;
   const sampler = setInterval(() => {
-    const pids = treeOf(server.pid);
     rssPeak = Math.max(rssPeak, rssOf(server.pid));
-    treePeak = Math.max(
-      treePeak,
-      pids.reduce((sum, pid) => sum + rssOf(pid), 0),
-    );
+    treePeak = Math.max(treePeak, treeRssOf(server.pid));
   }, 100);
   const probe = startProbe(server.origin, probeStoreId);
   server.takeStall();
@@ -403,7 +307,7 @@ export async function runHostile(options: HostileOptions): Promise<HostileResult
     await new Promise((resolve) => setTimeout(resolve, 3_000));
     await idle.stop();
     const idleSorted = [...idle.samples].sort((a, b) => a - b);
-    const idleRss = { server: rssOf(server.pid), tree: treeOf(server.pid).reduce((sum, pid) => sum + rssOf(pid), 0) };
+    const idleRss = { server: rssOf(server.pid), tree: treeRssOf(server.pid) };
     const rows: HostileRow[] = [];
     for (const testCase of selected) {
       log(`case: ${testCase.name}`);

@@ -29,6 +29,11 @@ export const agentSettingsFields = {
   openaiCompatPublic: z.boolean().optional(),
   /** Whether visitors (anyone but the owner) may send `context` with a query; off unless set. */
   allowVisitorContext: z.boolean().optional(),
+  /**
+   * Whether a visitor may read a conversation of this public agent by its id alone, without its
+   * `visitorId` (the reference chat client's history poll sends none); off unless set.
+   */
+  allowConversationReadById: z.boolean().optional(),
   /** Rerank this many first-stage passages on every query (null or absent: no reranking). */
   rerankTopN: z.int().min(1).max(MAX_RERANK_CANDIDATES).nullable().optional(),
 };
@@ -43,6 +48,7 @@ const SETTING_KEYS = [
   'prompt',
   'openaiCompatPublic',
   'allowVisitorContext',
+  'allowConversationReadById',
   'rerankTopN',
 ] as const;
 

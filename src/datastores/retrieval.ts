@@ -281,12 +281,10 @@ async function indexSimilarities(
 ): Promise<ReadonlyMap<string, number>> {
   const { index } = context;
   if (ids.length === 0 || !index.similarities) return new Map();
-  try {
-    const scored = await index.similarities(datastoreId, vector, ids);
-    return new Map(scored.map((hit) => [hit.id, hit.score]));
-  } catch {
-    return new Map();
-  }
+  // Ids the index cannot answer for are left out by contract; a throw is a real failure (a closed
+  // index, a failed graph) and fails the query like any other read.
+  const scored = await index.similarities(datastoreId, vector, ids);
+  return new Map(scored.map((hit) => [hit.id, hit.score]));
 }
 
 /**

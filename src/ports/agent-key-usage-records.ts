@@ -79,6 +79,8 @@ export interface AgentSettings {
   openaiCompatPublic?: boolean;
   /** Visitors may send `context` with a query (it reaches the model as user-side text); absent means no. */
   allowVisitorContext?: boolean;
+  /** Visitors may read this public agent's conversations by id without the `visitorId`; absent means no. */
+  allowConversationReadById?: boolean;
   /** Rerank this many first-stage passages on every query of the agent (needs a reranker). */
   rerankTopN?: number | null;
 }

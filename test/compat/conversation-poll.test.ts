@@ -46,7 +46,8 @@ describe("the reference chat client's conversation poll and thumbs", () => {
     const second = await ask('And how do I build it?', { conversationId: first.conversationId, visitorId: first.visitorId });
 
     // The hook's poll as it is sent (no key, no visitor id): the 401 any unreadable conversation
-    // gets. The hook only acts on a successful poll, so it keeps its history and its ids and goes on.
+    // gets unless the agent allows reads by id (below). The hook only acts on a successful poll, so
+    // it keeps its history and its ids and goes on.
     const bare = await pollConversation(service.origin, first.conversationId, '', PAGE);
     expect(bare.status).toBe(401);
     expect(bare.allowOrigin).toBe(PAGE);
@@ -100,5 +101,50 @@ describe("the reference chat client's conversation poll and thumbs", () => {
     expect(foreign.status).toBe(401);
     const again = (await pollConversation(service.origin, first.conversationId, '', PAGE, withVisitor)).body as Polled;
     expect(again.messages.find((message) => message.id === second.messageId)?.eval).toBe('bad');
+  });
+
+  it("reads the hook's poll as it is sent once the owner allows reads by conversation id", async () => {
+    const agentId = service.demo!.agentId;
+    const endpoint = `${service.origin}/api/agents/${agentId}/query`;
+    const turn = await sendChatMessage(
+      endpoint,
+      { streaming: true, query: 'How do I run the tests?', conversationId: cuidLike(), visitorId: '' },
+      PAGE,
+    );
+    const { conversationId, visitorId, messageId } = turn.response as { conversationId: string; visitorId: string; messageId: string };
+    expect((await pollConversation(service.origin, conversationId, '', PAGE)).status).toBe(401);
+
+    const owner = { authorization: `Bearer ${service.createdKey!}`, 'content-type': 'application/json' };
+    const { description } = (await (await fetch(`${service.origin}/api/agents/${agentId}`, { headers: owner })).json()) as {
+      description: string;
+    };
+    const patched = await fetch(`${service.origin}/api/agents/${agentId}`, {
+      method: 'PATCH',
+      headers: owner,
+      body: JSON.stringify({ description, allowConversationReadById: true }),
+    });
+    expect(patched.status).toBe(200);
+    expect(((await patched.json()) as { settings: Record<string, unknown> }).settings.allowConversationReadById).toBe(true);
+    try {
+      // The poll exactly as the hook sends it: no key, no visitor id.
+      const bare = await pollConversation(service.origin, conversationId, '', PAGE);
+      expect(bare.status).toBe(200);
+      expect(bare.allowOrigin).toBe(PAGE);
+      validator.validate('GET', `/api/conversations/${conversationId}`, 200, 'application/json', bare.body);
+      const polled = bare.body as Polled & { visitorId: string };
+      expect(polled.visitorId).toBe(visitorId);
+      expect(polled.messages.map((message) => message.from)).toEqual(['agent', 'human']);
+      expect(polled.messages[0]!.id).toBe(messageId);
+      // A visitor id that is given must still be the conversation's; an unknown id stays unknown.
+      expect((await pollConversation(service.origin, conversationId, '', PAGE, '&visitorId=someone-else')).status).toBe(401);
+      expect((await pollConversation(service.origin, cuidLike(), '', PAGE)).status).toBe(401);
+    } finally {
+      await fetch(`${service.origin}/api/agents/${agentId}`, {
+        method: 'PATCH',
+        headers: owner,
+        body: JSON.stringify({ description, allowConversationReadById: false }),
+      });
+    }
+    expect((await pollConversation(service.origin, conversationId, '', PAGE)).status).toBe(401);
   });
 });

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { localEmbeddings } from '../../adapters/local/index.js';
 import { hnswIndex } from '../../adapters/hnsw/index.js';
 import { sqliteStores } from '../../adapters/sqlite/index.js';
-import { createRagdesk, type Datastore, type DocumentFragment, type Ragdesk, type RetrievalMode } from '../../src/index.js';
+import { createRagdesk, RagdeskError, type Datastore, type DocumentFragment, type Ragdesk, type RetrievalMode } from '../../src/index.js';
 import type { RetrievalStore, VectorIndex } from '../../src/ports/index.js';
 import type { HnswIndex } from '../../adapters/hnsw/index.js';
 import { samplePassages } from '../../src/testing/sample-texts.js';
@@ -149,6 +149,19 @@ describe('query hits: the fast reads answer as the generic ones (sqlite + hnsw)'
     expect(again).toMatchObject({ chunk_id: kept.chunk_id, source: 'renamed.md', metadata: { source: 'renamed.md' } });
     await instance.index.indexed();
     await expectSameAnswers(instance, 'updated');
+  });
+
+  it('a failing similarities call fails the query instead of falling back to other scores', async () => {
+    const similarities = instance.index.similarities.bind(instance.index);
+    instance.index.similarities = () => Promise.reject(new RagdeskError('internal', 'the graph failed'));
+    try {
+      for (const mode of ['lexical', 'hybrid'] as const) {
+        await expect(instance.datastore.query({ query: 'telescope galaxy', topK: 100, mode })).rejects.toMatchObject({ code: 'internal' });
+      }
+    } finally {
+      instance.index.similarities = similarities;
+    }
+    expect((await instance.datastore.query({ query: 'telescope galaxy', topK: 100, mode: 'lexical' })).length).toBeGreaterThan(0);
   });
 
   it('a reopened instance answers the same while its index loads and once loaded', async () => {

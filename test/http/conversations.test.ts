@@ -168,6 +168,41 @@ describe('conversation routes: read, list, delete, feedback', () => {
     expect((await owner.get(`/api/conversations/${owned.conversationId}`)).status).toBe(200);
   });
 
+  it("with the agent's allowConversationReadById, the id alone reads a public agent's conversation, and nothing more", async () => {
+    const setReadById = async (agentId: string, value: boolean) =>
+      expect((await owner.patch(`/api/agents/${agentId}`, { description: 'd', allowConversationReadById: value })).status).toBe(200);
+    const mine = await visitorConversation();
+    const owned = await ask(owner, privateAgent, { query: 'Why does bread rise?', visitorId: 'private-visitor' });
+    const unknown = randomUUID();
+    const control = await visitor.get(`/api/conversations/${unknown}`);
+    expect((await visitor.get(`/api/conversations/${mine.conversationId}`)).status).toBe(401);
+
+    await setReadById(publicAgent, true);
+    await setReadById(privateAgent, true);
+    try {
+      const bare = await visitor.get<ConversationRead>(`/api/conversations/${mine.conversationId}`);
+      expect(bare.status).toBe(200);
+      expect(bare.body).toMatchObject({ id: mine.conversationId, visitorId: mine.visitorId });
+      expect(bare.body.messages).toHaveLength(4);
+      // Feedback needs no visitor id either, as the read does not.
+      expect((await visitor.post(`/api/messages/${mine.messageId}/feedback`, { eval: 'good' })).status).toBe(200);
+      // A visitor id that is given must be the conversation's.
+      expect(shape(await visitor.get(`/api/conversations/${mine.conversationId}?visitorId=someone-else`), mine.conversationId)).toBe(
+        shape(control, unknown),
+      );
+      // A private agent's conversation stays closed whatever its setting says; unknown ids stay unknown.
+      expect(shape(await visitor.get(`/api/conversations/${owned.conversationId}`), owned.conversationId)).toBe(shape(control, unknown));
+      expect((await visitor.get(`/api/conversations/${unknown}`)).status).toBe(401);
+      // Another owner's key reads it as a visitor would, never as the owner.
+      expect((await stranger.get(`/api/conversations/${mine.conversationId}`)).status).toBe(200);
+      expect((await stranger.delete(`/api/conversations/${mine.conversationId}`)).status).toBe(404);
+    } finally {
+      await setReadById(publicAgent, false);
+      await setReadById(privateAgent, false);
+    }
+    expect(shape(await visitor.get(`/api/conversations/${mine.conversationId}`), mine.conversationId)).toBe(shape(control, unknown));
+  });
+
   it("lists an agent's conversations newest first, a page at a time, filtered by visitor, channel, dates and feedback", async () => {
     const agent = (
       await owner.post<{ id: string }>('/api/agents', {

@@ -74,6 +74,7 @@ export const agentResponseSchema = z.object({
     prompt: z.string().nullable().optional(),
     openaiCompatPublic: z.boolean().optional(),
     allowVisitorContext: z.boolean().optional(),
+    allowConversationReadById: z.boolean().optional(),
     rerankTopN: z.int().nullable().optional(),
   }),
   ...displaySettings,

@@ -27,7 +27,8 @@ export const conversationRoutes: Route[] = [
     operationId: 'getConversation',
     summary:
       'The conversation with its messages, newest first (`from`: `human` or `agent`). The owner reads any conversation of its agents ' +
-      "(`read` scope); anyone else only a public agent's conversation, with the `visitorId` it was started with. Any other id answers " +
+      "(`read` scope); anyone else only a public agent's conversation, with the `visitorId` it was started with (or without it when the " +
+      "agent's `allowConversationReadById` setting is true). Any other id answers " +
       'exactly like an unknown one (401 without a key, 404 with one). `cursor` (the last message id of the previous page) reads older messages. ' +
       'Ids are unique within an agent: when two readable conversations have this id, `agentId` says which (409 without it).',
     tag: 'conversations',
@@ -213,8 +214,14 @@ async function readerOf(
       continue;
     }
     const agent = await context.ragdesk.agents.get(conversation.agentId);
+    if (agent.visibility !== 'public') continue;
+    if (!visitorId && agent.settings.allowConversationReadById === true) {
+      // The owner chose to let the id alone open its conversations (for clients that send no visitor id).
+      readable.push({ agentId: agent.id, reader: { visitorId: conversation.visitorId }, owner: false });
+      continue;
+    }
     // The library compares the visitor id in constant time.
-    const visitors = agent.visibility === 'public' && visitorId ? await conversations.findAll(id, { agentId: agent.id, visitorId }) : [];
+    const visitors = visitorId ? await conversations.findAll(id, { agentId: agent.id, visitorId }) : [];
     if (visitors.length > 0 && visitorId) readable.push({ agentId: agent.id, reader: { visitorId }, owner: false });
   }
   const [only] = readable;

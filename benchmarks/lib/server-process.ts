@@ -78,7 +78,7 @@ export function rssOf(pid: number): number {
 }
 
 /** The pid and every descendant's pid. */
-export function treeOf(root: number): number[] {
+function treeOf(root: number): number[] {
   const children = new Map<number, number[]>();
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;

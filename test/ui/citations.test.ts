@@ -1,15 +1,11 @@
-import { createServer, type Server } from 'node:http';
-import { join } from 'node:path';
 import type { Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpHandler } from '../../adapters/http/index.js';
-import { openRagdesk, type OpenedRagdesk } from '../../adapters/node.js';
+import type { OpenedRagdesk } from '../../adapters/node.js';
 import { makePdf } from '../../fixtures/pdf-writer.js';
-import { lastUserText, startOpenAIServer, type OpenAIServer } from '../../fixtures/openai-server.js';
-import { tempDir } from '../helpers/setups.js';
-import { browserSkipReason, launchBrowser, shot, type Browser } from './browser.js';
-import { closeServers, listenLocal } from '../helpers/http-server.js';
-
+import { lastUserText } from '../../fixtures/openai-server.js';
+import { browserSkipReason, shot, type Browser } from './browser.js';
+import { openModelSite, type ModelSite } from './model-site.js';
 const skip = browserSkipReason();
 if (skip) console.log(`[skip] citations in the browser: ${skip}`);
 
@@ -28,18 +24,16 @@ function reply(body: Parameters<typeof lastUserText>[0]): string {
 }
 
 describe.skipIf(skip !== null)('citations in the chat page and the widget', () => {
-  const temp = tempDir('ragdesk-citations-ui-');
-  let model: OpenAIServer;
+  let site: ModelSite;
   let ragdesk: OpenedRagdesk;
   let agentId: string;
   let apiOrigin: string;
   let hostOrigin: string;
-  const servers: Server[] = [];
   let browser: Browser;
 
   beforeAll(async () => {
-    model = await startOpenAIServer({ reply });
-    ragdesk = openRagdesk({ dataDir: join(temp.dir, 'data'), env: { OPENAI_API_KEY: 'test', OPENAI_BASE_URL: model.baseURL } });
+    site = await openModelSite('ragdesk-citations-ui-', { reply });
+    ragdesk = site.ragdesk;
     const datastore = await ragdesk.datastores.create({ name: 'Warranties' }, { ownerId: 'site' });
     const files = [
       {
@@ -64,28 +58,18 @@ describe.skipIf(skip !== null)('citations in the chat page and the widget', () =
         { ownerId: 'site' },
       )
     ).id;
-    const host = createServer((_request, response) =>
+    hostOrigin = await site.serve((_request, response) =>
       response
         .writeHead(200, { 'content-type': 'text/html' })
         .end(
           `<!doctype html><html><body><h1>A site</h1><script src="${apiOrigin}/widget.js" data-agent-id="${agentId}" defer></script></body></html>`,
         ),
     );
-    servers.push(host);
-    hostOrigin = await listenLocal(host);
-    const api = createServer(createHttpHandler(ragdesk, { ui: true, cors: { origins: [hostOrigin] } }));
-    servers.push(api);
-    apiOrigin = await listenLocal(api);
-    browser = await launchBrowser();
+    apiOrigin = await site.serve(createHttpHandler(ragdesk, { ui: true, cors: { origins: [hostOrigin] } }));
+    browser = await site.browser();
   }, 120_000);
 
-  afterAll(async () => {
-    await browser?.close();
-    await closeServers(servers);
-    await ragdesk?.close();
-    await model?.close();
-    temp.remove();
-  });
+  afterAll(() => site?.close());
 
   /** Clicks each citation and checks the source it opens and the passage it marks. */
   async function expectCitationsOpenTheirSource(answer: Locator): Promise<void> {

@@ -1,15 +1,10 @@
-import { createServer, type Server } from 'node:http';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpHandler } from '../../adapters/http/index.js';
-import { openRagdesk, type OpenedRagdesk } from '../../adapters/node.js';
+import type { OpenedRagdesk } from '../../adapters/node.js';
 import { buildFixtures } from '../../fixtures/make-fixtures.js';
-import { startOpenAIServer, type OpenAIServer } from '../../fixtures/openai-server.js';
-import { tempDir } from '../helpers/setups.js';
 import { axeViolations } from './axe.js';
-import { browserSkipReason, launchBrowser, type Browser } from './browser.js';
-import { closeServers, listenLocal } from '../helpers/http-server.js';
-
+import { browserSkipReason, type Browser } from './browser.js';
+import { openModelSite, type ModelSite } from './model-site.js';
 const skip = browserSkipReason();
 
 /** A model answer with a GFM table whose cells try HTML: it must become a table of text. */
@@ -17,8 +12,7 @@ const TABLE_ANSWER =
   'Plans:\n\n| Plan | Price |\n| --- | ---: |\n| Basic <img src=x onerror="window.__pwned=1"> | 5 |\n| **Pro** | 9 |\n\nThat is all.';
 
 describe.skipIf(skip !== null)('console, chat page and widget fixes in Chromium', () => {
-  const temp = tempDir('ragdesk-fixes-');
-  let model: OpenAIServer;
+  let site: ModelSite;
   let ragdesk: OpenedRagdesk;
   let key: string;
   let datastoreId: string;
@@ -26,12 +20,11 @@ describe.skipIf(skip !== null)('console, chat page and widget fixes in Chromium'
   let privateId: string;
   let apiOrigin: string;
   let hostOrigin: string;
-  const servers: Server[] = [];
   let browser: Browser;
 
   beforeAll(async () => {
-    model = await startOpenAIServer({ reply: () => TABLE_ANSWER });
-    ragdesk = openRagdesk({ dataDir: join(temp.dir, 'data'), env: { OPENAI_API_KEY: 'test', OPENAI_BASE_URL: model.baseURL } });
+    site = await openModelSite('ragdesk-fixes-', { reply: () => TABLE_ANSWER });
+    ragdesk = site.ragdesk;
     key = (await ragdesk.keys.create({ ownerId: 'site', name: 'fixes test', scopes: ['admin'] })).key;
     const datastore = await ragdesk.datastores.create({ name: 'Uploads' }, { ownerId: 'site' });
     datastoreId = datastore.id;
@@ -49,32 +42,22 @@ describe.skipIf(skip !== null)('console, chat page and widget fixes in Chromium'
         { ownerId: 'site' },
       )
     ).id;
-    const api = createServer(
+    apiOrigin = await site.serve(
       createHttpHandler(ragdesk, { ui: true, cors: { origins: ['http://127.0.0.1:1'] }, logger: { error: () => undefined } }),
     );
-    servers.push(api);
-    apiOrigin = await listenLocal(api);
-    const host = createServer((_request, response) =>
+    hostOrigin = await site.serve((_request, response) =>
       response
         .writeHead(200, { 'content-type': 'text/html' })
         .end(
           `<!doctype html><html lang="en"><head><title>Host</title></head><body><main><h1>Host</h1><a href="#x">A link on the host</a></main><script src="${apiOrigin}/widget.js" data-agent-id="${publicId}" defer></script></body></html>`,
         ),
     );
-    servers.push(host);
-    hostOrigin = await listenLocal(host);
     // The host site is one the agent lists, so its widget may use it.
     await ragdesk.agents.update(publicId, { description: 'Answers about plans', interfaceConfig: { authorizedDomains: [hostOrigin] } });
-    browser = await launchBrowser();
+    browser = await site.browser();
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await closeServers(servers);
-    await ragdesk?.close();
-    await model?.close();
-    temp.remove();
-  });
+  afterAll(() => site?.close());
 
   async function signIn(path: string) {
     const page = await browser.page();

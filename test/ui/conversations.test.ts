@@ -1,15 +1,11 @@
 import { readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpHandler } from '../../adapters/http/index.js';
-import { openRagdesk, type OpenedRagdesk } from '../../adapters/node.js';
-import { startOpenAIServer, type ChatCompletionBody, type OpenAIServer } from '../../fixtures/openai-server.js';
-import { tempDir } from '../helpers/setups.js';
-import { browserSkipReason, launchBrowser, shot, type Browser } from './browser.js';
-import { closeServers, listenLocal } from '../helpers/http-server.js';
-
+import type { OpenedRagdesk } from '../../adapters/node.js';
+import type { ChatCompletionBody } from '../../fixtures/openai-server.js';
+import { browserSkipReason, shot, type Browser } from './browser.js';
+import { openModelSite, type ModelSite } from './model-site.js';
 const skip = browserSkipReason();
 
 /**
@@ -27,19 +23,17 @@ function hostPage(widgetSrc: string, agentId: string): string {
 }
 
 describe.skipIf(skip !== null)('conversations in the browser: kept over reloads, New conversation, thumbs, the console inbox', () => {
-  const temp = tempDir('ragdesk-conversations-ui-');
-  let model: OpenAIServer;
+  let site: ModelSite;
   let ragdesk: OpenedRagdesk;
   let key: string;
   let agentId: string;
   let apiOrigin: string;
   let hostOrigin: string;
-  const servers: Server[] = [];
   let browser: Browser;
 
   beforeAll(async () => {
-    model = await startOpenAIServer({ reply: echoHistory });
-    ragdesk = openRagdesk({ dataDir: join(temp.dir, 'data'), env: { OPENAI_API_KEY: 'test', OPENAI_BASE_URL: model.baseURL } });
+    site = await openModelSite('ragdesk-conversations-ui-', { reply: echoHistory });
+    ragdesk = site.ragdesk;
     key = (await ragdesk.keys.create({ ownerId: 'shop', name: 'ui test', scopes: ['admin'] })).key;
     const datastore = await ragdesk.datastores.create({ name: 'Shop' }, { ownerId: 'shop' });
     await datastore.upsert([{ text: 'Parcels ship within two days. Returns are free for thirty days.', name: 'shipping.md' }]);
@@ -49,24 +43,14 @@ describe.skipIf(skip !== null)('conversations in the browser: kept over reloads,
         { ownerId: 'shop' },
       )
     ).id;
-    const host = createServer((_request, response) =>
+    hostOrigin = await site.serve((_request, response) =>
       response.writeHead(200, { 'content-type': 'text/html' }).end(hostPage(`${apiOrigin}/widget.js`, agentId)),
     );
-    servers.push(host);
-    hostOrigin = await listenLocal(host);
-    const api = createServer(createHttpHandler(ragdesk, { ui: true, cors: { origins: [hostOrigin] } }));
-    servers.push(api);
-    apiOrigin = await listenLocal(api);
-    browser = await launchBrowser();
+    apiOrigin = await site.serve(createHttpHandler(ragdesk, { ui: true, cors: { origins: [hostOrigin] } }));
+    browser = await site.browser();
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await closeServers(servers);
-    await ragdesk?.close();
-    await model?.close();
-    temp.remove();
-  });
+  afterAll(() => site?.close());
 
   /** Asks in the chat (page or widget root) and waits for the complete answer (its thumbs appear). */
   async function ask(page: Page, question: string): Promise<string> {

@@ -1,13 +1,10 @@
-import { createServer, type Server } from 'node:http';
-import { join } from 'node:path';
+import type { RequestListener } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpHandler } from '../../adapters/http/index.js';
-import { openRagdesk, type OpenedRagdesk } from '../../adapters/node.js';
-import { startOpenAIServer, type OpenAIServer } from '../../fixtures/openai-server.js';
-import { tempDir } from '../helpers/setups.js';
-import { browserSkipReason, launchBrowser, shot, type Browser } from './browser.js';
-import { closeServers, listenLocal } from '../helpers/http-server.js';
-
+import type { OpenedRagdesk } from '../../adapters/node.js';
+import type { OpenAIServer } from '../../fixtures/openai-server.js';
+import { browserSkipReason, shot, type Browser } from './browser.js';
+import { openModelSite, type ModelSite } from './model-site.js';
 const skip = browserSkipReason();
 
 const PLANTED = 'INJECTDOC-5e1a';
@@ -27,7 +24,7 @@ function hostPage(widgetSrc: string, agentId: string): string {
 }
 
 describe.skipIf(skip !== null)('chat widget on another origin, and hostile text in the browser', () => {
-  const temp = tempDir('ragdesk-widget-');
+  let site: ModelSite;
   let model: OpenAIServer;
   let ragdesk: OpenedRagdesk;
   let key: string;
@@ -35,14 +32,14 @@ describe.skipIf(skip !== null)('chat widget on another origin, and hostile text 
   let apiOrigin: string;
   let hostOrigin: string;
   let strangerOrigin: string;
-  const servers: Server[] = [];
   /** Error codes the handler logged (the scripted upstream failure), instead of stderr. */
   const logged: string[] = [];
   let browser: Browser;
 
   beforeAll(async () => {
-    model = await startOpenAIServer({ reply: () => HOSTILE_ANSWER });
-    ragdesk = openRagdesk({ dataDir: join(temp.dir, 'data'), env: { OPENAI_API_KEY: 'test', OPENAI_BASE_URL: model.baseURL } });
+    site = await openModelSite('ragdesk-widget-', { reply: () => HOSTILE_ANSWER });
+    ragdesk = site.ragdesk;
+    model = site.model;
     key = (await ragdesk.keys.create({ ownerId: 'site', name: 'widget test', scopes: ['admin'] })).key;
     const datastore = await ragdesk.datastores.create({ name: 'Policies' }, { ownerId: 'site' });
     await datastore.upsert([{ text: HOSTILE_DOCUMENT, name: '<b>policy</b>.txt' }]);
@@ -54,34 +51,21 @@ describe.skipIf(skip !== null)('chat widget on another origin, and hostile text 
     ).id;
 
     // Two other origins (other ports): one the API allows, one it does not.
-    const host = createServer((_request, response) =>
-      response.writeHead(200, { 'content-type': 'text/html' }).end(hostPage(`${apiOrigin}/widget.js`, agentId)),
-    );
-    const stranger = createServer((_request, response) =>
-      response.writeHead(200, { 'content-type': 'text/html' }).end(hostPage(`${apiOrigin}/widget.js`, agentId)),
-    );
-    servers.push(host, stranger);
-    hostOrigin = await listenLocal(host);
-    strangerOrigin = await listenLocal(stranger);
-    const api = createServer(
+    const page: RequestListener = (_request, response) =>
+      response.writeHead(200, { 'content-type': 'text/html' }).end(hostPage(`${apiOrigin}/widget.js`, agentId));
+    hostOrigin = await site.serve(page);
+    strangerOrigin = await site.serve(page);
+    apiOrigin = await site.serve(
       createHttpHandler(ragdesk, {
         ui: true,
         cors: { origins: [hostOrigin] },
         logger: { error: (message, fields) => logged.push(String(fields.code)) },
       }),
     );
-    servers.push(api);
-    apiOrigin = await listenLocal(api);
-    browser = await launchBrowser();
+    browser = await site.browser();
   });
 
-  afterAll(async () => {
-    await browser?.close();
-    await closeServers(servers);
-    await ragdesk?.close();
-    await model?.close();
-    temp.remove();
-  });
+  afterAll(() => site?.close());
 
   it('the widget on another origin opens in a shadow root, answers with sources, and neither side restyles the other', async () => {
     const page = await browser.page();

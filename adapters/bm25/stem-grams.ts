@@ -1,0 +1,493 @@
+/**
+ * A bm25 list over the character 4-grams of the stems a {@link LexicalIndex} stores, answered from
+ * that index's own postings: the third list of a hybrid query (docs/decisions/022-scoring-past-bm25.md).
+ *
+ * A postings index of the 4-grams themselves retained ~108 MiB at 100k chunks, past the memory goal.
+ * Here a 4-gram keeps only the stems holding it (and how often it occurs in each, boundary-marked
+ * `<stem>`), its document frequency, and each chunk its length in 4-grams; a chunk's tf of a 4-gram
+ * is the sum, over the stems holding it, of the stem's tf times those occurrences. So the scores
+ * equal bm25 over every chunk's 4-grams of stems, with Lucene's idf, computed term at a time.
+ *
+ * Stems of one character and stopwords have no 4-grams (a stopword's 4-grams matched everything).
+ * 4-grams are of code points, so no 4-gram splits a character beyond U+FFFF (a snapshot keeps them
+ * as UTF-8). The query reads only its 4-grams found in at most 5% of the chunks: the common ones
+ * ("tion", "ing>") carry little and made every query read most postings.
+ */
+import type { ScoredId } from '../../src/ports/records.js';
+import { ENGLISH_STOPWORDS } from '../../src/text/stopwords.js';
+import { PackedStrings } from '../kit/packed-strings.js';
+
+const GRAM = 4;
+/** A query reads a 4-gram only if at most this share of the live chunks holds it. */
+export const STEM_GRAM_MAX_SHARE = 0.05;
+/**
+ * A holder is one int, `term * TIMES_UNIT + min(times, MANY_TIMES)`; MANY_TIMES means "count it in
+ * the stem" (a stem of 34 characters or more repeating one 4-gram: rare enough to recount).
+ */
+const TIMES_UNIT = 32;
+const MANY_TIMES = TIMES_UNIT - 1;
+const DEAD = -1;
+/** Term numbers → gram numbers remembered for writes; bounded like the stem cache of lexical-terms. */
+const MAX_CACHED_TERMS = 32_768;
+// Any UTF-16 surrogate: the text has characters beyond U+FFFF and is cut by code points.
+const SURROGATE = /[\ud800-\udfff]/;
+
+/** Calls `visit` with every 4-gram of `<stem>`, repeats included; none for a stem of one character or a stopword. */
+export function forEachStemGram(stem: string, visit: (gram: string) => void): void {
+  if (ENGLISH_STOPWORDS.has(stem)) return;
+  const marked = `<${stem}>`;
+  if (!SURROGATE.test(marked)) {
+    if (stem.length < 2) return;
+    for (let start = 0; start + GRAM <= marked.length; start++) visit(marked.slice(start, start + GRAM));
+    return;
+  }
+  const points = Array.from(marked);
+  if (points.length < 4) return;
+  for (let start = 0; start + GRAM <= points.length; start++) visit(points.slice(start, start + GRAM).join(''));
+}
+
+/** The 4-grams of `stems` with their counts, in order of first occurrence: a query's 4-grams and weights. */
+export function stemGramCounts(stems: readonly string[]): Map<string, number> {
+  const counts = new Map<string, number>();
+  for (const stem of stems) forEachStemGram(stem, (gram) => counts.set(gram, (counts.get(gram) ?? 0) + 1));
+  return counts;
+}
+
+function timesIn(stem: string, gram: string): number {
+  let times = 0;
+  forEachStemGram(stem, (found) => {
+    if (found === gram) times += 1;
+  });
+  return times;
+}
+
+/**
+ * What a snapshot keeps: the 4-grams in the order of their bytes; per 4-gram its document frequency
+ * and its holders `holders[holderStarts[g]..holderStarts[g + 1])`, each `term * 32 + min(times, 31)`
+ * with the terms numbered as in the state beside; per document its length in 4-grams.
+ */
+export interface StemGramState {
+  grams: PackedStrings;
+  df: Int32Array;
+  holderStarts: Int32Array;
+  holders: Int32Array;
+  lengths: Int32Array;
+}
+
+/** The words index as this list reads it: its arena, and per term its block and word. */
+export interface StemPostings {
+  arena: Uint32Array;
+  /** Per slot; {@link DEAD} for a removed document. */
+  lengths: Int32Array;
+  /** Slots handed out (live or dead). */
+  slots: number;
+  live: number;
+  /** First posting of the term's block; the block holds `size(term)` postings (-1: term dropped). */
+  start(term: number): number;
+  size(term: number): number;
+  /** A posting's slot and its exact tf. */
+  slotOf(code: number): number;
+  tfOf(term: number, code: number): number;
+  wordOf(term: number): string;
+}
+
+/** bm25's parameters (as the words index). */
+interface Bm25 {
+  k1: number;
+  b: number;
+}
+
+export class StemGrams {
+  /** Gram → number; undefined while `sortedGrams` answers lookups (after a load or a trim). */
+  private gramMap: Map<string, number> | undefined = new Map();
+  private sortedGrams: PackedStrings | undefined;
+  private gramList: string[] = [];
+  private gramCount = 0;
+  private df: Int32Array<ArrayBufferLike> = new Int32Array(256);
+  /** Holders of the gram numbers below `baseGrams`, in one block; later ones in `added`. */
+  private holderStarts: Int32Array<ArrayBufferLike> = new Int32Array(1);
+  private holders: Int32Array<ArrayBufferLike> = new Int32Array(0);
+  private baseGrams = 0;
+  private added = new Map<number, number[]>();
+  /** Holders whose term was dropped: skipped by searches, removed by the next `trim`. */
+  private deadHolders = 0;
+  /** Per slot: length in 4-grams (0 for a removed document), and their sum over live documents. */
+  private lengths: Int32Array<ArrayBufferLike> = new Int32Array(256);
+  private totalLength = 0;
+  /** A term's 4-gram numbers, repeats included, for writes. */
+  private readonly termGrams = new Map<number, Int32Array>();
+  /** `addDocument` / `removeDocument` counting: the call that last met a gram. */
+  private gramMark: Int32Array<ArrayBufferLike> = new Int32Array(256);
+  private calls = 0;
+  /** A search's tf and score per slot (grown to the slots, kept between searches). */
+  private tfScratch = new Int32Array(0);
+  private scoreScratch = new Float64Array(0);
+
+  constructor(private readonly bm25: Bm25) {}
+
+  private get gramNumbers(): Map<string, number> {
+    if (this.gramMap === undefined) {
+      if (this.sortedGrams !== undefined) this.gramList = this.sortedGrams.toArray();
+      this.sortedGrams = undefined;
+      const map = new Map<string, number>();
+      for (let gram = 0; gram < this.gramCount; gram++) map.set(this.gramList[gram] as string, gram);
+      this.gramMap = map;
+    }
+    return this.gramMap;
+  }
+
+  /** A gram's number, by the map once built, else by binary search in the loaded grams. */
+  private gramOf(gram: string): number | undefined {
+    const sorted = this.sortedGrams;
+    if (sorted === undefined) return this.gramNumbers.get(gram);
+    const key = Buffer.from(gram, 'utf8');
+    let low = 0;
+    let high = sorted.length - 1;
+    while (low <= high) {
+      const middle = (low + high) >>> 1;
+      const order = sorted.compareTo(middle, key);
+      if (order === 0) return middle;
+      if (order < 0) low = middle + 1;
+      else high = middle - 1;
+    }
+    return undefined;
+  }
+
+  private gramText(gram: number): string {
+    return this.sortedGrams?.at(gram) ?? (this.gramList[gram] as string);
+  }
+
+  /** A new term of the words index: it becomes a holder of its 4-grams. */
+  addTerm(term: number, word: string): void {
+    const counts = new Map<number, number>();
+    forEachStemGram(word, (text) => {
+      const numbers = this.gramNumbers;
+      let gram = numbers.get(text);
+      if (gram === undefined) {
+        gram = this.gramCount++;
+        if (gram >= this.df.length) {
+          this.df = grow(this.df, Math.max(256, gram * 2));
+          this.gramMark = grow(this.gramMark, Math.max(256, gram * 2));
+        }
+        this.df[gram] = 0;
+        this.gramMark[gram] = 0;
+        this.gramList[gram] = text;
+        numbers.set(text, gram);
+      }
+      counts.set(gram, (counts.get(gram) ?? 0) + 1);
+    });
+    for (const [gram, times] of counts) {
+      let list = this.added.get(gram);
+      if (list === undefined) this.added.set(gram, (list = []));
+      list.push(term * TIMES_UNIT + Math.min(times, MANY_TIMES));
+    }
+  }
+
+  /** A term the words index dropped (no document holds it): its holders are skipped from now on. */
+  dropTerm(term: number, word: string): void {
+    let grams = 0;
+    forEachStemGram(word, () => (grams += 1));
+    // Distinct grams of the word are what it holds; counting repeats only trims a little early.
+    this.deadHolders += grams;
+    this.termGrams.delete(term);
+  }
+
+  /** The term's 4-gram numbers (repeats included), as its word cuts them. */
+  private gramsOfTerm(term: number, word: () => string): Int32Array {
+    let grams = this.termGrams.get(term);
+    if (grams === undefined) {
+      const found: number[] = [];
+      forEachStemGram(word(), (text) => {
+        const gram = this.gramOf(text);
+        if (gram !== undefined) found.push(gram);
+      });
+      grams = Int32Array.from(found);
+      if (this.termGrams.size >= MAX_CACHED_TERMS) this.termGrams.clear();
+      this.termGrams.set(term, grams);
+    }
+    return grams;
+  }
+
+  /** Room for `slots` slots. */
+  reserve(slots: number): void {
+    if (slots > this.lengths.length) this.lengths = grow(this.lengths, Math.max(slots, this.lengths.length * 2));
+  }
+
+  /** A document added in `slot` with these distinct terms and their tfs. */
+  addDocument(slot: number, terms: ArrayLike<number>, tfs: ArrayLike<number>, wordOf: (term: number) => string): void {
+    this.reserve(slot + 1);
+    const mark = ++this.calls;
+    let length = 0;
+    for (let i = 0; i < terms.length; i++) {
+      const term = terms[i] as number;
+      const grams = this.gramsOfTerm(term, () => wordOf(term));
+      length += grams.length * (tfs[i] as number);
+      for (const gram of grams) {
+        if (this.gramMark[gram] === mark) continue;
+        this.gramMark[gram] = mark;
+        this.df[gram] = (this.df[gram] as number) + 1;
+      }
+    }
+    this.lengths[slot] = length;
+    this.totalLength += length;
+  }
+
+  /** The document in `slot` removed; `terms` are its distinct terms. */
+  removeDocument(slot: number, terms: readonly number[], wordOf: (term: number) => string): void {
+    const mark = ++this.calls;
+    for (const term of terms) {
+      for (const gram of this.gramsOfTerm(term, () => wordOf(term))) {
+        if (this.gramMark[gram] === mark) continue;
+        this.gramMark[gram] = mark;
+        this.df[gram] = Math.max(0, (this.df[gram] as number) - 1);
+      }
+    }
+    this.totalLength -= this.lengths[slot] as number;
+    this.lengths[slot] = 0;
+  }
+
+  /** Slots renumbered by the words index: `mapping[old]` is the new slot or -1. */
+  renumberSlots(mapping: Int32Array, capacity: number): void {
+    const lengths = new Int32Array(capacity);
+    for (let slot = 0; slot < mapping.length; slot++) {
+      const next = mapping[slot] as number;
+      if (next !== DEAD) lengths[next] = this.lengths[slot] as number;
+    }
+    this.lengths = lengths;
+  }
+
+  /**
+   * Gives the holders one block again, the grams in byte order, without the dropped terms' holders
+   * and the grams left with none, and forgets the maps only writes use (rebuilt on first need).
+   * `isLive(term)`: the term still has a block in the words index.
+   */
+  trim(isLive: (term: number) => boolean): void {
+    const { grams, df, holderStarts, holders } = this.compacted(isLive, (term) => term);
+    this.sortedGrams = grams;
+    this.gramMap = undefined;
+    this.gramList = [];
+    this.gramCount = grams.length;
+    this.df = df;
+    this.gramMark = new Int32Array(grams.length);
+    this.holderStarts = holderStarts;
+    this.holders = holders;
+    this.baseGrams = grams.length;
+    this.added = new Map();
+    this.deadHolders = 0;
+    this.termGrams.clear();
+  }
+
+  /** Whether enough holders are dead that a `trim` is worth its copy. */
+  get wantsTrim(): boolean {
+    return this.deadHolders > 1024 && this.deadHolders * 4 > this.holders.length + this.added.size;
+  }
+
+  /** The grams still held by a live term, in byte order, with their holders renamed by `termOf` (a term's new number, or -1: gone). */
+  private compacted(isLive: (term: number) => boolean, termOf: (term: number) => number) {
+    const kept: number[] = [];
+    const lists: number[][] = [];
+    for (let gram = 0; gram < this.gramCount; gram++) {
+      const list: number[] = [];
+      const take = (holder: number) => {
+        const term = Math.floor(holder / TIMES_UNIT);
+        const renamed = isLive(term) ? termOf(term) : DEAD;
+        if (renamed !== DEAD) list.push(renamed * TIMES_UNIT + (holder % TIMES_UNIT));
+      };
+      if (gram < this.baseGrams)
+        for (let h = this.holderStarts[gram] as number; h < (this.holderStarts[gram + 1] as number); h++) take(this.holders[h] as number);
+      for (const holder of this.added.get(gram) ?? []) take(holder);
+      if (list.length === 0) continue;
+      kept.push(gram);
+      lists.push(list);
+    }
+    const texts = PackedStrings.of(kept.map((gram) => this.gramText(gram)));
+    const order = Int32Array.from(kept.keys()).sort((a, b) => texts.compare(a, b));
+    const grams = PackedStrings.of(Array.from(order, (position) => texts.at(position)));
+    const df = new Int32Array(order.length);
+    const holderStarts = new Int32Array(order.length + 1);
+    let total = 0;
+    for (const list of lists) total += list.length;
+    const holders = new Int32Array(total);
+    let at = 0;
+    order.forEach((position, gram) => {
+      df[gram] = this.df[kept[position] as number] as number;
+      const list = (lists[position] as number[]).sort((x, y) => x - y);
+      holders.set(list, at);
+      at += list.length;
+      holderStarts[gram + 1] = at;
+    });
+    return { grams, df, holderStarts, holders };
+  }
+
+  /** The state for a snapshot: terms renamed by `termOf` (-1: not exported), slots by `slotOf`. */
+  exportState(termOf: (term: number) => number, slotMapping: Int32Array, live: number): StemGramState {
+    const { grams, df, holderStarts, holders } = this.compacted(() => true, termOf);
+    const lengths = new Int32Array(live);
+    for (let slot = 0; slot < slotMapping.length; slot++) {
+      const next = slotMapping[slot] as number;
+      if (next !== DEAD) lengths[next] = this.lengths[slot] as number;
+    }
+    return { grams, df, holderStarts, holders, lengths };
+  }
+
+  /** The list of a loaded state (taken over, not copied): its arrays must match `terms` and `documents`. */
+  static fromState(state: StemGramState, bm25: Bm25, terms: number, documents: number): StemGrams {
+    const { grams, df, holderStarts, holders, lengths } = state;
+    if (df.length !== grams.length || holderStarts.length !== grams.length + 1 || lengths.length !== documents) {
+      throw new Error('stem 4-gram state: arrays of another length');
+    }
+    if (holderStarts[grams.length] !== holders.length) throw new Error('stem 4-gram state: holders of another length');
+    for (const holder of holders)
+      if (!(holder >= 0 && Math.floor(holder / TIMES_UNIT) < terms)) throw new Error('stem 4-gram state: holder out of range');
+    const list = new StemGrams(bm25);
+    list.sortedGrams = grams;
+    list.gramMap = undefined;
+    list.gramCount = grams.length;
+    list.df = df;
+    list.gramMark = new Int32Array(grams.length);
+    list.holderStarts = holderStarts;
+    list.holders = holders;
+    list.baseGrams = grams.length;
+    list.lengths = lengths;
+    for (const length of lengths) list.totalLength += length;
+    return list;
+  }
+
+  /**
+   * The list of an index loaded without one (an older snapshot): every live term's 4-grams, then
+   * per gram the chunks of its holders (df), and per chunk its stems' tfs times their 4-grams.
+   */
+  static derive(index: StemPostings, terms: number, bm25: Bm25): StemGrams {
+    const list = new StemGrams(bm25);
+    list.reserve(index.slots);
+    const gramLength = new Int32Array(terms);
+    for (let term = 0; term < terms; term++) {
+      if (index.size(term) <= 0) continue;
+      const word = index.wordOf(term);
+      list.addTerm(term, word);
+      forEachStemGram(word, () => (gramLength[term] = (gramLength[term] as number) + 1));
+    }
+    for (let term = 0; term < terms; term++) {
+      const size = index.size(term);
+      if (size <= 0 || gramLength[term] === 0) continue;
+      const start = index.start(term);
+      for (let p = start; p < start + size; p++) {
+        const code = index.arena[p] as number;
+        const slot = index.slotOf(code);
+        if (index.lengths[slot] === DEAD) continue;
+        list.lengths[slot] = (list.lengths[slot] as number) + index.tfOf(term, code) * (gramLength[term] as number);
+      }
+    }
+    for (let slot = 0; slot < index.slots; slot++) if (index.lengths[slot] !== DEAD) list.totalLength += list.lengths[slot] as number;
+    const seen = new Int32Array(index.slots).fill(-1);
+    for (const [gram, holders] of list.added) {
+      let df = 0;
+      for (const holder of holders) {
+        const term = Math.floor(holder / TIMES_UNIT);
+        const start = index.start(term);
+        const end = start + index.size(term);
+        for (let p = start; p < end; p++) {
+          const slot = index.slotOf(index.arena[p] as number);
+          if (index.lengths[slot] === DEAD || seen[slot] === gram) continue;
+          seen[slot] = gram;
+          df += 1;
+        }
+      }
+      list.df[gram] = df;
+    }
+    list.trim((term) => index.size(term) > 0);
+    return list;
+  }
+
+  /**
+   * The `depth` best chunks for the 4-grams of `queryStems` found in at most 5% of the live chunks,
+   * by bm25 over each chunk's 4-grams of stems, best first, equal scores by id; `accept` filters
+   * slots (the words index's compiled filter). Term at a time: a 4-gram's tf in a chunk is summed
+   * over its holders' postings before its part is scored, so the scores are exhaustive bm25's.
+   */
+  search(
+    index: StemPostings,
+    queryStems: readonly string[],
+    depth: number,
+    accept: true | ((slot: number) => boolean),
+    idOf: (slot: number) => string,
+  ): ScoredId[] {
+    const live = index.live;
+    if (!(depth > 0) || live === 0) return [];
+    const { k1, b } = this.bm25;
+    const average = this.totalLength / live;
+    if (this.tfScratch.length < index.slots) {
+      this.tfScratch = new Int32Array(index.slots);
+      this.scoreScratch = new Float64Array(index.slots);
+    }
+    const tf = this.tfScratch;
+    const scores = this.scoreScratch;
+    const touched: number[] = [];
+    const chunks: number[] = [];
+    for (const [text, weight] of stemGramCounts(queryStems)) {
+      const gram = this.gramOf(text);
+      if (gram === undefined) continue;
+      const df = this.df[gram] as number;
+      if (df === 0 || df > STEM_GRAM_MAX_SHARE * live) continue;
+      const idf = weight * Math.log(1 + (live - df + 0.5) / (df + 0.5));
+      chunks.length = 0;
+      this.forEachHolder(gram, (holder) => {
+        const term = Math.floor(holder / TIMES_UNIT);
+        const size = index.size(term);
+        if (size <= 0) return;
+        let times = holder % TIMES_UNIT;
+        if (times === MANY_TIMES) times = timesIn(index.wordOf(term), text);
+        const start = index.start(term);
+        for (let p = start; p < start + size; p++) {
+          const code = index.arena[p] as number;
+          const slot = index.slotOf(code);
+          if (index.lengths[slot] === DEAD) continue;
+          if (tf[slot] === 0) chunks.push(slot);
+          tf[slot] = (tf[slot] as number) + index.tfOf(term, code) * times;
+        }
+      });
+      for (const slot of chunks) {
+        const f = tf[slot] as number;
+        tf[slot] = 0;
+        if (scores[slot] === 0) touched.push(slot);
+        const norm = 1 - b + (b * (this.lengths[slot] as number)) / average;
+        scores[slot] = (scores[slot] as number) + idf * ((f * (k1 + 1)) / (f + k1 * norm));
+      }
+    }
+    const hits: ScoredId[] = [];
+    for (const slot of touched) {
+      if (accept === true || accept(slot)) hits.push({ id: idOf(slot), score: scores[slot] as number });
+      scores[slot] = 0;
+    }
+    return hits.sort(byScoreThenId).slice(0, Math.floor(depth));
+  }
+
+  private forEachHolder(gram: number, visit: (holder: number) => void): void {
+    if (gram < this.baseGrams) {
+      const end = this.holderStarts[gram + 1] as number;
+      for (let h = this.holderStarts[gram] as number; h < end; h++) visit(this.holders[h] as number);
+    }
+    const added = this.added.get(gram);
+    if (added !== undefined) for (const holder of added) visit(holder);
+  }
+
+  /** Sizes for reports: 4-grams, holders, and the bytes of the arrays. */
+  stats(): { grams: number; holders: number; bytes: number } {
+    let holders = this.holders.length;
+    for (const list of this.added.values()) holders += list.length;
+    const text = this.sortedGrams?.serializedLength ?? this.gramList.reduce((sum, gram) => sum + gram.length + 4, 0);
+    const bytes =
+      text + this.df.byteLength + this.gramMark.byteLength + this.holderStarts.byteLength + holders * 4 + this.lengths.byteLength;
+    return { grams: this.gramCount, holders, bytes };
+  }
+}
+
+function grow(array: Int32Array<ArrayBufferLike>, capacity: number): Int32Array<ArrayBufferLike> {
+  const next = new Int32Array(capacity);
+  next.set(array);
+  return next;
+}
+
+function byScoreThenId(x: ScoredId, y: ScoredId): number {
+  return y.score - x.score || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0);
+}

@@ -4,11 +4,19 @@
  * definition, through random adds, removes, retags, filters, slot renumbering, trims and snapshots
  * (format 7, and format 6 from which the list is derived).
  */
-import { describe, expect, it } from 'vitest';
+import Database from 'better-sqlite3';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it, onTestFinished } from 'vitest';
+import { sqliteStore } from '../../../adapters/sqlite/index.js';
 import { LexicalIndex, type IndexedChunk, type LexicalIndexState } from '../../../adapters/bm25/lexical-index.js';
-import { decodeSnapshot, encodeSnapshot, isCurrentFormat } from '../../../adapters/bm25/lexical-snapshot.js';
+import { decodeSnapshot, encodeSnapshot, isCurrentFormat, SNAPSHOT_FORMAT } from '../../../adapters/bm25/lexical-snapshot.js';
 import { analyseText, type AnalysedText } from '../../../adapters/bm25/lexical-terms.js';
 import type { RetrievalFilter, ScoredId } from '../../../src/ports/records.js';
+import type { Store } from '../../../src/ports/store.js';
+import { makeChunks, makeDatasource, makeDatastore } from '../../../src/testing/fixtures.js';
+import { samplePassages } from '../../../src/testing/sample-texts.js';
 import { seededRandom } from '../../../src/testing/random.js';
 import { ENGLISH_STOPWORDS } from '../../../src/text/stopwords.js';
 
@@ -112,24 +120,29 @@ function filterOf(random: () => number): RetrievalFilter | undefined {
         : undefined;
 }
 
-/** The same index through a snapshot's bytes; `wordsOnly` leaves the 4-gram list out (format 6), so the load derives it. */
-function reloaded(index: LexicalIndex, wordsOnly: boolean): LexicalIndex {
-  const bytes = encodeSnapshot(index.exportState());
-  const state = decodeSnapshot(bytes) as LexicalIndexState;
-  expect(state.stemGrams).toBeDefined();
-  if (!wordsOnly) return LexicalIndex.fromState(state);
-  const grams = state.stemGrams!;
+/** A format 7 snapshot rewritten as format 6: a 20-byte header (no 4-gram counts) and the words index's data alone. */
+function formatSix(bytes: Buffer): Buffer {
+  const grams = (decodeSnapshot(bytes) as LexicalIndexState).stemGrams!;
   const gramBytes =
     grams.lengths.byteLength +
     grams.df.byteLength +
     grams.holderStarts.byteLength +
     grams.holders.byteLength +
     grams.grams.serializedLength;
-  // Format 6: a 20-byte header (no 4-gram counts) and the words index's data alone.
-  const formatSix = Buffer.concat([bytes.subarray(0, 20), bytes.subarray(28, bytes.length - gramBytes)]);
-  formatSix.writeUInt32LE(6, 0);
-  expect(isCurrentFormat(formatSix)).toBe(false);
-  const decoded = decodeSnapshot(formatSix) as LexicalIndexState;
+  const six = Buffer.concat([bytes.subarray(0, 20), bytes.subarray(28, bytes.length - gramBytes)]);
+  six.writeUInt32LE(6, 0);
+  return six;
+}
+
+/** The same index through a snapshot's bytes; `wordsOnly` leaves the 4-gram list out (format 6), so the load derives it. */
+function reloaded(index: LexicalIndex, wordsOnly: boolean): LexicalIndex {
+  const bytes = encodeSnapshot(index.exportState());
+  const state = decodeSnapshot(bytes) as LexicalIndexState;
+  expect(state.stemGrams).toBeDefined();
+  if (!wordsOnly) return LexicalIndex.fromState(state);
+  const six = formatSix(bytes);
+  expect(isCurrentFormat(six)).toBe(false);
+  const decoded = decodeSnapshot(six) as LexicalIndexState;
   expect(decoded.stemGrams).toBeUndefined();
   return LexicalIndex.fromState(decoded);
 }
@@ -247,5 +260,47 @@ describe('the list over the 4-grams of the stems', () => {
     // "word" is in every chunk: its 4-grams are all too common.
     expect(index.searchStemGrams(['word'], 10)).toEqual([]);
     expect(index.searchStemGrams(['rare'], 10).map((hit) => hit.id)).toEqual(['c0']);
+  });
+
+  it('the SQLite store answers it from a saved snapshot (format 7), and from a format 6 one, then saves format 7', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'ragdesk-stem-grams-'));
+    onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
+    const path = join(dir, 'store.db');
+    const datastore = makeDatastore({ name: 'Grams' });
+    const source = makeDatasource(datastore);
+    const queries = ['telescopic harbors', 'galactic recipes composting', 'zymurgical ovens', 'nebulous zymurgist'];
+    const listsOf = async (store: Store) => {
+      const answers = [];
+      for (const query of queries) answers.push(await store.searchTextLists!({ datastoreId: datastore.id, query, topK: 20 }));
+      return answers;
+    };
+    const snapshot = () => {
+      const db = new Database(path);
+      try {
+        return (db.prepare('SELECT data FROM lexical_snapshots').get() as { data: Buffer }).data;
+      } finally {
+        db.close();
+      }
+    };
+    const first = sqliteStore({ path });
+    await first.createDatastore(datastore);
+    await first.createDatasource(source);
+    await first.replaceChunks(source.id, makeChunks(source, [...samplePassages(300, 8), 'The zymurgy appendix, for brewers.']));
+    const built = await listsOf(first);
+    expect(built.map((lists) => lists.stemGrams.length > 0)).toEqual([false, false, true, true]);
+    await first.close();
+    expect(snapshot().readUInt32LE(0)).toBe(SNAPSHOT_FORMAT);
+
+    const loaded = sqliteStore({ path });
+    expect(await listsOf(loaded)).toEqual(built);
+    await loaded.close();
+
+    const db = new Database(path);
+    db.prepare('UPDATE lexical_snapshots SET data = ?').run(formatSix(snapshot()));
+    db.close();
+    const derived = sqliteStore({ path });
+    expect(await listsOf(derived)).toEqual(built);
+    await derived.close();
+    expect(snapshot().readUInt32LE(0)).toBe(SNAPSHOT_FORMAT);
   });
 });

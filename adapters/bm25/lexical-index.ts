@@ -161,15 +161,19 @@ export class LexicalIndex {
   private slots = 0;
   private live = 0;
   private totalLength = 0;
-  /** The list over the 4-grams of the stems, kept in step with every change below. */
-  private stemGrams: StemGrams;
+  /** The list over the 4-grams of the stems, kept in step with every change below (null: not kept). */
+  private stemGrams: StemGrams | null;
 
-  /** `maxSlots` below the 2^24 a posting can name is for tests of the limit. */
+  /**
+   * `maxSlots` below the 2^24 a posting can name is for tests of the limit; `withStemGrams: false`
+   * is for benchmarks that index other terms than stems (their memory without the 4-gram list).
+   */
   constructor(
     private readonly parameters: Bm25Parameters = DEFAULT_BM25,
     private readonly maxSlots: number = MAX_SLOTS,
+    withStemGrams = true,
   ) {
-    this.stemGrams = new StemGrams(parameters);
+    this.stemGrams = withStemGrams ? new StemGrams(parameters) : null;
   }
 
   private get termNumbers(): Map<string, number> {
@@ -218,7 +222,6 @@ export class LexicalIndex {
       live: this.live,
       start: (term) => blockStart[term] as number,
       size: (term) => (term < this.termCount ? (pairCount[term] as number) : -1),
-      slotOf: (code) => code >>> SLOT_SHIFT,
       tfOf: (term, code) => exactTf(largeTf, term, code),
       wordOf: this.wordOfTerm,
     };
@@ -270,7 +273,7 @@ export class LexicalIndex {
       terms.push(term);
       tfs.push(tf);
     }
-    this.stemGrams.addDocument(slot, terms, tfs, this.wordOfTerm);
+    this.stemGrams?.addDocument(slot, terms, tfs, this.wordOfTerm);
     return true;
   }
 
@@ -303,7 +306,7 @@ export class LexicalIndex {
     this.lengths[slot] = length;
     this.totalLength += length;
     for (const term of seen) this.append(term, slot, this.docTf[term] as number, length);
-    this.stemGrams.addDocument(
+    this.stemGrams?.addDocument(
       slot,
       seen,
       seen.map((term) => this.docTf[term] as number),
@@ -331,7 +334,7 @@ export class LexicalIndex {
       this.df[term] = Math.max(0, (this.df[term] as number) - 1);
       terms.push(term);
     }
-    this.stemGrams.removeDocument(slot, terms, this.wordOfTerm);
+    this.stemGrams?.removeDocument(slot, terms, this.wordOfTerm);
     if (this.slots - this.live > Math.max(1024, this.live)) this.renumber();
     return true;
   }
@@ -377,7 +380,7 @@ export class LexicalIndex {
     this.minLength[term] = MAX_LENGTH;
     this.docMark[term] = 0;
     this.docTf[term] = 0;
-    this.stemGrams.addTerm(term, word);
+    this.stemGrams?.addTerm(term, word);
     return term;
   }
 
@@ -475,7 +478,7 @@ export class LexicalIndex {
     this.compactArena(0);
     this.slotMap = undefined;
     this.termOfWord.clear();
-    this.stemGrams.trim(this.isLiveTerm);
+    this.stemGrams?.trim(this.isLiveTerm);
     this.sourceNumbers.forgetLookups();
     this.tenantNumbers.forgetLookups();
   }
@@ -483,7 +486,7 @@ export class LexicalIndex {
   /** Forgets a term no document holds any more. */
   private dropTerm(term: number): void {
     const termNumbers = this.termNumbers;
-    this.stemGrams.dropTerm(term, this.words[term] as string);
+    this.stemGrams?.dropTerm(term, this.words[term] as string);
     this.arenaFree += this.blockPairs[term] as number;
     this.pairCount[term] = -1;
     this.blockPairs[term] = 0;
@@ -562,7 +565,7 @@ export class LexicalIndex {
       largeTfs: Int32Array.from(largeTfs),
       maxTf: Int32Array.from(maxTfs),
       minLength: Int32Array.from(minLengths),
-      stemGrams: this.stemGrams.exportState((term) => exported[term] as number, mapping, live),
+      ...(this.stemGrams === null ? {} : { stemGrams: this.stemGrams.exportState((term) => exported[term] as number, mapping, live) }),
     };
   }
 
@@ -648,12 +651,13 @@ export class LexicalIndex {
     if (!(depth > 0) || this.live === 0) return [];
     const accept = this.compileFilter(filter);
     if (accept === false) return [];
+    if (this.stemGrams === null) return [];
     return this.stemGrams.search(this.postingsView(), queryStems, depth, accept, (slot) => this.idOf(slot) as string);
   }
 
   /** Sizes of the 4-gram list, for reports. */
   stemGramStats(): { grams: number; holders: number; bytes: number } {
-    return this.stemGrams.stats();
+    return this.stemGrams?.stats() ?? { grams: 0, holders: 0, bytes: 0 };
   }
 
   /** Sizes for reports: documents, distinct terms, stored postings and the bytes of the arrays. */
@@ -867,8 +871,8 @@ export class LexicalIndex {
     this.sources = sources;
     this.tenants = tenants;
     this.slots = ids.length;
-    this.stemGrams.renumberSlots(mapping, lengths.length);
-    if (this.stemGrams.wantsTrim) this.stemGrams.trim(this.isLiveTerm);
+    this.stemGrams?.renumberSlots(mapping, lengths.length);
+    if (this.stemGrams?.wantsTrim) this.stemGrams.trim(this.isLiveTerm);
   }
 }
 

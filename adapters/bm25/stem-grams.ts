@@ -27,6 +27,9 @@ export const STEM_GRAM_MAX_SHARE = 0.05;
 const TIMES_UNIT = 32;
 const MANY_TIMES = TIMES_UNIT - 1;
 const DEAD = -1;
+/** The words index's postings: `slot << SLOT_SHIFT | min(tf, LARGE_TF)` (see lexical-index.ts). */
+const SLOT_SHIFT = 8;
+const LARGE_TF = 255;
 /** Term numbers → gram numbers remembered for writes; bounded like the stem cache of lexical-terms. */
 const MAX_CACHED_TERMS = 32_768;
 // Any UTF-16 surrogate: the text has characters beyond U+FFFF and is cut by code points.
@@ -74,7 +77,7 @@ export interface StemGramState {
   lengths: Int32Array;
 }
 
-/** The words index as this list reads it: its arena, and per term its block and word. */
+/** The words index as this list reads it: its arena (postings `slot << 8 | min(tf, 255)`), per term its block and word. */
 export interface StemPostings {
   arena: Uint32Array;
   /** Per slot; {@link DEAD} for a removed document. */
@@ -85,8 +88,7 @@ export interface StemPostings {
   /** First posting of the term's block; the block holds `size(term)` postings (-1: term dropped). */
   start(term: number): number;
   size(term: number): number;
-  /** A posting's slot and its exact tf. */
-  slotOf(code: number): number;
+  /** A posting's exact tf (its low byte reads 255 from 255 up). */
   tfOf(term: number, code: number): number;
   wordOf(term: number): string;
 }
@@ -319,7 +321,7 @@ export class StemGrams {
     return { grams, df, holderStarts, holders };
   }
 
-  /** The state for a snapshot: terms renamed by `termOf` (-1: not exported), slots by `slotOf`. */
+  /** The state for a snapshot: terms renamed by `termOf` (-1: not exported), slots by `slotMapping` (-1: removed). */
   exportState(termOf: (term: number) => number, slotMapping: Int32Array, live: number): StemGramState {
     const { grams, df, holderStarts, holders } = this.compacted(() => true, termOf);
     const lengths = new Int32Array(live);
@@ -373,7 +375,7 @@ export class StemGrams {
       const start = index.start(term);
       for (let p = start; p < start + size; p++) {
         const code = index.arena[p] as number;
-        const slot = index.slotOf(code);
+        const slot = code >>> SLOT_SHIFT;
         if (index.lengths[slot] === DEAD) continue;
         list.lengths[slot] = (list.lengths[slot] as number) + index.tfOf(term, code) * (gramLength[term] as number);
       }
@@ -387,7 +389,7 @@ export class StemGrams {
         const start = index.start(term);
         const end = start + index.size(term);
         for (let p = start; p < end; p++) {
-          const slot = index.slotOf(index.arena[p] as number);
+          const slot = (index.arena[p] as number) >>> SLOT_SHIFT;
           if (index.lengths[slot] === DEAD || seen[slot] === gram) continue;
           seen[slot] = gram;
           df += 1;
@@ -420,7 +422,6 @@ export class StemGrams {
       this.tfScratch = new Int32Array(index.slots);
       this.scoreScratch = new Float64Array(index.slots);
     }
-    const tf = this.tfScratch;
     const scores = this.scoreScratch;
     const touched: number[] = [];
     const chunks: number[] = [];
@@ -431,21 +432,13 @@ export class StemGrams {
       if (df === 0 || df > STEM_GRAM_MAX_SHARE * live) continue;
       const idf = weight * Math.log(1 + (live - df + 0.5) / (df + 0.5));
       chunks.length = 0;
-      this.forEachHolder(gram, (holder) => {
-        const term = Math.floor(holder / TIMES_UNIT);
-        const size = index.size(term);
-        if (size <= 0) return;
-        let times = holder % TIMES_UNIT;
-        if (times === MANY_TIMES) times = timesIn(index.wordOf(term), text);
-        const start = index.start(term);
-        for (let p = start; p < start + size; p++) {
-          const code = index.arena[p] as number;
-          const slot = index.slotOf(code);
-          if (index.lengths[slot] === DEAD) continue;
-          if (tf[slot] === 0) chunks.push(slot);
-          tf[slot] = (tf[slot] as number) + index.tfOf(term, code) * times;
-        }
-      });
+      if (gram < this.baseGrams) {
+        const end = this.holderStarts[gram + 1] as number;
+        for (let h = this.holderStarts[gram] as number; h < end; h++) this.readHolder(index, this.holders[h] as number, text, chunks);
+      }
+      const added = this.added.get(gram);
+      if (added !== undefined) for (const holder of added) this.readHolder(index, holder, text, chunks);
+      const tf = this.tfScratch;
       for (const slot of chunks) {
         const f = tf[slot] as number;
         tf[slot] = 0;
@@ -454,21 +447,35 @@ export class StemGrams {
         scores[slot] = (scores[slot] as number) + idf * ((f * (k1 + 1)) / (f + k1 * norm));
       }
     }
-    const hits: ScoredId[] = [];
-    for (const slot of touched) {
-      if (accept === true || accept(slot)) hits.push({ id: idOf(slot), score: scores[slot] as number });
-      scores[slot] = 0;
-    }
-    return hits.sort(byScoreThenId).slice(0, Math.floor(depth));
+    const found: number[] = [];
+    for (const slot of touched) if (accept === true || accept(slot)) found.push(slot);
+    const hits = bestOf(found, scores, Math.floor(depth), idOf);
+    for (const slot of touched) scores[slot] = 0;
+    return hits;
   }
 
-  private forEachHolder(gram: number, visit: (holder: number) => void): void {
-    if (gram < this.baseGrams) {
-      const end = this.holderStarts[gram + 1] as number;
-      for (let h = this.holderStarts[gram] as number; h < end; h++) visit(this.holders[h] as number);
+  /**
+   * Adds one holder's postings to the 4-gram's tf per slot (`tfScratch`), listing the slots met
+   * first in `chunks`. Postings are read as the words index stores them: `slot << 8 | min(tf, 255)`.
+   */
+  private readHolder(index: StemPostings, holder: number, gram: string, chunks: number[]): void {
+    const term = Math.floor(holder / TIMES_UNIT);
+    const size = index.size(term);
+    if (size <= 0) return;
+    let times = holder % TIMES_UNIT;
+    if (times === MANY_TIMES) times = timesIn(index.wordOf(term), gram);
+    const { arena, lengths } = index;
+    const tf = this.tfScratch;
+    const start = index.start(term);
+    for (let p = start; p < start + size; p++) {
+      const code = arena[p] as number;
+      const slot = code >>> SLOT_SHIFT;
+      if (lengths[slot] === DEAD) continue;
+      let count = code & LARGE_TF;
+      if (count === LARGE_TF) count = index.tfOf(term, code);
+      if (tf[slot] === 0) chunks.push(slot);
+      tf[slot] = (tf[slot] as number) + count * times;
     }
-    const added = this.added.get(gram);
-    if (added !== undefined) for (const holder of added) visit(holder);
   }
 
   /** Sizes for reports: 4-grams, holders, and the bytes of the arrays. */
@@ -486,6 +493,54 @@ function grow(array: Int32Array<ArrayBufferLike>, capacity: number): Int32Array<
   const next = new Int32Array(capacity);
   next.set(array);
   return next;
+}
+
+/**
+ * The `depth` best of `slots` by score, equal scores by id, best first. Only the hits kept and the
+ * ties at the cut get their ids: a query's 4-grams meet thousands of chunks at 100k, and decoding
+ * every id cost more than scoring them.
+ */
+function bestOf(slots: readonly number[], scores: Float64Array, depth: number, idOf: (slot: number) => string): ScoredId[] {
+  let cut = Number.NEGATIVE_INFINITY;
+  if (slots.length > depth) {
+    // A min-heap of the depth best scores: its root is the cut.
+    const heap = new Float64Array(depth);
+    let size = 0;
+    for (const slot of slots) {
+      const score = scores[slot] as number;
+      if (size < depth) {
+        let at = size++;
+        while (at > 0) {
+          const parent = (at - 1) >>> 1;
+          if ((heap[parent] as number) <= score) break;
+          heap[at] = heap[parent] as number;
+          at = parent;
+        }
+        heap[at] = score;
+      } else if (score > (heap[0] as number)) {
+        let at = 0;
+        for (;;) {
+          let child = 2 * at + 1;
+          if (child >= depth) break;
+          if (child + 1 < depth && (heap[child + 1] as number) < (heap[child] as number)) child += 1;
+          if ((heap[child] as number) >= score) break;
+          heap[at] = heap[child] as number;
+          at = child;
+        }
+        heap[at] = score;
+      }
+    }
+    cut = heap[0] as number;
+  }
+  const kept: ScoredId[] = [];
+  const ties: ScoredId[] = [];
+  for (const slot of slots) {
+    const score = scores[slot] as number;
+    if (score > cut) kept.push({ id: idOf(slot), score });
+    else if (score === cut) ties.push({ id: idOf(slot), score });
+  }
+  ties.sort(byScoreThenId);
+  return kept.concat(ties.slice(0, depth - kept.length)).sort(byScoreThenId);
 }
 
 function byScoreThenId(x: ScoredId, y: ScoredId): number {

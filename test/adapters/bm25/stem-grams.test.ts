@@ -262,6 +262,19 @@ describe('the list over the 4-grams of the stems', () => {
     expect(index.searchStemGrams(['rare'], 10).map((hit) => hit.id)).toEqual(['c0']);
   });
 
+  it('keeps the smallest ids among equal scores at the cut, whatever order the chunks came in', () => {
+    const random = seededRandom(3);
+    const index = new LexicalIndex();
+    const tied = Array.from({ length: 30 }, (_, i) => `t${String(i).padStart(2, '0')}`).sort(() => random() - 0.5);
+    for (const id of tied) index.addText({ id, datasourceId: 's', customId: null }, 'zebra crossing');
+    for (let i = 0; i < 700; i++) index.addText({ id: `f${i}`, datasourceId: 's', customId: null }, 'filler words only');
+    index.addText({ id: 'zz-best', datasourceId: 's', customId: null }, 'zebra zebra');
+    expect(index.searchStemGrams(['zebra'], 6).map((hit) => hit.id)).toEqual(['zz-best', 't00', 't01', 't02', 't03', 't04']);
+    const all = index.searchStemGrams(['zebra'], 100);
+    expect(all).toHaveLength(31);
+    expect(new Set(all.slice(1).map((hit) => hit.score)).size).toBe(1);
+  });
+
   it('the SQLite store answers it from a saved snapshot (format 7), and from a format 6 one, then saves format 7', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'ragdesk-stem-grams-'));
     onTestFinished(() => rmSync(dir, { recursive: true, force: true }));

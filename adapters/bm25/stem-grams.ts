@@ -100,10 +100,14 @@ interface Bm25 {
 }
 
 export class StemGrams {
-  /** Gram → number; undefined while `sortedGrams` answers lookups (after a load or a trim). */
-  private gramMap: Map<string, number> | undefined = new Map();
+  /**
+   * The grams numbered 0..sortedCount-1, in byte order (after a load or a trim: found by binary
+   * search, never all decoded), and those added since, by a map of their own.
+   */
   private sortedGrams: PackedStrings | undefined;
-  private gramList: string[] = [];
+  private sortedCount = 0;
+  private newGrams = new Map<string, number>();
+  private newGramList: string[] = [];
   private gramCount = 0;
   private df: Int32Array<ArrayBufferLike> = new Int32Array(256);
   /** Holders of the gram numbers below `baseGrams`, in one block; later ones in `added`. */
@@ -113,7 +117,7 @@ export class StemGrams {
   private added = new Map<number, number[]>();
   /** Holders whose term was dropped: skipped by searches, removed by the next `trim`. */
   private deadHolders = 0;
-  /** Per slot: length in 4-grams (0 for a removed document), and their sum over live documents. */
+  /** Per slot: length in 4-grams ({@link DEAD} for a removed document), and their sum over live documents. */
   private lengths: Int32Array<ArrayBufferLike> = new Int32Array(256);
   private totalLength = 0;
   /** A term's 4-gram numbers, repeats included, for writes. */
@@ -121,27 +125,22 @@ export class StemGrams {
   /** `addDocument` / `removeDocument` counting: the call that last met a gram. */
   private gramMark: Int32Array<ArrayBufferLike> = new Int32Array(256);
   private calls = 0;
-  /** A search's tf and score per slot (grown to the slots, kept between searches). */
+  /**
+   * A search's tf and score per slot (grown to the slots), the slots it scored and those a 4-gram
+   * met: kept between searches, so a query allocates next to nothing (at 100k chunks a query meets
+   * thousands; lists of them made per query grew the young heap).
+   */
   private tfScratch = new Int32Array(0);
   private scoreScratch = new Float64Array(0);
+  private readonly touched = new SlotList();
+  private readonly chunks = new SlotList();
 
   constructor(private readonly bm25: Bm25) {}
 
-  private get gramNumbers(): Map<string, number> {
-    if (this.gramMap === undefined) {
-      if (this.sortedGrams !== undefined) this.gramList = this.sortedGrams.toArray();
-      this.sortedGrams = undefined;
-      const map = new Map<string, number>();
-      for (let gram = 0; gram < this.gramCount; gram++) map.set(this.gramList[gram] as string, gram);
-      this.gramMap = map;
-    }
-    return this.gramMap;
-  }
-
-  /** A gram's number, by the map once built, else by binary search in the loaded grams. */
+  /** A gram's number: by binary search in the sorted grams, else in the map of those added since. */
   private gramOf(gram: string): number | undefined {
     const sorted = this.sortedGrams;
-    if (sorted === undefined) return this.gramNumbers.get(gram);
+    if (sorted === undefined) return this.newGrams.get(gram);
     const key = Buffer.from(gram, 'utf8');
     let low = 0;
     let high = sorted.length - 1;
@@ -152,19 +151,18 @@ export class StemGrams {
       if (order < 0) low = middle + 1;
       else high = middle - 1;
     }
-    return undefined;
+    return this.newGrams.get(gram);
   }
 
   private gramText(gram: number): string {
-    return this.sortedGrams?.at(gram) ?? (this.gramList[gram] as string);
+    return gram < this.sortedCount ? (this.sortedGrams as PackedStrings).at(gram) : (this.newGramList[gram - this.sortedCount] as string);
   }
 
   /** A new term of the words index: it becomes a holder of its 4-grams. */
   addTerm(term: number, word: string): void {
     const counts = new Map<number, number>();
     forEachStemGram(word, (text) => {
-      const numbers = this.gramNumbers;
-      let gram = numbers.get(text);
+      let gram = this.gramOf(text);
       if (gram === undefined) {
         gram = this.gramCount++;
         if (gram >= this.df.length) {
@@ -173,8 +171,8 @@ export class StemGrams {
         }
         this.df[gram] = 0;
         this.gramMark[gram] = 0;
-        this.gramList[gram] = text;
-        numbers.set(text, gram);
+        this.newGramList.push(text);
+        this.newGrams.set(text, gram);
       }
       counts.set(gram, (counts.get(gram) ?? 0) + 1);
     });
@@ -245,7 +243,7 @@ export class StemGrams {
       }
     }
     this.totalLength -= this.lengths[slot] as number;
-    this.lengths[slot] = 0;
+    this.lengths[slot] = DEAD;
   }
 
   /** Slots renumbered by the words index: `mapping[old]` is the new slot or -1. */
@@ -266,8 +264,9 @@ export class StemGrams {
   trim(isLive: (term: number) => boolean): void {
     const { grams, df, holderStarts, holders } = this.compacted(isLive, (term) => term);
     this.sortedGrams = grams;
-    this.gramMap = undefined;
-    this.gramList = [];
+    this.sortedCount = grams.length;
+    this.newGrams = new Map();
+    this.newGramList = [];
     this.gramCount = grams.length;
     this.df = df;
     this.gramMark = new Int32Array(grams.length);
@@ -343,7 +342,7 @@ export class StemGrams {
       if (!(holder >= 0 && Math.floor(holder / TIMES_UNIT) < terms)) throw new Error('stem 4-gram state: holder out of range');
     const list = new StemGrams(bm25);
     list.sortedGrams = grams;
-    list.gramMap = undefined;
+    list.sortedCount = grams.length;
     list.gramCount = grams.length;
     list.df = df;
     list.gramMark = new Int32Array(grams.length);
@@ -380,7 +379,10 @@ export class StemGrams {
         list.lengths[slot] = (list.lengths[slot] as number) + index.tfOf(term, code) * (gramLength[term] as number);
       }
     }
-    for (let slot = 0; slot < index.slots; slot++) if (index.lengths[slot] !== DEAD) list.totalLength += list.lengths[slot] as number;
+    for (let slot = 0; slot < index.slots; slot++) {
+      if (index.lengths[slot] === DEAD) list.lengths[slot] = DEAD;
+      else list.totalLength += list.lengths[slot] as number;
+    }
     const seen = new Int32Array(index.slots).fill(-1);
     for (const [gram, holders] of list.added) {
       let df = 0;
@@ -423,15 +425,15 @@ export class StemGrams {
       this.scoreScratch = new Float64Array(index.slots);
     }
     const scores = this.scoreScratch;
-    const touched: number[] = [];
-    const chunks: number[] = [];
+    const { touched, chunks } = this;
+    touched.size = 0;
     for (const [text, weight] of stemGramCounts(queryStems)) {
       const gram = this.gramOf(text);
       if (gram === undefined) continue;
       const df = this.df[gram] as number;
       if (df === 0 || df > STEM_GRAM_MAX_SHARE * live) continue;
       const idf = weight * Math.log(1 + (live - df + 0.5) / (df + 0.5));
-      chunks.length = 0;
+      chunks.size = 0;
       if (gram < this.baseGrams) {
         const end = this.holderStarts[gram + 1] as number;
         for (let h = this.holderStarts[gram] as number; h < end; h++) this.readHolder(index, this.holders[h] as number, text, chunks);
@@ -439,18 +441,27 @@ export class StemGrams {
       const added = this.added.get(gram);
       if (added !== undefined) for (const holder of added) this.readHolder(index, holder, text, chunks);
       const tf = this.tfScratch;
-      for (const slot of chunks) {
+      for (let c = 0; c < chunks.size; c++) {
+        const slot = chunks.items[c] as number;
         const f = tf[slot] as number;
         tf[slot] = 0;
+        const length = this.lengths[slot] as number;
+        // A removed chunk's postings stay until the words index drops them; its length says so.
+        if (length === DEAD) continue;
         if (scores[slot] === 0) touched.push(slot);
-        const norm = 1 - b + (b * (this.lengths[slot] as number)) / average;
+        const norm = 1 - b + (b * length) / average;
         scores[slot] = (scores[slot] as number) + idf * ((f * (k1 + 1)) / (f + k1 * norm));
       }
     }
-    const found: number[] = [];
-    for (const slot of touched) if (accept === true || accept(slot)) found.push(slot);
-    const hits = bestOf(found, scores, Math.floor(depth), idOf);
-    for (const slot of touched) scores[slot] = 0;
+    // The accepted slots move to the front of `touched`; the others' scores are cleared now.
+    let accepted = 0;
+    for (let t = 0; t < touched.size; t++) {
+      const slot = touched.items[t] as number;
+      if (accept === true || accept(slot)) touched.items[accepted++] = slot;
+      else scores[slot] = 0;
+    }
+    const hits = bestOf(touched.items.subarray(0, accepted), scores, Math.floor(depth), idOf);
+    for (let t = 0; t < accepted; t++) scores[touched.items[t] as number] = 0;
     return hits;
   }
 
@@ -458,19 +469,18 @@ export class StemGrams {
    * Adds one holder's postings to the 4-gram's tf per slot (`tfScratch`), listing the slots met
    * first in `chunks`. Postings are read as the words index stores them: `slot << 8 | min(tf, 255)`.
    */
-  private readHolder(index: StemPostings, holder: number, gram: string, chunks: number[]): void {
+  private readHolder(index: StemPostings, holder: number, gram: string, chunks: SlotList): void {
     const term = Math.floor(holder / TIMES_UNIT);
     const size = index.size(term);
     if (size <= 0) return;
     let times = holder % TIMES_UNIT;
     if (times === MANY_TIMES) times = timesIn(index.wordOf(term), gram);
-    const { arena, lengths } = index;
+    const { arena } = index;
     const tf = this.tfScratch;
     const start = index.start(term);
     for (let p = start; p < start + size; p++) {
       const code = arena[p] as number;
       const slot = code >>> SLOT_SHIFT;
-      if (lengths[slot] === DEAD) continue;
       let count = code & LARGE_TF;
       if (count === LARGE_TF) count = index.tfOf(term, code);
       if (tf[slot] === 0) chunks.push(slot);
@@ -482,10 +492,25 @@ export class StemGrams {
   stats(): { grams: number; holders: number; bytes: number } {
     let holders = this.holders.length;
     for (const list of this.added.values()) holders += list.length;
-    const text = this.sortedGrams?.serializedLength ?? this.gramList.reduce((sum, gram) => sum + gram.length + 4, 0);
+    const text = (this.sortedGrams?.serializedLength ?? 0) + this.newGramList.reduce((sum, gram) => sum + gram.length + 4, 0);
     const bytes =
       text + this.df.byteLength + this.gramMark.byteLength + this.holderStarts.byteLength + holders * 4 + this.lengths.byteLength;
     return { grams: this.gramCount, holders, bytes };
+  }
+}
+
+/** A list of slots in a typed array that grows by doubling and is reused. */
+class SlotList {
+  items = new Int32Array(1024);
+  size = 0;
+
+  push(slot: number): void {
+    if (this.size === this.items.length) {
+      const items = new Int32Array(this.items.length * 2);
+      items.set(this.items);
+      this.items = items;
+    }
+    this.items[this.size++] = slot;
   }
 }
 
@@ -500,7 +525,7 @@ function grow(array: Int32Array<ArrayBufferLike>, capacity: number): Int32Array<
  * ties at the cut get their ids: a query's 4-grams meet thousands of chunks at 100k, and decoding
  * every id cost more than scoring them.
  */
-function bestOf(slots: readonly number[], scores: Float64Array, depth: number, idOf: (slot: number) => string): ScoredId[] {
+function bestOf(slots: Int32Array, scores: Float64Array, depth: number, idOf: (slot: number) => string): ScoredId[] {
   let cut = Number.NEGATIVE_INFINITY;
   if (slots.length > depth) {
     // A min-heap of the depth best scores: its root is the cut.

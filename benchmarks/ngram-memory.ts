@@ -96,11 +96,6 @@ function measure(corpus: string, count: number, textOf: (i: number) => string): 
   words.trim();
   const withGramsRetained = retainedMiB() - beforeWords;
   const stemGrams = words.stemGramStats();
-  const state = words.exportState();
-  const snapshot = encodeSnapshot(state);
-  const formatSix = wordsOnlySnapshot(snapshot, state);
-  const loadMs = medianMs(() => LexicalIndex.fromState(decodeSnapshot(snapshot) as LexicalIndexState));
-  const deriveMs = medianMs(() => LexicalIndex.fromState(decodeSnapshot(formatSix) as LexicalIndexState));
 
   const beforeGrams = retainedMiB();
   const grams = new LexicalIndex(undefined, undefined, false);
@@ -112,6 +107,12 @@ function measure(corpus: string, count: number, textOf: (i: number) => string): 
   grams.trim();
   const gramsRetained = retainedMiB() - beforeGrams;
   const g = grams.stats();
+  // Last: the snapshots and loads leave garbage that would blur the retained figures above.
+  const state = words.exportState();
+  const snapshot = encodeSnapshot(state);
+  const formatSix = wordsOnlySnapshot(snapshot, state);
+  const loadMs = medianMs(() => LexicalIndex.fromState(decodeSnapshot(snapshot) as LexicalIndexState));
+  const deriveMs = medianMs(() => LexicalIndex.fromState(decodeSnapshot(formatSix) as LexicalIndexState));
   return {
     corpus,
     chunks: count,

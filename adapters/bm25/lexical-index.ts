@@ -210,7 +210,6 @@ export class LexicalIndex {
   }
 
   private readonly wordOfTerm = (term: number): string => this.wordOf(term);
-  private readonly isLiveTerm = (term: number): boolean => term < this.termCount && (this.pairCount[term] as number) >= 0;
 
   /** This index's postings as the 4-gram list reads them (the arrays as they are now). */
   private postingsView(): StemPostings {
@@ -478,7 +477,7 @@ export class LexicalIndex {
     this.compactArena(0);
     this.slotMap = undefined;
     this.termOfWord.clear();
-    this.stemGrams?.trim(this.isLiveTerm);
+    this.stemGrams?.trim(this.postingsView());
     this.sourceNumbers.forgetLookups();
     this.tenantNumbers.forgetLookups();
   }
@@ -565,7 +564,9 @@ export class LexicalIndex {
       largeTfs: Int32Array.from(largeTfs),
       maxTf: Int32Array.from(maxTfs),
       minLength: Int32Array.from(minLengths),
-      ...(this.stemGrams === null ? {} : { stemGrams: this.stemGrams.exportState((term) => exported[term] as number, mapping, live) }),
+      ...(this.stemGrams === null
+        ? {}
+        : { stemGrams: this.stemGrams.exportState(this.postingsView(), (term) => exported[term] as number, mapping, live) }),
     };
   }
 
@@ -653,6 +654,14 @@ export class LexicalIndex {
     if (accept === false) return [];
     if (this.stemGrams === null) return [];
     return this.stemGrams.search(this.postingsView(), queryStems, depth, accept, (slot) => this.idOf(slot) as string);
+  }
+
+  /**
+   * Chunks come in bulk until `trim` (a build from rows): the 4-gram list counts its document
+   * frequencies then, in one pass (see adapters/bm25/stem-grams.ts).
+   */
+  deferStemGramCounts(): void {
+    this.stemGrams?.deferCounts();
   }
 
   /** Sizes of the 4-gram list, for reports. */
@@ -872,7 +881,7 @@ export class LexicalIndex {
     this.tenants = tenants;
     this.slots = ids.length;
     this.stemGrams?.renumberSlots(mapping, lengths.length);
-    if (this.stemGrams?.wantsTrim) this.stemGrams.trim(this.isLiveTerm);
+    if (this.stemGrams?.wantsTrim) this.stemGrams.trim(this.postingsView());
   }
 }
 

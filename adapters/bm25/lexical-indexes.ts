@@ -108,6 +108,7 @@ export function lexicalIndexes(source: LexicalSource, options: LexicalSearchOpti
     // Read at once, before any yield: writes from now on are applied to `entry` (see `apply`).
     entry.sequence = source.sequenceOf(datastoreId) ?? 0;
     if (await loadSnapshot(datastoreId, entry, building)) return;
+    entry.index.deferStemGramCounts();
     const nextPage = source.pages(datastoreId, BUILD_PAGE_ROWS);
     for (;;) {
       const started = sliceClockNow();

@@ -19,7 +19,7 @@ import { PackedStrings } from '../kit/packed-strings.js';
 
 const GRAM = 4;
 /** A query reads a 4-gram only if at most this share of the live chunks holds it. */
-export const STEM_GRAM_MAX_SHARE = 0.05;
+const STEM_GRAM_MAX_SHARE = 0.05;
 /**
  * A holder is one int, `term * TIMES_UNIT + min(times, MANY_TIMES)`; MANY_TIMES means "count it in
  * the stem" (a stem of 34 characters or more repeating one 4-gram: rare enough to recount).
@@ -36,7 +36,7 @@ const MAX_CACHED_TERMS = 32_768;
 const SURROGATE = /[\ud800-\udfff]/;
 
 /** Calls `visit` with every 4-gram of `<stem>`, repeats included; none for a stem of one character or a stopword. */
-export function forEachStemGram(stem: string, visit: (gram: string) => void): void {
+function forEachStemGram(stem: string, visit: (gram: string) => void): void {
   if (ENGLISH_STOPWORDS.has(stem)) return;
   const marked = `<${stem}>`;
   if (!SURROGATE.test(marked)) {
@@ -50,7 +50,7 @@ export function forEachStemGram(stem: string, visit: (gram: string) => void): vo
 }
 
 /** The 4-grams of `stems` with their counts, in order of first occurrence: a query's 4-grams and weights. */
-export function stemGramCounts(stems: readonly string[]): Map<string, number> {
+function stemGramCounts(stems: readonly string[]): Map<string, number> {
   const counts = new Map<string, number>();
   for (const stem of stems) forEachStemGram(stem, (gram) => counts.set(gram, (counts.get(gram) ?? 0) + 1));
   return counts;
@@ -110,16 +110,32 @@ export class StemGrams {
   private newGramList: string[] = [];
   private gramCount = 0;
   private df: Int32Array<ArrayBufferLike> = new Int32Array(256);
-  /** Holders of the gram numbers below `baseGrams`, in one block; later ones in `added`. */
+  /** Holders of the gram numbers below `baseGrams`, in one block. */
   private holderStarts: Int32Array<ArrayBufferLike> = new Int32Array(1);
   private holders: Int32Array<ArrayBufferLike> = new Int32Array(0);
   private baseGrams = 0;
-  private added = new Map<number, number[]>();
+  /**
+   * Holders added since (new terms), a list per gram through typed arrays: `addedHead[gram]` is its
+   * latest entry (-1: none), `addedNext` the one before. A build from rows adds every holder here;
+   * an array per gram (126k at 100k chunks) left tens of MiB of heap behind it.
+   */
+  private addedHead: Int32Array | null = null;
+  private addedHolder: Int32Array<ArrayBufferLike> = new Int32Array(0);
+  private addedNext: Int32Array<ArrayBufferLike> = new Int32Array(0);
+  private addedCount = 0;
   /** Holders whose term was dropped: skipped by searches, removed by the next `trim`. */
   private deadHolders = 0;
   /** Per slot: length in 4-grams ({@link DEAD} for a removed document), and their sum over live documents. */
   private lengths: Int32Array<ArrayBufferLike> = new Int32Array(256);
   private totalLength = 0;
+  /**
+   * While a build from rows adds its chunks (`deferCounts`), document frequencies wait for `trim`
+   * (one pass over the postings) and a chunk's length needs only each term's number of 4-grams:
+   * keeping every chunk's 4-grams counted as it came cached thousands of small arrays, and the heap
+   * the build left behind stood tens of MiB above the list itself at 100k chunks.
+   */
+  private countsDeferred = false;
+  private termGramLength: Int32Array<ArrayBufferLike> = new Int32Array(0);
   /** A term's 4-gram numbers, repeats included, for writes. */
   private readonly termGrams = new Map<number, Int32Array>();
   /** `addDocument` / `removeDocument` counting: the call that last met a gram. */
@@ -158,8 +174,17 @@ export class StemGrams {
     return gram < this.sortedCount ? (this.sortedGrams as PackedStrings).at(gram) : (this.newGramList[gram - this.sortedCount] as string);
   }
 
+  /** From now until `trim` (or a search), chunks come in bulk: see `countsDeferred`. No effect once a term is in. */
+  deferCounts(): void {
+    // Only from empty: the terms before would have no count of their 4-grams.
+    if (this.gramCount === 0 && this.totalLength === 0) this.countsDeferred = true;
+  }
+
   /** A new term of the words index: it becomes a holder of its 4-grams. */
   addTerm(term: number, word: string): void {
+    if (this.countsDeferred && term >= this.termGramLength.length) {
+      this.termGramLength = grow(this.termGramLength, Math.max(256, term * 2));
+    }
     const counts = new Map<number, number>();
     forEachStemGram(word, (text) => {
       let gram = this.gramOf(text);
@@ -176,11 +201,41 @@ export class StemGrams {
       }
       counts.set(gram, (counts.get(gram) ?? 0) + 1);
     });
+    let length = 0;
     for (const [gram, times] of counts) {
-      let list = this.added.get(gram);
-      if (list === undefined) this.added.set(gram, (list = []));
-      list.push(term * TIMES_UNIT + Math.min(times, MANY_TIMES));
+      this.addHolder(gram, term * TIMES_UNIT + Math.min(times, MANY_TIMES));
+      length += times;
     }
+    if (this.countsDeferred) this.termGramLength[term] = length;
+  }
+
+  private addHolder(gram: number, holder: number): void {
+    let heads = this.addedHead;
+    if (heads === null || gram >= heads.length) {
+      const grown = new Int32Array(Math.max(256, this.gramCount * 2, gram + 1)).fill(-1);
+      if (heads !== null) grown.set(heads);
+      this.addedHead = heads = grown;
+    }
+    const entry = this.addedCount++;
+    if (entry === this.addedHolder.length) {
+      const capacity = Math.max(1024, entry * 2);
+      this.addedHolder = grow(this.addedHolder, capacity);
+      this.addedNext = grow(this.addedNext, capacity);
+    }
+    this.addedHolder[entry] = holder;
+    this.addedNext[entry] = heads[gram] as number;
+    heads[gram] = entry;
+  }
+
+  /** Calls `visit` with each holder of `gram`: those of the block, then those added since. */
+  private forEachHolder(gram: number, visit: (holder: number) => void): void {
+    if (gram < this.baseGrams) {
+      const end = this.holderStarts[gram + 1] as number;
+      for (let h = this.holderStarts[gram] as number; h < end; h++) visit(this.holders[h] as number);
+    }
+    const heads = this.addedHead;
+    if (heads === null || gram >= heads.length) return;
+    for (let entry = heads[gram] as number; entry >= 0; entry = this.addedNext[entry] as number) visit(this.addedHolder[entry] as number);
   }
 
   /** A term the words index dropped (no document holds it): its holders are skipped from now on. */
@@ -216,6 +271,13 @@ export class StemGrams {
   /** A document added in `slot` with these distinct terms and their tfs. */
   addDocument(slot: number, terms: ArrayLike<number>, tfs: ArrayLike<number>, wordOf: (term: number) => string): void {
     this.reserve(slot + 1);
+    if (this.countsDeferred) {
+      let counted = 0;
+      for (let i = 0; i < terms.length; i++) counted += (this.termGramLength[terms[i] as number] ?? 0) * (tfs[i] as number);
+      this.lengths[slot] = counted;
+      this.totalLength += counted;
+      return;
+    }
     const mark = ++this.calls;
     let length = 0;
     for (let i = 0; i < terms.length; i++) {
@@ -235,7 +297,7 @@ export class StemGrams {
   /** The document in `slot` removed; `terms` are its distinct terms. */
   removeDocument(slot: number, terms: readonly number[], wordOf: (term: number) => string): void {
     const mark = ++this.calls;
-    for (const term of terms) {
+    for (const term of this.countsDeferred ? [] : terms) {
       for (const gram of this.gramsOfTerm(term, () => wordOf(term))) {
         if (this.gramMark[gram] === mark) continue;
         this.gramMark[gram] = mark;
@@ -261,7 +323,9 @@ export class StemGrams {
    * and the grams left with none, and forgets the maps only writes use (rebuilt on first need).
    * `isLive(term)`: the term still has a block in the words index.
    */
-  trim(isLive: (term: number) => boolean): void {
+  trim(index: StemPostings): void {
+    this.settleCounts(index);
+    const isLive = (term: number) => index.size(term) >= 0;
     const { grams, df, holderStarts, holders } = this.compacted(isLive, (term) => term);
     this.sortedGrams = grams;
     this.sortedCount = grams.length;
@@ -273,55 +337,72 @@ export class StemGrams {
     this.holderStarts = holderStarts;
     this.holders = holders;
     this.baseGrams = grams.length;
-    this.added = new Map();
+    this.addedHead = null;
+    this.addedHolder = new Int32Array(0);
+    this.addedNext = new Int32Array(0);
+    this.addedCount = 0;
     this.deadHolders = 0;
     this.termGrams.clear();
   }
 
   /** Whether enough holders are dead that a `trim` is worth its copy. */
   get wantsTrim(): boolean {
-    return this.deadHolders > 1024 && this.deadHolders * 4 > this.holders.length + this.added.size;
+    return this.deadHolders > 1024 && this.deadHolders * 4 > this.holders.length + this.addedCount;
   }
 
   /** The grams still held by a live term, in byte order, with their holders renamed by `termOf` (a term's new number, or -1: gone). */
   private compacted(isLive: (term: number) => boolean, termOf: (term: number) => number) {
-    const kept: number[] = [];
-    const lists: number[][] = [];
+    const renamed = (holder: number): number => {
+      const term = Math.floor(holder / TIMES_UNIT);
+      const next = isLive(term) ? termOf(term) : DEAD;
+      return next === DEAD ? DEAD : next * TIMES_UNIT + (holder % TIMES_UNIT);
+    };
+    // Two passes over typed arrays: holders per gram, then the holders in the grams' new order.
+    const counts = new Int32Array(this.gramCount);
+    let total = 0;
     for (let gram = 0; gram < this.gramCount; gram++) {
-      const list: number[] = [];
-      const take = (holder: number) => {
-        const term = Math.floor(holder / TIMES_UNIT);
-        const renamed = isLive(term) ? termOf(term) : DEAD;
-        if (renamed !== DEAD) list.push(renamed * TIMES_UNIT + (holder % TIMES_UNIT));
-      };
-      if (gram < this.baseGrams)
-        for (let h = this.holderStarts[gram] as number; h < (this.holderStarts[gram + 1] as number); h++) take(this.holders[h] as number);
-      for (const holder of this.added.get(gram) ?? []) take(holder);
-      if (list.length === 0) continue;
-      kept.push(gram);
-      lists.push(list);
+      this.forEachHolder(gram, (holder) => {
+        if (renamed(holder) !== DEAD) counts[gram] = (counts[gram] as number) + 1;
+      });
+      total += counts[gram] as number;
     }
-    const texts = PackedStrings.of(kept.map((gram) => this.gramText(gram)));
-    const order = Int32Array.from(kept.keys()).sort((a, b) => texts.compare(a, b));
-    const grams = PackedStrings.of(Array.from(order, (position) => texts.at(position)));
+    let keptCount = 0;
+    for (let gram = 0; gram < this.gramCount; gram++) if ((counts[gram] as number) > 0) keptCount += 1;
+    const kept = new Int32Array(keptCount);
+    keptCount = 0;
+    for (let gram = 0; gram < this.gramCount; gram++) if ((counts[gram] as number) > 0) kept[keptCount++] = gram;
+    let grams: PackedStrings;
+    let order: Int32Array;
+    if (this.newGramList.length === 0 && this.sortedGrams !== undefined && kept.length === this.sortedCount) {
+      // Loaded or trimmed, nothing added or dropped since: already in order.
+      grams = this.sortedGrams;
+      order = Int32Array.from(kept.keys());
+    } else {
+      const texts = PackedStrings.of(Array.from(kept, (gram) => this.gramText(gram)));
+      order = Int32Array.from(kept.keys()).sort((x, y) => texts.compare(x, y));
+      grams = PackedStrings.of(Array.from(order, (position) => texts.at(position)));
+    }
     const df = new Int32Array(order.length);
     const holderStarts = new Int32Array(order.length + 1);
-    let total = 0;
-    for (const list of lists) total += list.length;
     const holders = new Int32Array(total);
     let at = 0;
     order.forEach((position, gram) => {
-      df[gram] = this.df[kept[position] as number] as number;
-      const list = (lists[position] as number[]).sort((x, y) => x - y);
-      holders.set(list, at);
-      at += list.length;
+      const old = kept[position] as number;
+      df[gram] = this.df[old] as number;
+      const begin = at;
+      this.forEachHolder(old, (holder) => {
+        const next = renamed(holder);
+        if (next !== DEAD) holders[at++] = next;
+      });
+      holders.subarray(begin, at).sort();
       holderStarts[gram + 1] = at;
     });
     return { grams, df, holderStarts, holders };
   }
 
   /** The state for a snapshot: terms renamed by `termOf` (-1: not exported), slots by `slotMapping` (-1: removed). */
-  exportState(termOf: (term: number) => number, slotMapping: Int32Array, live: number): StemGramState {
+  exportState(index: StemPostings, termOf: (term: number) => number, slotMapping: Int32Array, live: number): StemGramState {
+    this.settleCounts(index);
     const { grams, df, holderStarts, holders } = this.compacted(() => true, termOf);
     const lengths = new Int32Array(live);
     for (let slot = 0; slot < slotMapping.length; slot++) {
@@ -361,16 +442,12 @@ export class StemGrams {
   static derive(index: StemPostings, terms: number, bm25: Bm25): StemGrams {
     const list = new StemGrams(bm25);
     list.reserve(index.slots);
-    const gramLength = new Int32Array(terms);
-    for (let term = 0; term < terms; term++) {
-      if (index.size(term) <= 0) continue;
-      const word = index.wordOf(term);
-      list.addTerm(term, word);
-      forEachStemGram(word, () => (gramLength[term] = (gramLength[term] as number) + 1));
-    }
+    list.deferCounts();
+    for (let term = 0; term < terms; term++) if (index.size(term) > 0) list.addTerm(term, index.wordOf(term));
+    const gramLength = list.termGramLength;
     for (let term = 0; term < terms; term++) {
       const size = index.size(term);
-      if (size <= 0 || gramLength[term] === 0) continue;
+      if (size <= 0 || !((gramLength[term] ?? 0) > 0)) continue;
       const start = index.start(term);
       for (let p = start; p < start + size; p++) {
         const code = index.arena[p] as number;
@@ -383,24 +460,32 @@ export class StemGrams {
       if (index.lengths[slot] === DEAD) list.lengths[slot] = DEAD;
       else list.totalLength += list.lengths[slot] as number;
     }
+    list.trim(index);
+    return list;
+  }
+
+  /** Document frequencies counted after a bulk of chunks (`deferCounts`): per 4-gram, the live chunks its holders' postings name. */
+  private settleCounts(index: StemPostings): void {
+    if (!this.countsDeferred) return;
+    this.countsDeferred = false;
+    this.termGramLength = new Int32Array(0);
     const seen = new Int32Array(index.slots).fill(-1);
-    for (const [gram, holders] of list.added) {
+    for (let gram = 0; gram < this.gramCount; gram++) {
       let df = 0;
-      for (const holder of holders) {
+      this.forEachHolder(gram, (holder) => {
         const term = Math.floor(holder / TIMES_UNIT);
+        const size = index.size(term);
+        if (size <= 0) return;
         const start = index.start(term);
-        const end = start + index.size(term);
-        for (let p = start; p < end; p++) {
+        for (let p = start; p < start + size; p++) {
           const slot = (index.arena[p] as number) >>> SLOT_SHIFT;
           if (index.lengths[slot] === DEAD || seen[slot] === gram) continue;
           seen[slot] = gram;
           df += 1;
         }
-      }
-      list.df[gram] = df;
+      });
+      this.df[gram] = df;
     }
-    list.trim((term) => index.size(term) > 0);
-    return list;
   }
 
   /**
@@ -418,6 +503,7 @@ export class StemGrams {
   ): ScoredId[] {
     const live = index.live;
     if (!(depth > 0) || live === 0) return [];
+    this.settleCounts(index);
     const { k1, b } = this.bm25;
     const average = this.totalLength / live;
     if (this.tfScratch.length < index.slots) {
@@ -438,8 +524,12 @@ export class StemGrams {
         const end = this.holderStarts[gram + 1] as number;
         for (let h = this.holderStarts[gram] as number; h < end; h++) this.readHolder(index, this.holders[h] as number, text, chunks);
       }
-      const added = this.added.get(gram);
-      if (added !== undefined) for (const holder of added) this.readHolder(index, holder, text, chunks);
+      const heads = this.addedHead;
+      if (heads !== null && gram < heads.length) {
+        for (let entry = heads[gram] as number; entry >= 0; entry = this.addedNext[entry] as number) {
+          this.readHolder(index, this.addedHolder[entry] as number, text, chunks);
+        }
+      }
       const tf = this.tfScratch;
       for (let c = 0; c < chunks.size; c++) {
         const slot = chunks.items[c] as number;
@@ -490,8 +580,7 @@ export class StemGrams {
 
   /** Sizes for reports: 4-grams, holders, and the bytes of the arrays. */
   stats(): { grams: number; holders: number; bytes: number } {
-    let holders = this.holders.length;
-    for (const list of this.added.values()) holders += list.length;
+    const holders = this.holders.length + this.addedCount;
     const text = (this.sortedGrams?.serializedLength ?? 0) + this.newGramList.reduce((sum, gram) => sum + gram.length + 4, 0);
     const bytes =
       text + this.df.byteLength + this.gramMark.byteLength + this.holderStarts.byteLength + holders * 4 + this.lengths.byteLength;

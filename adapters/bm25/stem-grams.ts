@@ -56,6 +56,26 @@ function stemGramCounts(stems: readonly string[]): Map<string, number> {
   return counts;
 }
 
+/** An ASCII 4-gram as one number below 2^28 (7 bits a character, a small integer to V8); -1 for any other. */
+function asciiKey(gram: string): number {
+  if (gram.length !== GRAM) return -1;
+  let key = 0;
+  for (let i = 0; i < GRAM; i++) {
+    const code = gram.charCodeAt(i);
+    if (code >= 128) return -1;
+    key = key * 128 + code;
+  }
+  return key;
+}
+
+/** The UTF-8 bytes of the ASCII 4-gram `key` into `bytes` at `at`. */
+function writeKey(key: number, bytes: Uint8Array, at: number): void {
+  for (let i = GRAM - 1; i >= 0; i--) {
+    bytes[at + i] = key & 127;
+    key = Math.floor(key / 128);
+  }
+}
+
 function timesIn(stem: string, gram: string): number {
   let times = 0;
   forEachStemGram(stem, (found) => {
@@ -106,8 +126,15 @@ export class StemGrams {
    */
   private sortedGrams: PackedStrings | undefined;
   private sortedCount = 0;
-  private newGrams = new Map<string, number>();
-  private newGramList: string[] = [];
+  private newKeys = new Map<number, number>();
+  private newTexts = new Map<string, number>();
+  /**
+   * Per gram added since: its {@link asciiKey}, or -1 and its text in `newGramTexts`. A build from
+   * rows adds every gram here; a string and a string-keyed map entry each (126k at 100k chunks) left
+   * heap behind that numbers do not.
+   */
+  private newGramKeys: Int32Array<ArrayBufferLike> = new Int32Array(0);
+  private newGramTexts = new Map<number, string>();
   private gramCount = 0;
   private df: Int32Array<ArrayBufferLike> = new Int32Array(256);
   /** Holders of the gram numbers below `baseGrams`, in one block. */
@@ -156,7 +183,7 @@ export class StemGrams {
   /** A gram's number: by binary search in the sorted grams, else in the map of those added since. */
   private gramOf(gram: string): number | undefined {
     const sorted = this.sortedGrams;
-    if (sorted === undefined) return this.newGrams.get(gram);
+    if (sorted === undefined) return this.newGramOf(gram);
     const key = Buffer.from(gram, 'utf8');
     let low = 0;
     let high = sorted.length - 1;
@@ -167,11 +194,12 @@ export class StemGrams {
       if (order < 0) low = middle + 1;
       else high = middle - 1;
     }
-    return this.newGrams.get(gram);
+    return this.newGramOf(gram);
   }
 
-  private gramText(gram: number): string {
-    return gram < this.sortedCount ? (this.sortedGrams as PackedStrings).at(gram) : (this.newGramList[gram - this.sortedCount] as string);
+  private newGramOf(gram: string): number | undefined {
+    const key = asciiKey(gram);
+    return key >= 0 ? this.newKeys.get(key) : this.newTexts.get(gram);
   }
 
   /** From now until `trim` (or a search), chunks come in bulk: see `countsDeferred`. No effect once a term is in. */
@@ -196,8 +224,16 @@ export class StemGrams {
         }
         this.df[gram] = 0;
         this.gramMark[gram] = 0;
-        this.newGramList.push(text);
-        this.newGrams.set(text, gram);
+        const added = gram - this.sortedCount;
+        if (added >= this.newGramKeys.length) this.newGramKeys = grow(this.newGramKeys, Math.max(256, added * 2));
+        const key = asciiKey(text);
+        this.newGramKeys[added] = key;
+        if (key >= 0) {
+          this.newKeys.set(key, gram);
+        } else {
+          this.newTexts.set(text, gram);
+          this.newGramTexts.set(gram, text);
+        }
       }
       counts.set(gram, (counts.get(gram) ?? 0) + 1);
     });
@@ -329,8 +365,10 @@ export class StemGrams {
     const { grams, df, holderStarts, holders } = this.compacted(isLive, (term) => term);
     this.sortedGrams = grams;
     this.sortedCount = grams.length;
-    this.newGrams = new Map();
-    this.newGramList = [];
+    this.newKeys = new Map();
+    this.newTexts = new Map();
+    this.newGramKeys = new Int32Array(0);
+    this.newGramTexts = new Map();
     this.gramCount = grams.length;
     this.df = df;
     this.gramMark = new Int32Array(grams.length);
@@ -373,14 +411,14 @@ export class StemGrams {
     for (let gram = 0; gram < this.gramCount; gram++) if ((counts[gram] as number) > 0) kept[keptCount++] = gram;
     let grams: PackedStrings;
     let order: Int32Array;
-    if (this.newGramList.length === 0 && this.sortedGrams !== undefined && kept.length === this.sortedCount) {
+    if (this.gramCount === this.sortedCount && this.sortedGrams !== undefined && kept.length === this.sortedCount) {
       // Loaded or trimmed, nothing added or dropped since: already in order.
       grams = this.sortedGrams;
       order = Int32Array.from(kept.keys());
     } else {
-      const texts = PackedStrings.of(Array.from(kept, (gram) => this.gramText(gram)));
+      const texts = this.packed(kept);
       order = Int32Array.from(kept.keys()).sort((x, y) => texts.compare(x, y));
-      grams = PackedStrings.of(Array.from(order, (position) => texts.at(position)));
+      grams = reordered(texts, order);
     }
     const df = new Int32Array(order.length);
     const holderStarts = new Int32Array(order.length + 1);
@@ -398,6 +436,48 @@ export class StemGrams {
       holderStarts[gram + 1] = at;
     });
     return { grams, df, holderStarts, holders };
+  }
+
+  /** The texts of `grams` as a packed list, written from their bytes (no string made per gram). */
+  private packed(grams: Int32Array): PackedStrings {
+    const pieces = new Map<number, Uint8Array>();
+    let total = 0;
+    const sorted = this.sortedGrams;
+    const rangeOf = (gram: number): [number, number] => [gram === 0 ? 0 : (sorted!.ends[gram - 1] as number), sorted!.ends[gram] as number];
+    for (const gram of grams) {
+      if (gram < this.sortedCount) {
+        const [start, end] = rangeOf(gram);
+        total += end - start;
+      } else if ((this.newGramKeys[gram - this.sortedCount] as number) >= 0) {
+        total += GRAM;
+      } else {
+        const piece = Buffer.from(this.newGramTexts.get(gram) as string, 'utf8');
+        pieces.set(gram, piece);
+        total += piece.length;
+      }
+    }
+    const bytes = Buffer.allocUnsafeSlow(total);
+    const ends = new Uint32Array(grams.length);
+    let at = 0;
+    grams.forEach((gram, i) => {
+      if (gram < this.sortedCount) {
+        const [start, end] = rangeOf(gram);
+        bytes.set(sorted!.bytes.subarray(start, end), at);
+        at += end - start;
+      } else {
+        const key = this.newGramKeys[gram - this.sortedCount] as number;
+        if (key >= 0) {
+          writeKey(key, bytes, at);
+          at += GRAM;
+        } else {
+          const piece = pieces.get(gram) as Uint8Array;
+          bytes.set(piece, at);
+          at += piece.length;
+        }
+      }
+      ends[i] = at;
+    });
+    return new PackedStrings(bytes, ends);
   }
 
   /** The state for a snapshot: terms renamed by `termOf` (-1: not exported), slots by `slotMapping` (-1: removed). */
@@ -581,7 +661,7 @@ export class StemGrams {
   /** Sizes for reports: 4-grams, holders, and the bytes of the arrays. */
   stats(): { grams: number; holders: number; bytes: number } {
     const holders = this.holders.length + this.addedCount;
-    const text = (this.sortedGrams?.serializedLength ?? 0) + this.newGramList.reduce((sum, gram) => sum + gram.length + 4, 0);
+    const text = (this.sortedGrams?.serializedLength ?? 0) + this.newGramKeys.byteLength;
     const bytes =
       text + this.df.byteLength + this.gramMark.byteLength + this.holderStarts.byteLength + holders * 4 + this.lengths.byteLength;
     return { grams: this.gramCount, holders, bytes };
@@ -601,6 +681,21 @@ class SlotList {
     }
     this.items[this.size++] = slot;
   }
+}
+
+/** `list` in the order `order` gives (its positions), bytes copied. */
+function reordered(list: PackedStrings, order: Int32Array): PackedStrings {
+  const bytes = Buffer.allocUnsafeSlow(list.bytes.byteLength);
+  const ends = new Uint32Array(order.length);
+  let at = 0;
+  order.forEach((position, i) => {
+    const start = position === 0 ? 0 : (list.ends[position - 1] as number);
+    const end = list.ends[position] as number;
+    bytes.set(list.bytes.subarray(start, end), at);
+    at += end - start;
+    ends[i] = at;
+  });
+  return new PackedStrings(bytes, ends);
 }
 
 function grow(array: Int32Array<ArrayBufferLike>, capacity: number): Int32Array<ArrayBufferLike> {

@@ -265,6 +265,39 @@ describe('the list over the 4-grams of the stems', () => {
     expect(index.searchStemGrams(['rare'], 10).map((hit) => hit.id)).toEqual(['c0']);
   });
 
+  it('is exact for 4-grams of other scripts (Greek, Cyrillic, beyond U+FFFF) through trims, snapshots and later writes', () => {
+    const random = seededRandom(11);
+    const letters = ['α', 'β', 'γ', 'δ', 'ж', 'з', '𐌰', '𐌱', 'a'];
+    const word = () => Array.from({ length: 2 + Math.floor(random() * 5) }, () => letters[Math.floor(random() * letters.length)]).join('');
+    let index = new LexicalIndex();
+    index.deferStemGramCounts();
+    const docs = new Map<string, Doc>();
+    let checks = 0;
+    for (let step = 0; step < 1200; step++) {
+      const roll = random();
+      if (roll < 0.7 || docs.size < 20) {
+        const text = Array.from({ length: 1 + Math.floor(random() * 8) }, word).join(' ');
+        const doc: Doc = { id: `c${String(step).padStart(5, '0')}`, datasourceId: 's', customId: null, text, analysed: analyseText(text) };
+        index.addText(doc, text);
+        docs.set(doc.id, doc);
+      } else if (roll < 0.8) {
+        const doc = [...docs.values()][Math.floor(random() * docs.size)] as Doc;
+        index.remove(doc.id, doc.analysed);
+        docs.delete(doc.id);
+      } else if (roll < 0.83) {
+        index.trim();
+      } else if (roll < 0.86) {
+        index = reloaded(index, random() < 0.5);
+      } else {
+        const stems = queryOf(random, docs);
+        const expected = bruteForce(docs, stems, 10);
+        expectSameHits(index.searchStemGrams(stems, 10), expected, `step ${step} ${stems.join(' ')}`);
+        if (expected.length > 0) checks++;
+      }
+    }
+    expect(checks).toBeGreaterThan(100);
+  });
+
   it('keeps the smallest ids among equal scores at the cut, whatever order the chunks came in', () => {
     const random = seededRandom(3);
     const index = new LexicalIndex();

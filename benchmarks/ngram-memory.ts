@@ -11,16 +11,18 @@
  * Corpora: bench:scale's synthetic chunks (`--chunks`, the corpus of the 100k memory goal), and, with
  * `--dataset`, a BEIR corpus's documents (title and text, one document one chunk). The 4-gram index
  * is the form decision 022 describes: the store's `LexicalIndex` holding the postings of the 4-grams
- * found in at most 5% of the chunks only (what the rare-4-gram query reads). Beside them, the arrays
- * a list over the 4-grams of the words index's stems would add, answered from the words index's own
- * postings: the 4-grams (packed), for each the stems holding it, its document frequency, and each
- * chunk's length in 4-grams (built here, not searched).
+ * found in at most 5% of the chunks only (what the rare-4-gram query reads). Beside them, the list
+ * the store keeps over the 4-grams of the words index's stems, answered from its own postings (the
+ * 4-grams packed, for each the stems holding it and its document frequency, each chunk's length in
+ * 4-grams: adapters/bm25/stem-grams.ts), as the retained growth of the store's `LexicalIndex` over
+ * the same index without that list; and that index's snapshot loaded with the list stored
+ * (format 7) or derived from the postings (format 6).
  */
 import { basename } from 'node:path';
 import { loadBeir } from '../adapters/cli/beir.js';
-import { LexicalIndex, type IndexedChunk } from '../adapters/bm25/lexical-index.js';
-import { scanWords, stem } from '../adapters/bm25/lexical-terms.js';
-import { PackedStrings } from '../adapters/kit/packed-strings.js';
+import { LexicalIndex, type IndexedChunk, type LexicalIndexState } from '../adapters/bm25/lexical-index.js';
+import { decodeSnapshot, encodeSnapshot } from '../adapters/bm25/lexical-snapshot.js';
+import type { StemGramState } from '../adapters/bm25/stem-grams.js';
 import { foldedWords, gramCounts } from './lib/char-grams.js';
 import { scaleCorpus } from './lib/scale-corpus.js';
 import { flags, printTable, writeResult, type Row } from './lib/report.js';
@@ -40,41 +42,29 @@ function retainedMiB(): number {
   return (heapUsed + arrayBuffers) / 2 ** 20;
 }
 
-/** The arrays of a 4-gram → stems map over the texts' stems (see the file's comment). */
-function stemGramArrays(count: number, textOf: (i: number) => string) {
-  const stemNumbers = new Map<string, number>();
-  const stemsOf = (text: string): string[] => {
-    const stems: string[] = [];
-    scanWords(text, (word) => stems.push(stem(word)));
-    return stems;
-  };
-  for (let i = 0; i < count; i++)
-    for (const term of stemsOf(textOf(i))) if (!stemNumbers.has(term)) stemNumbers.set(term, stemNumbers.size);
-  const holders = new Map<string, number[]>();
-  for (const [term, number] of stemNumbers) {
-    for (const gram of gramCounts([term], GRAM).counts.keys()) {
-      let list = holders.get(gram);
-      if (list === undefined) holders.set(gram, (list = []));
-      list.push(number);
-    }
+/** Milliseconds of `run`, median of three. */
+function medianMs(run: () => unknown): number {
+  const times: number[] = [];
+  for (let round = 0; round < 3; round++) {
+    const started = performance.now();
+    run();
+    times.push(performance.now() - started);
   }
-  const grams = [...holders.keys()].sort();
-  const gramNumbers = new Map(grams.map((gram, i) => [gram, i]));
-  const starts = new Int32Array(grams.length + 1);
-  const stems = new Int32Array([...holders.values()].reduce((sum, list) => sum + list.length, 0));
-  grams.forEach((gram, i) => {
-    const list = holders.get(gram) as number[];
-    stems.set(list, starts[i]);
-    starts[i + 1] = (starts[i] as number) + list.length;
-  });
-  const df = new Int32Array(grams.length);
-  const lengths = new Int32Array(count);
-  for (let i = 0; i < count; i++) {
-    const analysed = gramCounts(stemsOf(textOf(i)), GRAM);
-    lengths[i] = analysed.length;
-    for (const gram of analysed.counts.keys()) df[gramNumbers.get(gram) as number]! += 1;
-  }
-  return { grams: PackedStrings.of(grams), starts, stems, df, lengths };
+  return times.sort((x, y) => x - y)[1] as number;
+}
+
+/** Format 7 bytes as format 6: its 20-byte header and the words index's data, without the 4-gram list. */
+function wordsOnlySnapshot(bytes: Buffer, state: LexicalIndexState): Buffer {
+  const grams = state.stemGrams as StemGramState;
+  const gramBytes =
+    grams.lengths.byteLength +
+    grams.df.byteLength +
+    grams.holderStarts.byteLength +
+    grams.holders.byteLength +
+    grams.grams.serializedLength;
+  const six = Buffer.concat([bytes.subarray(0, 20), bytes.subarray(28, bytes.length - gramBytes)]);
+  six.writeUInt32LE(6, 0);
+  return six;
 }
 
 /** Builds the words index, then the rare-4-gram index, over `count` texts from `textOf`. */
@@ -88,14 +78,27 @@ function measure(corpus: string, count: number, textOf: (i: number) => string): 
   for (const n of df.values()) allGramPostings += n;
   const limit = MAX_SHARE * count;
 
+  const beforeWordsOnly = retainedMiB();
+  // Built in a function of its own, so nothing holds it once measured.
+  const wordsOnly = (() => {
+    const index = new LexicalIndex(undefined, undefined, false);
+    for (let i = 0; i < count; i++) index.addText(chunkOf(i), textOf(i));
+    index.trim();
+    return { retained: retainedMiB() - beforeWordsOnly, stats: index.stats() };
+  })();
+  const wordsRetained = wordsOnly.retained;
+  const w = wordsOnly.stats;
+
+  // The store's index: the words and the list over the 4-grams of their stems (adapters/bm25/stem-grams.ts).
   const beforeWords = retainedMiB();
   const words = new LexicalIndex();
   for (let i = 0; i < count; i++) words.addText(chunkOf(i), textOf(i));
   words.trim();
-  const wordsRetained = retainedMiB() - beforeWords;
+  const withGramsRetained = retainedMiB() - beforeWords;
+  const stemGrams = words.stemGramStats();
 
   const beforeGrams = retainedMiB();
-  const grams = new LexicalIndex();
+  const grams = new LexicalIndex(undefined, undefined, false);
   for (let i = 0; i < count; i++) {
     const analysed = gramCounts(foldedWords(textOf(i)), GRAM);
     for (const gram of [...analysed.counts.keys()]) if ((df.get(gram) ?? 0) > limit) analysed.counts.delete(gram);
@@ -103,12 +106,13 @@ function measure(corpus: string, count: number, textOf: (i: number) => string): 
   }
   grams.trim();
   const gramsRetained = retainedMiB() - beforeGrams;
-  const beforeMap = retainedMiB();
-  const map = stemGramArrays(count, textOf);
-  const mapRetained = retainedMiB() - beforeMap;
-  const mapBytes = map.grams.serializedLength + map.starts.byteLength + map.stems.byteLength + map.df.byteLength + map.lengths.byteLength;
-  const w = words.stats();
   const g = grams.stats();
+  // Last: the snapshots and loads leave garbage that would blur the retained figures above.
+  const state = words.exportState();
+  const snapshot = encodeSnapshot(state);
+  const formatSix = wordsOnlySnapshot(snapshot, state);
+  const loadMs = medianMs(() => LexicalIndex.fromState(decodeSnapshot(snapshot) as LexicalIndexState));
+  const deriveMs = medianMs(() => LexicalIndex.fromState(decodeSnapshot(formatSix) as LexicalIndexState));
   return {
     corpus,
     chunks: count,
@@ -120,10 +124,14 @@ function measure(corpus: string, count: number, textOf: (i: number) => string): 
     '4-grams <= 5% MiB (arrays)': (g.bytes / 2 ** 20).toFixed(1),
     '4-grams <= 5% retained MiB': gramsRetained.toFixed(1),
     '4-grams / words (retained)': (gramsRetained / wordsRetained).toFixed(2),
-    '4-grams of stems': map.grams.length,
-    '4-gram-stem pairs': map.stems.length,
-    'stem 4-gram map MiB (arrays)': (mapBytes / 2 ** 20).toFixed(1),
-    'stem 4-gram map retained MiB': mapRetained.toFixed(1),
+    '4-grams of stems': stemGrams.grams,
+    '4-gram-stem pairs': stemGrams.holders,
+    'stem 4-gram list MiB (arrays)': (stemGrams.bytes / 2 ** 20).toFixed(1),
+    'words + stem 4-grams retained MiB': withGramsRetained.toFixed(1),
+    'stem 4-gram list retained MiB': (withGramsRetained - wordsRetained).toFixed(1),
+    'snapshot MiB (format 7 / 6)': `${(snapshot.length / 2 ** 20).toFixed(1)} / ${(formatSix.length / 2 ** 20).toFixed(1)}`,
+    'load ms, format 7 (stored list)': loadMs.toFixed(0),
+    'load ms, format 6 (list derived)': deriveMs.toFixed(0),
   };
 }
 

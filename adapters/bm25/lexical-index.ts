@@ -26,6 +26,7 @@ import { StringInterner } from '../kit/string-interner.js';
 import { RagdeskError } from '../../src/errors.js';
 import type { RetrievalFilter, ScoredId } from '../../src/ports/records.js';
 import { scanWords, stem, type AnalysedText } from './lexical-terms.js';
+import { StemGrams, type StemGramState, type StemPostings } from './stem-grams.js';
 
 /** bm25's term-frequency saturation (k1) and length normalisation (b); FTS5's and Lucene's defaults. */
 export interface Bm25Parameters {
@@ -101,6 +102,8 @@ export interface LexicalIndexState {
   /** Per term: largest tf and shortest document among its pairs (MaxScore's bounds). */
   maxTf: Int32Array;
   minLength: Int32Array;
+  /** The 4-grams of the stems (adapters/bm25/stem-grams.ts); absent in older snapshots, then derived on load. */
+  stemGrams?: StemGramState;
 }
 
 export class LexicalIndex {
@@ -158,12 +161,20 @@ export class LexicalIndex {
   private slots = 0;
   private live = 0;
   private totalLength = 0;
+  /** The list over the 4-grams of the stems, kept in step with every change below (null: not kept). */
+  private stemGrams: StemGrams | null;
 
-  /** `maxSlots` below the 2^24 a posting can name is for tests of the limit. */
+  /**
+   * `maxSlots` below the 2^24 a posting can name is for tests of the limit; `withStemGrams: false`
+   * is for benchmarks that index other terms than stems (their memory without the 4-gram list).
+   */
   constructor(
     private readonly parameters: Bm25Parameters = DEFAULT_BM25,
     private readonly maxSlots: number = MAX_SLOTS,
-  ) {}
+    withStemGrams = true,
+  ) {
+    this.stemGrams = withStemGrams ? new StemGrams(parameters) : null;
+  }
 
   private get termNumbers(): Map<string, number> {
     if (this.termMap === undefined) {
@@ -196,6 +207,23 @@ export class LexicalIndex {
 
   private wordOf(term: number): string {
     return this.sortedWords?.at(term) ?? (this.words[term] as string);
+  }
+
+  private readonly wordOfTerm = (term: number): string => this.wordOf(term);
+
+  /** This index's postings as the 4-gram list reads them (the arrays as they are now). */
+  private postingsView(): StemPostings {
+    const { arena, largeTf, blockStart, pairCount } = this;
+    return {
+      arena,
+      lengths: this.lengths,
+      slots: this.slots,
+      live: this.live,
+      start: (term) => blockStart[term] as number,
+      size: (term) => (term < this.termCount ? (pairCount[term] as number) : -1),
+      tfOf: (term, code) => exactTf(largeTf, term, code),
+      wordOf: this.wordOfTerm,
+    };
   }
 
   private idOf(slot: number): string | undefined {
@@ -236,7 +264,15 @@ export class LexicalIndex {
     const slot = this.claimSlot(chunk);
     this.lengths[slot] = text.length;
     this.totalLength += text.length;
-    for (const [word, tf] of text.counts) this.append(this.termFor(word), slot, tf, text.length);
+    const terms: number[] = [];
+    const tfs: number[] = [];
+    for (const [word, tf] of text.counts) {
+      const term = this.termFor(word);
+      this.append(term, slot, tf, text.length);
+      terms.push(term);
+      tfs.push(tf);
+    }
+    this.stemGrams?.addDocument(slot, terms, tfs, this.wordOfTerm);
     return true;
   }
 
@@ -269,6 +305,12 @@ export class LexicalIndex {
     this.lengths[slot] = length;
     this.totalLength += length;
     for (const term of seen) this.append(term, slot, this.docTf[term] as number, length);
+    this.stemGrams?.addDocument(
+      slot,
+      seen,
+      seen.map((term) => this.docTf[term] as number),
+      this.wordOfTerm,
+    );
     return true;
   }
 
@@ -284,10 +326,14 @@ export class LexicalIndex {
     this.totalLength -= Math.max(0, this.lengths[slot] as number);
     this.lengths[slot] = DEAD;
     this.live -= 1;
+    const terms: number[] = [];
     for (const word of text.counts.keys()) {
       const term = this.termNumbers.get(word);
-      if (term !== undefined) this.df[term] = Math.max(0, (this.df[term] as number) - 1);
+      if (term === undefined) continue;
+      this.df[term] = Math.max(0, (this.df[term] as number) - 1);
+      terms.push(term);
     }
+    this.stemGrams?.removeDocument(slot, terms, this.wordOfTerm);
     if (this.slots - this.live > Math.max(1024, this.live)) this.renumber();
     return true;
   }
@@ -333,6 +379,7 @@ export class LexicalIndex {
     this.minLength[term] = MAX_LENGTH;
     this.docMark[term] = 0;
     this.docTf[term] = 0;
+    this.stemGrams?.addTerm(term, word);
     return term;
   }
 
@@ -430,6 +477,7 @@ export class LexicalIndex {
     this.compactArena(0);
     this.slotMap = undefined;
     this.termOfWord.clear();
+    this.stemGrams?.trim(this.postingsView());
     this.sourceNumbers.forgetLookups();
     this.tenantNumbers.forgetLookups();
   }
@@ -437,6 +485,7 @@ export class LexicalIndex {
   /** Forgets a term no document holds any more. */
   private dropTerm(term: number): void {
     const termNumbers = this.termNumbers;
+    this.stemGrams?.dropTerm(term, this.words[term] as string);
     this.arenaFree += this.blockPairs[term] as number;
     this.pairCount[term] = -1;
     this.blockPairs[term] = 0;
@@ -474,6 +523,7 @@ export class LexicalIndex {
     const postings = new Uint32Array(total);
     const largeTfs: number[] = [];
     const arena = this.arena;
+    const exported = new Int32Array(this.termCount).fill(DEAD);
     let at = 0;
     for (const term of this.termsInWordOrder()) {
       const size = this.pairCount[term] as number;
@@ -495,6 +545,7 @@ export class LexicalIndex {
         if (length < minLength) minLength = length;
       }
       if (at === begin) continue;
+      exported[term] = words.length;
       words.push(this.wordOf(term));
       starts.push(at);
       maxTfs.push(maxTf);
@@ -513,6 +564,9 @@ export class LexicalIndex {
       largeTfs: Int32Array.from(largeTfs),
       maxTf: Int32Array.from(maxTfs),
       minLength: Int32Array.from(minLengths),
+      ...(this.stemGrams === null
+        ? {}
+        : { stemGrams: this.stemGrams.exportState(this.postingsView(), (term) => exported[term] as number, mapping, live) }),
     };
   }
 
@@ -582,7 +636,37 @@ export class LexicalIndex {
       index.words = state.words.toArray();
       for (let term = 0; term < terms; term++) index.termNumbers.set(index.words[term] as string, term);
     }
+    index.stemGrams =
+      state.stemGrams === undefined
+        ? StemGrams.derive(index.postingsView(), terms, parameters)
+        : StemGrams.fromState(state.stemGrams, parameters, terms, count);
     return index;
+  }
+
+  /**
+   * The `depth` best documents by bm25 over the 4-grams of their stems, for the 4-grams of
+   * `queryStems` in at most 5% of the documents (see adapters/bm25/stem-grams.ts), best first,
+   * ties by id: exactly what scoring every document's 4-grams would return.
+   */
+  searchStemGrams(queryStems: readonly string[], depth: number, filter?: RetrievalFilter): ScoredId[] {
+    if (!(depth > 0) || this.live === 0) return [];
+    const accept = this.compileFilter(filter);
+    if (accept === false) return [];
+    if (this.stemGrams === null) return [];
+    return this.stemGrams.search(this.postingsView(), queryStems, depth, accept, (slot) => this.idOf(slot) as string);
+  }
+
+  /**
+   * Chunks come in bulk until `trim` (a build from rows): the 4-gram list counts its document
+   * frequencies then, in one pass (see adapters/bm25/stem-grams.ts).
+   */
+  deferStemGramCounts(): void {
+    this.stemGrams?.deferCounts();
+  }
+
+  /** Sizes of the 4-gram list, for reports. */
+  stemGramStats(): { grams: number; holders: number; bytes: number } {
+    return this.stemGrams?.stats() ?? { grams: 0, holders: 0, bytes: 0 };
   }
 
   /** Sizes for reports: documents, distinct terms, stored postings and the bytes of the arrays. */
@@ -796,6 +880,8 @@ export class LexicalIndex {
     this.sources = sources;
     this.tenants = tenants;
     this.slots = ids.length;
+    this.stemGrams?.renumberSlots(mapping, lengths.length);
+    if (this.stemGrams?.wantsTrim) this.stemGrams.trim(this.postingsView());
   }
 }
 

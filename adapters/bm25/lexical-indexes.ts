@@ -1,6 +1,6 @@
 import { RagdeskError } from '../../src/errors.js';
 import type { ScoredId } from '../../src/ports/records.js';
-import type { TextSearchRequest } from '../../src/ports/store.js';
+import type { TextSearchLists, TextSearchRequest } from '../../src/ports/store.js';
 import { nextTurn } from '../../src/util/next-turn.js';
 import { sliceClockNow } from '../../src/util/slice-clock.js';
 import { applySteps, type ChunkWrite } from './chunk-writes.js';
@@ -108,6 +108,7 @@ export function lexicalIndexes(source: LexicalSource, options: LexicalSearchOpti
     // Read at once, before any yield: writes from now on are applied to `entry` (see `apply`).
     entry.sequence = source.sequenceOf(datastoreId) ?? 0;
     if (await loadSnapshot(datastoreId, entry, building)) return;
+    entry.index.deferStemGramCounts();
     const nextPage = source.pages(datastoreId, BUILD_PAGE_ROWS);
     for (;;) {
       const started = sliceClockNow();
@@ -276,6 +277,17 @@ export function lexicalIndexes(source: LexicalSource, options: LexicalSearchOpti
       if (words.length === 0) return [];
       const index = await current(request.datastoreId);
       return index === null ? [] : index.search(words, topK, request.filter);
+    },
+
+    /** `search`'s list and the list over the 4-grams of the stems, from the same index state. */
+    async searchLists(request: TextSearchRequest): Promise<TextSearchLists> {
+      const topK = Math.floor(request.topK);
+      if (!(topK > 0)) return { words: [], stemGrams: [] };
+      const words = queryStems(request.query, options.maxQueryTerms);
+      if (words.length === 0) return { words: [], stemGrams: [] };
+      const index = await current(request.datastoreId);
+      if (index === null) return { words: [], stemGrams: [] };
+      return { words: index.search(words, topK, request.filter), stemGrams: index.searchStemGrams(words, topK, request.filter) };
     },
 
     /** Builds or loads the datastore's index now rather than on its first search. */

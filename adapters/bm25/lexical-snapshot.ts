@@ -16,18 +16,31 @@
  * of unspaced scripts in characters and pairs: adapters/bm25/lexical-terms.ts). A snapshot of
  * any earlier format holds the words of the former rules, so it is not read: the index is built
  * again from the rows (as for a stale snapshot) and saved in this format on close.
+ *
+ * Format 7 adds the list over the 4-grams of the stems (adapters/bm25/stem-grams.ts): two more
+ * header counts (4-grams, holders), and after format 6's data the 32-bit arrays of each
+ * document's length in 4-grams, each 4-gram's document frequency, holder starts (4-grams + 1) and
+ * holders, then the 4-grams as a packed list. Deriving that list from a format 6 snapshot reads
+ * every posting once per 4-gram of its stem, so format 6 is still read (the list derived on load)
+ * and rewritten as format 7 on close.
  */
 import { fourByteAligned } from '../kit/byte-layout.js';
 import { readPacked, type PackedStrings } from '../kit/packed-strings.js';
 import type { LexicalIndexState } from './lexical-index.js';
+import type { StemGramState } from './stem-grams.js';
 
 /** The format written now; exported for the tests of older snapshots. */
-export const SNAPSHOT_FORMAT = 6;
+export const SNAPSHOT_FORMAT = 7;
 const FORMAT = SNAPSHOT_FORMAT;
-/** u32 format, documents, terms, postings, large-tf ints. */
-const HEADER_BYTES = 20;
+/** Format 6: the words index alone, the 4-gram list derived on load. */
+const WORDS_ONLY_FORMAT = 6;
+/** u32 format, documents, terms, postings, large-tf ints; format 7 adds 4-grams and holders. */
+const WORDS_HEADER_BYTES = 20;
+const HEADER_BYTES = 28;
 
 export function encodeSnapshot(state: LexicalIndexState): Buffer {
+  const grams = state.stemGrams;
+  if (grams === undefined) throw new Error('lexical state: no 4-gram list to save');
   const arrays = [
     state.lengths,
     state.sources,
@@ -39,18 +52,34 @@ export function encodeSnapshot(state: LexicalIndexState): Buffer {
     state.largeTfs,
   ];
   const lists = [state.ids, state.sourceIds, state.tenantIds, state.words];
+  const gramArrays = [grams.lengths, grams.df, grams.holderStarts, grams.holders];
+  const byteSum = (sum: number, array: { byteLength: number }) => sum + array.byteLength;
   const size =
-    HEADER_BYTES + arrays.reduce((sum, array) => sum + array.byteLength, 0) + lists.reduce((sum, list) => sum + list.serializedLength, 0);
+    HEADER_BYTES +
+    arrays.reduce(byteSum, 0) +
+    lists.reduce((sum, list) => sum + list.serializedLength, 0) +
+    gramArrays.reduce(byteSum, 0) +
+    grams.grams.serializedLength;
   const bytes = Buffer.alloc(size);
-  [FORMAT, state.ids.length, state.words.length, state.postings.length, state.largeTfs.length].forEach((value, i) =>
-    bytes.writeUInt32LE(value, i * 4),
-  );
+  const header = [
+    FORMAT,
+    state.ids.length,
+    state.words.length,
+    state.postings.length,
+    state.largeTfs.length,
+    grams.grams.length,
+    grams.holders.length,
+  ];
+  header.forEach((value, i) => bytes.writeUInt32LE(value, i * 4));
   let at = HEADER_BYTES;
-  for (const array of arrays) {
+  const write = (array: Int32Array | Uint32Array) => {
     bytes.set(new Uint8Array(array.buffer, array.byteOffset, array.byteLength), at);
     at += array.byteLength;
-  }
+  };
+  arrays.forEach(write);
   for (const list of lists) at = list.serializeInto(bytes, at);
+  gramArrays.forEach(write);
+  at = grams.grams.serializeInto(bytes, at);
   return bytes;
 }
 
@@ -64,34 +93,45 @@ export function decodeSnapshot(bytes: Uint8Array): LexicalIndexState | null {
   try {
     if (bytes.byteLength < 8) return null;
     const format = new DataView(bytes.buffer, bytes.byteOffset, 4).getUint32(0, true);
-    return format === FORMAT ? decodeCurrent(fourByteAligned(bytes)) : null;
+    return format === FORMAT || format === WORDS_ONLY_FORMAT ? decodeFormat(fourByteAligned(bytes), format) : null;
   } catch {
     return null;
   }
 }
 
-function decodeCurrent(bytes: Uint8Array): LexicalIndexState | null {
-  if (bytes.byteLength < HEADER_BYTES) return null;
-  const view = new DataView(bytes.buffer, bytes.byteOffset, HEADER_BYTES);
-  const [documents, terms, postingCount, largeTfInts] = [4, 8, 12, 16].map((at) => view.getUint32(at, true)) as [
-    number,
-    number,
-    number,
-    number,
-  ];
-  const sizes = [documents, documents, documents, terms + 1, terms, terms, postingCount, largeTfInts];
-  let at = HEADER_BYTES;
-  if (at + sizes.reduce((sum, size) => sum + size * 4, 0) > bytes.byteLength) return null;
-  const arrays = sizes.map((size) => {
-    const array = new Int32Array(bytes.buffer, bytes.byteOffset + at, size);
-    at += size * 4;
-    return array;
-  });
+function decodeFormat(bytes: Uint8Array, format: number): LexicalIndexState | null {
+  const headerBytes = format === WORDS_ONLY_FORMAT ? WORDS_HEADER_BYTES : HEADER_BYTES;
+  if (bytes.byteLength < headerBytes) return null;
+  const view = new DataView(bytes.buffer, bytes.byteOffset, headerBytes);
+  const [documents, terms, postingCount, largeTfInts, gramCount, holderCount] = [4, 8, 12, 16, 20, 24].map((at) =>
+    at < headerBytes ? view.getUint32(at, true) : 0,
+  ) as [number, number, number, number, number, number];
+  let at = headerBytes;
+  const readArrays = (sizes: number[]): Int32Array[] | null => {
+    if (at + sizes.reduce((sum, size) => sum + size * 4, 0) > bytes.byteLength) return null;
+    return sizes.map((size) => {
+      const array = new Int32Array(bytes.buffer, bytes.byteOffset + at, size);
+      at += size * 4;
+      return array;
+    });
+  };
+  const arrays = readArrays([documents, documents, documents, terms + 1, terms, terms, postingCount, largeTfInts]);
+  if (arrays === null) return null;
   const lists: PackedStrings[] = [];
   for (let i = 0; i < 4; i++) {
     const { strings, next } = readPacked(bytes, at);
     lists.push(strings);
     at = next;
+  }
+  let stemGrams: StemGramState | undefined;
+  if (format !== WORDS_ONLY_FORMAT) {
+    const gramArrays = readArrays([documents, gramCount, gramCount + 1, holderCount]);
+    if (gramArrays === null) return null;
+    const { strings, next } = readPacked(bytes, at);
+    at = next;
+    const [lengths, df, holderStarts, holders] = gramArrays as [Int32Array, Int32Array, Int32Array, Int32Array];
+    if (strings.length !== gramCount) return null;
+    stemGrams = { grams: strings, df, holderStarts, holders, lengths };
   }
   if (at !== bytes.byteLength) return null;
   const [lengths, sources, tenants, termStarts, maxTf, minLength, postings, largeTfs] = arrays as [
@@ -119,5 +159,6 @@ function decodeCurrent(bytes: Uint8Array): LexicalIndexState | null {
     largeTfs,
     maxTf,
     minLength,
+    ...(stemGrams === undefined ? {} : { stemGrams }),
   };
 }

@@ -1,7 +1,14 @@
 import { matchesMetadata } from '../../src/filters/metadata-filter.js';
 import { notFound } from '../../src/errors.js';
 import type { ChunkRecord, DatasourceRecord, DatastoreRecord, ScoredId } from '../../src/ports/records.js';
-import type { ChunkChange, DatasourcePatch, DatastorePatch, RetrievalStore, TextSearchRequest } from '../../src/ports/store.js';
+import type {
+  ChunkChange,
+  DatasourcePatch,
+  DatastorePatch,
+  RetrievalStore,
+  TextSearchLists,
+  TextSearchRequest,
+} from '../../src/ports/store.js';
 import { patchedDatastore } from '../kit/record-patches.js';
 import { conflict, copyChunk, copyDatasource, oldestFirst, patchDatasource, validateChunks } from './record-copies.js';
 import { memoryCrawls } from './memory-crawls.js';
@@ -287,6 +294,12 @@ export function memoryRetrievalStore(): RetrievalStore {
         const state = datastores.get(request.datastoreId);
         if (state === undefined) return [];
         return state.text.search(request.query, request.topK, request.filter);
+      },
+
+      async searchTextLists(request: TextSearchRequest): Promise<TextSearchLists> {
+        const state = datastores.get(request.datastoreId);
+        if (state === undefined) return { words: [], stemGrams: [] };
+        return state.text.searchLists(request.query, request.topK, request.filter);
       },
 
       async close() {

@@ -1,4 +1,5 @@
 import type { RetrievalFilter, ScoredId } from '../../src/ports/records.js';
+import type { TextSearchLists } from '../../src/ports/store.js';
 import { DEFAULT_LEXICAL_OPTIONS } from '../bm25/lexical-indexes.js';
 import { LexicalIndex } from '../bm25/lexical-index.js';
 import { analyseText, queryStems } from '../bm25/lexical-terms.js';
@@ -40,5 +41,13 @@ export class TextPostings {
     if (!(limit > 0)) return [];
     const words = queryStems(query, DEFAULT_LEXICAL_OPTIONS.maxQueryTerms);
     return words.length === 0 ? [] : this.index.search(words, limit, filter);
+  }
+
+  /** `search`'s list and the list over the 4-grams of the stems (adapters/bm25/stem-grams.ts). */
+  searchLists(query: string, topK: number, filter: RetrievalFilter | undefined): TextSearchLists {
+    const limit = Math.floor(topK);
+    const words = limit > 0 ? queryStems(query, DEFAULT_LEXICAL_OPTIONS.maxQueryTerms) : [];
+    if (words.length === 0) return { words: [], stemGrams: [] };
+    return { words: this.index.search(words, limit, filter), stemGrams: this.index.searchStemGrams(words, limit, filter) };
   }
 }

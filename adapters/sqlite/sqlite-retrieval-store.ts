@@ -161,6 +161,7 @@ export function sqliteRetrievalStore(
 
       // Asynchronous: the first search of a datastore builds its index in steps (lexical-search.ts).
       searchText: (request) => lexical.search(request),
+      searchTextLists: (request) => lexical.searchLists(request),
       prepareTextSearch: (datastoreId) => lexical.prepare(datastoreId),
 
       async close() {

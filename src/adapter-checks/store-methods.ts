@@ -123,6 +123,7 @@ export const RETRIEVAL_STORE_METHODS: PortMethods<RetrievalStore> = {
     iterateChunkVectors: true,
     getChunkVectors: true,
     prepareTextSearch: true,
+    searchTextLists: true,
   },
 };
 

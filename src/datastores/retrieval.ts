@@ -15,6 +15,12 @@ import { nextTurn } from '../util/next-turn.js';
 
 /** Candidates each retriever contributes to the fusion; deeper lists barely change the top 10. */
 const FUSION_POOL = 50;
+/**
+ * Weight of the third list of a hybrid query, bm25 over the 4-grams of the stems (stores with
+ * `searchTextLists`), beside the words list's 1: chosen in every fold of a 5-fold cross-validation
+ * on SciFact train (docs/decisions/022-scoring-past-bm25.md).
+ */
+const STEM_GRAM_WEIGHT = 0.2;
 
 /**
  * Hybrid fusion is score-based (see score-fusion.ts), not rank-based: 5-fold cross-validation on
@@ -60,21 +66,28 @@ export async function retrieve(
     request.mode === 'lexical'
       ? queryVectorIfComparable(context, datastore, request.query)
       : vectorSearch(context, datastore, request.query, pool, filter, dispatch.resolve);
-  const searchText = () => context.retrieval.searchText({ datastoreId: datastore.id, query: request.query, topK: pool, filter });
-  const [vectorSide, textHits] = await Promise.all([
+  const textRequest = { datastoreId: datastore.id, query: request.query, topK: pool, filter };
+  const { retrieval: store } = context;
+  const searchText = async (): Promise<TextLists> => ({ words: await store.searchText(textRequest), stemGrams: [] });
+  // Hybrid queries fuse the 4-gram list too when the store has it.
+  const lists = store.searchTextLists?.bind(store);
+  const searchLists = lists ? () => lists(textRequest) : searchText;
+  const [vectorSide, textLists] = await Promise.all([
     vectorSearching,
     request.mode === 'vector'
-      ? []
+      ? { words: [], stemGrams: [] }
       : request.mode === 'hybrid'
-        ? afterDispatch(dispatch.promise, vectorSearching, searchText)
+        ? afterDispatch(dispatch.promise, vectorSearching, searchLists)
         : searchText(),
   ]);
   const vectorHits = vectorSide?.hits ?? [];
+  const textHits = textLists.words;
   const ranked =
     request.mode === 'hybrid'
       ? fuseByScore([
           { hits: vectorHits, weight: context.embeddings.fusionWeight ?? 1 },
           { hits: textHits, weight: 1 },
+          { hits: textLists.stemGrams, weight: STEM_GRAM_WEIGHT },
         ])
       : request.mode === 'vector'
         ? vectorHits
@@ -86,6 +99,12 @@ export async function retrieve(
     queryVector: vectorSide?.vector ?? null,
   };
   return hydrate(context, datastore, ranked.slice(0, request.topK), raw);
+}
+
+/** A query's lexical lists: the words, and the 4-grams of the stems (empty when not searched). */
+interface TextLists {
+  words: ScoredId[];
+  stemGrams: ScoredId[];
 }
 
 /** What each retriever said about the hits, reported beside the one comparable `score`. */

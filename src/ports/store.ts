@@ -14,7 +14,7 @@ import type { SpecificationVersion } from './specification.js';
 export type { DatastorePatch, DatastoreStore } from './store/datastore-store.js';
 export type { DatasourcePageQuery, DatasourcePatch, DatasourceStore, StorePage, StoredFile } from './store/datasource-store.js';
 export type { ChunkChange, ChunkPageQuery, ChunkStore, NewDocument } from './store/chunk-store.js';
-export type { TextSearchRequest, TextSearchStore } from './store/text-search-store.js';
+export type { TextSearchLists, TextSearchRequest, TextSearchStore } from './store/text-search-store.js';
 export type { JobClaim, JobPatch, JobStore } from './store/job-store.js';
 export type { AgentPatch, AgentStore } from './store/agent-store.js';
 export type { ConversationFilter, ConversationStore } from './store/conversation-store.js';

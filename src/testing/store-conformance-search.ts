@@ -183,6 +183,34 @@ export function describeSearchConformance(context: StoreSuiteContext<RetrievalSt
       expect((await search('zymurgy')).length).toBe(0);
     });
 
+    it('searchTextLists (when the store has it): the words list as searchText, and a 4-gram list that finds a word by its variants', async (test) => {
+      const lists = store().searchTextLists?.bind(store());
+      if (!lists) {
+        test.skip();
+        return;
+      }
+      const request = (query: string, topK = 10, filter?: { datasourceIds?: string[]; customIds?: string[] }) =>
+        lists({ datastoreId: datastore.id, query, topK, ...(filter ? { filter } : {}) });
+      const zymurgy = chunks.find((chunk) => chunk.text.includes('zymurgy'))!;
+      // "zymurgical" stems to "zymurg", "zymurgy" to "zymurgi": no word in common, four 4-grams.
+      const variant = await request('zymurgical');
+      expect(variant.words).toEqual([]);
+      expect(variant.stemGrams.map((hit) => hit.id)).toEqual([zymurgy.id]);
+      expect(variant.stemGrams[0]!.score).toBeGreaterThan(0);
+      const both = await request('zymurgy telescope nebula', 20);
+      expect(both.words).toEqual(await search('zymurgy telescope nebula', 20));
+      expect(both.stemGrams[0]?.id).toBe(zymurgy.id);
+      // The same filter on both lists; nothing for an unknown datastore, a topK of 0 or a query of stopwords.
+      expect(await request('zymurgical', 10, { datasourceIds: [recipes.id] })).toEqual({ words: [], stemGrams: [] });
+      expect((await request('zymurgical', 10, { customIds: ['tenant-a'] })).stemGrams.map((hit) => hit.id)).toEqual([zymurgy.id]);
+      expect(await lists({ datastoreId: 'missing', query: 'zymurgical', topK: 5 })).toEqual({ words: [], stemGrams: [] });
+      expect(await request('zymurgical', 0)).toEqual({ words: [], stemGrams: [] });
+      expect(await request('the of and')).toEqual({ words: [], stemGrams: [] });
+      // It follows writes like the words list.
+      await store().replaceChunks(guide.id, [makeChunk(guide, 0, 'The quokka exhibit replaced the old telescope room.')]);
+      expect((await request('zymurgical')).stemGrams).toEqual([]);
+    });
+
     it('follows replaces and deletes', async () => {
       const fresh = makeChunk(guide, 0, 'The quokka exhibit replaced the old telescope room.');
       await store().replaceChunks(guide.id, [fresh]);

@@ -18,7 +18,7 @@ type Port = 'retrieval' | 'accounts' | 'index' | 'embeddings' | 'chat' | 'files'
 
 /** Methods the ports mark optional: an adapter without them is accepted. */
 const OPTIONAL: Record<Port, readonly string[]> = {
-  retrieval: ['getDatasourceRefs', 'listDatasourceIdsMatching', 'pageDatasources', 'pageChunks'],
+  retrieval: ['getDatasourceRefs', 'listDatasourceIdsMatching', 'pageDatasources', 'pageChunks', 'searchTextLists'],
   accounts: [],
   index: ['similarities'],
   embeddings: [],

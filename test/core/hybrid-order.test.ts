@@ -32,10 +32,11 @@ describe('hybrid query', () => {
     };
     const loggingStore = new Proxy(store, {
       get(target, property, receiver) {
-        if (property === 'searchText') {
+        // A hybrid query reads its lexical lists through searchTextLists, a lexical one through searchText.
+        if (property === 'searchText' || property === 'searchTextLists') {
           return (request: Parameters<RetrievalStore['searchText']>[0]) => {
             order.push('text');
-            return target.searchText(request);
+            return property === 'searchText' ? target.searchText(request) : target.searchTextLists!(request);
           };
         }
         const value: unknown = Reflect.get(target, property, receiver);

@@ -9,6 +9,16 @@ export interface TextSearchRequest {
   filter?: RetrievalFilter;
 }
 
+/**
+ * The two lexical lists of one query: bm25 over the words (what `searchText` returns), and bm25
+ * over the character 4-grams of the words' stems, which finds a chunk by a word's variants and
+ * misspellings (the query reading only its 4-grams found in at most 5% of the datastore's chunks).
+ */
+export interface TextSearchLists {
+  words: ScoredId[];
+  stemGrams: ScoredId[];
+}
+
 /** Full-text search over chunk text (Store conformance: `searchText`). */
 export interface TextSearchStore {
   /**
@@ -22,4 +32,10 @@ export interface TextSearchStore {
    * unknown datastore is not an error. Stores that search the database directly omit it.
    */
   prepareTextSearch?(datastoreId: string): Promise<void>;
+  /**
+   * Optional: `searchText`'s list and the 4-gram list (see {@link TextSearchLists}) of one query,
+   * each at most `topK`, best first, with the same filter. Hybrid queries fuse the 4-gram list as a
+   * third list when the store has it; stores without it are queried with `searchText` alone.
+   */
+  searchTextLists?(request: TextSearchRequest): Promise<TextSearchLists>;
 }

@@ -19,6 +19,7 @@ import { makeChunk, makeChunks, makeDatasource, makeDatastore } from '../../../s
 import { seededRandom } from '../../../src/testing/random.js';
 import { samplePassages } from '../../../src/testing/sample-texts.js';
 import { setSliceClock, steppingClock } from '../../../src/util/slice-clock.js';
+import { expectSameHits } from './same-hits.js';
 
 /** A snapshot with one more document, `planted`, holding `word`: proves a search read the snapshot. */
 function plantWord(bytes: Buffer, word: string): Buffer {
@@ -125,14 +126,6 @@ function bruteForce(
     if (matched) hits.push({ id: doc.id, score });
   }
   return hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, topK);
-}
-
-function expectSameHits(actual: ScoredId[], expected: ScoredId[], note: string): void {
-  expect(
-    actual.map((hit) => hit.id),
-    note,
-  ).toEqual(expected.map((hit) => hit.id));
-  actual.forEach((hit, i) => expect(Math.abs(hit.score - (expected[i] as ScoredId).score), note).toBeLessThan(1e-9));
 }
 
 describe('LexicalIndex', () => {

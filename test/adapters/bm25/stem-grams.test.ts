@@ -19,6 +19,7 @@ import { makeChunks, makeDatasource, makeDatastore } from '../../../src/testing/
 import { samplePassages } from '../../../src/testing/sample-texts.js';
 import { seededRandom } from '../../../src/testing/random.js';
 import { ENGLISH_STOPWORDS } from '../../../src/text/stopwords.js';
+import { expectSameHits } from './same-hits.js';
 
 interface Doc extends IndexedChunk {
   text: string;
@@ -66,14 +67,6 @@ function bruteForce(docs: ReadonlyMap<string, Doc>, queryStems: readonly string[
     if (matched) hits.push({ id: doc.id, score });
   }
   return hits.sort((a, b) => b.score - a.score || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0)).slice(0, depth);
-}
-
-function expectSameHits(actual: ScoredId[], expected: ScoredId[], note: string): void {
-  expect(
-    actual.map((hit) => hit.id),
-    note,
-  ).toEqual(expected.map((hit) => hit.id));
-  actual.forEach((hit, i) => expect(Math.abs(hit.score - (expected[i] as ScoredId).score), note).toBeLessThan(1e-9));
 }
 
 /**

@@ -2,20 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { detectAnswerSlot, slotValue } from '../../../adapters/local/answer-slot.js';
 import { localAnswerer, NOTHING_FOUND } from '../../../adapters/local/extractive-answerer.js';
 import { splitUnits } from '../../../adapters/local/sentences.js';
-import { stemOf } from '../../../adapters/local/stems.js';
 import type { GroundingPassage } from '../../../src/ports/chat-model.js';
-import { splitWords } from '../../../src/text/query-terms.js';
-
-async function answer(query: string, passages: GroundingPassage[]): Promise<string> {
-  const result = await localAnswerer().generate({
-    messages: [{ role: 'user', content: query }],
-    model: 'local',
-    grounding: { query, passages },
-  });
-  return result.text;
-}
-
-const stems = (question: string) => new Set(splitWords(question).map((word) => stemOf(word)));
+import { answer, stems } from './ask-answerer.js';
 
 const RECEIPT = [
   'TECHMART ELECTRONICS',

@@ -16,6 +16,8 @@
 import type { ScoredId } from '../../src/ports/records.js';
 import { ENGLISH_STOPWORDS } from '../../src/text/stopwords.js';
 import { PackedStrings } from '../kit/packed-strings.js';
+import { TopScores } from './top-scores.js';
+import { grow } from './typed-arrays.js';
 
 const GRAM = 4;
 /** A query reads a 4-gram only if at most this share of the live chunks holds it. */
@@ -698,60 +700,14 @@ function reordered(list: PackedStrings, order: Int32Array): PackedStrings {
   return new PackedStrings(bytes, ends);
 }
 
-function grow(array: Int32Array<ArrayBufferLike>, capacity: number): Int32Array<ArrayBufferLike> {
-  const next = new Int32Array(capacity);
-  next.set(array);
-  return next;
-}
-
 /**
  * The `depth` best of `slots` by score, equal scores by id, best first. Only the hits kept and the
  * ties at the cut get their ids: a query's 4-grams meet thousands of chunks at 100k, and decoding
  * every id cost more than scoring them.
  */
 function bestOf(slots: Int32Array, scores: Float64Array, depth: number, idOf: (slot: number) => string): ScoredId[] {
-  let cut = Number.NEGATIVE_INFINITY;
-  if (slots.length > depth) {
-    // A min-heap of the depth best scores: its root is the cut.
-    const heap = new Float64Array(depth);
-    let size = 0;
-    for (const slot of slots) {
-      const score = scores[slot] as number;
-      if (size < depth) {
-        let at = size++;
-        while (at > 0) {
-          const parent = (at - 1) >>> 1;
-          if ((heap[parent] as number) <= score) break;
-          heap[at] = heap[parent] as number;
-          at = parent;
-        }
-        heap[at] = score;
-      } else if (score > (heap[0] as number)) {
-        let at = 0;
-        for (;;) {
-          let child = 2 * at + 1;
-          if (child >= depth) break;
-          if (child + 1 < depth && (heap[child + 1] as number) < (heap[child] as number)) child += 1;
-          if ((heap[child] as number) >= score) break;
-          heap[at] = heap[child] as number;
-          at = child;
-        }
-        heap[at] = score;
-      }
-    }
-    cut = heap[0] as number;
-  }
-  const kept: ScoredId[] = [];
-  const ties: ScoredId[] = [];
-  for (const slot of slots) {
-    const score = scores[slot] as number;
-    if (score > cut) kept.push({ id: idOf(slot), score });
-    else if (score === cut) ties.push({ id: idOf(slot), score });
-  }
-  ties.sort(byScoreThenId);
-  return kept.concat(ties.slice(0, depth - kept.length)).sort(byScoreThenId);
-}
-
-function byScoreThenId(x: ScoredId, y: ScoredId): number {
-  return y.score - x.score || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0);
+  if (depth < 1) return [];
+  const top = new TopScores(depth);
+  for (const slot of slots) top.offer(slot, scores[slot] as number);
+  return top.results(idOf);
 }

@@ -289,8 +289,8 @@ async function hydrate(
 /**
  * The similarity of these hits to the query, from the vectors the index holds (one native call on
  * the HNSW index: reading a lexical top 100's vectors from SQLite and comparing them here was a
- * quarter of such a query's CPU). Hits it cannot answer for are left out, and an index that fails
- * here leaves them all to the stored vectors: the store is the source of truth, the index a copy.
+ * quarter of such a query's CPU). Hits it cannot answer for are left out and scored from the
+ * stored vectors.
  */
 async function indexSimilarities(
   context: RagdeskContext,
@@ -300,8 +300,7 @@ async function indexSimilarities(
 ): Promise<ReadonlyMap<string, number>> {
   const { index } = context;
   if (ids.length === 0 || !index.similarities) return new Map();
-  // Ids the index cannot answer for are left out by contract; a throw is a real failure (a closed
-  // index, a failed graph) and fails the query like any other read.
+  // A throw is a real failure (a closed index, a failed graph): it fails the query like any other read.
   const scored = await index.similarities(datastoreId, vector, ids);
   return new Map(scored.map((hit) => [hit.id, hit.score]));
 }

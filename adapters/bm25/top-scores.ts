@@ -101,6 +101,6 @@ export class TopScores {
 }
 
 /** Best first; equal scores by id, so results are deterministic. */
-export function byScoreThenId(x: ScoredId, y: ScoredId): number {
+function byScoreThenId(x: ScoredId, y: ScoredId): number {
   return y.score - x.score || (x.id < y.id ? -1 : x.id > y.id ? 1 : 0);
 }

@@ -1,8 +1,9 @@
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, it } from 'vitest';
 import { postgresStore } from '../../../adapters/postgres/index.js';
 import { CRAWL_FETCHED_AT_VERSION, migrate } from '../../../adapters/postgres/schema.js';
 import { freshSchema, startPgliteServer, type PgliteServer } from '../../helpers/pglite-server.js';
+import { expectCrawlPageUpgraded } from '../../helpers/crawl-page-upgrade.js';
 
 /** Crawl pages written before fetch times were kept read as they were, and keep fetch times after. */
 describe('postgres: migrating crawl pages to fetch times', () => {
@@ -28,22 +29,7 @@ describe('postgres: migrating crawl pages to fetch times', () => {
     `);
     const store = await postgresStore({ pool: pglite.pool, schema });
     try {
-      const before = {
-        datasourceId: 'src-site',
-        url: 'https://old.test/a',
-        status: 'fetched' as const,
-        reason: null,
-        error: null,
-        pageId: 'src-page-a',
-        etag: '"e1"',
-        lastModified: null,
-        contentHash: 'h',
-        updatedAt: '2025-01-02T00:00:00.000Z',
-      };
-      expect(await store.listCrawlPages('src-site', { offset: 0, limit: 5 })).toEqual({ items: [before], total: 1 });
-      const after = { ...before, fetchedAt: '2025-01-03T00:00:00.000Z', updatedAt: '2025-01-03T00:00:01.000Z' };
-      await store.putCrawlPages([after]);
-      expect(await store.listCrawlPages('src-site', { offset: 0, limit: 5 })).toEqual({ items: [after], total: 1 });
+      await expectCrawlPageUpgraded(store);
     } finally {
       await store.close();
       await pglite.pool.query(`DROP SCHEMA ${s} CASCADE`);

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { sqliteStore } from '../../../adapters/sqlite/index.js';
 import { CRAWL_FETCHED_AT_VERSION, migrate } from '../../../adapters/sqlite/schema.js';
+import { expectCrawlPageUpgraded } from '../../helpers/crawl-page-upgrade.js';
 
 let dir: string;
 
@@ -31,22 +32,7 @@ it('opens crawl pages written before fetch times unchanged (no fetchedAt), and k
 
   const store = sqliteStore({ path });
   try {
-    const before = {
-      datasourceId: 'src-site',
-      url: 'https://old.test/a',
-      status: 'fetched' as const,
-      reason: null,
-      error: null,
-      pageId: 'src-page-a',
-      etag: '"e1"',
-      lastModified: null,
-      contentHash: 'h',
-      updatedAt: '2025-01-02T00:00:00.000Z',
-    };
-    expect(await store.listCrawlPages('src-site', { offset: 0, limit: 5 })).toEqual({ items: [before], total: 1 });
-    const after = { ...before, fetchedAt: '2025-01-03T00:00:00.000Z', updatedAt: '2025-01-03T00:00:01.000Z' };
-    await store.putCrawlPages([after]);
-    expect(await store.listCrawlPages('src-site', { offset: 0, limit: 5 })).toEqual({ items: [after], total: 1 });
+    await expectCrawlPageUpgraded(store);
   } finally {
     await store.close();
   }

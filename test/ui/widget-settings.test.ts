@@ -15,6 +15,7 @@ import { seriousViolations } from './axe.js';
 import { browserSkipReason, launchBrowser, readmeShot, shot, type Browser } from './browser.js';
 import { startServe, type ServeProcess } from './serve-process.js';
 import { listenLocal } from '../helpers/http-server.js';
+import { expectWidgetRefused } from './widget-refusal.js';
 
 const skip = browserSkipReason();
 
@@ -234,16 +235,7 @@ describe.skipIf(skip !== null)('widget settings, preview, embed code, and the wi
       it('the widget on a site the agent does not list says so', async () => {
         const page = await browser.page({ width: viewport.width, height: viewport.height });
         await page.goto(refusedSite);
-        await page.locator('.bubble').click();
-        await expect
-          .poll(() =>
-            page
-              .locator('.not-allowed')
-              .textContent()
-              .catch(() => ''),
-          )
-          .toBe('This site is not allowed to use this assistant.');
-        expect(await page.getByLabel('Your question').count()).toBe(0);
+        await expectWidgetRefused(page);
         expect(await seriousViolations(page), `refused widget at ${viewport.width}px`).toEqual([]);
         await shot(page, `widget-refused-${viewport.name}`);
         await page.close();

@@ -5,6 +5,7 @@ import type { OpenedRagdesk } from '../../adapters/node.js';
 import type { OpenAIServer } from '../../fixtures/openai-server.js';
 import { browserSkipReason, shot, type Browser } from './browser.js';
 import { openModelSite, type ModelSite } from './model-site.js';
+import { expectWidgetRefused } from './widget-refusal.js';
 const skip = browserSkipReason();
 
 const PLANTED = 'INJECTDOC-5e1a';
@@ -96,16 +97,7 @@ describe.skipIf(skip !== null)('chat widget on another origin, and hostile text 
   it('a site neither the server nor the agent allows is told so, and cannot ask', async () => {
     const page = await browser.page();
     await page.goto(strangerOrigin);
-    await page.locator('.bubble').click();
-    await expect
-      .poll(() =>
-        page
-          .locator('.not-allowed')
-          .textContent()
-          .catch(() => ''),
-      )
-      .toBe('This site is not allowed to use this assistant.');
-    expect(await page.getByLabel('Your question').count()).toBe(0);
+    await expectWidgetRefused(page);
     await page.close();
   });
 

@@ -22,7 +22,9 @@ export function rankSentences(grounding: ChatGrounding, minCoverage: number): Ra
   const { passages } = grounding;
   if (passages.length === 0) return [];
   const read = familyReader(new Set(questionTerms(grounding.query).map((term) => stemOf(term))));
-  const weights = termWeights(grounding.query, passages, read);
+  // Each passage's stems with its document's name, read once for the weights, names and missing words.
+  const passageStems = passages.map((passage) => new Set([...read(passage.text), ...read(passage.label)]));
+  const weights = termWeights(grounding.query, passageStems);
   const total = sum(weights);
   if (total === 0) return [];
   const question: Question = {
@@ -38,11 +40,12 @@ export function rankSentences(grounding: ChatGrounding, minCoverage: number): Ra
     restrict: grounding.restrictKnowledge !== false,
     names: [],
   };
-  question.names = namesOf(grounding.query, question, passages);
+  const present = new Set(passageStems.flatMap((stems) => [...stems]));
+  question.names = namesOf(grounding.query, question, present);
   // Answering only from the documents: when words of the question are in no passage at all
   // ("Australia" in "the capital of Australia"), the documents do not hold what it asks.
   const { restrict } = question;
-  if (restrict && missingShare(question, passages) / total >= MISSING_ENOUGH) return [];
+  if (restrict && missingShare(question, present, passages) / total >= MISSING_ENOUGH) return [];
   // Answering only from the documents, a passage not holding the names the question gives is
   // about something else ("how many employees does TechMart have" → a page on Microsoft's staff).
   const names = restrict ? question.names : [];
@@ -325,21 +328,17 @@ function focusWeights(query: string, weights: ReadonlyMap<string, number>): Map<
  * passage holds: a passage not holding them all is about something else. Names no passage holds
  * are left to {@link missingShare}.
  */
-function namesOf(query: string, question: Question, passages: readonly GroundingPassage[]): string[] {
-  const present = new Set(passages.flatMap((passage) => [...question.read(passage.text), ...question.read(passage.label)]));
+function namesOf(query: string, question: Question, present: ReadonlySet<string>): string[] {
   const names = (query.match(/(?<=\S\s+)\p{Lu}[\p{L}\d-]*/gu) ?? []).map((word) => stemOf(word.toLowerCase()));
   return [...new Set(names)].filter((name) => question.weights.has(name) && present.has(name));
 }
 
-/** Weight of the question's terms that no passage (nor its document's name) contains. */
-function missingShare(question: Question, passages: readonly GroundingPassage[]): number {
-  const all = new Set(
-    passages.flatMap((passage) => [
-      ...question.read(passage.text),
-      ...question.read(passage.label),
-      ...fieldKeyStems(passage.text, question.words),
-    ]),
-  );
+/**
+ * Weight of the question's terms that no passage (nor its document's name: `present`, their stems)
+ * contains, a field key abbreviating one counting as containing it.
+ */
+function missingShare(question: Question, present: ReadonlySet<string>, passages: readonly GroundingPassage[]): number {
+  const all = new Set([...present, ...passages.flatMap((passage) => fieldKeyStems(passage.text, question.words))]);
   let missing = 0;
   const slotWords = question.slot.kind === 'money' ? MONEY_VERBS : SLOT_NOUNS;
   // A verb in -ed or -ing ("cited", "proved", "encouraging") is often said by the documents in
@@ -441,16 +440,15 @@ function sum(weights: ReadonlyMap<string, number>): number {
  * Query stems weighted by rarity across the passages: a term in every passage ("the product")
  * says little about which sentence answers; a term in one passage says a lot.
  */
-function termWeights(query: string, passages: readonly GroundingPassage[], read: StemReader): Map<string, number> {
+function termWeights(query: string, passageStems: readonly ReadonlySet<string>[]): Map<string, number> {
   const stems = [...new Set(questionTerms(query).map((term) => stemOf(term)))].filter((stem) => !ENGLISH_STOPWORDS.has(stem));
-  const passageStems = passages.map((passage) => new Set([...read(passage.text), ...read(passage.label)]));
   const weights = new Map<string, number>();
   for (const stem of stems) {
     // A term no passage contains still counts against coverage (the passages may not answer the
     // question at all), but only as much as a term of one passage: otherwise filler words of the
     // question ("how long does it take") would outweigh the words the passages do share.
     const df = Math.max(1, passageStems.filter((set) => set.has(stem)).length);
-    weights.set(stem, Math.log(1 + (passages.length + 1) / (df + 0.5)));
+    weights.set(stem, Math.log(1 + (passageStems.length + 1) / (df + 0.5)));
   }
   return weights;
 }

@@ -194,17 +194,7 @@ export class LexicalIndex {
   private termOf(word: string): number | undefined {
     const sorted = this.sortedWords;
     if (sorted === undefined) return this.termNumbers.get(word);
-    const key = Buffer.from(word, 'utf8');
-    let low = 0;
-    let high = sorted.length - 1;
-    while (low <= high) {
-      const middle = (low + high) >>> 1;
-      const order = sorted.compareTo(middle, key);
-      if (order === 0) return middle;
-      if (order < 0) low = middle + 1;
-      else high = middle - 1;
-    }
-    return undefined;
+    return sorted.indexOfSorted(word);
   }
 
   private wordOf(term: number): string {

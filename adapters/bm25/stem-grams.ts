@@ -186,17 +186,7 @@ export class StemGrams {
   private gramOf(gram: string): number | undefined {
     const sorted = this.sortedGrams;
     if (sorted === undefined) return this.newGramOf(gram);
-    const key = Buffer.from(gram, 'utf8');
-    let low = 0;
-    let high = sorted.length - 1;
-    while (low <= high) {
-      const middle = (low + high) >>> 1;
-      const order = sorted.compareTo(middle, key);
-      if (order === 0) return middle;
-      if (order < 0) low = middle + 1;
-      else high = middle - 1;
-    }
-    return this.newGramOf(gram);
+    return sorted.indexOfSorted(gram) ?? this.newGramOf(gram);
   }
 
   private newGramOf(gram: string): number | undefined {

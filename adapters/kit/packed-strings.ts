@@ -62,6 +62,24 @@ export class PackedStrings {
     return compareBytes(this.bytes, this.start(index), this.ends[index] as number, key, 0, key.length);
   }
 
+  /**
+   * The position of `value` in a list whose strings ascend in byte order (see
+   * `isStrictlyAscending`), by binary search; undefined when it is not in the list.
+   */
+  indexOfSorted(value: string): number | undefined {
+    const key = Buffer.from(value, 'utf8');
+    let low = 0;
+    let high = this.length - 1;
+    while (low <= high) {
+      const middle = (low + high) >>> 1;
+      const order = this.compareTo(middle, key);
+      if (order === 0) return middle;
+      if (order < 0) low = middle + 1;
+      else high = middle - 1;
+    }
+    return undefined;
+  }
+
   /** The same order between two of the strings. */
   compare(a: number, b: number): number {
     return compareBytes(this.bytes, this.start(a), this.ends[a] as number, this.bytes, this.start(b), this.ends[b] as number);

@@ -54,4 +54,13 @@ describe('PackedStrings', () => {
     expect(PackedStrings.of(['a', 'ab', 'b', '\ufa0e', '𠀀']).isStrictlyAscending()).toBe(true);
     expect(PackedStrings.of(['a', 'a']).isStrictlyAscending()).toBe(false);
   });
+
+  it('finds a string of an ascending list by binary search, and nothing for one not in it', () => {
+    const sorted = ['', 'a', 'ab', 'b', 'naïve', '\ufa0e', '𠀀'];
+    const packed = PackedStrings.of(sorted);
+    expect(packed.isStrictlyAscending()).toBe(true);
+    sorted.forEach((value, i) => expect(packed.indexOfSorted(value)).toBe(i));
+    for (const absent of ['aa', 'c', 'naive', '中', '𠀁']) expect(packed.indexOfSorted(absent)).toBeUndefined();
+    expect(PackedStrings.of([]).indexOfSorted('a')).toBeUndefined();
+  });
 });
